@@ -1,0 +1,177 @@
+//! Activations (SPEC.md, activation rules 1–5): one portable operation under a program.
+
+use super::ApiError;
+use super::callsign::normalize_callsign;
+use super::folder::{Folder, FolderRole, FolderType};
+use super::program::{Program, normalize_reference};
+use super::text::single_line;
+use super::time::Timestamp;
+
+/// An activation request as the client sent it; `program` was parsed from a JSON value already.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ActivationInput {
+    pub reference: Option<String>,
+    pub callsign: Option<String>,
+    pub program: Option<Program>,
+    pub location_name: Option<String>,
+    pub start_time: Option<String>,
+}
+
+/// A checked activation: its identity is (program, callsign, reference, UTC start day).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewActivation {
+    pub program: Program,
+    pub callsign: String,
+    pub reference: String,
+    pub location_name: Option<String>,
+    pub start_time: Timestamp,
+    pub name: String,
+    pub auto_folder_key: String,
+}
+
+impl NewActivation {
+    pub fn validate(input: &ActivationInput, now: Timestamp) -> Result<NewActivation, ApiError> {
+        let program = input.program.unwrap_or(Program::Pota);
+        if !program.supports_activations() {
+            return Err(ApiError::field(
+                "programId",
+                format!(
+                    "program {} is hunting-only and does not support activations; use pota, or log hunted contacts into the {} monthly folder",
+                    program.id(),
+                    program.category_name()
+                ),
+            ));
+        }
+        let reference = input.reference.as_deref().ok_or_else(|| {
+            ApiError::field(
+                "locationReference",
+                "locationReference is required, e.g. US-1234",
+            )
+        })?;
+        let reference = normalize_reference("locationReference", reference)?;
+        let callsign = input.callsign.as_deref().ok_or_else(|| {
+            ApiError::field(
+                "callsign",
+                "callsign of the activator is required, e.g. W1AW",
+            )
+        })?;
+        let callsign = normalize_callsign("callsign", callsign)?;
+        let location_name = match &input.location_name {
+            Some(n) => single_line("locationName", n, 100)?,
+            None => None,
+        };
+        let start_time = match &input.start_time {
+            Some(t) => Timestamp::parse_plausible("startTime", t, now)?,
+            None => now,
+        };
+        let day = start_time.utc_compact_date();
+        Ok(NewActivation {
+            name: format!("{callsign}@{reference}-{day}"),
+            auto_folder_key: format!(
+                "v1:activation:{}:{callsign}:{reference}:{day}",
+                program.id()
+            ),
+            program,
+            callsign,
+            reference,
+            location_name,
+            start_time,
+        })
+    }
+
+    /// Checks that an existing folder found under this identity really is this activation;
+    /// a conflicting or malformed one is refused, never adopted (rule 3).
+    pub fn check_existing(&self, existing: &Folder) -> Result<(), ApiError> {
+        let conflict = || {
+            ApiError::field(
+                "locationReference",
+                format!(
+                    "an existing folder {} ({}) holds this activation's identity but does not match it; it is refused rather than adopted: ask the service operator to repair it",
+                    existing.id, existing.name
+                ),
+            )
+        };
+        if existing.folder_type != FolderType::Activation {
+            return Err(conflict());
+        }
+        match existing.role()? {
+            FolderRole::Activation {
+                program,
+                reference,
+                callsign,
+            } if program == self.program
+                && reference == self.reference
+                && callsign == self.callsign
+                && existing.start_time.map(Timestamp::utc_day)
+                    == Some(self.start_time.utc_day()) =>
+            {
+                Ok(())
+            }
+            _ => Err(conflict()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn now() -> Timestamp {
+        Timestamp::parse("now", "2026-11-22T12:00:00Z").unwrap()
+    }
+
+    fn input() -> ActivationInput {
+        ActivationInput {
+            reference: Some("  us-1234 ".into()),
+            callsign: Some("w1aw".into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn normalizes_and_names() {
+        let a = NewActivation::validate(&input(), now()).unwrap();
+        assert_eq!(a.reference, "US-1234");
+        assert_eq!(a.callsign, "W1AW");
+        assert_eq!(a.program, Program::Pota);
+        assert_eq!(a.name, "W1AW@US-1234-20261122");
+        assert_eq!(a.start_time, now());
+    }
+
+    #[test]
+    fn hunting_only_programs_have_their_own_message() {
+        for p in [Program::Dx, Program::Repeaters] {
+            let mut i = input();
+            i.program = Some(p);
+            let err = NewActivation::validate(&i, now()).unwrap_err();
+            assert!(
+                err.message.contains("does not support activations"),
+                "{}",
+                err.message
+            );
+        }
+    }
+
+    #[test]
+    fn required_fields() {
+        let mut i = input();
+        i.reference = None;
+        assert!(
+            NewActivation::validate(&i, now())
+                .unwrap_err()
+                .message
+                .contains("required")
+        );
+        let mut i = input();
+        i.callsign = None;
+        assert!(
+            NewActivation::validate(&i, now())
+                .unwrap_err()
+                .message
+                .contains("required")
+        );
+        let mut i = input();
+        i.reference = Some("park".into());
+        assert!(NewActivation::validate(&i, now()).is_err());
+    }
+}

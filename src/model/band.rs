@@ -1,0 +1,130 @@
+//! The band plan (ADIF's band table) and how a frequency is read: MHz, or kHz converted to MHz.
+
+use super::ApiError;
+
+/// (name, lower edge MHz, upper edge MHz), the amateur allocations of ADIF 3.1.
+const BANDS: &[(&str, f64, f64)] = &[
+    ("2190m", 0.1357, 0.1378),
+    ("630m", 0.472, 0.479),
+    ("560m", 0.501, 0.504),
+    ("160m", 1.8, 2.0),
+    ("80m", 3.5, 4.0),
+    ("60m", 5.06, 5.45),
+    ("40m", 7.0, 7.3),
+    ("30m", 10.1, 10.15),
+    ("20m", 14.0, 14.35),
+    ("17m", 18.068, 18.168),
+    ("15m", 21.0, 21.45),
+    ("12m", 24.89, 24.99),
+    ("10m", 28.0, 29.7),
+    ("8m", 40.0, 45.0),
+    ("6m", 50.0, 54.0),
+    ("4m", 70.0, 71.0),
+    ("2m", 144.0, 148.0),
+    ("1.25m", 222.0, 225.0),
+    ("70cm", 420.0, 450.0),
+    ("33cm", 902.0, 928.0),
+    ("23cm", 1240.0, 1300.0),
+    ("13cm", 2300.0, 2450.0),
+    ("9cm", 3300.0, 3500.0),
+    ("6cm", 5650.0, 5925.0),
+    ("3cm", 10000.0, 10500.0),
+    ("1.25cm", 24000.0, 24250.0),
+    ("6mm", 47000.0, 47200.0),
+    ("4mm", 75500.0, 81000.0),
+    ("2.5mm", 119980.0, 123000.0),
+    ("2mm", 134000.0, 149000.0),
+    ("1mm", 241000.0, 250000.0),
+];
+
+/// The band a frequency in MHz lies in.
+pub fn band_for_mhz(mhz: f64) -> Option<&'static str> {
+    BANDS
+        .iter()
+        .find(|(_, lo, hi)| (*lo..=*hi).contains(&mhz))
+        .map(|(name, _, _)| *name)
+}
+
+/// A frequency as stored: MHz and its band.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frequency {
+    pub mhz: f64,
+    pub band: &'static str,
+}
+
+/// Reads a client-given frequency. The value is taken as MHz when it lies in an amateur band;
+/// as kHz (and divided by 1000) when that reading lies in a band. Where both readings lie in a
+/// band (3500, 10100–10150 and 144000–148000) the kHz reading wins: 10136 is the 30 m FT8
+/// frequency far more often than a 3 cm one. A value in no band either way is refused.
+pub fn read_frequency(field: &str, value: f64) -> Result<Frequency, ApiError> {
+    if !value.is_finite() || value <= 0.0 {
+        return Err(ApiError::field(
+            field,
+            format!("{field} must be a positive number of MHz, e.g. 14.074"),
+        ));
+    }
+    let as_khz = value / 1000.0;
+    if let Some(band) = band_for_mhz(as_khz) {
+        return Ok(Frequency { mhz: as_khz, band });
+    }
+    if let Some(band) = band_for_mhz(value) {
+        return Ok(Frequency { mhz: value, band });
+    }
+    Err(ApiError::field(
+        field,
+        format!(
+            "{field} {value} is not in an amateur band, read either as MHz or as kHz; send MHz, e.g. 14.074"
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(v: f64) -> (f64, &'static str) {
+        let f = read_frequency("frequency", v).unwrap();
+        (f.mhz, f.band)
+    }
+
+    #[test]
+    fn mhz_values_stay_mhz() {
+        assert_eq!(read(14.074), (14.074, "20m"));
+        assert_eq!(read(7.2), (7.2, "40m"));
+        assert_eq!(read(146.52), (146.52, "2m"));
+        assert_eq!(read(1296.1), (1296.1, "23cm"));
+        assert_eq!(read(10368.1), (10368.1, "3cm"));
+        assert_eq!(read(0.1375), (0.1375, "2190m"));
+    }
+
+    #[test]
+    fn khz_values_are_converted() {
+        assert_eq!(read(14074.0), (14.074, "20m"));
+        assert_eq!(read(7074.0), (7.074, "40m"));
+        assert_eq!(read(146520.0), (146.52, "2m"));
+        assert_eq!(read(1840.0), (1.84, "160m"));
+    }
+
+    #[test]
+    fn ambiguous_values_read_as_khz() {
+        assert_eq!(read(10136.0), (10.136, "30m"));
+        assert_eq!(read(3500.0), (3.5, "80m"));
+        assert_eq!(read(144300.0), (144.3, "2m"));
+    }
+
+    #[test]
+    fn values_in_no_band_are_refused() {
+        for bad in [
+            0.0,
+            -14.074,
+            27.185,
+            1407.0,
+            13.0,
+            f64::NAN,
+            f64::INFINITY,
+            1e300,
+        ] {
+            assert!(read_frequency("frequency", bad).is_err(), "{bad}");
+        }
+    }
+}

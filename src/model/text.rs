@@ -1,0 +1,104 @@
+//! Checks for free-text fields given by clients.
+
+use super::ApiError;
+
+fn check(
+    field: &str,
+    raw: &str,
+    max_chars: usize,
+    allow_newlines: bool,
+) -> Result<Option<String>, ApiError> {
+    let value = raw.trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    if value.chars().count() > max_chars {
+        return Err(ApiError::field(
+            field,
+            format!("{field} is longer than {max_chars} characters; shorten it"),
+        ));
+    }
+    if value
+        .chars()
+        .any(|c| c.is_control() && !(allow_newlines && (c == '\n' || c == '\t')))
+    {
+        return Err(ApiError::field(
+            field,
+            format!("{field} contains control characters; remove them"),
+        ));
+    }
+    Ok(Some(value.to_owned()))
+}
+
+/// Trimmed single-line text of at most `max_chars`; empty is `None`.
+pub fn single_line(field: &str, raw: &str, max_chars: usize) -> Result<Option<String>, ApiError> {
+    check(field, raw, max_chars, false)
+}
+
+/// Trimmed text that may span lines (notes); empty is `None`.
+pub fn multi_line(field: &str, raw: &str, max_chars: usize) -> Result<Option<String>, ApiError> {
+    check(field, raw, max_chars, true)
+}
+
+/// Trimmed, upper-cased token of letters, digits and `allowed` punctuation; empty is `None`.
+pub fn token(
+    field: &str,
+    raw: &str,
+    max_chars: usize,
+    allowed: &str,
+    example: &str,
+) -> Result<Option<String>, ApiError> {
+    let value = raw.trim().to_ascii_uppercase();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    if value.len() > max_chars
+        || !value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || allowed.contains(c))
+    {
+        return Err(ApiError::field(
+            field,
+            format!(
+                "{field} {:?} is not valid: use at most {max_chars} letters, digits{}, e.g. {example}",
+                super::ids::truncate(raw, 30),
+                if allowed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" or {allowed}")
+                }
+            ),
+        ));
+    }
+    Ok(Some(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_checks() {
+        assert_eq!(
+            single_line("n", "  Hiram ", 10).unwrap().as_deref(),
+            Some("Hiram")
+        );
+        assert_eq!(single_line("n", "   ", 10).unwrap(), None);
+        assert!(single_line("n", "a\nb", 10).is_err());
+        assert!(single_line("n", "abcdefghijk", 10).is_err());
+        assert_eq!(
+            multi_line("n", "a\nb", 10).unwrap().as_deref(),
+            Some("a\nb")
+        );
+        assert!(multi_line("n", "a\u{7}b", 10).is_err());
+        assert_eq!(
+            token("mode", " ft8 ", 20, "-", "FT8").unwrap().as_deref(),
+            Some("FT8")
+        );
+        assert!(token("mode", "F T8", 20, "-", "FT8").is_err());
+        assert_eq!(
+            token("rstSent", "-12", 10, "+-", "599").unwrap().as_deref(),
+            Some("-12")
+        );
+    }
+}

@@ -1,0 +1,462 @@
+//! `svc server …`: run the service and manage accounts and keys against its database.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::AppState;
+use crate::model::{
+    ApiError, ApiKey, ErrorCode, Plan, Tier, Timestamp, callsign::normalize_callsign, text,
+};
+use crate::store::{self, Limits, Store, StoreError};
+
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    #[command(subcommand)]
+    command: ServerCommand,
+}
+
+#[derive(Debug, Args)]
+struct DbArgs {
+    /// Database URL: sqlite://PATH (default: svc.db in the user's data directory)
+    #[arg(long, env = "SVC_DATABASE_URL", value_name = "URL")]
+    database: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+enum ServerCommand {
+    /// Run the HTTP service
+    Start(StartArgs),
+    /// Run the schema migrations and exit
+    Migrate(DbArgs),
+    /// Manage accounts
+    User {
+        #[command(subcommand)]
+        command: UserCommand,
+    },
+    /// Manage API keys
+    Key {
+        #[command(subcommand)]
+        command: KeyCommand,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+struct StartArgs {
+    /// Address to listen on (port 0 picks a free port; the address is printed on stdout)
+    #[arg(
+        long,
+        env = "SVC_BIND",
+        default_value = "127.0.0.1:8787",
+        value_name = "ADDR"
+    )]
+    bind: String,
+    #[command(flatten)]
+    db: DbArgs,
+    /// Requests per key per minute
+    #[arg(long, env = "SVC_BURST_LIMIT", default_value_t = Limits::default().burst_per_minute)]
+    burst_limit: u32,
+    /// Contacts an account may create per UTC day
+    #[arg(long, env = "SVC_DAILY_CONTACT_BUDGET", default_value_t = Limits::default().daily_contact_budget)]
+    daily_contact_budget: i64,
+    /// Contacts an account may create in its lifetime
+    #[arg(long, env = "SVC_LIFETIME_CONTACT_BUDGET", default_value_t = Limits::default().lifetime_contact_budget)]
+    lifetime_contact_budget: i64,
+    /// Native QSOs a free-plan account may hold
+    #[arg(long, env = "SVC_FREE_PLAN_CAP", default_value_t = Limits::default().free_plan_cap)]
+    free_plan_cap: i64,
+    /// Log line format on stderr
+    #[arg(long, env = "SVC_LOG_FORMAT", value_enum, default_value = "text")]
+    log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum PlanArg {
+    Free,
+    Paid,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum TierArg {
+    Basic,
+    Elevated,
+}
+
+#[derive(Debug, Subcommand)]
+enum UserCommand {
+    /// Create an account with its All Contacts root and program categories
+    Add {
+        /// The account's callsign
+        callsign: String,
+        #[arg(long, value_enum, default_value = "free")]
+        plan: PlanArg,
+        /// Read a password for the web pages from stdin
+        #[arg(long)]
+        password_stdin: bool,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum KeyCommand {
+    /// Create an API key; prints the plaintext key alone on stdout, the only time it is shown
+    Create {
+        /// Callsign of the account that owns the key
+        callsign: String,
+        /// A name for the key
+        #[arg(long)]
+        name: String,
+        #[arg(long, value_enum)]
+        tier: TierArg,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Revoke a key by its id (key_…) or its keyPrefix (svc_live_XXX)
+    Revoke {
+        key: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// List an account's keys (never their plaintext or hash)
+    List {
+        callsign: String,
+        /// Print a JSON array
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+/// A failure of an admin command: the message and the exit code.
+struct Fail {
+    code: Option<ErrorCode>,
+    message: String,
+}
+
+impl From<ApiError> for Fail {
+    fn from(e: ApiError) -> Self {
+        Fail {
+            code: Some(e.code),
+            message: e.message,
+        }
+    }
+}
+
+impl From<StoreError> for Fail {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Api(e) => e.into(),
+            StoreError::Db(e) => Fail {
+                code: None,
+                message: format!("database: {e}"),
+            },
+        }
+    }
+}
+
+fn fail(message: impl Into<String>) -> Fail {
+    Fail {
+        code: None,
+        message: message.into(),
+    }
+}
+
+fn default_database() -> String {
+    let dir = std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/share"))
+        })
+        .unwrap_or_else(|| std::path::PathBuf::from("."));
+    format!("sqlite://{}", dir.join("svc").join("svc.db").display())
+}
+
+async fn open(db: &DbArgs) -> Result<std::sync::Arc<dyn Store>, Fail> {
+    let url = db.database.clone().unwrap_or_else(default_database);
+    store::open(&url).await.map_err(|e| match e {
+        StoreError::Api(e) => e.into(),
+        StoreError::Db(e) => fail(format!("cannot open database {url}: {e}")),
+    })
+}
+
+impl ServerCommand {
+    fn name(&self) -> &'static str {
+        match self {
+            ServerCommand::Start(_) => "server start",
+            ServerCommand::Migrate(_) => "server migrate",
+            ServerCommand::User { .. } => "server user add",
+            ServerCommand::Key {
+                command: KeyCommand::Create { .. },
+            } => "server key create",
+            ServerCommand::Key {
+                command: KeyCommand::Revoke { .. },
+            } => "server key revoke",
+            ServerCommand::Key {
+                command: KeyCommand::List { .. },
+            } => "server key list",
+        }
+    }
+}
+
+pub fn run(args: ServerArgs) -> ExitCode {
+    let name = args.command.name();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("svc: {name}: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(execute(args.command)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            match f.code {
+                Some(code) => eprintln!("svc: {name}: {code}: {}", f.message),
+                None => eprintln!("svc: {name}: {}", f.message),
+            }
+            ExitCode::from(f.code.map_or(1, ErrorCode::exit_code))
+        }
+    }
+}
+
+async fn execute(command: ServerCommand) -> Result<(), Fail> {
+    match command {
+        ServerCommand::Start(args) => start(args).await,
+        ServerCommand::Migrate(db) => {
+            open(&db).await?;
+            println!("migrations applied");
+            Ok(())
+        }
+        ServerCommand::User {
+            command:
+                UserCommand::Add {
+                    callsign,
+                    plan,
+                    password_stdin,
+                    db,
+                },
+        } => {
+            let callsign = normalize_callsign("callsign", &callsign)?;
+            let password_hash = if password_stdin {
+                Some(hash_password_from_stdin()?)
+            } else {
+                None
+            };
+            let plan = match plan {
+                PlanArg::Free => Plan::Free,
+                PlanArg::Paid => Plan::Paid,
+            };
+            let store = open(&db).await?;
+            let account = store
+                .create_account(&callsign, plan, password_hash.as_deref())
+                .await?;
+            println!(
+                "created account {} ({} plan)",
+                account.callsign,
+                account.plan.as_str()
+            );
+            Ok(())
+        }
+        ServerCommand::Key { command } => key_command(command).await,
+    }
+}
+
+fn hash_password_from_stdin() -> Result<String, Fail> {
+    use argon2::password_hash::PasswordHasher;
+    let mut password = String::new();
+    std::io::stdin()
+        .read_to_string(&mut password)
+        .map_err(|e| fail(format!("cannot read the password from stdin: {e}")))?;
+    let password = password.trim_end_matches(['\n', '\r']);
+    if password.chars().count() < 8 {
+        return Err(ApiError::validation("the password must have at least 8 characters").into());
+    }
+    argon2::Argon2::default()
+        .hash_password(password.as_bytes())
+        .map(|h| h.to_string())
+        .map_err(|e| fail(format!("cannot hash the password: {e}")))
+}
+
+async fn account_id(store: &dyn Store, callsign: &str) -> Result<String, Fail> {
+    let callsign = normalize_callsign("callsign", callsign)?;
+    let account = store.account_by_callsign(&callsign).await?.ok_or_else(|| {
+        ApiError::not_found(format!(
+            "no account {callsign}; create it with svc server user add {callsign}"
+        ))
+    })?;
+    Ok(account.id)
+}
+
+fn show_time(t: Option<Timestamp>) -> String {
+    t.map_or_else(|| "-".to_owned(), |t| t.to_string())
+}
+
+async fn key_command(command: KeyCommand) -> Result<(), Fail> {
+    match command {
+        KeyCommand::Create {
+            callsign,
+            name,
+            tier,
+            db,
+        } => {
+            let name = text::single_line("name", &name, 100)?
+                .ok_or_else(|| ApiError::field("name", "--name must not be empty"))?;
+            let store = open(&db).await?;
+            let account = account_id(store.as_ref(), &callsign).await?;
+            let tier = match tier {
+                TierArg::Basic => Tier::Basic,
+                TierArg::Elevated => Tier::Elevated,
+            };
+            let key = ApiKey::generate();
+            store.create_key(&account, &name, tier, &key).await?;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{}", key.expose())
+                .map_err(|e| fail(format!("cannot write the key: {e}")))?;
+            Ok(())
+        }
+        KeyCommand::Revoke { key, db } => {
+            let store = open(&db).await?;
+            let matches = store.find_keys(key.trim()).await?;
+            let record = match matches.as_slice() {
+                [] => {
+                    return Err(
+                        ApiError::not_found(format!("no key with id or prefix {key}")).into(),
+                    );
+                }
+                [one] => one,
+                many => {
+                    let ids: Vec<_> = many
+                        .iter()
+                        .map(|k| format!("{} ({}, {})", k.id, k.callsign, k.name))
+                        .collect();
+                    return Err(ApiError::validation(format!(
+                        "{key} matches {} keys: {}; revoke by key id",
+                        many.len(),
+                        ids.join(", ")
+                    ))
+                    .into());
+                }
+            };
+            if !store
+                .revoke_key(&record.id, "admin", Timestamp::now())
+                .await?
+            {
+                return Err(
+                    ApiError::validation(format!("key {} was revoked already", record.id)).into(),
+                );
+            }
+            println!(
+                "revoked {} ({}, {} of {})",
+                record.id, record.key_prefix, record.name, record.callsign
+            );
+            Ok(())
+        }
+        KeyCommand::List { callsign, json, db } => {
+            let store = open(&db).await?;
+            let account = account_id(store.as_ref(), &callsign).await?;
+            let keys = store.list_keys(&account).await?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&keys).unwrap_or_default()
+                );
+            } else {
+                println!(
+                    "{:<20}  {:<12}  {:<8}  {:<20}  {:<24}  {:<24}  REVOKED",
+                    "ID", "PREFIX", "TIER", "NAME", "CREATED", "LAST USED"
+                );
+                for k in keys {
+                    let revoked = match (k.revoked_at, &k.revoked_reason) {
+                        (Some(at), Some(reason)) => format!("{at} ({reason})"),
+                        (Some(at), None) => at.to_string(),
+                        _ => "-".to_owned(),
+                    };
+                    println!(
+                        "{:<20}  {:<12}  {:<8}  {:<20}  {:<24}  {:<24}  {revoked}",
+                        k.id,
+                        k.key_prefix,
+                        k.tier.as_str(),
+                        k.name,
+                        k.created_at.to_string(),
+                        show_time(k.last_used_at)
+                    );
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SVC_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.with_ansi(false).init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}
+
+async fn start(args: StartArgs) -> Result<(), Fail> {
+    init_logging(args.log_format);
+    let limits = Limits {
+        burst_per_minute: args.burst_limit,
+        daily_contact_budget: args.daily_contact_budget,
+        lifetime_contact_budget: args.lifetime_contact_budget,
+        free_plan_cap: args.free_plan_cap,
+    };
+    let store = open(&args.db).await?;
+    let listener = tokio::net::TcpListener::bind(&args.bind)
+        .await
+        .map_err(|e| fail(format!("cannot listen on {}: {e}", args.bind)))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| fail(format!("cannot read the bound address: {e}")))?;
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on http://{addr}");
+        let _ = out.flush();
+    }
+    tracing::info!(%addr, ?limits, "svc server started");
+    super::serve(listener, AppState { store, limits }, shutdown_signal())
+        .await
+        .map_err(|e| fail(format!("server failed: {e}")))?;
+    tracing::info!("svc server stopped");
+    Ok(())
+}

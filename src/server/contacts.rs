@@ -1,0 +1,121 @@
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use super::error::ApiResult;
+use super::extract::{Auth, CursorKind, IdemKey, JsonBody, NoQuery, Params};
+use super::{AppState, page};
+use crate::model::{ApiError, Contact, ContactInput, IdKind, NewContact, Page, Timestamp};
+
+const FIELDS: &[&str] = &[
+    "folderId",
+    "callsign",
+    "frequency",
+    "mode",
+    "timeOn",
+    "rstSent",
+    "rstReceived",
+    "name",
+    "notes",
+    "sig",
+    "sigInfo",
+    "mySig",
+    "mySigInfo",
+    "stationCallsign",
+    "activationId",
+];
+
+fn folder_not_found(id: &str) -> ApiError {
+    ApiError::not_found(format!("folder {id} not found"))
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    Auth(who): Auth,
+    Path(folder_id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Json<Page<Contact>>> {
+    let folder_id = IdKind::Folder.parse("folderId", &folder_id)?;
+    let params = Params::parse(query.as_deref(), &["limit", "cursor"])?;
+    let limit = params.limit()?;
+    let after = params.cursor(CursorKind::Contacts)?;
+    if state
+        .store
+        .folder(&who.account_id, &folder_id)
+        .await?
+        .is_none()
+    {
+        return Err(folder_not_found(&folder_id).into());
+    }
+    let rows = state.store.list_contacts(&folder_id, after, limit).await?;
+    Ok(Json(page(rows, limit, CursorKind::Contacts)))
+}
+
+fn read_input(body: &mut JsonBody) -> Result<ContactInput, ApiError> {
+    Ok(ContactInput {
+        folder_id: body.required_string("folderId", "fld_…")?,
+        callsign: body.required_string("callsign", "W1AW")?,
+        frequency: body.required_number("frequency", "14.074")?,
+        mode: body.required_string("mode", "FT8")?,
+        time_on: body.required_string("timeOn", "2026-11-22T14:05:00Z")?,
+        rst_sent: body.string("rstSent")?,
+        rst_received: body.string("rstReceived")?,
+        name: body.string("name")?,
+        notes: body.string("notes")?,
+        sig: body.string("sig")?,
+        sig_info: body.string("sigInfo")?,
+        my_sig: body.string("mySig")?,
+        my_sig_info: body.string("mySigInfo")?,
+        station_callsign: body.string("stationCallsign")?,
+        activation_id: body.string("activationId")?,
+    })
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    Auth(who): Auth,
+    _: NoQuery,
+    idem_key: IdemKey,
+    mut body: JsonBody,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let input = read_input(&mut body)?;
+    let idem = idem_key.request(&body);
+    body.finish(FIELDS)?;
+    let folder_id = IdKind::Folder.parse("folderId", &input.folder_id)?;
+    let folder = state
+        .store
+        .folder(&who.account_id, &folder_id)
+        .await?
+        .ok_or_else(|| folder_not_found(&folder_id))?;
+    let now = Timestamp::now();
+    let contact = NewContact::validate(&input, &folder, now)?;
+    let (created, replayed) = state
+        .store
+        .create_contact(&who.account_id, &contact, &state.limits, now, idem.as_ref())
+        .await?
+        .into_parts();
+    let mut response = serde_json::to_value(&created).unwrap_or_default();
+    if replayed {
+        response["replayed"] = Value::Bool(true);
+    }
+    Ok((StatusCode::CREATED, Json(response)))
+}
+
+pub async fn delete(
+    State(state): State<AppState>,
+    auth: Auth,
+    _: NoQuery,
+    Path(qso_id): Path<String>,
+) -> ApiResult<Json<Value>> {
+    auth.require_elevated()?;
+    let qso_id = IdKind::Contact.parse("qsoId", &qso_id)?;
+    if !state
+        .store
+        .delete_contact(&auth.0.account_id, &qso_id)
+        .await?
+    {
+        return Err(ApiError::not_found(format!("contact {qso_id} not found")).into());
+    }
+    Ok(Json(json!({ "id": qso_id, "success": true })))
+}

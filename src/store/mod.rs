@@ -1,0 +1,280 @@
+//! One storage interface for the service. Invariants that concurrent requests could break (the
+//! QSO cap, budgets, activation identity, idempotency keys) are enforced inside the database by
+//! unique constraints, conditional updates and transactions, never by read-then-write in Rust.
+
+mod sqlite;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{
+    ApiError, ApiKey, Contact, Folder, FolderType, NewActivation, NewContact, NewMonthly, Plan,
+    Tier, Timestamp,
+};
+
+pub use sqlite::SqliteStore;
+
+#[derive(Debug)]
+pub enum StoreError {
+    /// A rule the database enforced (cap, budget, identity, idempotency) or a missing resource.
+    Api(ApiError),
+    /// The database failed; the request answers `internal`.
+    Db(sqlx::Error),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError::Db(e)
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        StoreError::Db(sqlx::Error::Migrate(Box::new(e)))
+    }
+}
+
+impl From<ApiError> for StoreError {
+    fn from(e: ApiError) -> Self {
+        StoreError::Api(e)
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Api(e) => e.fmt(f),
+            StoreError::Db(e) => write!(f, "database: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// The service's limits (PRODUCT.md, "Running the service").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub burst_per_minute: u32,
+    pub daily_contact_budget: i64,
+    pub lifetime_contact_budget: i64,
+    pub free_plan_cap: i64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            burst_per_minute: 120,
+            daily_contact_budget: 1000,
+            lifetime_contact_budget: 100_000,
+            free_plan_cap: crate::model::FREE_PLAN_CAP,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Account {
+    pub id: String,
+    pub callsign: String,
+    pub plan: Plan,
+    pub native_qso_count: i64,
+    pub created_at: Timestamp,
+}
+
+/// A key as listed: never its plaintext or hash.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyRecord {
+    pub id: String,
+    pub callsign: String,
+    pub name: String,
+    pub tier: Tier,
+    pub key_prefix: String,
+    pub created_at: Timestamp,
+    pub last_used_at: Option<Timestamp>,
+    pub revoked_at: Option<Timestamp>,
+    pub revoked_reason: Option<String>,
+}
+
+/// Who a request's key belongs to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Principal {
+    pub key_id: String,
+    pub key_prefix: String,
+    pub account_id: String,
+    pub callsign: String,
+    pub plan: Plan,
+    pub tier: Tier,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AuthOutcome {
+    UnknownKey,
+    Revoked,
+    /// A live key, with the number of requests it made in the current burst window.
+    Active {
+        principal: Principal,
+        window_count: i64,
+    },
+}
+
+/// An `Idempotency-Key` and a fingerprint of the request it came with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdemRequest {
+    pub key: String,
+    pub fingerprint: [u8; 32],
+}
+
+/// A create's outcome: done now, or the stored first outcome of the same idempotent request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Idem<T> {
+    Fresh(T),
+    Replayed(T),
+}
+
+impl<T> Idem<T> {
+    pub fn into_parts(self) -> (T, bool) {
+        match self {
+            Idem::Fresh(t) => (t, false),
+            Idem::Replayed(t) => (t, true),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContactCreated {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FolderCreated {
+    #[serde(flatten)]
+    pub folder: Folder,
+    pub created: bool,
+}
+
+/// A position in a keyset-paged list: the sort value and the row sequence of the last item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    pub sort: i64,
+    pub seq: i64,
+}
+
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    // Accounts and keys, for the admin commands and the web pages.
+    async fn create_account(
+        &self,
+        callsign: &str,
+        plan: Plan,
+        password_hash: Option<&str>,
+    ) -> StoreResult<Account>;
+    async fn account_by_callsign(&self, callsign: &str) -> StoreResult<Option<Account>>;
+    async fn create_key(
+        &self,
+        account_id: &str,
+        name: &str,
+        tier: Tier,
+        key: &ApiKey,
+    ) -> StoreResult<KeyRecord>;
+    async fn list_keys(&self, account_id: &str) -> StoreResult<Vec<KeyRecord>>;
+    /// Keys whose id is `id_or_prefix`, or whose `keyPrefix` is.
+    async fn find_keys(&self, id_or_prefix: &str) -> StoreResult<Vec<KeyRecord>>;
+    /// Revokes a live key; false when it was revoked already or does not exist.
+    async fn revoke_key(&self, key_id: &str, reason: &str, now: Timestamp) -> StoreResult<bool>;
+
+    /// Looks a key up by its hash and counts this request in its burst window.
+    async fn authenticate(
+        &self,
+        key: &ApiKey,
+        now: Timestamp,
+        window_ms: i64,
+    ) -> StoreResult<AuthOutcome>;
+
+    async fn native_qso_count(&self, account_id: &str) -> StoreResult<i64>;
+    async fn folder(&self, account_id: &str, folder_id: &str) -> StoreResult<Option<Folder>>;
+    /// Folders in creation order after `after`, at most `limit` + 1 (the extra one says more exist).
+    async fn list_folders(
+        &self,
+        account_id: &str,
+        folder_type: Option<FolderType>,
+        after: Option<Position>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Folder, Position)>>;
+    /// A folder's contacts, newest `timeOn` first, after `after`, at most `limit` + 1.
+    async fn list_contacts(
+        &self,
+        folder_id: &str,
+        after: Option<Position>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Contact, Position)>>;
+    /// Activation folders, newest start first, after `after`, at most `limit` + 1.
+    async fn list_activations(
+        &self,
+        account_id: &str,
+        after: Option<Position>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Folder, Position)>>;
+
+    async fn create_contact(
+        &self,
+        account_id: &str,
+        contact: &NewContact,
+        limits: &Limits,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<ContactCreated>>;
+    /// Deletes the account's contact; false when there is none with that id.
+    async fn delete_contact(&self, account_id: &str, contact_id: &str) -> StoreResult<bool>;
+    async fn find_or_create_activation(
+        &self,
+        account_id: &str,
+        activation: &NewActivation,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<FolderCreated>>;
+    async fn find_or_create_monthly(
+        &self,
+        account_id: &str,
+        monthly: &NewMonthly,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<FolderCreated>>;
+    async fn create_category(
+        &self,
+        account_id: &str,
+        name: &str,
+        parent_id: Option<&str>,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<FolderCreated>>;
+    async fn end_activation(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+        end_time: Timestamp,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<Folder>>;
+}
+
+/// Opens the store a database URL names: `sqlite://PATH`, `sqlite:PATH` or a plain path.
+pub async fn open(url: &str) -> StoreResult<std::sync::Arc<dyn Store>> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Err(StoreError::Api(ApiError::validation(
+            "PostgreSQL is not supported by this build yet; use an SQLite file (sqlite://PATH)",
+        )));
+    }
+    let path = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+        .unwrap_or(url);
+    Ok(std::sync::Arc::new(
+        SqliteStore::open(std::path::Path::new(path)).await?,
+    ))
+}

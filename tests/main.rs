@@ -1,0 +1,4 @@
+//! One integration test binary: every test talks to the real `svc` process.
+
+mod common;
+mod server;

@@ -1,0 +1,182 @@
+//! The folder model of PRODUCT.md: root, categories, monthly folders, paging.
+
+use std::sync::{Arc, Barrier};
+
+use serde_json::json;
+
+use crate::common::Server;
+
+#[test]
+fn a_new_account_has_the_root_and_program_categories() {
+    let s = Server::start();
+    let api = s.account("W1AW", "basic");
+    let folders = api.folders("category");
+    assert_eq!(folders.len(), 4);
+    let root = &folders[0];
+    assert_eq!(root["name"], "All Contacts");
+    assert_eq!(root["type"], "category");
+    assert_eq!(root["autoFolderType"], "category");
+    assert!(root["parentId"].is_null());
+    for (folder, (name, program)) in
+        folders[1..]
+            .iter()
+            .zip([("POTA", "pota"), ("DX", "dx"), ("Repeaters", "repeaters")])
+    {
+        assert_eq!(folder["name"], name);
+        assert_eq!(folder["programId"], program);
+        assert_eq!(folder["parentId"], root["id"]);
+    }
+    assert!(api.folders("monthly").is_empty());
+    assert!(api.folders("activation").is_empty());
+}
+
+#[test]
+fn monthly_folders_are_found_or_created() {
+    let s = Server::start();
+    let api = s.account("W1AW", "basic");
+    let custom = api.post(
+        "/v1/folders",
+        json!({ "type": "monthly", "month": "2026-11" }),
+    );
+    assert_eq!(custom.status, 201, "{}", custom.body);
+    assert_eq!(custom.body["created"], true);
+    assert_eq!(custom.body["month"], "2026-11");
+    assert!(custom.body["programId"].is_null());
+    assert!(custom.body["autoFolderKey"].is_null());
+    assert_eq!(
+        custom.body["parentId"],
+        api.folder_named("All Contacts").as_str()
+    );
+    let again = api.post(
+        "/v1/folders",
+        json!({ "type": "monthly", "month": " 2026-11 " }),
+    );
+    assert_eq!(again.status, 200);
+    assert_eq!(again.body["created"], false);
+    assert_eq!(again.id(), custom.id());
+
+    let hunting = api.post(
+        "/v1/folders",
+        json!({ "type": "monthly", "month": "2026-11", "programId": "pota" }),
+    );
+    assert_eq!(hunting.status, 201);
+    assert_ne!(hunting.id(), custom.id());
+    assert_eq!(hunting.body["programId"], "pota");
+    assert_eq!(hunting.body["name"], "POTA 2026-11");
+    assert_eq!(hunting.body["parentId"], api.folder_named("POTA").as_str());
+    assert!(hunting.body["autoFolderKey"].is_string());
+    let dx = api.post(
+        "/v1/folders",
+        json!({ "type": "monthly", "month": "2026-11", "programId": "dx" }),
+    );
+    assert_eq!(dx.body["parentId"], api.folder_named("DX").as_str());
+    assert_eq!(api.folders("monthly").len(), 3);
+}
+
+#[test]
+fn concurrent_monthly_requests_get_one_folder() {
+    let s = Server::start_with(&["--burst-limit", "1000"]);
+    let api = s.account("W1AW", "basic");
+    let n = 12;
+    let barrier = Arc::new(Barrier::new(n));
+    let ids: Vec<String> = (0..n)
+        .map(|_| {
+            let api = api.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                api.post(
+                    "/v1/folders",
+                    json!({ "type": "monthly", "month": "2026-09", "programId": "pota" }),
+                )
+                .id()
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|h| h.join().unwrap())
+        .collect();
+    assert!(ids.iter().all(|id| id == &ids[0]));
+    assert_eq!(api.folders("monthly").len(), 1);
+}
+
+#[test]
+fn categories_nest_only_under_categories() {
+    let s = Server::start();
+    let api = s.account("W1AW", "basic");
+    let top = api.post(
+        "/v1/folders",
+        json!({ "type": "category", "name": " Contests " }),
+    );
+    assert_eq!(top.status, 201, "{}", top.body);
+    assert_eq!(top.body["name"], "Contests");
+    assert_eq!(
+        top.body["parentId"],
+        api.folder_named("All Contacts").as_str()
+    );
+    let sub = api.post(
+        "/v1/folders",
+        json!({ "type": "category", "name": "CQ WW", "parentId": top.id() }),
+    );
+    assert_eq!(sub.status, 201);
+    assert_eq!(sub.body["parentId"], top.id().as_str());
+    let month = api.monthly("2026-11", None);
+    let r = api.post(
+        "/v1/folders",
+        json!({ "type": "category", "name": "x", "parentId": month }),
+    );
+    assert!(r.expect_error(400, "validation_error").contains("category"));
+    let other = s.account("K1ABC", "basic");
+    let foreign = other.folder_named("All Contacts");
+    api.post(
+        "/v1/folders",
+        json!({ "type": "category", "name": "x", "parentId": foreign }),
+    )
+    .expect_error(404, "not_found");
+    api.post("/v1/folders", json!({ "type": "category" }))
+        .expect_error(400, "validation_error");
+    api.post("/v1/folders", json!({ "type": "activation" }))
+        .expect_error(400, "validation_error");
+    assert_eq!(api.folders("category").len(), 6);
+}
+
+#[test]
+fn folders_page_through_a_cursor() {
+    let s = Server::start();
+    let api = s.account("W1AW", "basic");
+    for m in 1..=6 {
+        api.monthly(&format!("2026-{m:02}"), None);
+    }
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let path = match &cursor {
+            Some(c) => format!("/v1/folders?limit=3&cursor={c}"),
+            None => "/v1/folders?limit=3".to_owned(),
+        };
+        let r = api.get(&path);
+        pages += 1;
+        let items = r.body["items"].as_array().unwrap();
+        assert!(items.len() <= 3);
+        seen.extend(items.iter().map(|f| f["id"].as_str().unwrap().to_owned()));
+        match r.body["cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 10);
+    assert_eq!(pages, 4);
+    let mut unique = seen.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), 10);
+    let monthly = api.get("/v1/folders?type=monthly&limit=4");
+    assert_eq!(monthly.body["items"].as_array().unwrap().len(), 4);
+    let rest = api.get(&format!(
+        "/v1/folders?type=monthly&limit=4&cursor={}",
+        monthly.body["cursor"].as_str().unwrap()
+    ));
+    assert_eq!(rest.body["items"].as_array().unwrap().len(), 2);
+    assert!(rest.body.get("cursor").is_none());
+}
