@@ -65,15 +65,37 @@ pub fn app(state: AppState) -> Router {
     with_middleware(routes(), state)
 }
 
+/// How often idempotency keys past their 24 hours are deleted.
+const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// Serves the API on `listener` until `shutdown` completes, then finishes the requests in flight.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app(state))
+    let purge = tokio::spawn(purge_expired_keys(state.store.clone()));
+    let served = axum::serve(listener, app(state))
         .with_graceful_shutdown(shutdown)
-        .await
+        .await;
+    purge.abort();
+    served
+}
+
+/// Keeps the idempotency table from growing without end; replays never depend on it, because
+/// the store takes an expired key over as new whether or not it was purged yet.
+async fn purge_expired_keys(store: Arc<dyn Store>) {
+    let mut every = tokio::time::interval(PURGE_EVERY);
+    loop {
+        every.tick().await;
+        let before = crate::model::Timestamp(
+            crate::model::Timestamp::now().millis() - crate::store::IDEMPOTENCY_TTL_MS,
+        );
+        match store.purge_idempotency(before).await {
+            Ok(purged) => tracing::debug!(purged, "expired idempotency keys deleted"),
+            Err(error) => tracing::warn!(%error, "deleting expired idempotency keys failed"),
+        }
+    }
 }
 
 /// Turns `limit + 1` rows into a page: the extra row says another page exists.

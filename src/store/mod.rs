@@ -53,6 +53,9 @@ impl std::error::Error for StoreError {}
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// How long an `Idempotency-Key` answers with its first response.
+pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 3600 * 1000;
+
 /// The service's limits (PRODUCT.md, "Running the service").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -261,6 +264,8 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<Folder>>;
+    /// Forgets the idempotency keys first used before `before`; returns how many.
+    async fn purge_idempotency(&self, before: Timestamp) -> StoreResult<u64>;
 }
 
 /// Opens the store a database URL names: `sqlite://PATH`, `sqlite:PATH` or a plain path.

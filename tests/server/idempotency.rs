@@ -128,3 +128,102 @@ fn activation_and_folder_creates_replay_too() {
     assert_eq!(c1.id(), c2.id());
     assert_eq!(api.folders("category").len(), 5);
 }
+
+#[test]
+fn a_create_refused_by_the_store_releases_its_key() {
+    // The cap is checked inside the store's transaction, after the key was claimed there:
+    // the refusal must take the claim back with it.
+    let s = Server::start_with(&["--free-plan-cap", "1"]);
+    let api = s.account("W1AW", "elevated");
+    let (month, _) = this_month();
+    let folder = api.monthly(&month, None);
+    let first = api.send(
+        "POST",
+        "/v1/contacts",
+        Some(&contact(&folder, "K1ABC")),
+        &[("Idempotency-Key", "first")],
+    );
+    assert_eq!(first.status, 201, "{}", first.body);
+    let key = [("Idempotency-Key", "after-the-cap")];
+    let body = contact(&folder, "K2ABC");
+    api.send("POST", "/v1/contacts", Some(&body), &key)
+        .expect_error(402, "qso_cap_reached");
+    let r = api.delete(&format!("/v1/contacts/{}", first.id()));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = api.send("POST", "/v1/contacts", Some(&body), &key);
+    assert_eq!(r.status, 201, "{}", r.body);
+    assert!(r.body.get("replayed").is_none(), "{}", r.body);
+    assert_eq!(api.qso_count(), 1);
+}
+
+#[test]
+fn a_key_older_than_24_hours_is_a_new_request() {
+    let s = Server::start();
+    let api = s.account("W1AW", "basic");
+    let (month, _) = this_month();
+    let folder = api.monthly(&month, None);
+    let key = [("Idempotency-Key", "old-key")];
+    let first = api.send(
+        "POST",
+        "/v1/contacts",
+        Some(&contact(&folder, "K1ABC")),
+        &key,
+    );
+    assert_eq!(first.status, 201, "{}", first.body);
+    let aged = s.exec_sql(
+        "UPDATE idempotency SET created_at = created_at - 25 * 3600 * 1000 WHERE key = $1",
+        &["old-key"],
+    );
+    assert_eq!(aged, 1);
+    // Another body with the expired key is no longer a conflict but a new contact.
+    let body = contact(&folder, "K2ABC");
+    let second = api.send("POST", "/v1/contacts", Some(&body), &key);
+    assert_eq!(second.status, 201, "{}", second.body);
+    assert!(second.body.get("replayed").is_none());
+    assert_ne!(second.id(), first.id());
+    // And the key now replays the second request.
+    let again = api.send("POST", "/v1/contacts", Some(&body), &key);
+    assert_eq!(again.id(), second.id());
+    assert_eq!(again.body["replayed"], true);
+    assert_eq!(api.qso_count(), 2);
+}
+
+#[test]
+fn expired_keys_are_purged_and_live_ones_kept() {
+    let s = Server::start();
+    let api = s.account("W1AW", "basic");
+    let (month, _) = this_month();
+    let folder = api.monthly(&month, None);
+    for key in ["aged", "live"] {
+        let r = api.send(
+            "POST",
+            "/v1/contacts",
+            Some(&contact(&folder, "K1ABC")),
+            &[("Idempotency-Key", key)],
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    s.exec_sql(
+        "UPDATE idempotency SET created_at = created_at - 25 * 3600 * 1000 WHERE key = $1",
+        &["aged"],
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let purged = runtime.block_on(async {
+        let store = svc::store::open(&s.db_url).await.expect("open the store");
+        let before = svc::model::Timestamp(
+            svc::model::Timestamp::now().millis() - svc::store::IDEMPOTENCY_TTL_MS,
+        );
+        let first = store.purge_idempotency(before).await.unwrap();
+        let second = store.purge_idempotency(before).await.unwrap();
+        (first, second)
+    });
+    assert_eq!(purged, (1, 0));
+    // The live key is kept.
+    assert_eq!(
+        s.exec_sql("UPDATE idempotency SET key = key WHERE key = $1", &["live"]),
+        1
+    );
+}

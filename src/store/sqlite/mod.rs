@@ -1,0 +1,1053 @@
+//! The embedded SQLite store: WAL mode, foreign keys on, `synchronous = FULL` so that a
+//! committed write survives a crash. All writes go through one connection owned by the
+//! [`writer`] task, which commits them in groups (SQLite allows one writer at a time, and one
+//! `fsync` per group instead of one per write is what makes creates fast); reads go through a
+//! pool of their own.
+
+mod writer;
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteRow, SqliteSynchronous,
+};
+use sqlx::{Connection, Row};
+use subtle::ConstantTimeEq;
+
+use super::*;
+use crate::model::{IdKind, Program, RateLimitReason, folder::ROOT_NAME};
+use writer::{BoxFuture, Kind, Writer};
+
+pub struct SqliteStore {
+    reader: SqlitePool,
+    writer: Writer,
+}
+
+macro_rules! folder_cols {
+    () => {
+        "id, name, type, parent_id, program_id, month, start_time, end_time, location_reference, \
+         location_name, callsign, auto_folder_key, contact_count, created_at, seq"
+    };
+}
+
+macro_rules! contact_cols {
+    () => {
+        "id, folder_id, callsign, frequency, band, mode, time_on, rst_sent, rst_received, name, notes, \
+         sig, sig_info, my_sig, my_sig_info, activation_id, station_callsign, created_at, seq"
+    };
+}
+
+macro_rules! key_cols {
+    () => {
+        "k.id, a.callsign, k.name, k.tier, k.key_prefix, k.created_at, u.last_used_at, k.revoked_at, \
+         k.revoked_reason FROM api_keys k JOIN accounts a ON a.id = k.account_id \
+         LEFT JOIN key_usage u ON u.key_id = k.id"
+    };
+}
+
+fn decode_err(what: String) -> sqlx::Error {
+    sqlx::Error::Decode(what.into())
+}
+
+fn ts(row: &SqliteRow, col: &str) -> Result<Timestamp, sqlx::Error> {
+    Ok(Timestamp(row.try_get(col)?))
+}
+
+fn opt_ts(row: &SqliteRow, col: &str) -> Result<Option<Timestamp>, sqlx::Error> {
+    Ok(row.try_get::<Option<i64>, _>(col)?.map(Timestamp))
+}
+
+fn folder_row(row: &SqliteRow) -> Result<Folder, sqlx::Error> {
+    let kind: String = row.try_get("type")?;
+    Ok(Folder {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        folder_type: FolderType::parse(&kind)
+            .ok_or_else(|| decode_err(format!("folder type {kind:?}")))?,
+        parent_id: row.try_get("parent_id")?,
+        program_id: row.try_get("program_id")?,
+        month: row.try_get("month")?,
+        start_time: opt_ts(row, "start_time")?,
+        end_time: opt_ts(row, "end_time")?,
+        location_reference: row.try_get("location_reference")?,
+        location_name: row.try_get("location_name")?,
+        callsign: row.try_get("callsign")?,
+        auto_folder_key: row.try_get("auto_folder_key")?,
+        contact_count: row.try_get("contact_count")?,
+        created_at: ts(row, "created_at")?,
+    })
+}
+
+fn contact_row(row: &SqliteRow) -> Result<Contact, sqlx::Error> {
+    Ok(Contact {
+        id: row.try_get("id")?,
+        folder_id: row.try_get("folder_id")?,
+        callsign: row.try_get("callsign")?,
+        frequency: row.try_get("frequency")?,
+        band: row.try_get("band")?,
+        mode: row.try_get("mode")?,
+        time_on: ts(row, "time_on")?,
+        rst_sent: row.try_get("rst_sent")?,
+        rst_received: row.try_get("rst_received")?,
+        name: row.try_get("name")?,
+        notes: row.try_get("notes")?,
+        sig: row.try_get("sig")?,
+        sig_info: row.try_get("sig_info")?,
+        my_sig: row.try_get("my_sig")?,
+        my_sig_info: row.try_get("my_sig_info")?,
+        activation_id: row.try_get("activation_id")?,
+        station_callsign: row.try_get("station_callsign")?,
+        created_at: ts(row, "created_at")?,
+    })
+}
+
+fn key_row(row: &SqliteRow) -> Result<KeyRecord, sqlx::Error> {
+    let tier: String = row.try_get("tier")?;
+    Ok(KeyRecord {
+        id: row.try_get("id")?,
+        callsign: row.try_get("callsign")?,
+        name: row.try_get("name")?,
+        tier: Tier::parse(&tier).ok_or_else(|| decode_err(format!("tier {tier:?}")))?,
+        key_prefix: row.try_get("key_prefix")?,
+        created_at: ts(row, "created_at")?,
+        last_used_at: opt_ts(row, "last_used_at")?,
+        revoked_at: opt_ts(row, "revoked_at")?,
+        revoked_reason: row.try_get("revoked_reason")?,
+    })
+}
+
+fn account_row(row: &SqliteRow) -> Result<Account, sqlx::Error> {
+    let plan: String = row.try_get("plan")?;
+    Ok(Account {
+        id: row.try_get("id")?,
+        callsign: row.try_get("callsign")?,
+        plan: Plan::parse(&plan).ok_or_else(|| decode_err(format!("plan {plan:?}")))?,
+        native_qso_count: row.try_get("native_qso_count")?,
+        created_at: ts(row, "created_at")?,
+    })
+}
+
+fn lookup_of(hash: &[u8; 32]) -> i64 {
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&hash[..8]);
+    i64::from_be_bytes(first)
+}
+
+fn root_identity() -> &'static str {
+    "v1:root"
+}
+
+fn category_identity(program: Program) -> String {
+    format!("v1:category:{}", program.id())
+}
+
+/// Claims an idempotency key inside the transaction: `Some(response)` when the same request
+/// was answered before (a replay), `None` when this request is the first with the key.
+async fn claim(
+    conn: &mut SqliteConnection,
+    account_id: &str,
+    idem: Option<&IdemRequest>,
+    now: Timestamp,
+) -> StoreResult<Option<String>> {
+    let Some(idem) = idem else { return Ok(None) };
+    // A key older than the TTL is taken over as if it were new.
+    let inserted = sqlx::query(
+        "INSERT INTO idempotency (account_id, key, fingerprint, created_at) VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, \
+           response = NULL, created_at = excluded.created_at \
+         WHERE idempotency.created_at < $5",
+    )
+    .bind(account_id)
+    .bind(&idem.key)
+    .bind(&idem.fingerprint[..])
+    .bind(now.millis())
+    .bind(now.millis() - IDEMPOTENCY_TTL_MS)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected();
+    if inserted == 1 {
+        return Ok(None);
+    }
+    let row = sqlx::query(
+        "SELECT fingerprint, response FROM idempotency WHERE account_id = $1 AND key = $2",
+    )
+    .bind(account_id)
+    .bind(&idem.key)
+    .fetch_one(&mut *conn)
+    .await?;
+    let fingerprint: Vec<u8> = row.try_get("fingerprint")?;
+    if fingerprint != idem.fingerprint {
+        return Err(ApiError::validation(format!(
+            "Idempotency-Key {:?} was used within the last 24 hours for a different request; send a new key for a new request",
+            crate::model::ids::truncate(&idem.key, 40)
+        ))
+        .with_details(serde_json::json!({ "field": "Idempotency-Key" }))
+        .into());
+    }
+    let response: Option<String> = row.try_get("response")?;
+    response
+        .map(Some)
+        .ok_or_else(|| StoreError::Db(decode_err("idempotency row without a response".into())))
+}
+
+async fn complete<T: Serialize>(
+    conn: &mut SqliteConnection,
+    account_id: &str,
+    idem: Option<&IdemRequest>,
+    outcome: &T,
+) -> StoreResult<()> {
+    if let Some(idem) = idem {
+        let json = serde_json::to_string(outcome)
+            .map_err(|e| StoreError::Db(sqlx::Error::Decode(Box::new(e))))?;
+        sqlx::query("UPDATE idempotency SET response = $1 WHERE account_id = $2 AND key = $3")
+            .bind(json)
+            .bind(account_id)
+            .bind(&idem.key)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
+fn replay<T: DeserializeOwned>(json: &str) -> StoreResult<Idem<T>> {
+    serde_json::from_str(json)
+        .map(Idem::Replayed)
+        .map_err(|e| StoreError::Db(sqlx::Error::Decode(Box::new(e))))
+}
+
+async fn folder_by_identity(
+    conn: &mut SqliteConnection,
+    account_id: &str,
+    identity: &str,
+) -> StoreResult<Option<Folder>> {
+    let row = sqlx::query(concat!(
+        "SELECT ",
+        folder_cols!(),
+        " FROM folders WHERE account_id = $1 AND identity_key = $2"
+    ))
+    .bind(account_id)
+    .bind(identity)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(row.as_ref().map(folder_row).transpose()?)
+}
+
+/// An automatic folder to find or create by its identity.
+struct IdentifiedFolder<'a> {
+    parent_identity: &'a str,
+    folder_type: FolderType,
+    name: &'a str,
+    program: Option<Program>,
+    month: Option<&'a str>,
+    activation: Option<&'a NewActivation>,
+    auto_folder_key: Option<&'a str>,
+    identity_key: &'a str,
+}
+
+/// Inserts an automatic folder unless one with its identity exists: `(folder, created)`.
+async fn find_or_insert_folder(
+    conn: &mut SqliteConnection,
+    account_id: &str,
+    f: IdentifiedFolder<'_>,
+    now: Timestamp,
+) -> StoreResult<(Folder, bool)> {
+    let parent = folder_by_identity(conn, account_id, f.parent_identity)
+        .await?
+        .ok_or_else(|| {
+            StoreError::Db(decode_err(format!(
+                "account has no folder {}",
+                f.parent_identity
+            )))
+        })?;
+    let activation = f.activation;
+    let inserted = sqlx::query(concat!(
+        "INSERT INTO folders (id, account_id, parent_id, type, name, program_id, month, start_time, \
+         location_reference, location_name, callsign, auto_folder_key, identity_key, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+         ON CONFLICT (account_id, identity_key) DO NOTHING RETURNING ",
+        folder_cols!()
+    ))
+    .bind(IdKind::Folder.generate())
+    .bind(account_id)
+    .bind(&parent.id)
+    .bind(f.folder_type.as_str())
+    .bind(f.name)
+    .bind(f.program.map(Program::id))
+    .bind(f.month)
+    .bind(activation.map(|a| a.start_time.millis()))
+    .bind(activation.map(|a| a.reference.as_str()))
+    .bind(activation.and_then(|a| a.location_name.as_deref()))
+    .bind(activation.map(|a| a.callsign.as_str()))
+    .bind(f.auto_folder_key)
+    .bind(f.identity_key)
+    .bind(now.millis())
+    .fetch_optional(&mut *conn)
+    .await?;
+    match inserted {
+        Some(row) => Ok((folder_row(&row)?, true)),
+        None => {
+            let existing = folder_by_identity(conn, account_id, f.identity_key)
+                .await?
+                .ok_or_else(|| {
+                    StoreError::Db(decode_err(format!("folder {} vanished", f.identity_key)))
+                })?;
+            Ok((existing, false))
+        }
+    }
+}
+
+/// Counts one more contact against the account's limits, or refuses it with the limit it hits.
+/// One conditional update checks every limit, so a refused create has written nothing.
+async fn admit(
+    conn: &mut SqliteConnection,
+    account_id: &str,
+    limits: &Limits,
+    now: Timestamp,
+) -> StoreResult<()> {
+    let admitted = sqlx::query(
+        "UPDATE accounts SET lifetime_created = lifetime_created + 1, \
+         native_qso_count = native_qso_count + 1 \
+         WHERE id = $1 AND lifetime_created < $2 AND (plan <> 'free' OR native_qso_count < $3) \
+         AND COALESCE((SELECT created FROM daily_usage WHERE account_id = $1 AND day = $4), 0) < $5",
+    )
+    .bind(account_id)
+    .bind(limits.lifetime_contact_budget)
+    .bind(limits.free_plan_cap)
+    .bind(now.utc_day())
+    .bind(limits.daily_contact_budget)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected()
+        == 1;
+    if admitted {
+        sqlx::query(
+            "INSERT INTO daily_usage (account_id, day, created) VALUES ($1, $2, 1) \
+             ON CONFLICT (account_id, day) DO UPDATE SET created = daily_usage.created + 1",
+        )
+        .bind(account_id)
+        .bind(now.utc_day())
+        .execute(&mut *conn)
+        .await?;
+        return Ok(());
+    }
+    let row = sqlx::query(
+        "SELECT lifetime_created, COALESCE((SELECT created FROM daily_usage \
+         WHERE account_id = $1 AND day = $2), 0) AS today FROM accounts WHERE id = $1",
+    )
+    .bind(account_id)
+    .bind(now.utc_day())
+    .fetch_one(&mut *conn)
+    .await?;
+    let (lifetime, today): (i64, i64) = (row.try_get("lifetime_created")?, row.try_get("today")?);
+    Err(if lifetime >= limits.lifetime_contact_budget {
+        ApiError::rate_limited(RateLimitReason::LifetimeLogbookBudget, None)
+    } else if today >= limits.daily_contact_budget {
+        let wait = (now.millis_to_next_utc_day() + 999) / 1000;
+        ApiError::rate_limited(RateLimitReason::DailyLogbookBudget, Some(wait as u64))
+    } else {
+        ApiError::new(
+            crate::model::ErrorCode::QsoCapReached,
+            format!(
+                "the free plan holds {} native QSOs and this account has reached that; delete contacts or upgrade the plan",
+                limits.free_plan_cap
+            ),
+        )
+        .with_details(serde_json::json!({ "cap": limits.free_plan_cap }))
+    }
+    .into())
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file and runs the migrations.
+    pub async fn open(path: &Path) -> StoreResult<SqliteStore> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Db(sqlx::Error::Io(e)))?;
+        }
+        let options = SqliteConnectOptions::from_str("sqlite:")?
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let mut writer = SqliteConnection::connect_with(&options).await?;
+        sqlx::migrate!("./migrations/sqlite")
+            .run(&mut writer)
+            .await?;
+        let reader = SqlitePoolOptions::new()
+            .max_connections(4)
+            // A whole 200-contact page fits the row channel, so the worker thread that reads it
+            // runs through without waiting on the handler for each row.
+            .connect_with(options.read_only(true).row_buffer_size(256))
+            .await?;
+        Ok(SqliteStore {
+            reader,
+            writer: Writer::spawn(writer),
+        })
+    }
+
+    /// Runs a durable write inside the writer's group transaction.
+    async fn write<T, F>(&self, work: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, StoreResult<T>>
+            + Send
+            + 'static,
+    {
+        self.writer.run(Kind::Durable, work).await
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn create_account(
+        &self,
+        callsign: &str,
+        plan: Plan,
+        password_hash: Option<&str>,
+    ) -> StoreResult<Account> {
+        let now = Timestamp::now();
+        let callsign = callsign.to_owned();
+        let password_hash = password_hash.map(str::to_owned);
+        self.write(move |tx| {
+            Box::pin(async move {
+                let callsign = callsign.as_str();
+                let password_hash = password_hash.as_deref();
+            let row = sqlx::query(
+                "INSERT INTO accounts (id, callsign, plan, password_hash, created_at) VALUES ($1, $2, $3, $4, $5) \
+                 ON CONFLICT (callsign) DO NOTHING \
+                 RETURNING id, callsign, plan, native_qso_count, created_at",
+            )
+            .bind(IdKind::Account.generate())
+            .bind(callsign)
+            .bind(plan.as_str())
+            .bind(password_hash)
+            .bind(now.millis())
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| ApiError::field("callsign", format!("an account for {callsign} exists already")))?;
+            let account = account_row(&row)?;
+            let root_id = IdKind::Folder.generate();
+            sqlx::query(
+                "INSERT INTO folders (id, account_id, type, name, identity_key, created_at) VALUES ($1, $2, 'category', $3, $4, $5)",
+            )
+            .bind(&root_id)
+            .bind(&account.id)
+            .bind(ROOT_NAME)
+            .bind(root_identity())
+            .bind(now.millis())
+            .execute(&mut *tx)
+            .await?;
+            for program in Program::ALL {
+                let identity = category_identity(program);
+                sqlx::query(
+                    "INSERT INTO folders (id, account_id, parent_id, type, name, program_id, auto_folder_key, identity_key, created_at) \
+                     VALUES ($1, $2, $3, 'category', $4, $5, $6, $6, $7)",
+                )
+                .bind(IdKind::Folder.generate())
+                .bind(&account.id)
+                .bind(&root_id)
+                .bind(program.category_name())
+                .bind(program.id())
+                .bind(&identity)
+                .bind(now.millis())
+                .execute(&mut *tx)
+                .await?;
+            }
+            Ok(account)
+            })
+        })
+        .await
+    }
+
+    async fn account_by_callsign(&self, callsign: &str) -> StoreResult<Option<Account>> {
+        let row = sqlx::query("SELECT id, callsign, plan, native_qso_count, created_at FROM accounts WHERE callsign = $1")
+            .bind(callsign)
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(row.as_ref().map(account_row).transpose()?)
+    }
+
+    async fn create_key(
+        &self,
+        account_id: &str,
+        name: &str,
+        tier: Tier,
+        key: &ApiKey,
+    ) -> StoreResult<KeyRecord> {
+        let id = IdKind::Key.generate();
+        let hash = key.hash();
+        let (account_id, name, prefix) = (account_id.to_owned(), name.to_owned(), key.prefix());
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query(
+                    "INSERT INTO api_keys (id, account_id, name, tier, key_prefix, lookup, key_hash, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                )
+                .bind(&id)
+                .bind(&account_id)
+                .bind(&name)
+                .bind(tier.as_str())
+                .bind(&prefix)
+                .bind(lookup_of(&hash))
+                .bind(&hash[..])
+                .bind(Timestamp::now().millis())
+                .execute(&mut *tx)
+                .await?;
+                let row = sqlx::query(concat!("SELECT ", key_cols!(), " WHERE k.id = $1"))
+                    .bind(&id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                Ok(key_row(&row)?)
+            })
+        })
+        .await
+    }
+
+    async fn list_keys(&self, account_id: &str) -> StoreResult<Vec<KeyRecord>> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            key_cols!(),
+            " WHERE k.account_id = $1 ORDER BY k.seq"
+        ))
+        .bind(account_id)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.iter().map(key_row).collect::<Result<_, _>>()?)
+    }
+
+    async fn find_keys(&self, id_or_prefix: &str) -> StoreResult<Vec<KeyRecord>> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            key_cols!(),
+            " WHERE k.id = $1 OR k.key_prefix = $1 ORDER BY k.seq"
+        ))
+        .bind(id_or_prefix)
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows.iter().map(key_row).collect::<Result<_, _>>()?)
+    }
+
+    async fn revoke_key(&self, key_id: &str, reason: &str, now: Timestamp) -> StoreResult<bool> {
+        let (key_id, reason) = (key_id.to_owned(), reason.to_owned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let done = sqlx::query(
+                    "UPDATE api_keys SET revoked_at = $1, revoked_reason = $2 WHERE id = $3 AND revoked_at IS NULL",
+                )
+                .bind(now.millis())
+                .bind(&reason)
+                .bind(&key_id)
+                .execute(&mut *tx)
+                .await?;
+                Ok(done.rows_affected() == 1)
+            })
+        })
+        .await
+    }
+
+    async fn authenticate(
+        &self,
+        key: &ApiKey,
+        now: Timestamp,
+        window_ms: i64,
+    ) -> StoreResult<AuthOutcome> {
+        let hash = key.hash();
+        let rows = sqlx::query(
+            "SELECT k.id, k.key_prefix, k.key_hash, k.tier, k.revoked_at, a.id AS account_id, a.callsign, a.plan \
+             FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.lookup = $1",
+        )
+        .bind(lookup_of(&hash))
+        .fetch_all(&self.reader)
+        .await?;
+        // The index narrows by 8 bytes of the hash; the full hash is compared in constant time.
+        let Some(row) = rows.iter().find(|r| {
+            r.try_get::<Vec<u8>, _>("key_hash")
+                .is_ok_and(|stored| bool::from(stored.ct_eq(&hash[..])))
+        }) else {
+            return Ok(AuthOutcome::UnknownKey);
+        };
+        if row.try_get::<Option<i64>, _>("revoked_at")?.is_some() {
+            return Ok(AuthOutcome::Revoked);
+        }
+        let tier: String = row.try_get("tier")?;
+        let plan: String = row.try_get("plan")?;
+        let principal = Principal {
+            key_id: row.try_get("id")?,
+            key_prefix: row.try_get("key_prefix")?,
+            account_id: row.try_get("account_id")?,
+            callsign: row.try_get("callsign")?,
+            plan: Plan::parse(&plan).ok_or_else(|| decode_err(format!("plan {plan:?}")))?,
+            tier: Tier::parse(&tier).ok_or_else(|| decode_err(format!("tier {tier:?}")))?,
+        };
+        let window_start = now.millis() - now.millis().rem_euclid(window_ms);
+        let key_id = principal.key_id.clone();
+        let window_count: i64 = self
+            .writer
+            .run(Kind::Counter, move |tx| {
+                Box::pin(async move {
+                    let count = sqlx::query_scalar(
+                        "INSERT INTO key_usage (key_id, window_start, count, last_used_at) VALUES ($1, $2, 1, $3) \
+                         ON CONFLICT (key_id) DO UPDATE SET \
+                           count = CASE WHEN key_usage.window_start = excluded.window_start THEN key_usage.count + 1 ELSE 1 END, \
+                           window_start = excluded.window_start, last_used_at = excluded.last_used_at \
+                         RETURNING count",
+                    )
+                    .bind(&key_id)
+                    .bind(window_start)
+                    .bind(now.millis())
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    Ok(count)
+                })
+            })
+            .await?;
+        Ok(AuthOutcome::Active {
+            principal,
+            window_count,
+        })
+    }
+
+    async fn native_qso_count(&self, account_id: &str) -> StoreResult<i64> {
+        Ok(
+            sqlx::query_scalar("SELECT native_qso_count FROM accounts WHERE id = $1")
+                .bind(account_id)
+                .fetch_one(&self.reader)
+                .await?,
+        )
+    }
+
+    async fn folder(&self, account_id: &str, folder_id: &str) -> StoreResult<Option<Folder>> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            folder_cols!(),
+            " FROM folders WHERE id = $1 AND account_id = $2"
+        ))
+        .bind(folder_id)
+        .bind(account_id)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.as_ref().map(folder_row).transpose()?)
+    }
+
+    async fn list_folders(
+        &self,
+        account_id: &str,
+        folder_type: Option<FolderType>,
+        after: Option<Position>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Folder, Position)>> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            folder_cols!(),
+            " FROM folders WHERE account_id = $1 AND ($2 IS NULL OR type = $2) AND seq > $3 ORDER BY seq LIMIT $4"
+        ))
+        .bind(account_id)
+        .bind(folder_type.map(FolderType::as_str))
+        .bind(after.map_or(0, |p| p.seq))
+        .bind(i64::from(limit) + 1)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let seq: i64 = r.try_get("seq")?;
+                Ok((folder_row(r)?, Position { sort: seq, seq }))
+            })
+            .collect()
+    }
+
+    async fn list_contacts(
+        &self,
+        folder_id: &str,
+        after: Option<Position>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Contact, Position)>> {
+        let after = after.unwrap_or(Position {
+            sort: i64::MAX,
+            seq: i64::MAX,
+        });
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            contact_cols!(),
+            " FROM contacts WHERE folder_id = $1 AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
+              ORDER BY time_on DESC, seq DESC LIMIT $4"
+        ))
+        .bind(folder_id)
+        .bind(after.sort)
+        .bind(after.seq)
+        .bind(i64::from(limit) + 1)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let pos = Position {
+                    sort: r.try_get("time_on")?,
+                    seq: r.try_get("seq")?,
+                };
+                Ok((contact_row(r)?, pos))
+            })
+            .collect()
+    }
+
+    async fn list_activations(
+        &self,
+        account_id: &str,
+        after: Option<Position>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Folder, Position)>> {
+        let after = after.unwrap_or(Position {
+            sort: i64::MAX,
+            seq: i64::MAX,
+        });
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            folder_cols!(),
+            " FROM folders WHERE account_id = $1 AND type = 'activation' \
+              AND (start_time < $2 OR (start_time = $2 AND seq < $3)) \
+              ORDER BY start_time DESC, seq DESC LIMIT $4"
+        ))
+        .bind(account_id)
+        .bind(after.sort)
+        .bind(after.seq)
+        .bind(i64::from(limit) + 1)
+        .fetch_all(&self.reader)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let pos = Position {
+                    sort: r.try_get("start_time")?,
+                    seq: r.try_get("seq")?,
+                };
+                Ok((folder_row(r)?, pos))
+            })
+            .collect()
+    }
+
+    async fn create_contact(
+        &self,
+        account_id: &str,
+        c: &NewContact,
+        limits: &Limits,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<ContactCreated>> {
+        let (account_id, c, limits) = (account_id.to_owned(), c.clone(), *limits);
+        let idem = idem.cloned();
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (account_id, c, limits) = (account_id.as_str(), &c, &limits);
+                let idem = idem.as_ref();
+            if let Some(previous) = claim(&mut *tx, account_id, idem, now).await? {
+                return replay(&previous);
+            }
+            admit(&mut *tx, account_id, limits, now).await?;
+            let duplicate_of: Option<String> = match &c.dupe_key {
+                Some(key) => {
+                    sqlx::query_scalar("SELECT id FROM contacts WHERE folder_id = $1 AND dupe_key = $2 ORDER BY seq LIMIT 1")
+                        .bind(&c.folder_id)
+                        .bind(key)
+                        .fetch_optional(&mut *tx)
+                        .await?
+                }
+                None => None,
+            };
+            let id = IdKind::Contact.generate();
+            sqlx::query(
+                "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, time_on, rst_sent, \
+                 rst_received, name, notes, sig, sig_info, my_sig, my_sig_info, activation_id, station_callsign, dupe_key, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+            )
+            .bind(&id)
+            .bind(account_id)
+            .bind(&c.folder_id)
+            .bind(&c.callsign)
+            .bind(c.frequency.mhz)
+            .bind(c.frequency.band)
+            .bind(&c.mode)
+            .bind(c.time_on.millis())
+            .bind(&c.rst_sent)
+            .bind(&c.rst_received)
+            .bind(&c.name)
+            .bind(&c.notes)
+            .bind(&c.sig)
+            .bind(&c.sig_info)
+            .bind(&c.my_sig)
+            .bind(&c.my_sig_info)
+            .bind(&c.activation_id)
+            .bind(&c.station_callsign)
+            .bind(&c.dupe_key)
+            .bind(now.millis())
+            .execute(&mut *tx)
+            .await?;
+            let created = ContactCreated { id, duplicate_of };
+            complete(&mut *tx, account_id, idem, &created).await?;
+            Ok(Idem::Fresh(created))
+            })
+        })
+        .await
+    }
+
+    async fn delete_contact(&self, account_id: &str, contact_id: &str) -> StoreResult<bool> {
+        let (account_id, contact_id) = (account_id.to_owned(), contact_id.to_owned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (account_id, contact_id) = (account_id.as_str(), contact_id.as_str());
+                let deleted = sqlx::query("DELETE FROM contacts WHERE id = $1 AND account_id = $2")
+                    .bind(contact_id)
+                    .bind(account_id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                if deleted == 0 {
+                    return Ok(false);
+                }
+                sqlx::query(
+                    "UPDATE accounts SET native_qso_count = native_qso_count - 1 WHERE id = $1",
+                )
+                .bind(account_id)
+                .execute(&mut *tx)
+                .await?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn find_or_create_activation(
+        &self,
+        account_id: &str,
+        a: &NewActivation,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<FolderCreated>> {
+        let (account_id, a, idem) = (account_id.to_owned(), a.clone(), idem.cloned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (account_id, a, idem) = (account_id.as_str(), &a, idem.as_ref());
+                if let Some(previous) = claim(&mut *tx, account_id, idem, now).await? {
+                    return replay(&previous);
+                }
+                let spec = IdentifiedFolder {
+                    parent_identity: &category_identity(a.program),
+                    folder_type: FolderType::Activation,
+                    name: &a.name,
+                    program: Some(a.program),
+                    month: None,
+                    activation: Some(a),
+                    auto_folder_key: Some(&a.auto_folder_key),
+                    identity_key: &a.auto_folder_key,
+                };
+                let (folder, created) =
+                    find_or_insert_folder(&mut *tx, account_id, spec, now).await?;
+                if !created {
+                    a.check_existing(&folder)?;
+                }
+                let outcome = FolderCreated { folder, created };
+                complete(&mut *tx, account_id, idem, &outcome).await?;
+                Ok(Idem::Fresh(outcome))
+            })
+        })
+        .await
+    }
+
+    async fn find_or_create_monthly(
+        &self,
+        account_id: &str,
+        m: &NewMonthly,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<FolderCreated>> {
+        let (account_id, m, idem) = (account_id.to_owned(), m.clone(), idem.cloned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (account_id, m, idem) = (account_id.as_str(), &m, idem.as_ref());
+            if let Some(previous) = claim(&mut *tx, account_id, idem, now).await? {
+                return replay(&previous);
+            }
+            let parent = match m.program {
+                Some(p) => category_identity(p),
+                None => root_identity().to_owned(),
+            };
+            let spec = IdentifiedFolder {
+                parent_identity: &parent,
+                folder_type: FolderType::Monthly,
+                name: &m.name,
+                program: m.program,
+                month: Some(&m.month),
+                activation: None,
+                auto_folder_key: m.auto_folder_key.as_deref(),
+                identity_key: &m.identity_key,
+            };
+            let (folder, created) = find_or_insert_folder(&mut *tx, account_id, spec, now).await?;
+            if !created
+                && (folder.folder_type != FolderType::Monthly
+                    || folder.month.as_deref() != Some(m.month.as_str()))
+            {
+                return Err(ApiError::field(
+                    "month",
+                    format!(
+                        "an existing folder {} ({}) holds this monthly folder's identity but does not match it; it is refused rather than adopted",
+                        folder.id, folder.name
+                    ),
+                )
+                .into());
+            }
+            let outcome = FolderCreated { folder, created };
+            complete(&mut *tx, account_id, idem, &outcome).await?;
+            Ok(Idem::Fresh(outcome))
+            })
+        })
+        .await
+    }
+
+    async fn create_category(
+        &self,
+        account_id: &str,
+        name: &str,
+        parent_id: Option<&str>,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<FolderCreated>> {
+        let (account_id, name, idem) = (account_id.to_owned(), name.to_owned(), idem.cloned());
+        let parent_id = parent_id.map(str::to_owned);
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (account_id, name, idem) = (account_id.as_str(), name.as_str(), idem.as_ref());
+                let parent_id = parent_id.as_deref();
+            if let Some(previous) = claim(&mut *tx, account_id, idem, now).await? {
+                return replay(&previous);
+            }
+            let parent = match parent_id {
+                Some(id) => {
+                    let row = sqlx::query(concat!(
+                        "SELECT ",
+                        folder_cols!(),
+                        " FROM folders WHERE id = $1 AND account_id = $2"
+                    ))
+                    .bind(id)
+                    .bind(account_id)
+                    .fetch_optional(&mut *tx)
+                    .await?
+                    .ok_or_else(|| ApiError::not_found(format!("folder {id} not found")))?;
+                    folder_row(&row)?
+                }
+                None => folder_by_identity(&mut *tx, account_id, root_identity())
+                    .await?
+                    .ok_or_else(|| StoreError::Db(decode_err("account has no root folder".into())))?,
+            };
+            if parent.folder_type != FolderType::Category {
+                return Err(ApiError::field(
+                    "parentId",
+                    format!(
+                        "folder {} ({}) is a {} folder; a category can only sit under All Contacts or another category",
+                        parent.id,
+                        parent.name,
+                        parent.folder_type.as_str()
+                    ),
+                )
+                .into());
+            }
+            let row = sqlx::query(concat!(
+                "INSERT INTO folders (id, account_id, parent_id, type, name, created_at) \
+                 VALUES ($1, $2, $3, 'category', $4, $5) RETURNING ",
+                folder_cols!()
+            ))
+            .bind(IdKind::Folder.generate())
+            .bind(account_id)
+            .bind(&parent.id)
+            .bind(name)
+            .bind(now.millis())
+            .fetch_one(&mut *tx)
+            .await?;
+            let outcome = FolderCreated {
+                folder: folder_row(&row)?,
+                created: true,
+            };
+            complete(&mut *tx, account_id, idem, &outcome).await?;
+            Ok(Idem::Fresh(outcome))
+            })
+        })
+        .await
+    }
+
+    async fn purge_idempotency(&self, before: Timestamp) -> StoreResult<u64> {
+        self.write(move |tx| {
+            Box::pin(async move {
+                let purged = sqlx::query("DELETE FROM idempotency WHERE created_at < $1")
+                    .bind(before.millis())
+                    .execute(&mut *tx)
+                    .await?;
+                Ok(purged.rows_affected())
+            })
+        })
+        .await
+    }
+
+    async fn end_activation(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+        end_time: Timestamp,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<Folder>> {
+        let (account_id, folder_id, idem) =
+            (account_id.to_owned(), folder_id.to_owned(), idem.cloned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (account_id, folder_id, idem) = (account_id.as_str(), folder_id.as_str(), idem.as_ref());
+            if let Some(previous) = claim(&mut *tx, account_id, idem, now).await? {
+                return replay(&previous);
+            }
+            let row = sqlx::query(concat!(
+                "UPDATE folders SET end_time = $1 WHERE id = $2 AND account_id = $3 AND type = 'activation' \
+                 AND end_time IS NULL AND start_time <= $1 RETURNING ",
+                folder_cols!()
+            ))
+            .bind(end_time.millis())
+            .bind(folder_id)
+            .bind(account_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(row) = row else {
+                // Nothing changed: say why, from the row as it is.
+                let row = sqlx::query(concat!(
+                    "SELECT ",
+                    folder_cols!(),
+                    " FROM folders WHERE id = $1 AND account_id = $2"
+                ))
+                .bind(folder_id)
+                .bind(account_id)
+                .fetch_optional(&mut *tx)
+                .await?
+                .ok_or_else(|| ApiError::not_found(format!("folder {folder_id} not found")))?;
+                let folder = folder_row(&row)?;
+                let message = match (folder.folder_type, folder.end_time, folder.start_time) {
+                    (FolderType::Activation, Some(ended), _) => {
+                        format!("activation {} ended already at {ended}", folder.name)
+                    }
+                    (FolderType::Activation, None, Some(start)) => format!(
+                        "endTime {end_time} is before the activation's start {start}; send a later endTime"
+                    ),
+                    _ => format!(
+                        "folder {} is a {} folder, not an activation",
+                        folder.name,
+                        folder.folder_type.as_str()
+                    ),
+                };
+                return Err(ApiError::field("endTime", message).into());
+            };
+            let folder = folder_row(&row)?;
+            complete(&mut *tx, account_id, idem, &folder).await?;
+            Ok(Idem::Fresh(folder))
+            })
+        })
+        .await
+    }
+}

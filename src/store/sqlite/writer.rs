@@ -1,0 +1,238 @@
+//! Group commit: one task owns SQLite's single write connection and runs every write as a job
+//! inside a shared transaction, so one `fsync` makes a whole group of writes durable.
+//!
+//! A durable job runs under its own savepoint: when it fails, its writes are rolled back and
+//! the rest of the group goes on. Its caller is answered only after the group's `COMMIT`
+//! returned, so an acknowledged write survives a crash. A counter job (one statement, such as
+//! the burst window) is answered as soon as its statement ran; losing it to a crash costs a
+//! request count, never data. A group that holds only counters stays open for a moment to
+//! take the next durable job along instead of paying an `fsync` of its own.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use sqlx::{Connection, Executor, SqliteConnection};
+use tokio::sync::{mpsc, oneshot};
+
+use super::super::{StoreError, StoreResult};
+
+pub type BoxFuture<'c, T> = Pin<Box<dyn Future<Output = T> + Send + 'c>>;
+
+/// Jobs taken into one transaction at most.
+const MAX_GROUP: usize = 256;
+/// How long a group of counters alone may wait for a durable job before it commits.
+const COUNTER_LINGER: Duration = Duration::from_millis(5);
+const QUEUE: usize = 4096;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Answered after the commit; rolled back alone on failure.
+    Durable,
+    /// One statement, answered when it ran.
+    Counter,
+}
+
+/// Answers a job that waits for its group's commit, with the commit's outcome.
+type CommitAnswer = Box<dyn FnOnce(Result<(), String>) + Send>;
+
+/// What the writer does once a job ran.
+enum Ran {
+    /// A counter, answered already.
+    Counted,
+    /// Refused by a rule, answered already; its writes are undone.
+    Refused,
+    /// The database failed, answered already. Some failures end the transaction itself, so
+    /// the whole group is given up rather than trusted.
+    Broken(String),
+    /// Succeeded; to be answered with the commit's outcome.
+    AwaitingCommit(CommitAnswer),
+}
+
+trait Job: Send {
+    fn kind(&self) -> Kind;
+    fn run<'c>(self: Box<Self>, conn: &'c mut SqliteConnection) -> BoxFuture<'c, Ran>;
+    fn fail(self: Box<Self>, error: StoreError);
+}
+
+struct TypedJob<T, F> {
+    kind: Kind,
+    work: F,
+    answer: oneshot::Sender<StoreResult<T>>,
+}
+
+impl<T, F> Job for TypedJob<T, F>
+where
+    T: Send + 'static,
+    F: for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, StoreResult<T>> + Send + 'static,
+{
+    fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    fn run<'c>(self: Box<Self>, conn: &'c mut SqliteConnection) -> BoxFuture<'c, Ran> {
+        let TypedJob { kind, work, answer } = *self;
+        Box::pin(async move {
+            match (work(conn).await, kind) {
+                (Ok(value), Kind::Durable) => Ran::AwaitingCommit(Box::new(move |commit| {
+                    let _ = answer.send(commit.map(|()| value).map_err(commit_failed));
+                })),
+                (Ok(value), Kind::Counter) => {
+                    let _ = answer.send(Ok(value));
+                    Ran::Counted
+                }
+                (Err(e), _) => {
+                    let ran = match &e {
+                        StoreError::Api(_) => Ran::Refused,
+                        StoreError::Db(db) => Ran::Broken(db.to_string()),
+                    };
+                    let _ = answer.send(Err(e));
+                    ran
+                }
+            }
+        })
+    }
+
+    fn fail(self: Box<Self>, error: StoreError) {
+        let _ = self.answer.send(Err(error));
+    }
+}
+
+fn commit_failed(message: String) -> StoreError {
+    StoreError::Db(sqlx::Error::Protocol(format!(
+        "the write was rolled back: {message}"
+    )))
+}
+
+/// The handle the store writes through; the task ends when the last handle is dropped.
+#[derive(Clone)]
+pub struct Writer {
+    jobs: mpsc::Sender<Box<dyn Job>>,
+}
+
+impl Writer {
+    pub fn spawn(conn: SqliteConnection) -> Writer {
+        let (jobs, queue) = mpsc::channel(QUEUE);
+        tokio::spawn(write_loop(conn, queue));
+        Writer { jobs }
+    }
+
+    /// Runs `work` on the write connection inside the current group's transaction.
+    pub async fn run<T, F>(&self, kind: Kind, work: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, StoreResult<T>>
+            + Send
+            + 'static,
+    {
+        let (answer, answered) = oneshot::channel();
+        let job = Box::new(TypedJob { kind, work, answer });
+        if self.jobs.send(job).await.is_err() {
+            return Err(stopped());
+        }
+        answered.await.unwrap_or_else(|_| Err(stopped()))
+    }
+}
+
+fn stopped() -> StoreError {
+    StoreError::Db(sqlx::Error::WorkerCrashed)
+}
+
+/// The open group: whether a transaction is open and who waits for its commit.
+struct Group {
+    open: bool,
+    waiting: Vec<CommitAnswer>,
+}
+
+impl Group {
+    /// Ends the transaction and answers everyone waiting for it.
+    async fn commit(&mut self, conn: &mut SqliteConnection) {
+        if !self.open {
+            return;
+        }
+        let outcome = conn.execute("COMMIT").await.map(|_| ());
+        if outcome.is_err() {
+            let _ = conn.execute("ROLLBACK").await;
+        }
+        self.finish(outcome.map_err(|e| e.to_string()));
+    }
+
+    /// Gives the whole group up after the transaction itself failed.
+    async fn abort(&mut self, conn: &mut SqliteConnection, error: String) {
+        tracing::error!(%error, "write group rolled back");
+        let _ = conn.execute("ROLLBACK").await;
+        self.finish(Err(error));
+    }
+
+    fn finish(&mut self, outcome: Result<(), String>) {
+        for answer in self.waiting.drain(..) {
+            answer(outcome.clone());
+        }
+        self.open = false;
+    }
+
+    async fn run(&mut self, conn: &mut SqliteConnection, job: Box<dyn Job>) {
+        if !self.open {
+            if let Err(e) = conn.execute("BEGIN IMMEDIATE").await {
+                job.fail(StoreError::Db(e));
+                return;
+            }
+            self.open = true;
+        }
+        let kind = job.kind();
+        if kind == Kind::Durable
+            && let Err(e) = conn.execute("SAVEPOINT job").await
+        {
+            let message = e.to_string();
+            job.fail(StoreError::Db(e));
+            self.abort(conn, message).await;
+            return;
+        }
+        let closed = match job.run(conn).await {
+            Ran::Counted => Ok(()),
+            Ran::Refused if kind == Kind::Counter => Ok(()),
+            Ran::Refused => conn.execute("ROLLBACK TO job; RELEASE job").await.map(drop),
+            Ran::Broken(message) => return self.abort(conn, message).await,
+            Ran::AwaitingCommit(answer) => {
+                self.waiting.push(answer);
+                conn.execute("RELEASE job").await.map(drop)
+            }
+        };
+        if let Err(e) = closed {
+            self.abort(conn, e.to_string()).await;
+        }
+    }
+}
+
+async fn write_loop(mut conn: SqliteConnection, mut queue: mpsc::Receiver<Box<dyn Job>>) {
+    let mut group = Group {
+        open: false,
+        waiting: Vec::new(),
+    };
+    loop {
+        let next = if group.open {
+            match tokio::time::timeout(COUNTER_LINGER, queue.recv()).await {
+                Ok(next) => next,
+                Err(_) => {
+                    group.commit(&mut conn).await;
+                    continue;
+                }
+            }
+        } else {
+            queue.recv().await
+        };
+        let Some(job) = next else { break };
+        group.run(&mut conn, job).await;
+        let mut taken = 1;
+        while taken < MAX_GROUP {
+            let Ok(job) = queue.try_recv() else { break };
+            group.run(&mut conn, job).await;
+            taken += 1;
+        }
+        if !group.waiting.is_empty() {
+            group.commit(&mut conn).await;
+        }
+    }
+    group.commit(&mut conn).await;
+    let _ = conn.close().await;
+}
