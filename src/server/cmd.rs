@@ -350,8 +350,9 @@ async fn key_command(command: KeyCommand) -> Result<(), Fail> {
                     .into());
                 }
             };
+            // The operator revokes on the owner's behalf: SPEC.md knows only the reason `user`.
             if !store
-                .revoke_key(&record.id, "admin", Timestamp::now())
+                .revoke_key(&record.id, "user", Timestamp::now())
                 .await?
             {
                 return Err(

@@ -354,3 +354,75 @@ fn deleting_a_contact_frees_its_count() {
     api.delete(&format!("/v1/contacts/{id}"))
         .expect_error(404, "not_found");
 }
+
+#[test]
+fn acknowledged_contacts_survive_a_kill_during_concurrent_creates() {
+    // Writes are committed in groups: a 201 must only ever follow the group's commit.
+    let limits = ["--burst-limit", "100000", "--free-plan-cap", "100000"];
+    let s = Server::start_with(&limits);
+    let api = s.account("W1AW", "elevated");
+    let folder = api.monthly(&this_month().0, None);
+    let acknowledged = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let clients: Vec<_> = (0..8)
+        .map(|_| {
+            let (api, folder, acknowledged) = (api.clone(), folder.clone(), acknowledged.clone());
+            std::thread::spawn(move || {
+                loop {
+                    let sent = reqwest::blocking::Client::new()
+                        .post(format!("{}/v1/contacts", api.base))
+                        .bearer_auth(api.key())
+                        .json(&contact(&folder, "K1ABC"))
+                        .send();
+                    match sent {
+                        Ok(r) if r.status() == 201 => {
+                            let body: Value = r.json().expect("a JSON body");
+                            let id = body["id"].as_str().expect("an id").to_owned();
+                            acknowledged.lock().unwrap().push(id);
+                        }
+                        // The server is gone (or answered while dying): this client is done.
+                        _ => return,
+                    }
+                }
+            })
+        })
+        .collect();
+    while acknowledged.lock().unwrap().len() < 300 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let key = api.key().to_owned();
+    let (dir, db) = s.crash();
+    for client in clients {
+        client.join().unwrap();
+    }
+    let s = Server::start_on(dir, db, &limits);
+    let api = s.api(Some(&key));
+    let mut stored = std::collections::HashSet::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let path = match &cursor {
+            Some(c) => format!("/v1/folders/{folder}/contacts?limit=200&cursor={c}"),
+            None => format!("/v1/folders/{folder}/contacts?limit=200"),
+        };
+        let page = api.get(&path);
+        assert_eq!(page.status, 200, "{}", page.body);
+        for c in page.body["items"].as_array().unwrap() {
+            stored.insert(c["id"].as_str().unwrap().to_owned());
+        }
+        cursor = page.body["cursor"].as_str().map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let acknowledged = acknowledged.lock().unwrap();
+    let missing: Vec<_> = acknowledged
+        .iter()
+        .filter(|id| !stored.contains(*id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} of {} acknowledged contacts were lost: {missing:?}",
+        missing.len(),
+        acknowledged.len()
+    );
+    assert_eq!(api.qso_count(), stored.len() as i64);
+}
