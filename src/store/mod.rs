@@ -2,7 +2,7 @@
 //! QSO cap, budgets, activation identity, idempotency keys) are enforced inside the database by
 //! unique constraints, conditional updates and transactions, never by read-then-write in Rust.
 
-mod sqlite;
+mod sql;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -12,7 +12,7 @@ use crate::model::{
     Tier, Timestamp,
 };
 
-pub use sqlite::SqliteStore;
+pub use sql::SqlStore;
 
 #[derive(Debug)]
 pub enum StoreError {
@@ -268,18 +268,17 @@ pub trait Store: Send + Sync + 'static {
     async fn purge_idempotency(&self, before: Timestamp) -> StoreResult<u64>;
 }
 
-/// Opens the store a database URL names: `sqlite://PATH`, `sqlite:PATH` or a plain path.
+/// Opens the store a database URL names: `postgres://…` (or `postgresql://…`), or SQLite as
+/// `sqlite://PATH`, `sqlite:PATH` or a plain path.
 pub async fn open(url: &str) -> StoreResult<std::sync::Arc<dyn Store>> {
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        return Err(StoreError::Api(ApiError::validation(
-            "PostgreSQL is not supported by this build yet; use an SQLite file (sqlite://PATH)",
-        )));
-    }
-    let path = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))
-        .unwrap_or(url);
-    Ok(std::sync::Arc::new(
-        SqliteStore::open(std::path::Path::new(path)).await?,
-    ))
+    let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        SqlStore::open_postgres(url).await?
+    } else {
+        let path = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+            .unwrap_or(url);
+        SqlStore::open_sqlite(std::path::Path::new(path)).await?
+    };
+    Ok(std::sync::Arc::new(store))
 }

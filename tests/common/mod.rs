@@ -1,9 +1,11 @@
-//! Starts the real `svc server start` process on a free loopback port with a fresh SQLite file,
-//! and talks HTTP to it.
+//! Starts the real `svc server start` process on a free loopback port with a fresh database
+//! (an SQLite file, or a PostgreSQL database made for the test and dropped after it), and talks
+//! HTTP to it. A test names its behaviour once; [`both_backends!`] runs it on each backend.
 
+use std::cell::Cell;
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -11,11 +13,161 @@ use serde_json::{Value, json};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_svc");
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+thread_local! {
+    static BACKEND: Cell<Backend> = const { Cell::new(Backend::Sqlite) };
+}
+
+/// The backend of the running test.
+pub fn backend() -> Backend {
+    BACKEND.get()
+}
+
+/// Runs `test` with every database it makes on `backend`.
+pub fn on(backend: Backend, test: fn()) {
+    BACKEND.set(backend);
+    test();
+}
+
+/// Makes a `#[test]` on each backend for every named test function of the module:
+/// `sqlite::name` and `postgres::name`.
+#[macro_export]
+macro_rules! both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(#[test]
+            fn $name() {
+                $crate::common::on($crate::common::Backend::Sqlite, super::$name)
+            })*
+        }
+        mod postgres {
+            $(#[test]
+            fn $name() {
+                $crate::common::on($crate::common::Backend::Postgres, super::$name)
+            })*
+        }
+    };
+}
+
+/// The PostgreSQL server the tests make their databases on.
+fn postgres_admin_url() -> String {
+    std::env::var("SVC_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+}
+
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(f)
+}
+
+async fn postgres_admin() -> sqlx::PgConnection {
+    use sqlx::Connection;
+    let url = postgres_admin_url();
+    sqlx::PgConnection::connect(&url).await.unwrap_or_else(|e| {
+        panic!(
+            "PostgreSQL is not reachable at {url} ({e}): the PostgreSQL half of the suite cannot run. \
+             Start PostgreSQL, or point SVC_TEST_POSTGRES_URL at one where the user may create databases."
+        )
+    })
+}
+
+/// A PostgreSQL database of one test, dropped (with its connections) when this is dropped.
+struct PgDatabase {
+    name: String,
+}
+
+impl PgDatabase {
+    fn create() -> (PgDatabase, String) {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let name = format!(
+            "svc_test_{}_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed),
+            rand_suffix()
+        );
+        block_on(async {
+            use sqlx::Executor;
+            let mut admin = postgres_admin().await;
+            admin
+                .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                .await
+                .expect("create the test database");
+        });
+        let base = postgres_admin_url();
+        let url = format!(
+            "{}/{name}",
+            &base[..base.rfind('/').expect("a database in the URL")]
+        );
+        (PgDatabase { name }, url)
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        block_on(async move {
+            use sqlx::Executor;
+            let mut admin = postgres_admin().await;
+            let _ = admin
+                .execute(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                )))
+                .await;
+        });
+    }
+}
+
+/// A test's database, and a folder for the server logs (and the SQLite file).
+pub struct Db {
+    pub url: String,
+    pub dir: tempfile::TempDir,
+    _postgres: Option<PgDatabase>,
+}
+
+impl Db {
+    /// A fresh, empty database on the backend of the running test.
+    pub fn fresh() -> Db {
+        let dir = tempfile::tempdir().expect("temp dir");
+        match BACKEND.get() {
+            Backend::Sqlite => Db {
+                url: format!("sqlite://{}", dir.path().join("svc.db").display()),
+                dir,
+                _postgres: None,
+            },
+            Backend::Postgres => {
+                let (database, url) = PgDatabase::create();
+                Db {
+                    url,
+                    dir,
+                    _postgres: Some(database),
+                }
+            }
+        }
+    }
+}
+
 pub struct Server {
     pub url: String,
-    pub db_url: String,
-    pub dir: tempfile::TempDir,
-    child: Child,
+    pub db: Db,
+    process: Process,
+}
+
+/// A server process, killed when dropped so that no test leaves one behind.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 impl Server {
@@ -25,58 +177,27 @@ impl Server {
 
     /// Starts the server with extra `server start` flags, e.g. `["--burst-limit", "5"]`.
     pub fn start_with(extra: &[&str]) -> Server {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let db_url = format!("sqlite://{}", dir.path().join("svc.db").display());
-        Self::start_on(dir, db_url, extra)
+        Self::start_on(Db::fresh(), extra)
     }
 
     /// Starts a server on an existing database (for a restart or a second process).
-    pub fn start_on(dir: tempfile::TempDir, db_url: String, extra: &[&str]) -> Server {
-        let stderr =
-            std::fs::File::create(dir.path().join(format!("server-{}.log", rand_suffix())))
-                .unwrap();
-        let mut child = Command::new(BIN)
-            .args([
-                "server",
-                "start",
-                "--bind",
-                "127.0.0.1:0",
-                "--database",
-                &db_url,
-            ])
-            .args(extra)
-            .env_remove("SVC_DATABASE_URL")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(stderr))
-            .spawn()
-            .expect("spawn svc server start");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("server printed its address");
-        let url = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line from the server: {line:?}"))
-            .to_owned();
-        Server {
+    pub fn start_on(db: Db, extra: &[&str]) -> Server {
+        let (url, process) = spawn_server(&db, extra);
+        Server { url, db, process }
+    }
+
+    /// Starts another server process on this one's database.
+    pub fn another(&self, extra: &[&str]) -> Peer {
+        let (url, process) = spawn_server(&self.db, extra);
+        Peer {
             url,
-            db_url,
-            dir,
-            child,
+            _process: process,
         }
     }
 
     /// Runs `svc server <args> --database <this db>`.
     pub fn admin(&self, args: &[&str]) -> Output {
-        admin_on(&self.db_url, args, None)
+        admin_on(&self.db.url, args, None)
     }
 
     /// Creates an account (free plan) and returns a key of the tier.
@@ -102,17 +223,13 @@ impl Server {
     }
 
     pub fn api(&self, key: Option<&str>) -> Api {
-        Api {
-            base: self.url.clone(),
-            key: key.map(str::to_owned),
-            http: reqwest::blocking::Client::new(),
-        }
+        api_at(&self.url, key)
     }
 
     /// Everything the server logged so far.
     pub fn logs(&self) -> String {
         let mut all = String::new();
-        for entry in std::fs::read_dir(self.dir.path()).unwrap().flatten() {
+        for entry in std::fs::read_dir(self.db.dir.path()).unwrap().flatten() {
             if entry.file_name().to_string_lossy().ends_with(".log") {
                 all.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
             }
@@ -120,24 +237,69 @@ impl Server {
         all
     }
 
-    pub fn db_path(&self) -> PathBuf {
-        PathBuf::from(self.db_url.trim_start_matches("sqlite://"))
-    }
-
     /// Kills the process at once (no graceful shutdown) and hands back the database.
-    pub fn crash(mut self) -> (tempfile::TempDir, String) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap());
-        (dir, self.db_url.clone())
+    pub fn crash(self) -> Db {
+        drop(self.process);
+        self.db
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+/// Another server process on a test's database; stopped when dropped.
+pub struct Peer {
+    pub url: String,
+    _process: Process,
+}
+
+impl Peer {
+    pub fn api(&self, key: Option<&str>) -> Api {
+        api_at(&self.url, key)
     }
+}
+
+fn api_at(base: &str, key: Option<&str>) -> Api {
+    Api {
+        base: base.to_owned(),
+        key: key.map(str::to_owned),
+        http: reqwest::blocking::Client::new(),
+    }
+}
+
+/// Starts `svc server start` on a free loopback port; returns its address and process.
+fn spawn_server(db: &Db, extra: &[&str]) -> (String, Process) {
+    let stderr =
+        std::fs::File::create(db.dir.path().join(format!("server-{}.log", rand_suffix()))).unwrap();
+    let mut child = Command::new(BIN)
+        .args([
+            "server",
+            "start",
+            "--bind",
+            "127.0.0.1:0",
+            "--database",
+            &db.url,
+        ])
+        .args(extra)
+        .env_remove("SVC_DATABASE_URL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(stderr))
+        .spawn()
+        .expect("spawn svc server start");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("server printed its address");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line from the server: {line:?}"))
+        .to_owned();
+    (url, Process(child))
 }
 
 fn rand_suffix() -> String {
@@ -311,6 +473,25 @@ impl Api {
         self.whoami()["nativeQsoCount"].as_i64().unwrap()
     }
 
+    /// Every contact of the folder, following the cursor.
+    pub fn all_contacts(&self, folder: &str) -> Vec<Value> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let path = match &cursor {
+                Some(c) => format!("/v1/folders/{folder}/contacts?limit=200&cursor={c}"),
+                None => format!("/v1/folders/{folder}/contacts?limit=200"),
+            };
+            let page = self.get(&path);
+            assert_eq!(page.status, 200, "{}", page.body);
+            all.extend(page.body["items"].as_array().unwrap().iter().cloned());
+            cursor = page.body["cursor"].as_str().map(str::to_owned);
+            if cursor.is_none() {
+                return all;
+            }
+        }
+    }
+
     pub fn contacts(&self, folder: &str) -> Vec<Value> {
         let r = self.get(&format!("/v1/folders/{folder}/contacts?limit=200"));
         assert_eq!(r.status, 200, "{}", r.body);
@@ -352,26 +533,99 @@ pub fn contact(folder: &str, callsign: &str) -> Value {
 }
 
 impl Server {
-    /// Runs one SQL statement on the database file directly, to set up what the API cannot
-    /// make (a damaged row); returns the rows changed.
+    /// Runs one SQL statement on the database directly, to set up what the API cannot make
+    /// (a damaged row, an aged one); returns the rows changed.
     pub fn exec_sql(&self, sql: &'static str, args: &[&str]) -> u64 {
         use sqlx::Connection;
-        let path = self.db_path();
+        sqlx::any::install_default_drivers();
+        let url = self.db.url.clone();
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
-            .block_on(async move {
-                let mut conn =
-                    sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
-                        .await
-                        .unwrap();
-                let mut q = sqlx::query(sql);
-                for a in &args {
-                    q = q.bind(a.as_str());
+        block_on(async move {
+            let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+            let mut q = sqlx::query(sql);
+            for a in &args {
+                q = q.bind(a.as_str());
+            }
+            q.execute(&mut conn).await.unwrap().rows_affected()
+        })
+    }
+}
+
+/// A TCP proxy to PostgreSQL that a test can cut and restore, as if the database restarted:
+/// cutting closes every connection through it and refuses new ones until restored.
+pub struct Outage {
+    pub addr: std::net::SocketAddr,
+    up: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    open: std::sync::Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
+}
+
+impl Outage {
+    pub fn proxy_to(upstream: std::net::SocketAddr) -> Outage {
+        use std::net::{Shutdown, TcpListener, TcpStream};
+        use std::sync::atomic::AtomicBool;
+        use std::sync::{Arc, Mutex};
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the proxy");
+        let addr = listener.local_addr().unwrap();
+        let up = Arc::new(AtomicBool::new(true));
+        let open: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
+        let (up2, open2) = (up.clone(), open.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                if !up2.load(Ordering::SeqCst) {
+                    let _ = client.shutdown(Shutdown::Both);
+                    continue;
                 }
-                q.execute(&mut conn).await.unwrap().rows_affected()
-            })
+                let Ok(server) = TcpStream::connect(upstream) else {
+                    continue;
+                };
+                let mut tracked = open2.lock().unwrap();
+                for (mut from, mut to) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server.try_clone().unwrap(), client.try_clone().unwrap()),
+                ] {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(Shutdown::Both);
+                    });
+                }
+                tracked.extend([client, server]);
+            }
+        });
+        Outage { addr, up, open }
+    }
+
+    /// The database goes away: open connections break, new ones are refused.
+    pub fn cut(&self) {
+        self.up.store(false, Ordering::SeqCst);
+        for stream in self.open.lock().unwrap().drain(..) {
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+        }
+    }
+
+    pub fn restore(&self) {
+        self.up.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Db {
+    /// The same database reached through `outage`'s proxy.
+    pub fn through(mut self, outage: &Outage) -> Db {
+        let url = reqwest::Url::parse(&self.url).expect("a database URL");
+        let mut proxied = url.clone();
+        proxied.set_ip_host(outage.addr.ip()).unwrap();
+        proxied.set_port(Some(outage.addr.port())).unwrap();
+        self.url = proxied.to_string();
+        self
+    }
+
+    /// Where the database's server listens.
+    pub fn server_addr(&self) -> std::net::SocketAddr {
+        use std::net::ToSocketAddrs;
+        let url = reqwest::Url::parse(&self.url).expect("a database URL");
+        (url.host_str().unwrap(), url.port().unwrap_or(5432))
+            .to_socket_addrs()
+            .unwrap()
+            .next()
+            .unwrap()
     }
 }

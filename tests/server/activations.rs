@@ -10,7 +10,6 @@ fn start(api: &Api, body: Value) -> crate::common::Resp {
     api.post("/v1/activations", body)
 }
 
-#[test]
 fn an_activation_is_created_once_per_identity() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -50,7 +49,6 @@ fn an_activation_is_created_once_per_identity() {
     assert_eq!(api.folders("activation").len(), 4);
 }
 
-#[test]
 fn concurrent_identical_requests_get_one_folder() {
     let s = Server::start_with(&["--burst-limit", "1000"]);
     let api = s.account("W1AW", "basic");
@@ -85,7 +83,6 @@ fn concurrent_identical_requests_get_one_folder() {
     assert_eq!(api.folders("activation").len(), 1);
 }
 
-#[test]
 fn programs_are_checked() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -118,7 +115,6 @@ fn programs_are_checked() {
     assert_eq!(api.folders("activation").len(), 1);
 }
 
-#[test]
 fn references_and_callsigns_are_checked() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -176,7 +172,6 @@ fn list_all(api: &Api, query: &str) -> (Vec<String>, usize) {
     }
 }
 
-#[test]
 fn the_in_progress_list_scans_a_bounded_number_of_folders() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -215,7 +210,6 @@ fn the_in_progress_list_scans_a_bounded_number_of_folders() {
         && f["locationReference"].is_string()));
 }
 
-#[test]
 fn ending_an_activation() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -260,3 +254,12 @@ fn ending_an_activation() {
     assert_eq!(again.id(), id);
     assert_eq!(again.body["endTime"], "2026-11-20T12:30:00Z");
 }
+
+crate::both_backends!(
+    an_activation_is_created_once_per_identity,
+    concurrent_identical_requests_get_one_folder,
+    programs_are_checked,
+    references_and_callsigns_are_checked,
+    the_in_progress_list_scans_a_bounded_number_of_folders,
+    ending_an_activation,
+);

@@ -88,7 +88,6 @@ fn account_with_contact(tier: &str) -> (Server, Api, String, String) {
     (server, api, folder, qso)
 }
 
-#[test]
 fn a_missing_authorization_header_is_unauthorized_everywhere() {
     let (server, owner, folder, _) = account_with_contact("elevated");
     let before = owner.qso_count();
@@ -104,7 +103,6 @@ fn a_missing_authorization_header_is_unauthorized_everywhere() {
     assert_eq!(owner.contacts(&folder).len(), 1);
 }
 
-#[test]
 fn a_scheme_other_than_bearer_is_unauthorized() {
     let (server, owner, folder, _) = account_with_contact("elevated");
     let key = owner.key().to_owned();
@@ -144,7 +142,6 @@ fn a_scheme_other_than_bearer_is_unauthorized() {
     assert_eq!(owner.whoami()["callsign"], "W1AW");
 }
 
-#[test]
 fn a_malformed_key_is_unauthorized() {
     let (server, owner, folder, _) = account_with_contact("elevated");
     let key = owner.key().to_owned();
@@ -181,7 +178,6 @@ fn a_malformed_key_is_unauthorized() {
     assert_eq!(owner.contacts(&folder).len(), 1);
 }
 
-#[test]
 fn a_well_formed_unknown_key_is_unauthorized() {
     let (server, owner, folder, _) = account_with_contact("elevated");
     let key = owner.key().to_owned();
@@ -204,7 +200,6 @@ fn a_well_formed_unknown_key_is_unauthorized() {
     assert_eq!(owner.folders("monthly").len(), 1);
 }
 
-#[test]
 fn a_revoked_key_gets_key_revoked_and_the_list_shows_the_revocation() {
     let (server, doomed, folder, qso) = account_with_contact("elevated");
     let survivor = server.new_key("W1AW", "basic");
@@ -274,7 +269,6 @@ fn a_revoked_key_gets_key_revoked_and_the_list_shows_the_revocation() {
     );
 }
 
-#[test]
 fn a_basic_key_reads_and_creates_but_cannot_delete() {
     let server = Server::start();
     let basic = server.account("W1AW", "basic");
@@ -314,7 +308,6 @@ fn a_basic_key_reads_and_creates_but_cannot_delete() {
     assert_eq!(r.status, 200, "{}", r.body);
 }
 
-#[test]
 fn an_elevated_key_deletes_a_contact() {
     let (_server, api, folder, qso) = account_with_contact("elevated");
     let r = api.post("/v1/contacts", contact(&folder, "K2XYZ"));
@@ -355,7 +348,6 @@ fn normalized(r: &Resp, ids: &[&str]) -> String {
     text
 }
 
-#[test]
 fn another_accounts_contact_and_a_missing_one_look_the_same() {
     let (server, owner, folder, qso) = account_with_contact("elevated");
     let other = server.account("K1ABC", "elevated");
@@ -394,7 +386,6 @@ fn another_accounts_contact_and_a_missing_one_look_the_same() {
     assert_eq!(owner.qso_count(), 1);
 }
 
-#[test]
 fn keys_never_see_another_accounts_folders() {
     let server = Server::start();
     let a = server.account("W1AW", "elevated");
@@ -466,7 +457,6 @@ fn keys_never_see_another_accounts_folders() {
     assert_eq!(b.whoami()["callsign"], "K1ABC");
 }
 
-#[test]
 fn whoami_has_exactly_the_identity_fields() {
     let server = Server::start();
     let out = server.admin(&["user", "add", "k1abc"]);
@@ -505,7 +495,6 @@ fn whoami_has_exactly_the_identity_fields() {
     assert_eq!(basic.whoami()["nativeQsoCount"], 0);
 }
 
-#[test]
 fn the_plaintext_key_is_never_logged_nor_listed() {
     let server = Server::start();
     let api = server.account("W1AW", "elevated");
@@ -599,7 +588,6 @@ fn the_plaintext_key_is_never_logged_nor_listed() {
     }
 }
 
-#[test]
 fn key_create_prints_exactly_one_line_with_the_key() {
     let server = Server::start();
     let out = server.admin(&["user", "add", "W1AW"]);
@@ -635,7 +623,6 @@ fn key_create_prints_exactly_one_line_with_the_key() {
     }
 }
 
-#[test]
 fn admin_commands_fail_with_the_documented_exit_codes() {
     let server = Server::start();
     let out = server.admin(&["user", "add", "W1AW"]);
@@ -686,7 +673,7 @@ fn admin_commands_fail_with_the_documented_exit_codes() {
 
     // A short password from stdin: 2, and no account is made.
     let out = admin_on(
-        &server.db_url,
+        &server.db.url,
         &["user", "add", "K1ABC", "--password-stdin"],
         Some("short\n"),
     );
@@ -701,7 +688,7 @@ fn admin_commands_fail_with_the_documented_exit_codes() {
     );
     // A long enough one is taken.
     let out = admin_on(
-        &server.db_url,
+        &server.db.url,
         &["user", "add", "K1ABC", "--password-stdin"],
         Some("correct horse battery staple\n"),
     );
@@ -712,3 +699,19 @@ fn admin_commands_fail_with_the_documented_exit_codes() {
     let out = server.admin(&["user", "add", "not a call"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+crate::both_backends!(
+    a_missing_authorization_header_is_unauthorized_everywhere,
+    a_scheme_other_than_bearer_is_unauthorized,
+    a_malformed_key_is_unauthorized,
+    a_well_formed_unknown_key_is_unauthorized,
+    a_revoked_key_gets_key_revoked_and_the_list_shows_the_revocation,
+    a_basic_key_reads_and_creates_but_cannot_delete,
+    an_elevated_key_deletes_a_contact,
+    another_accounts_contact_and_a_missing_one_look_the_same,
+    keys_never_see_another_accounts_folders,
+    whoami_has_exactly_the_identity_fields,
+    the_plaintext_key_is_never_logged_nor_listed,
+    key_create_prints_exactly_one_line_with_the_key,
+    admin_commands_fail_with_the_documented_exit_codes,
+);

@@ -94,7 +94,6 @@ fn json_ct() -> [(&'static str, &'static str); 1] {
     [("content-type", "application/json")]
 }
 
-#[test]
 fn malformed_json_is_refused_and_changes_nothing() {
     let fx = setup();
     let before = fx.state();
@@ -124,7 +123,6 @@ fn malformed_json_is_refused_and_changes_nothing() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn a_body_that_is_not_an_object_is_refused() {
     let fx = setup();
     let before = fx.state();
@@ -151,7 +149,6 @@ fn a_body_that_is_not_an_object_is_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn a_body_without_the_json_content_type_is_refused() {
     let fx = setup();
     let before = fx.state();
@@ -189,7 +186,6 @@ fn a_body_without_the_json_content_type_is_refused() {
     );
 }
 
-#[test]
 fn a_body_over_64_kib_is_refused() {
     let fx = setup();
     let before = fx.state();
@@ -215,7 +211,6 @@ fn a_body_over_64_kib_is_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn an_unknown_body_field_is_refused_by_name() {
     let fx = setup();
     let before = fx.state();
@@ -259,7 +254,6 @@ fn an_unknown_body_field_is_refused_by_name() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn every_required_contact_field_is_required_in_turn() {
     let fx = setup();
     let before = fx.state();
@@ -298,7 +292,6 @@ fn every_required_contact_field_is_required_in_turn() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn fields_of_the_wrong_json_type_are_refused() {
     let fx = setup();
     let before = fx.state();
@@ -359,7 +352,6 @@ fn fields_of_the_wrong_json_type_are_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn bad_callsigns_are_refused() {
     let fx = setup();
     let before = fx.state();
@@ -401,7 +393,6 @@ fn bad_callsigns_are_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn bad_frequencies_are_refused() {
     let fx = setup();
     let before = fx.state();
@@ -427,7 +418,6 @@ fn bad_frequencies_are_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn bad_modes_are_refused() {
     let fx = setup();
     let before = fx.state();
@@ -450,7 +440,6 @@ fn bad_modes_are_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn bad_times_on_are_refused() {
     let fx = setup();
     let before = fx.state();
@@ -497,7 +486,6 @@ fn bad_times_on_are_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn overlong_text_is_refused_and_the_limits_are_exact() {
     let fx = setup();
     let before = fx.state();
@@ -534,7 +522,6 @@ fn overlong_text_is_refused_and_the_limits_are_exact() {
     assert_eq!(r.status, 201, "{}", r.body);
 }
 
-#[test]
 fn control_characters_are_refused() {
     let fx = setup();
     let before = fx.state();
@@ -591,7 +578,6 @@ const MALFORMED_FOLDER_IDS: [&str; 8] = [
     "FLD_aaaaaaaaaaaaaaaa",
 ];
 
-#[test]
 fn malformed_folder_ids_are_refused_in_path_and_body() {
     let fx = setup();
     let before = fx.state();
@@ -632,7 +618,6 @@ fn malformed_folder_ids_are_refused_in_path_and_body() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn an_unknown_well_formed_folder_id_is_not_found() {
     let fx = setup();
     let before = fx.state();
@@ -657,7 +642,6 @@ fn an_unknown_well_formed_folder_id_is_not_found() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn a_malformed_qso_id_on_delete_is_refused() {
     let fx = setup();
     let before = fx.state();
@@ -680,7 +664,6 @@ fn a_malformed_qso_id_on_delete_is_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn a_limit_outside_1_to_200_is_refused() {
     let fx = setup();
     let before = fx.state();
@@ -712,7 +695,6 @@ fn a_limit_outside_1_to_200_is_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn unknown_and_repeated_query_parameters_are_refused() {
     let fx = setup();
     let before = fx.state();
@@ -746,7 +728,6 @@ fn unknown_and_repeated_query_parameters_are_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn unknown_query_parameters_on_writes_and_whoami_are_refused() {
     // PRODUCT.md: unknown query input is a validation_error, never a guess. A client that puts
     // `dryRun=true` (or a misplaced body field) in the query of a write must not get a write.
@@ -798,7 +779,6 @@ fn unknown_query_parameters_on_writes_and_whoami_are_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn a_bad_folder_type_filter_is_refused() {
     let fx = setup();
     let before = fx.state();
@@ -817,7 +797,6 @@ fn a_bad_folder_type_filter_is_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn bad_cursors_are_refused() {
     let fx = setup();
     fx.api.activation("US-5678", "W1AW");
@@ -870,7 +849,6 @@ fn bad_cursors_are_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn a_bad_in_progress_value_is_refused() {
     let fx = setup();
     let before = fx.state();
@@ -886,7 +864,6 @@ fn a_bad_in_progress_value_is_refused() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn a_bad_idempotency_key_is_refused_before_anything_is_stored() {
     let fx = setup();
     let before = fx.state();
@@ -930,7 +907,6 @@ fn a_bad_idempotency_key_is_refused_before_anything_is_stored() {
     assert_eq!(r.status, 201, "{}", r.body);
 }
 
-#[test]
 fn bad_folder_creations_are_refused_and_no_folder_is_made() {
     let fx = setup();
     let before = fx.state();
@@ -975,7 +951,6 @@ fn bad_folder_creations_are_refused_and_no_folder_is_made() {
     fx.assert_unchanged(&before);
 }
 
-#[test]
 fn ending_a_non_activation_or_before_its_start_is_refused() {
     let fx = setup();
     let before = fx.state();
@@ -1079,7 +1054,6 @@ impl Lcg {
     }
 }
 
-#[test]
 fn a_burst_of_garbage_never_gets_a_server_error() {
     let fx = setup();
     let before = fx.state();
@@ -1243,3 +1217,32 @@ fn a_burst_of_garbage_never_gets_a_server_error() {
     assert_eq!(fx.api.whoami()["callsign"], "W1AW");
     fx.assert_unchanged(&before);
 }
+
+crate::both_backends!(
+    malformed_json_is_refused_and_changes_nothing,
+    a_body_that_is_not_an_object_is_refused,
+    a_body_without_the_json_content_type_is_refused,
+    a_body_over_64_kib_is_refused,
+    an_unknown_body_field_is_refused_by_name,
+    every_required_contact_field_is_required_in_turn,
+    fields_of_the_wrong_json_type_are_refused,
+    bad_callsigns_are_refused,
+    bad_frequencies_are_refused,
+    bad_modes_are_refused,
+    bad_times_on_are_refused,
+    overlong_text_is_refused_and_the_limits_are_exact,
+    control_characters_are_refused,
+    malformed_folder_ids_are_refused_in_path_and_body,
+    an_unknown_well_formed_folder_id_is_not_found,
+    a_malformed_qso_id_on_delete_is_refused,
+    a_limit_outside_1_to_200_is_refused,
+    unknown_and_repeated_query_parameters_are_refused,
+    unknown_query_parameters_on_writes_and_whoami_are_refused,
+    a_bad_folder_type_filter_is_refused,
+    bad_cursors_are_refused,
+    a_bad_in_progress_value_is_refused,
+    a_bad_idempotency_key_is_refused_before_anything_is_stored,
+    bad_folder_creations_are_refused_and_no_folder_is_made,
+    ending_a_non_activation_or_before_its_start_is_refused,
+    a_burst_of_garbage_never_gets_a_server_error,
+);

@@ -8,7 +8,6 @@ fn create(api: &crate::common::Api, body: Value) -> crate::common::Resp {
     api.post("/v1/contacts", body)
 }
 
-#[test]
 fn a_contact_is_normalized_stored_and_counted() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -44,7 +43,6 @@ fn a_contact_is_normalized_stored_and_counted() {
     assert_eq!(f[0]["contactCount"], 1);
 }
 
-#[test]
 fn frequencies_are_read_as_mhz_or_converted_from_khz() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -75,7 +73,6 @@ fn frequencies_are_read_as_mhz_or_converted_from_khz() {
     assert!(msg.contains("amateur band"), "{msg}");
 }
 
-#[test]
 fn the_root_and_category_folders_hold_no_contacts() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -94,7 +91,6 @@ fn the_root_and_category_folders_hold_no_contacts() {
     assert_eq!(api.qso_count(), 0);
 }
 
-#[test]
 fn a_monthly_folder_takes_only_its_utc_month() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -109,7 +105,6 @@ fn a_monthly_folder_takes_only_its_utc_month() {
     assert_eq!(api.qso_count(), 1);
 }
 
-#[test]
 fn an_activation_folder_fills_the_program_fields_and_refuses_contradictions() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -148,7 +143,6 @@ fn an_activation_folder_fills_the_program_fields_and_refuses_contradictions() {
     assert_eq!(api.qso_count(), 2);
 }
 
-#[test]
 fn a_malformed_activation_folder_is_refused_not_guessed() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -179,7 +173,6 @@ fn a_malformed_activation_folder_is_refused_not_guessed() {
     assert_eq!(api.qso_count(), 0);
 }
 
-#[test]
 fn a_custom_folder_refuses_program_tagged_contacts() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -205,7 +198,6 @@ fn a_custom_folder_refuses_program_tagged_contacts() {
     assert_eq!(api.qso_count(), 1);
 }
 
-#[test]
 fn a_hunting_folder_checks_sig_and_reports_duplicates() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -264,7 +256,6 @@ fn a_hunting_folder_checks_sig_and_reports_duplicates() {
     assert_eq!(api.qso_count(), 7);
 }
 
-#[test]
 fn an_activation_reports_duplicates_of_the_same_day() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -278,7 +269,6 @@ fn an_activation_reports_duplicates_of_the_same_day() {
     assert!(create(&api, other_band).body.get("duplicateOf").is_none());
 }
 
-#[test]
 fn contacts_page_newest_first_and_stay_stable_under_inserts() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -336,7 +326,6 @@ fn contacts_page_newest_first_and_stay_stable_under_inserts() {
     assert!(default_page.body.get("cursor").is_none());
 }
 
-#[test]
 fn deleting_a_contact_frees_its_count() {
     let s = Server::start();
     let api = s.account("W1AW", "elevated");
@@ -355,7 +344,6 @@ fn deleting_a_contact_frees_its_count() {
         .expect_error(404, "not_found");
 }
 
-#[test]
 fn acknowledged_contacts_survive_a_kill_during_concurrent_creates() {
     // Writes are committed in groups: a 201 must only ever follow the group's commit.
     let limits = ["--burst-limit", "100000", "--free-plan-cap", "100000"];
@@ -390,29 +378,17 @@ fn acknowledged_contacts_survive_a_kill_during_concurrent_creates() {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     let key = api.key().to_owned();
-    let (dir, db) = s.crash();
+    let db = s.crash();
     for client in clients {
         client.join().unwrap();
     }
-    let s = Server::start_on(dir, db, &limits);
+    let s = Server::start_on(db, &limits);
     let api = s.api(Some(&key));
-    let mut stored = std::collections::HashSet::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let path = match &cursor {
-            Some(c) => format!("/v1/folders/{folder}/contacts?limit=200&cursor={c}"),
-            None => format!("/v1/folders/{folder}/contacts?limit=200"),
-        };
-        let page = api.get(&path);
-        assert_eq!(page.status, 200, "{}", page.body);
-        for c in page.body["items"].as_array().unwrap() {
-            stored.insert(c["id"].as_str().unwrap().to_owned());
-        }
-        cursor = page.body["cursor"].as_str().map(str::to_owned);
-        if cursor.is_none() {
-            break;
-        }
-    }
+    let stored: std::collections::HashSet<String> = api
+        .all_contacts(&folder)
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_owned())
+        .collect();
     let acknowledged = acknowledged.lock().unwrap();
     let missing: Vec<_> = acknowledged
         .iter()
@@ -426,3 +402,18 @@ fn acknowledged_contacts_survive_a_kill_during_concurrent_creates() {
     );
     assert_eq!(api.qso_count(), stored.len() as i64);
 }
+
+crate::both_backends!(
+    a_contact_is_normalized_stored_and_counted,
+    frequencies_are_read_as_mhz_or_converted_from_khz,
+    the_root_and_category_folders_hold_no_contacts,
+    a_monthly_folder_takes_only_its_utc_month,
+    an_activation_folder_fills_the_program_fields_and_refuses_contradictions,
+    a_malformed_activation_folder_is_refused_not_guessed,
+    a_custom_folder_refuses_program_tagged_contacts,
+    a_hunting_folder_checks_sig_and_reports_duplicates,
+    an_activation_reports_duplicates_of_the_same_day,
+    contacts_page_newest_first_and_stay_stable_under_inserts,
+    deleting_a_contact_frees_its_count,
+    acknowledged_contacts_survive_a_kill_during_concurrent_creates,
+);

@@ -27,7 +27,6 @@ fn envelope(r: &Resp, status: u16, code: &str) -> String {
     message
 }
 
-#[test]
 fn an_unknown_route_is_a_not_found_envelope() {
     let server = Server::start();
     let api = server.account("W1AW", "elevated");
@@ -60,7 +59,6 @@ fn an_unknown_route_is_a_not_found_envelope() {
     assert_eq!(api.qso_count(), 0);
 }
 
-#[test]
 fn a_wrong_method_is_not_found_with_an_allow_header() {
     let server = Server::start();
     let api = server.account("W1AW", "elevated");
@@ -124,7 +122,6 @@ fn a_wrong_method_is_not_found_with_an_allow_header() {
     assert_eq!(api.qso_count(), 0);
 }
 
-#[test]
 fn every_error_carries_its_request_id_in_body_and_header() {
     let server = Server::start_with(&["--free-plan-cap", "1"]);
     let elevated = server.account("W1AW", "elevated");
@@ -243,17 +240,15 @@ async fn boom() -> &'static str {
     panic!("boom")
 }
 
-#[test]
 fn a_handler_panic_is_an_internal_envelope_and_the_server_keeps_serving() {
-    let dir = tempfile::tempdir().unwrap();
+    let db = crate::common::Db::fresh();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    let db = format!("sqlite://{}/p.db", dir.path().display());
     let (addr, server) = runtime.block_on(async {
-        let store = svc::store::open(&db).await.expect("open the store");
+        let store = svc::store::open(&db.url).await.expect("open the store");
         let state = svc::server::AppState {
             store,
             limits: Default::default(),
@@ -303,3 +298,10 @@ fn a_handler_panic_is_an_internal_envelope_and_the_server_keeps_serving() {
     server.abort();
     runtime.shutdown_background();
 }
+
+crate::both_backends!(
+    an_unknown_route_is_a_not_found_envelope,
+    a_wrong_method_is_not_found_with_an_allow_header,
+    every_error_carries_its_request_id_in_body_and_header,
+    a_handler_panic_is_an_internal_envelope_and_the_server_keeps_serving,
+);

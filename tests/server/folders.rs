@@ -6,7 +6,6 @@ use serde_json::json;
 
 use crate::common::Server;
 
-#[test]
 fn a_new_account_has_the_root_and_program_categories() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -30,7 +29,6 @@ fn a_new_account_has_the_root_and_program_categories() {
     assert!(api.folders("activation").is_empty());
 }
 
-#[test]
 fn monthly_folders_are_found_or_created() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -73,7 +71,6 @@ fn monthly_folders_are_found_or_created() {
     assert_eq!(api.folders("monthly").len(), 3);
 }
 
-#[test]
 fn concurrent_monthly_requests_get_one_folder() {
     let s = Server::start_with(&["--burst-limit", "1000"]);
     let api = s.account("W1AW", "basic");
@@ -100,7 +97,6 @@ fn concurrent_monthly_requests_get_one_folder() {
     assert_eq!(api.folders("monthly").len(), 1);
 }
 
-#[test]
 fn categories_nest_only_under_categories() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -140,7 +136,6 @@ fn categories_nest_only_under_categories() {
     assert_eq!(api.folders("category").len(), 6);
 }
 
-#[test]
 fn folders_page_through_a_cursor() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -180,3 +175,11 @@ fn folders_page_through_a_cursor() {
     assert_eq!(rest.body["items"].as_array().unwrap().len(), 2);
     assert!(rest.body.get("cursor").is_none());
 }
+
+crate::both_backends!(
+    a_new_account_has_the_root_and_program_categories,
+    monthly_folders_are_found_or_created,
+    concurrent_monthly_requests_get_one_folder,
+    categories_nest_only_under_categories,
+    folders_page_through_a_cursor,
+);

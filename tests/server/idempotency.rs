@@ -5,7 +5,6 @@ use serde_json::json;
 
 use crate::common::{Server, contact, this_month};
 
-#[test]
 fn a_replayed_create_returns_the_first_response_and_stores_nothing() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -43,7 +42,6 @@ fn a_replayed_create_returns_the_first_response_and_stores_nothing() {
     assert_eq!(api.qso_count(), 2);
 }
 
-#[test]
 fn a_refused_create_does_not_use_up_its_key() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -60,7 +58,6 @@ fn a_refused_create_does_not_use_up_its_key() {
     assert!(r.body.get("replayed").is_none());
 }
 
-#[test]
 fn keys_belong_to_one_account_and_survive_a_restart() {
     let s = Server::start();
     let a = s.account("W1AW", "basic");
@@ -76,8 +73,8 @@ fn keys_belong_to_one_account_and_survive_a_restart() {
     assert_ne!(ra.id(), rb.id());
 
     let key_a = a.key().to_owned();
-    let (dir, db) = s.crash();
-    let s2 = Server::start_on(dir, db, &[]);
+    let db = s.crash();
+    let s2 = Server::start_on(db, &[]);
     let a2 = s2.api(Some(&key_a));
     let replay = a2.send("POST", "/v1/contacts", Some(&body_a), &key);
     assert_eq!(replay.id(), ra.id());
@@ -85,7 +82,6 @@ fn keys_belong_to_one_account_and_survive_a_restart() {
     assert_eq!(a2.qso_count(), 1);
 }
 
-#[test]
 fn activation_and_folder_creates_replay_too() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -129,7 +125,6 @@ fn activation_and_folder_creates_replay_too() {
     assert_eq!(api.folders("category").len(), 5);
 }
 
-#[test]
 fn a_create_refused_by_the_store_releases_its_key() {
     // The cap is checked inside the store's transaction, after the key was claimed there:
     // the refusal must take the claim back with it.
@@ -156,7 +151,6 @@ fn a_create_refused_by_the_store_releases_its_key() {
     assert_eq!(api.qso_count(), 1);
 }
 
-#[test]
 fn a_key_older_than_24_hours_is_a_new_request() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -188,7 +182,6 @@ fn a_key_older_than_24_hours_is_a_new_request() {
     assert_eq!(api.qso_count(), 2);
 }
 
-#[test]
 fn expired_keys_are_purged_and_live_ones_kept() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
@@ -212,7 +205,7 @@ fn expired_keys_are_purged_and_live_ones_kept() {
         .build()
         .unwrap();
     let purged = runtime.block_on(async {
-        let store = svc::store::open(&s.db_url).await.expect("open the store");
+        let store = svc::store::open(&s.db.url).await.expect("open the store");
         let before = svc::model::Timestamp(
             svc::model::Timestamp::now().millis() - svc::store::IDEMPOTENCY_TTL_MS,
         );
@@ -227,3 +220,13 @@ fn expired_keys_are_purged_and_live_ones_kept() {
         1
     );
 }
+
+crate::both_backends!(
+    a_replayed_create_returns_the_first_response_and_stores_nothing,
+    a_refused_create_does_not_use_up_its_key,
+    keys_belong_to_one_account_and_survive_a_restart,
+    activation_and_folder_creates_replay_too,
+    a_create_refused_by_the_store_releases_its_key,
+    a_key_older_than_24_hours_is_a_new_request,
+    expired_keys_are_purged_and_live_ones_kept,
+);

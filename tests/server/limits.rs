@@ -2,7 +2,6 @@
 
 use crate::common::{Server, contact, this_month};
 
-#[test]
 fn the_free_plan_stops_at_200_native_qsos() {
     let s = Server::start_with(&["--burst-limit", "100000"]);
     let api = s.account("W1AW", "elevated");
@@ -30,7 +29,6 @@ fn the_free_plan_stops_at_200_native_qsos() {
         .expect_error(402, "qso_cap_reached");
 }
 
-#[test]
 fn concurrent_creates_near_the_cap_end_exactly_at_it() {
     let s = Server::start_with(&["--burst-limit", "100000", "--free-plan-cap", "10"]);
     let api = s.account("W1AW", "basic");
@@ -65,7 +63,6 @@ fn concurrent_creates_near_the_cap_end_exactly_at_it() {
     assert_eq!(api.contacts(&folder).len(), 10);
 }
 
-#[test]
 fn a_paid_plan_has_no_cap() {
     let s = Server::start_with(&["--free-plan-cap", "2"]);
     let out = s.admin(&["user", "add", "W1AW", "--plan", "paid"]);
@@ -82,7 +79,6 @@ fn a_paid_plan_has_no_cap() {
     assert_eq!(api.qso_count(), 3);
 }
 
-#[test]
 fn the_burst_limit_counts_per_key() {
     let s = Server::start_with(&["--burst-limit", "5"]);
     let api = s.account("W1AW", "basic");
@@ -111,7 +107,6 @@ fn the_burst_limit_counts_per_key() {
     );
 }
 
-#[test]
 fn the_daily_budget_is_per_account_and_survives_a_restart() {
     let s = Server::start_with(&["--daily-contact-budget", "2"]);
     let api = s.account("W1AW", "basic");
@@ -135,8 +130,8 @@ fn the_daily_budget_is_per_account_and_survives_a_restart() {
     assert_eq!(api.qso_count(), 2);
 
     let key = api.key().to_owned();
-    let (dir, db) = s.crash();
-    let s2 = Server::start_on(dir, db, &["--daily-contact-budget", "2"]);
+    let db = s.crash();
+    let s2 = Server::start_on(db, &["--daily-contact-budget", "2"]);
     let r = s2
         .api(Some(&key))
         .post("/v1/contacts", contact(&folder, "K1ABC"));
@@ -147,7 +142,6 @@ fn the_daily_budget_is_per_account_and_survives_a_restart() {
     );
 }
 
-#[test]
 fn the_lifetime_budget_is_not_resettable() {
     let s = Server::start_with(&["--lifetime-contact-budget", "2"]);
     let api = s.account("W1AW", "elevated");
@@ -167,3 +161,12 @@ fn the_lifetime_budget_is_not_resettable() {
     // Reads still work.
     assert_eq!(api.get("/v1/folders").status, 200);
 }
+
+crate::both_backends!(
+    the_free_plan_stops_at_200_native_qsos,
+    concurrent_creates_near_the_cap_end_exactly_at_it,
+    a_paid_plan_has_no_cap,
+    the_burst_limit_counts_per_key,
+    the_daily_budget_is_per_account_and_survives_a_restart,
+    the_lifetime_budget_is_not_resettable,
+);

@@ -6,3 +6,6 @@ mod errors;
 mod folders;
 mod idempotency;
 mod limits;
+mod migrations;
+mod outage;
+mod processes;

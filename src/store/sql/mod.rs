@@ -1,32 +1,41 @@
-//! The embedded SQLite store: WAL mode, foreign keys on, `synchronous = FULL` so that a
-//! committed write survives a crash. All writes go through one connection owned by the
-//! [`writer`] task, which commits them in groups (SQLite allows one writer at a time, and one
-//! `fsync` per group instead of one per write is what makes creates fast); reads go through a
-//! pool of their own.
+//! The store on SQL, for both backends:
+//! - SQLite, embedded: WAL mode, foreign keys on, `synchronous = FULL` so that a committed write
+//!   survives a crash. All writes go through one connection owned by the [`writer`] task, which
+//!   commits them in groups (SQLite allows one writer at a time, and one `fsync` per group
+//!   instead of one per write is what makes creates fast); reads go through a pool of their own.
+//! - PostgreSQL, for several server processes on one database: each write is a transaction of
+//!   its own on a pooled connection, and the database orders concurrent ones.
+//!
+//! Every statement is written once for both, in the SQL they share (`$n` placeholders,
+//! `ON CONFLICT`, `RETURNING`). Each rule that concurrency could break is a unique index or a
+//! conditional write, so it holds across processes as well as across tasks.
 
 mod writer;
 
 use std::path::Path;
-use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
-    SqliteRow, SqliteSynchronous,
-};
-use sqlx::{Connection, Row};
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions, AnyRow};
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{AnyConnection, AnyPool};
+use sqlx::{ConnectOptions, Connection, Executor, Row};
 use subtle::ConstantTimeEq;
 
 use super::*;
 use crate::model::{IdKind, Program, RateLimitReason, folder::ROOT_NAME};
 use writer::{BoxFuture, Kind, Writer};
 
-pub struct SqliteStore {
-    reader: SqlitePool,
-    writer: Writer,
+/// Connections a PostgreSQL store keeps at most, per server process.
+const POSTGRES_CONNECTIONS: u32 = 16;
+
+/// The store on SQL: SQLite or PostgreSQL through sqlx's `Any` driver, so that both run the
+/// same statements and only the schema (migrations) and the way writes are committed differ.
+pub struct SqlStore {
+    reader: AnyPool,
+    writes: Writes,
 }
 
 macro_rules! folder_cols {
@@ -55,15 +64,15 @@ fn decode_err(what: String) -> sqlx::Error {
     sqlx::Error::Decode(what.into())
 }
 
-fn ts(row: &SqliteRow, col: &str) -> Result<Timestamp, sqlx::Error> {
+fn ts(row: &AnyRow, col: &str) -> Result<Timestamp, sqlx::Error> {
     Ok(Timestamp(row.try_get(col)?))
 }
 
-fn opt_ts(row: &SqliteRow, col: &str) -> Result<Option<Timestamp>, sqlx::Error> {
+fn opt_ts(row: &AnyRow, col: &str) -> Result<Option<Timestamp>, sqlx::Error> {
     Ok(row.try_get::<Option<i64>, _>(col)?.map(Timestamp))
 }
 
-fn folder_row(row: &SqliteRow) -> Result<Folder, sqlx::Error> {
+fn folder_row(row: &AnyRow) -> Result<Folder, sqlx::Error> {
     let kind: String = row.try_get("type")?;
     Ok(Folder {
         id: row.try_get("id")?,
@@ -84,7 +93,7 @@ fn folder_row(row: &SqliteRow) -> Result<Folder, sqlx::Error> {
     })
 }
 
-fn contact_row(row: &SqliteRow) -> Result<Contact, sqlx::Error> {
+fn contact_row(row: &AnyRow) -> Result<Contact, sqlx::Error> {
     Ok(Contact {
         id: row.try_get("id")?,
         folder_id: row.try_get("folder_id")?,
@@ -107,7 +116,7 @@ fn contact_row(row: &SqliteRow) -> Result<Contact, sqlx::Error> {
     })
 }
 
-fn key_row(row: &SqliteRow) -> Result<KeyRecord, sqlx::Error> {
+fn key_row(row: &AnyRow) -> Result<KeyRecord, sqlx::Error> {
     let tier: String = row.try_get("tier")?;
     Ok(KeyRecord {
         id: row.try_get("id")?,
@@ -122,7 +131,7 @@ fn key_row(row: &SqliteRow) -> Result<KeyRecord, sqlx::Error> {
     })
 }
 
-fn account_row(row: &SqliteRow) -> Result<Account, sqlx::Error> {
+fn account_row(row: &AnyRow) -> Result<Account, sqlx::Error> {
     let plan: String = row.try_get("plan")?;
     Ok(Account {
         id: row.try_get("id")?,
@@ -150,7 +159,7 @@ fn category_identity(program: Program) -> String {
 /// Claims an idempotency key inside the transaction: `Some(response)` when the same request
 /// was answered before (a replay), `None` when this request is the first with the key.
 async fn claim(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     account_id: &str,
     idem: Option<&IdemRequest>,
     now: Timestamp,
@@ -197,7 +206,7 @@ async fn claim(
 }
 
 async fn complete<T: Serialize>(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     account_id: &str,
     idem: Option<&IdemRequest>,
     outcome: &T,
@@ -222,7 +231,7 @@ fn replay<T: DeserializeOwned>(json: &str) -> StoreResult<Idem<T>> {
 }
 
 async fn folder_by_identity(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     account_id: &str,
     identity: &str,
 ) -> StoreResult<Option<Folder>> {
@@ -252,7 +261,7 @@ struct IdentifiedFolder<'a> {
 
 /// Inserts an automatic folder unless one with its identity exists: `(folder, created)`.
 async fn find_or_insert_folder(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     account_id: &str,
     f: IdentifiedFolder<'_>,
     now: Timestamp,
@@ -303,9 +312,11 @@ async fn find_or_insert_folder(
 }
 
 /// Counts one more contact against the account's limits, or refuses it with the limit it hits.
-/// One conditional update checks every limit, so a refused create has written nothing.
+/// Each limit is a conditional write, checked on the row as it is once locked, so concurrent
+/// creates (from any process) end exactly at the limit. A refusal returns an error, which rolls
+/// the job's writes back.
 async fn admit(
-    conn: &mut SqliteConnection,
+    conn: &mut AnyConnection,
     account_id: &str,
     limits: &Limits,
     now: Timestamp,
@@ -313,99 +324,147 @@ async fn admit(
     let admitted = sqlx::query(
         "UPDATE accounts SET lifetime_created = lifetime_created + 1, \
          native_qso_count = native_qso_count + 1 \
-         WHERE id = $1 AND lifetime_created < $2 AND (plan <> 'free' OR native_qso_count < $3) \
-         AND COALESCE((SELECT created FROM daily_usage WHERE account_id = $1 AND day = $4), 0) < $5",
+         WHERE id = $1 AND lifetime_created < $2 AND (plan <> 'free' OR native_qso_count < $3)",
     )
     .bind(account_id)
     .bind(limits.lifetime_contact_budget)
     .bind(limits.free_plan_cap)
-    .bind(now.utc_day())
-    .bind(limits.daily_contact_budget)
     .execute(&mut *conn)
     .await?
     .rows_affected()
         == 1;
-    if admitted {
-        sqlx::query(
-            "INSERT INTO daily_usage (account_id, day, created) VALUES ($1, $2, 1) \
-             ON CONFLICT (account_id, day) DO UPDATE SET created = daily_usage.created + 1",
-        )
-        .bind(account_id)
-        .bind(now.utc_day())
-        .execute(&mut *conn)
-        .await?;
-        return Ok(());
+    if !admitted {
+        let lifetime: i64 =
+            sqlx::query_scalar("SELECT lifetime_created FROM accounts WHERE id = $1")
+                .bind(account_id)
+                .fetch_one(&mut *conn)
+                .await?;
+        return Err(if lifetime >= limits.lifetime_contact_budget {
+            ApiError::rate_limited(RateLimitReason::LifetimeLogbookBudget, None)
+        } else {
+            ApiError::new(
+                crate::model::ErrorCode::QsoCapReached,
+                format!(
+                    "the free plan holds {} native QSOs and this account has reached that; delete contacts or upgrade the plan",
+                    limits.free_plan_cap
+                ),
+            )
+            .with_details(serde_json::json!({ "cap": limits.free_plan_cap }))
+        }
+        .into());
     }
-    let row = sqlx::query(
-        "SELECT lifetime_created, COALESCE((SELECT created FROM daily_usage \
-         WHERE account_id = $1 AND day = $2), 0) AS today FROM accounts WHERE id = $1",
+    let today: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO daily_usage (account_id, day, created) SELECT $1, $2, 1 WHERE $3 > 0 \
+         ON CONFLICT (account_id, day) DO UPDATE SET created = daily_usage.created + 1 \
+         WHERE daily_usage.created < $3 RETURNING created",
     )
     .bind(account_id)
     .bind(now.utc_day())
-    .fetch_one(&mut *conn)
+    .bind(limits.daily_contact_budget)
+    .fetch_optional(&mut *conn)
     .await?;
-    let (lifetime, today): (i64, i64) = (row.try_get("lifetime_created")?, row.try_get("today")?);
-    Err(if lifetime >= limits.lifetime_contact_budget {
-        ApiError::rate_limited(RateLimitReason::LifetimeLogbookBudget, None)
-    } else if today >= limits.daily_contact_budget {
+    if today.is_none() {
         let wait = (now.millis_to_next_utc_day() + 999) / 1000;
-        ApiError::rate_limited(RateLimitReason::DailyLogbookBudget, Some(wait as u64))
-    } else {
-        ApiError::new(
-            crate::model::ErrorCode::QsoCapReached,
-            format!(
-                "the free plan holds {} native QSOs and this account has reached that; delete contacts or upgrade the plan",
-                limits.free_plan_cap
-            ),
-        )
-        .with_details(serde_json::json!({ "cap": limits.free_plan_cap }))
+        return Err(
+            ApiError::rate_limited(RateLimitReason::DailyLogbookBudget, Some(wait as u64)).into(),
+        );
     }
-    .into())
+    Ok(())
 }
 
-impl SqliteStore {
-    /// Opens (creating if needed) the database file and runs the migrations.
-    pub async fn open(path: &Path) -> StoreResult<SqliteStore> {
+/// Settings every SQLite connection needs; WAL mode itself is kept in the file.
+const SQLITE_CONNECTION: &str = "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;";
+
+/// How a backend writes.
+enum Writes {
+    /// SQLite: the one write connection, committing in groups.
+    Grouped(Writer),
+    /// PostgreSQL: a transaction per write on a pooled connection; the server orders them.
+    Pooled(AnyPool),
+}
+
+impl SqlStore {
+    /// Opens (creating if needed) an SQLite file and runs its migrations.
+    pub async fn open_sqlite(path: &Path) -> StoreResult<SqlStore> {
+        sqlx::any::install_default_drivers();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| StoreError::Db(sqlx::Error::Io(e)))?;
         }
-        let options = SqliteConnectOptions::from_str("sqlite:")?
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
-            .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
-        let mut writer = SqliteConnection::connect_with(&options).await?;
+        let file = SqliteConnectOptions::new().filename(path);
+        let url = |file: SqliteConnectOptions| AnyConnectOptions::from_url(&file.to_url_lossy());
+        let mut writer =
+            AnyConnection::connect_with(&url(file.clone().create_if_missing(true))?).await?;
+        // FULL: a commit is on disk before its writes are acknowledged.
+        writer
+            .execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")
+            .await?;
+        writer.execute(SQLITE_CONNECTION).await?;
         sqlx::migrate!("./migrations/sqlite")
             .run(&mut writer)
             .await?;
-        let reader = SqlitePoolOptions::new()
+        let reader = AnyPoolOptions::new()
             .max_connections(4)
-            // A whole 200-contact page fits the row channel, so the worker thread that reads it
-            // runs through without waiting on the handler for each row.
-            .connect_with(options.read_only(true).row_buffer_size(256))
+            .after_connect(|conn, _| {
+                Box::pin(async move { conn.execute(SQLITE_CONNECTION).await.map(drop) })
+            })
+            .connect_with(url(file.read_only(true))?)
             .await?;
-        Ok(SqliteStore {
+        Ok(SqlStore {
             reader,
-            writer: Writer::spawn(writer),
+            writes: Writes::Grouped(Writer::spawn(writer)),
         })
     }
 
-    /// Runs a durable write inside the writer's group transaction.
+    /// Connects to a PostgreSQL database and runs its migrations.
+    pub async fn open_postgres(url: &str) -> StoreResult<SqlStore> {
+        sqlx::any::install_default_drivers();
+        let pool = AnyPoolOptions::new()
+            .max_connections(POSTGRES_CONNECTIONS)
+            // While the database is away, a request fails in seconds rather than waiting for it.
+            .acquire_timeout(Duration::from_secs(5))
+            .connect(url)
+            .await?;
+        sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+        Ok(SqlStore {
+            reader: pool.clone(),
+            writes: Writes::Pooled(pool),
+        })
+    }
+
+    /// Runs a durable write in a transaction: the writer's group on SQLite, its own on
+    /// PostgreSQL. A failed write leaves nothing behind either way.
     async fn write<T, F>(&self, work: F) -> StoreResult<T>
     where
         T: Send + 'static,
-        F: for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, StoreResult<T>>
-            + Send
-            + 'static,
+        F: for<'c> FnOnce(&'c mut AnyConnection) -> BoxFuture<'c, StoreResult<T>> + Send + 'static,
     {
-        self.writer.run(Kind::Durable, work).await
+        match &self.writes {
+            Writes::Grouped(writer) => writer.run(Kind::Durable, work).await,
+            Writes::Pooled(pool) => {
+                let mut tx = pool.begin().await?;
+                let value = work(&mut tx).await?;
+                tx.commit().await?;
+                Ok(value)
+            }
+        }
+    }
+
+    /// Runs one statement that counts something: answered without waiting for a commit of its
+    /// own on SQLite, in autocommit on PostgreSQL.
+    async fn count<T, F>(&self, work: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: for<'c> FnOnce(&'c mut AnyConnection) -> BoxFuture<'c, StoreResult<T>> + Send + 'static,
+    {
+        match &self.writes {
+            Writes::Grouped(writer) => writer.run(Kind::Counter, work).await,
+            Writes::Pooled(pool) => work(&mut *pool.acquire().await?).await,
+        }
     }
 }
 
 #[async_trait]
-impl Store for SqliteStore {
+impl Store for SqlStore {
     async fn create_account(
         &self,
         callsign: &str,
@@ -589,8 +648,7 @@ impl Store for SqliteStore {
         let window_start = now.millis() - now.millis().rem_euclid(window_ms);
         let key_id = principal.key_id.clone();
         let window_count: i64 = self
-            .writer
-            .run(Kind::Counter, move |tx| {
+            .count(move |tx| {
                 Box::pin(async move {
                     let count = sqlx::query_scalar(
                         "INSERT INTO key_usage (key_id, window_start, count, last_used_at) VALUES ($1, $2, 1, $3) \

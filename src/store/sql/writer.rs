@@ -1,4 +1,4 @@
-//! Group commit: one task owns SQLite's single write connection and runs every write as a job
+//! Group commit for SQLite: one task owns the single write connection and runs every write as a job
 //! inside a shared transaction, so one `fsync` makes a whole group of writes durable.
 //!
 //! A durable job runs under its own savepoint: when it fails, its writes are rolled back and
@@ -12,7 +12,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use sqlx::{Connection, Executor, SqliteConnection};
+use sqlx::AnyConnection;
+use sqlx::{Connection, Executor};
 use tokio::sync::{mpsc, oneshot};
 
 use super::super::{StoreError, StoreResult};
@@ -51,7 +52,7 @@ enum Ran {
 
 trait Job: Send {
     fn kind(&self) -> Kind;
-    fn run<'c>(self: Box<Self>, conn: &'c mut SqliteConnection) -> BoxFuture<'c, Ran>;
+    fn run<'c>(self: Box<Self>, conn: &'c mut AnyConnection) -> BoxFuture<'c, Ran>;
     fn fail(self: Box<Self>, error: StoreError);
 }
 
@@ -64,13 +65,13 @@ struct TypedJob<T, F> {
 impl<T, F> Job for TypedJob<T, F>
 where
     T: Send + 'static,
-    F: for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, StoreResult<T>> + Send + 'static,
+    F: for<'c> FnOnce(&'c mut AnyConnection) -> BoxFuture<'c, StoreResult<T>> + Send + 'static,
 {
     fn kind(&self) -> Kind {
         self.kind
     }
 
-    fn run<'c>(self: Box<Self>, conn: &'c mut SqliteConnection) -> BoxFuture<'c, Ran> {
+    fn run<'c>(self: Box<Self>, conn: &'c mut AnyConnection) -> BoxFuture<'c, Ran> {
         let TypedJob { kind, work, answer } = *self;
         Box::pin(async move {
             match (work(conn).await, kind) {
@@ -111,7 +112,7 @@ pub struct Writer {
 }
 
 impl Writer {
-    pub fn spawn(conn: SqliteConnection) -> Writer {
+    pub fn spawn(conn: AnyConnection) -> Writer {
         let (jobs, queue) = mpsc::channel(QUEUE);
         tokio::spawn(write_loop(conn, queue));
         Writer { jobs }
@@ -121,9 +122,7 @@ impl Writer {
     pub async fn run<T, F>(&self, kind: Kind, work: F) -> StoreResult<T>
     where
         T: Send + 'static,
-        F: for<'c> FnOnce(&'c mut SqliteConnection) -> BoxFuture<'c, StoreResult<T>>
-            + Send
-            + 'static,
+        F: for<'c> FnOnce(&'c mut AnyConnection) -> BoxFuture<'c, StoreResult<T>> + Send + 'static,
     {
         let (answer, answered) = oneshot::channel();
         let job = Box::new(TypedJob { kind, work, answer });
@@ -146,7 +145,7 @@ struct Group {
 
 impl Group {
     /// Ends the transaction and answers everyone waiting for it.
-    async fn commit(&mut self, conn: &mut SqliteConnection) {
+    async fn commit(&mut self, conn: &mut AnyConnection) {
         if !self.open {
             return;
         }
@@ -158,7 +157,7 @@ impl Group {
     }
 
     /// Gives the whole group up after the transaction itself failed.
-    async fn abort(&mut self, conn: &mut SqliteConnection, error: String) {
+    async fn abort(&mut self, conn: &mut AnyConnection, error: String) {
         tracing::error!(%error, "write group rolled back");
         let _ = conn.execute("ROLLBACK").await;
         self.finish(Err(error));
@@ -171,7 +170,7 @@ impl Group {
         self.open = false;
     }
 
-    async fn run(&mut self, conn: &mut SqliteConnection, job: Box<dyn Job>) {
+    async fn run(&mut self, conn: &mut AnyConnection, job: Box<dyn Job>) {
         if !self.open {
             if let Err(e) = conn.execute("BEGIN IMMEDIATE").await {
                 job.fail(StoreError::Db(e));
@@ -204,7 +203,7 @@ impl Group {
     }
 }
 
-async fn write_loop(mut conn: SqliteConnection, mut queue: mpsc::Receiver<Box<dyn Job>>) {
+async fn write_loop(mut conn: AnyConnection, mut queue: mpsc::Receiver<Box<dyn Job>>) {
     let mut group = Group {
         open: false,
         waiting: Vec::new(),

@@ -1,0 +1,121 @@
+-- The schema of migrations/sqlite/0001_init.sql in PostgreSQL's types: the same tables,
+-- columns, constraints and indexes, so both backends run the same statements.
+-- Times are milliseconds since the Unix epoch (UTC). `seq` orders rows for keyset paging.
+
+CREATE TABLE accounts (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    callsign TEXT NOT NULL UNIQUE,
+    plan TEXT NOT NULL CHECK (plan IN ('free', 'paid')),
+    password_hash TEXT,
+    native_qso_count BIGINT NOT NULL DEFAULT 0 CHECK (native_qso_count >= 0),
+    lifetime_created BIGINT NOT NULL DEFAULT 0,
+    created_at BIGINT NOT NULL
+);
+
+CREATE TABLE api_keys (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    name TEXT NOT NULL,
+    tier TEXT NOT NULL CHECK (tier IN ('basic', 'elevated')),
+    key_prefix TEXT NOT NULL,
+    -- The first 8 bytes of the SHA-256 hash: an index that never compares the whole hash.
+    lookup BIGINT NOT NULL,
+    key_hash BYTEA NOT NULL,
+    created_at BIGINT NOT NULL,
+    revoked_at BIGINT,
+    revoked_reason TEXT
+);
+CREATE INDEX api_keys_lookup ON api_keys (lookup);
+CREATE INDEX api_keys_account ON api_keys (account_id);
+CREATE INDEX api_keys_prefix ON api_keys (key_prefix);
+
+-- Burst window and last use per key.
+CREATE TABLE key_usage (
+    key_id TEXT PRIMARY KEY REFERENCES api_keys (id),
+    window_start BIGINT NOT NULL,
+    count BIGINT NOT NULL,
+    last_used_at BIGINT NOT NULL
+);
+
+CREATE TABLE folders (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    parent_id TEXT REFERENCES folders (id),
+    type TEXT NOT NULL CHECK (type IN ('activation', 'category', 'monthly')),
+    name TEXT NOT NULL,
+    program_id TEXT,
+    month TEXT,
+    start_time BIGINT,
+    end_time BIGINT,
+    location_reference TEXT,
+    location_name TEXT,
+    callsign TEXT,
+    auto_folder_key TEXT,
+    -- What makes two find-or-create requests ask for the same folder; NULL for categories.
+    identity_key TEXT,
+    contact_count BIGINT NOT NULL DEFAULT 0 CHECK (contact_count >= 0),
+    created_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX folders_identity ON folders (account_id, identity_key);
+CREATE INDEX folders_account ON folders (account_id, seq);
+CREATE INDEX folders_activations ON folders (account_id, start_time DESC, seq DESC) WHERE type = 'activation';
+
+CREATE TABLE contacts (
+    seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    folder_id TEXT NOT NULL REFERENCES folders (id),
+    callsign TEXT NOT NULL,
+    frequency DOUBLE PRECISION NOT NULL,
+    band TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    time_on BIGINT NOT NULL,
+    rst_sent TEXT,
+    rst_received TEXT,
+    name TEXT,
+    notes TEXT,
+    sig TEXT,
+    sig_info TEXT,
+    my_sig TEXT,
+    my_sig_info TEXT,
+    activation_id TEXT,
+    station_callsign TEXT,
+    dupe_key TEXT,
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX contacts_page ON contacts (folder_id, time_on DESC, seq DESC);
+CREATE INDEX contacts_dupes ON contacts (folder_id, dupe_key) WHERE dupe_key IS NOT NULL;
+
+-- A folder's count moves with its contacts in the same statement, so it cannot drift.
+CREATE FUNCTION contacts_count() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        UPDATE folders SET contact_count = contact_count + 1 WHERE id = NEW.folder_id;
+    ELSE
+        UPDATE folders SET contact_count = contact_count - 1 WHERE id = OLD.folder_id;
+    END IF;
+    RETURN NULL;
+END;
+$$;
+CREATE TRIGGER contacts_count AFTER INSERT OR DELETE ON contacts
+    FOR EACH ROW EXECUTE FUNCTION contacts_count();
+
+-- Contacts created per account and UTC day (days since the epoch), for the daily budget.
+CREATE TABLE daily_usage (
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    day BIGINT NOT NULL,
+    created BIGINT NOT NULL,
+    PRIMARY KEY (account_id, day)
+);
+
+CREATE TABLE idempotency (
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    key TEXT NOT NULL,
+    fingerprint BYTEA NOT NULL,
+    response TEXT,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (account_id, key)
+);

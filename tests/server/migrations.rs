@@ -1,0 +1,70 @@
+//! `svc server migrate`: forward-only migrations, from an empty database and from every
+//! earlier schema, after which the service works on the migrated database.
+
+use serde_json::json;
+
+use crate::common::{Backend, Db, Server, admin_on, block_on, contact, this_month};
+
+fn migrations_dir() -> std::path::PathBuf {
+    let backend = match crate::common::backend() {
+        Backend::Sqlite => "sqlite",
+        Backend::Postgres => "postgres",
+    };
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("migrations")
+        .join(backend)
+}
+
+/// Runs `svc server migrate` twice (the second run has nothing to do), then uses the service.
+fn migrate_and_use(db: Db) {
+    for run in ["first", "second"] {
+        let out = admin_on(&db.url, &["migrate"], None);
+        assert!(
+            out.status.success(),
+            "{run} migrate: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            "migrations applied"
+        );
+    }
+    let s = Server::start_on(db, &[]);
+    let api = s.account("W1AW", "elevated");
+    let folder = api.monthly(&this_month().0, None);
+    let r = api.post("/v1/contacts", contact(&folder, "K1ABC"));
+    assert_eq!(r.status, 201, "{}", r.body);
+    let r = api.post(
+        "/v1/activations",
+        json!({ "locationReference": "US-1234", "callsign": "W1AW" }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    assert_eq!(api.qso_count(), 1);
+}
+
+fn migrate_builds_the_schema_from_an_empty_database() {
+    migrate_and_use(Db::fresh());
+}
+
+fn migrate_upgrades_every_earlier_schema() {
+    use sqlx::migrate::Migrator;
+    sqlx::any::install_default_drivers();
+    let migrator = block_on(Migrator::new(migrations_dir())).expect("read the migrations");
+    let versions: Vec<i64> = migrator.iter().map(|m| m.version).collect();
+    assert!(!versions.is_empty());
+    // Each schema a released version could have left behind: all but the newest migration.
+    for &version in &versions[..versions.len() - 1] {
+        let db = Db::fresh();
+        block_on(async {
+            use sqlx::Connection;
+            let mut conn = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+            migrator.run_to(version, &mut conn).await.unwrap();
+        });
+        migrate_and_use(db);
+    }
+}
+
+crate::both_backends!(
+    migrate_builds_the_schema_from_an_empty_database,
+    migrate_upgrades_every_earlier_schema,
+);
