@@ -1,9 +1,13 @@
-//! Service benchmark: drives the real `svc server start` process over loopback with a fresh
-//! SQLite file and prints creates per second at several concurrency levels, the latency of a
-//! 200-item contacts page, the server's memory, and a durability check after `kill -9`.
+//! Service benchmark: drives real `svc server start` processes over loopback and prints creates
+//! per second at several concurrency levels, the latency of a 200-item contacts page, the
+//! servers' memory, and a durability check after `kill -9`. It runs three deployments: SQLite
+//! with one process, and PostgreSQL with one and with two processes on one database.
 //!
-//! Run with `cargo bench --bench server`. Timings are printed, never asserted; the bench exits
-//! non-zero only when a contact acknowledged with 201 is missing after the crash.
+//! Run with `cargo bench --bench server` (all three), or `cargo bench --bench server -- sqlite`
+//! (or `postgres-1`, `postgres-2`, `postgres`) for some. PostgreSQL is reached at
+//! `SVC_BENCH_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`), where the
+//! bench creates a database of its own and drops it after. Timings are printed, never asserted;
+//! the bench exits non-zero only when a contact acknowledged with 201 is missing after the crash.
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
@@ -16,8 +20,7 @@ use std::time::{Duration, Instant};
 use chrono::{SecondsFormat, Utc};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use sqlx::Connection;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
+use sqlx::{Connection, Executor};
 
 const BIN: &str = env!("CARGO_BIN_EXE_svc");
 /// The bench account's callsign (a callsign needs a digit, so not plain BENCH).
@@ -101,7 +104,10 @@ impl Drop for Server {
 
 /// User plus system CPU time a process has used so far (`self` or a pid).
 fn cpu_time(pid: &str) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("read /proc/PID/stat");
+    // A process that ended since it was listed used no more CPU.
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return Duration::ZERO;
+    };
     // Fields after the parenthesized command name start with field 3; utime and stime are 14, 15.
     let fields: Vec<&str> = stat[stat.rfind(')').expect("stat has a name") + 2..]
         .split_whitespace()
@@ -127,20 +133,32 @@ fn admin(db_url: &str, args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
-/// An HTTP client with the bench account's key.
+/// An HTTP client with the bench account's key, spreading creates over the server processes.
 #[derive(Clone)]
 struct Api {
     http: reqwest::Client,
-    base: String,
+    bases: Vec<String>,
     key: String,
 }
 
 impl Api {
     async fn post(&self, path: &str, body: &Value) -> Result<(StatusCode, Value), String> {
+        self.post_to(0, path, body).await
+    }
+
+    async fn post_to(
+        &self,
+        process: usize,
+        path: &str,
+        body: &Value,
+    ) -> Result<(StatusCode, Value), String> {
+        // Like the svc client, every create carries an idempotency key.
+        let idempotency_key = format!("bench-{process}-{:x}", rand_u64());
         let response = self
             .http
-            .post(format!("{}{path}", self.base))
+            .post(format!("{}{path}", self.bases[process % self.bases.len()]))
             .bearer_auth(&self.key)
+            .header("Idempotency-Key", idempotency_key)
             .json(body)
             .send()
             .await
@@ -161,7 +179,7 @@ impl Api {
             "mode": "FT8",
             "timeOn": Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true),
         });
-        match self.post("/v1/contacts", &body).await? {
+        match self.post_to(n, "/v1/contacts", &body).await? {
             (StatusCode::CREATED, body) => body["id"]
                 .as_str()
                 .map(str::to_owned)
@@ -169,6 +187,11 @@ impl Api {
             (status, body) => Err(format!("POST /v1/contacts answered {status}: {body}")),
         }
     }
+}
+
+fn rand_u64() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(Instant::now())
 }
 
 /// What a create run did: each acknowledged contact with its latency, and the first error.
@@ -227,7 +250,7 @@ fn ms(d: Duration) -> f64 {
 async fn page_latencies(api: &Api, folder: &str) -> Vec<Duration> {
     let url = format!(
         "{}/v1/folders/{folder}/contacts?limit={PAGE_LIMIT}",
-        api.base
+        api.bases[0]
     );
     let mut latencies = Vec::with_capacity(PAGE_REQUESTS);
     for i in 0..PAGE_WARM_UP + PAGE_REQUESTS {
@@ -256,9 +279,9 @@ async fn page_latencies(api: &Api, folder: &str) -> Vec<Duration> {
     latencies
 }
 
-/// The contact ids in the database file, read with a connection of our own.
-async fn stored_contact_ids(db_path: &Path) -> HashSet<String> {
-    let mut db = SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(db_path))
+/// The contact ids in the database, read with a connection of our own.
+async fn stored_contact_ids(db_url: &str) -> HashSet<String> {
+    let mut db = sqlx::AnyConnection::connect(db_url)
         .await
         .expect("reopen the database");
     sqlx::query_scalar("SELECT id FROM contacts")
@@ -267,6 +290,20 @@ async fn stored_contact_ids(db_path: &Path) -> HashSet<String> {
         .expect("read the contact ids")
         .into_iter()
         .collect()
+}
+
+/// CPU time used so far by the PostgreSQL server's processes.
+fn postgres_cpu() -> Duration {
+    let mut total = Duration::ZERO;
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        let is_postgres = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .is_ok_and(|comm| comm.trim() == "postgres");
+        if is_postgres && pid.bytes().all(|b| b.is_ascii_digit()) {
+            total += cpu_time(&pid);
+        }
+    }
+    total
 }
 
 fn cpu_model() -> String {
@@ -286,11 +323,75 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown CPU".to_owned())
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> ExitCode {
+/// One way to run the service.
+struct Deployment {
+    name: &'static str,
+    postgres: bool,
+    processes: usize,
+}
+
+const DEPLOYMENTS: [Deployment; 3] = [
+    Deployment {
+        name: "sqlite",
+        postgres: false,
+        processes: 1,
+    },
+    Deployment {
+        name: "postgres-1",
+        postgres: true,
+        processes: 1,
+    },
+    Deployment {
+        name: "postgres-2",
+        postgres: true,
+        processes: 2,
+    },
+];
+
+/// The headline figures of one deployment.
+struct Summary {
+    name: &'static str,
+    best_rate: f64,
+    page_p99: Duration,
+    idle_rss: f64,
+    missing: usize,
+}
+
+fn postgres_admin_url() -> String {
+    std::env::var("SVC_BENCH_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+}
+
+/// Creates (or drops) the bench's PostgreSQL database; returns its URL.
+async fn postgres_database(name: &str, create: bool) -> String {
+    let admin_url = postgres_admin_url();
+    let mut admin = sqlx::AnyConnection::connect(&admin_url)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL is not reachable at {admin_url}: {e}"));
+    let statement = if create {
+        format!("CREATE DATABASE {name}")
+    } else {
+        format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    };
+    admin
+        .execute(sqlx::AssertSqlSafe(statement))
+        .await
+        .expect("create or drop the bench database");
+    format!(
+        "{}/{name}",
+        &admin_url[..admin_url.rfind('/').expect("a database in the URL")]
+    )
+}
+
+async fn run(deployment: &Deployment) -> Summary {
     let dir = tempfile::tempdir().expect("temp dir");
-    let db_path = dir.path().join("svc.db");
-    let db_url = format!("sqlite://{}", db_path.display());
+    let pg_name = format!("svc_bench_{}", std::process::id());
+    let db_url = if deployment.postgres {
+        postgres_database(&pg_name, false).await;
+        postgres_database(&pg_name, true).await
+    } else {
+        format!("sqlite://{}", dir.path().join("svc.db").display())
+    };
     admin(&db_url, &["user", "add", ACCOUNT, "--plan", "paid"]);
     let key = admin(
         &db_url,
@@ -298,16 +399,18 @@ async fn main() -> ExitCode {
             "key", "create", ACCOUNT, "--name", "bench", "--tier", "elevated",
         ],
     );
-    let mut server = Server::start(&db_url, &dir.path().join("server.log"));
+    let mut servers: Vec<Server> = (0..deployment.processes)
+        .map(|i| Server::start(&db_url, &dir.path().join(format!("server-{i}.log"))))
+        .collect();
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let idle_rss = server.memory_mb("VmRSS");
+    let idle_rss = servers[0].memory_mb("VmRSS");
 
     let api = Api {
         http: reqwest::Client::builder()
             .timeout(Duration::from_secs(30))
             .build()
             .expect("HTTP client"),
-        base: server.url.clone(),
+        bases: servers.iter().map(|s| s.url.clone()).collect(),
         key: key.trim().to_owned(),
     };
     let month = Utc::now().format("%Y-%m").to_string();
@@ -322,10 +425,14 @@ async fn main() -> ExitCode {
     let folder = folder["id"].as_str().expect("folder id").to_owned();
 
     println!(
-        "svc service benchmark: {} cores, {}; database {} (WAL, synchronous=FULL)",
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
-        cpu_model(),
-        db_path.display()
+        "\n=== {}: {} server process(es) on {} ===",
+        deployment.name,
+        deployment.processes,
+        if deployment.postgres {
+            "PostgreSQL (fsync on, synchronous_commit on)"
+        } else {
+            "SQLite (WAL, synchronous=FULL)"
+        }
     );
     let mut acknowledged: HashSet<String> = HashSet::new();
     let warm_up = create_run(&api, &folder, 8, WARM_UP_CREATES).await;
@@ -335,105 +442,129 @@ async fn main() -> ExitCode {
     acknowledged.extend(warm_up.created.into_iter().map(|(id, _)| id));
 
     println!(
-        "\nPOST /v1/contacts, {CREATES_PER_RUN} creates per run after {WARM_UP_CREATES} warm-up creates"
+        "POST /v1/contacts, {CREATES_PER_RUN} creates per run after {WARM_UP_CREATES} warm-up creates"
     );
     println!(
-        "{:>9} {:>10} {:>8} {:>8} {:>8} {:>11} {:>11}",
-        "in flight", "creates/s", "p50 ms", "p99 ms", "max ms", "server CPU", "bench CPU"
+        "{:>9} {:>10} {:>8} {:>8} {:>8} {:>11} {:>11} {:>11}",
+        "in flight", "creates/s", "p50 ms", "p99 ms", "max ms", "server CPU", "pg CPU", "bench CPU"
     );
+    let servers_cpu =
+        |servers: &[Server]| -> Duration { servers.iter().map(|s| cpu_time(&s.pid())).sum() };
     let mut best_rate: f64 = 0.0;
     for in_flight in IN_FLIGHT {
-        let (server_cpu, bench_cpu) = (cpu_time(&server.pid()), cpu_time("self"));
+        let (server_cpu, pg_cpu, bench_cpu) =
+            (servers_cpu(&servers), postgres_cpu(), cpu_time("self"));
         let run = create_run(&api, &folder, in_flight, CREATES_PER_RUN).await;
         if let Some(e) = run.error {
             panic!("create failed with {in_flight} in flight: {e}");
         }
-        let server_cpu = cpu_time(&server.pid()) - server_cpu;
-        let bench_cpu = cpu_time("self") - bench_cpu;
+        let share = |d: Duration| 100.0 * d.as_secs_f64() / run.elapsed.as_secs_f64();
+        let server_cpu = share(servers_cpu(&servers) - server_cpu);
+        let pg_cpu = share(postgres_cpu() - pg_cpu);
+        let bench_cpu = share(cpu_time("self") - bench_cpu);
         let mut latencies: Vec<Duration> = run.created.iter().map(|(_, d)| *d).collect();
         latencies.sort();
         let rate = run.created.len() as f64 / run.elapsed.as_secs_f64();
         best_rate = best_rate.max(rate);
         println!(
-            "{in_flight:>9} {rate:>10.0} {:>8.2} {:>8.2} {:>8.2} {:>10.0}% {:>10.0}%",
+            "{in_flight:>9} {rate:>10.0} {:>8.2} {:>8.2} {:>8.2} {server_cpu:>10.0}% {pg_cpu:>10.0}% {bench_cpu:>10.0}%",
             ms(percentile(&latencies, 0.50)),
             ms(percentile(&latencies, 0.99)),
             ms(*latencies.last().expect("latencies")),
-            100.0 * server_cpu.as_secs_f64() / run.elapsed.as_secs_f64(),
-            100.0 * bench_cpu.as_secs_f64() / run.elapsed.as_secs_f64(),
         );
         acknowledged.extend(run.created.into_iter().map(|(id, _)| id));
     }
     println!(
-        "(CPU is the share of one core over the run's wall time; the machine has 200% on 2 cores)"
+        "(CPU is the share of one core over the run's wall time, summed over processes; the machine has 200% on 2 cores)"
     );
-    let loaded_rss = server.memory_mb("VmRSS");
+    let loaded_rss = servers[0].memory_mb("VmRSS");
 
     let in_folder = acknowledged.len();
     let pages = page_latencies(&api, &folder).await;
+    let page_p99 = percentile(&pages, 0.99);
     println!(
-        "\nGET /v1/folders/{{id}}/contacts?limit={PAGE_LIMIT}, {in_folder} contacts in the folder, \
-         {PAGE_REQUESTS} sequential requests after {PAGE_WARM_UP} warm-up"
-    );
-    println!(
-        "p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        "GET /v1/folders/{{id}}/contacts?limit={PAGE_LIMIT}, {in_folder} contacts in the folder, \
+         {PAGE_REQUESTS} sequential requests after {PAGE_WARM_UP} warm-up: \
+         p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
         ms(percentile(&pages, 0.50)),
-        ms(percentile(&pages, 0.99)),
+        ms(page_p99),
         ms(*pages.last().expect("page latencies"))
     );
-    let peak_rss = server.memory_mb("VmHWM");
-
+    let peak_rss = servers[0].memory_mb("VmHWM");
     println!(
-        "\nserver memory: VmRSS idle {idle_rss:.1} MB, after the create load {loaded_rss:.1} MB, VmHWM {peak_rss:.1} MB"
+        "server memory (first process): VmRSS idle {idle_rss:.1} MB, after the create load {loaded_rss:.1} MB, VmHWM {peak_rss:.1} MB"
     );
 
-    println!("\n{:<48} {:>10} {:>10}", "figure", "measured", "target");
-    println!(
-        "{:<48} {:>10.0} {:>10}",
-        "creates/s, best of 1/8/32/64 in flight", best_rate, ">= 3000"
-    );
-    println!(
-        "{:<48} {:>10.2} {:>10}",
-        "contacts page p99 (ms), 200 items",
-        ms(percentile(&pages, 0.99)),
-        "<= 5"
-    );
-    println!("{:<48} {:>10.1} {:>10}", "idle RSS (MB)", idle_rss, "<= 20");
-    println!(
-        "{:<48} {:>10.1} {:>10}",
-        "RSS after the create load (MB)", loaded_rss, "-"
-    );
-    println!(
-        "{:<48} {:>10.1} {:>10}",
-        "peak RSS, VmHWM (MB)", peak_rss, "-"
-    );
-
-    // Durability: kill -9 the server while creates are in flight, then read the file back.
+    // Durability: kill -9 every server while creates are in flight, then read the rows back.
     let (crash, ()) = tokio::join!(
         create_run(&api, &folder, CRASH_IN_FLIGHT, usize::MAX),
         async {
             tokio::time::sleep(CRASH_AFTER).await;
-            server.child.kill().expect("kill -9 the server");
-            server.child.wait().expect("reap the server");
+            for server in &mut servers {
+                server.child.kill().expect("kill -9 the server");
+                server.child.wait().expect("reap the server");
+            }
         }
     );
-    println!(
-        "\ndurability: kill -9 after {CRASH_AFTER:?} of creates with {CRASH_IN_FLIGHT} in flight; \
-         {} acknowledged in that run, whose clients then stopped on: {}",
-        crash.created.len(),
-        crash.error.as_deref().unwrap_or("nothing")
-    );
-    acknowledged.extend(crash.created.into_iter().map(|(id, _)| id));
-    let stored = stored_contact_ids(&db_path).await;
+    acknowledged.extend(crash.created.iter().map(|(id, _)| id.clone()));
+    let stored = stored_contact_ids(&db_url).await;
     let missing = acknowledged.difference(&stored).count();
     println!(
-        "{} contacts acknowledged with 201 in all, {} rows in the reopened database, \
-         {missing} acknowledged contacts missing: {}",
+        "durability: kill -9 after {CRASH_AFTER:?} of creates with {CRASH_IN_FLIGHT} in flight \
+         ({} acknowledged in that run); {} acknowledged in all, {} rows stored, {missing} missing: {}",
+        crash.created.len(),
         acknowledged.len(),
         stored.len(),
         if missing == 0 { "OK" } else { "FAILED" }
     );
-    if missing == 0 {
+    if deployment.postgres {
+        postgres_database(&pg_name, false).await;
+    }
+    Summary {
+        name: deployment.name,
+        best_rate,
+        page_p99,
+        idle_rss,
+        missing,
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    sqlx::any::install_default_drivers();
+    // `cargo bench` passes `--bench`; any other argument picks deployments by name.
+    let picks: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    println!(
+        "svc service benchmark: {} cores, {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        cpu_model()
+    );
+    let mut summaries = Vec::new();
+    for deployment in DEPLOYMENTS
+        .iter()
+        .filter(|d| picks.is_empty() || picks.iter().any(|p| d.name.contains(p.as_str())))
+    {
+        summaries.push(run(deployment).await);
+    }
+    println!(
+        "\n{:<12} {:>20} {:>16} {:>14} {:>8}",
+        "deployment", "creates/s (best)", "page p99 (ms)", "idle RSS (MB)", "missing"
+    );
+    for s in &summaries {
+        println!(
+            "{:<12} {:>20.0} {:>16.2} {:>14.1} {:>8}",
+            s.name,
+            s.best_rate,
+            ms(s.page_p99),
+            s.idle_rss,
+            s.missing
+        );
+    }
+    println!("targets: creates/s >= 3000, page p99 <= 5 ms, idle RSS <= 20 MB, 0 missing");
+    if summaries.iter().all(|s| s.missing == 0) {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

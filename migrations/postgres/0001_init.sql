@@ -10,6 +10,9 @@ CREATE TABLE accounts (
     password_hash TEXT,
     native_qso_count BIGINT NOT NULL DEFAULT 0 CHECK (native_qso_count >= 0),
     lifetime_created BIGINT NOT NULL DEFAULT 0,
+    -- Contacts created on the UTC day `daily_day` (days since the epoch), for the daily budget.
+    daily_day BIGINT NOT NULL DEFAULT 0,
+    daily_created BIGINT NOT NULL DEFAULT 0,
     created_at BIGINT NOT NULL
 );
 
@@ -103,14 +106,6 @@ $$;
 CREATE TRIGGER contacts_count AFTER INSERT OR DELETE ON contacts
     FOR EACH ROW EXECUTE FUNCTION contacts_count();
 
--- Contacts created per account and UTC day (days since the epoch), for the daily budget.
-CREATE TABLE daily_usage (
-    account_id TEXT NOT NULL REFERENCES accounts (id),
-    day BIGINT NOT NULL,
-    created BIGINT NOT NULL,
-    PRIMARY KEY (account_id, day)
-);
-
 CREATE TABLE idempotency (
     account_id TEXT NOT NULL REFERENCES accounts (id),
     key TEXT NOT NULL,
@@ -119,3 +114,11 @@ CREATE TABLE idempotency (
     created_at BIGINT NOT NULL,
     PRIMARY KEY (account_id, key)
 );
+
+-- Raised by a contact create that a limit refused, so that the whole statement (and the
+-- idempotency key it claimed) is undone.
+CREATE FUNCTION svc_limit_reached() RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'svc_limit_reached' USING ERRCODE = 'P0001';
+END;
+$$;

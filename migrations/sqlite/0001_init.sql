@@ -8,6 +8,9 @@ CREATE TABLE accounts (
     password_hash TEXT,
     native_qso_count INTEGER NOT NULL DEFAULT 0 CHECK (native_qso_count >= 0),
     lifetime_created INTEGER NOT NULL DEFAULT 0,
+    -- Contacts created on the UTC day `daily_day` (days since the epoch), for the daily budget.
+    daily_day INTEGER NOT NULL DEFAULT 0,
+    daily_created INTEGER NOT NULL DEFAULT 0,
     created_at INTEGER NOT NULL
 );
 
@@ -94,14 +97,6 @@ END;
 CREATE TRIGGER contacts_count_delete AFTER DELETE ON contacts BEGIN
     UPDATE folders SET contact_count = contact_count - 1 WHERE id = OLD.folder_id;
 END;
-
--- Contacts created per account and UTC day (days since the epoch), for the daily budget.
-CREATE TABLE daily_usage (
-    account_id TEXT NOT NULL REFERENCES accounts (id),
-    day INTEGER NOT NULL,
-    created INTEGER NOT NULL,
-    PRIMARY KEY (account_id, day)
-);
 
 CREATE TABLE idempotency (
     account_id TEXT NOT NULL REFERENCES accounts (id),

@@ -19,7 +19,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions, AnyRow};
-use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePool, SqlitePoolOptions, SqliteRow};
 use sqlx::{AnyConnection, AnyPool};
 use sqlx::{ConnectOptions, Connection, Executor, Row};
 use subtle::ConstantTimeEq;
@@ -28,13 +28,16 @@ use super::*;
 use crate::model::{IdKind, Program, RateLimitReason, folder::ROOT_NAME};
 use writer::{BoxFuture, Kind, Writer};
 
-/// Connections a PostgreSQL store keeps at most, per server process.
+/// Connections a PostgreSQL store keeps at most in each of its pools, per server process.
 const POSTGRES_CONNECTIONS: u32 = 16;
 
 /// The store on SQL: SQLite or PostgreSQL through sqlx's `Any` driver, so that both run the
 /// same statements and only the schema (migrations) and the way writes are committed differ.
 pub struct SqlStore {
     reader: AnyPool,
+    /// SQLite only: contacts pages, the hot read, skip the `Any` layer, whose conversion of
+    /// every row and column doubled their cost, and take a whole page per hand-off.
+    pages: Option<SqlitePool>,
     writes: Writes,
 }
 
@@ -64,12 +67,45 @@ fn decode_err(what: String) -> sqlx::Error {
     sqlx::Error::Decode(what.into())
 }
 
-fn ts(row: &AnyRow, col: &str) -> Result<Timestamp, sqlx::Error> {
-    Ok(Timestamp(row.try_get(col)?))
+/// The column types the store reads, from rows of either driver it reads with.
+trait StoreRow {
+    fn text(&self, col: &str) -> Result<String, sqlx::Error>;
+    fn opt_text(&self, col: &str) -> Result<Option<String>, sqlx::Error>;
+    fn int(&self, col: &str) -> Result<i64, sqlx::Error>;
+    fn opt_int(&self, col: &str) -> Result<Option<i64>, sqlx::Error>;
+    fn float(&self, col: &str) -> Result<f64, sqlx::Error>;
 }
 
-fn opt_ts(row: &AnyRow, col: &str) -> Result<Option<Timestamp>, sqlx::Error> {
-    Ok(row.try_get::<Option<i64>, _>(col)?.map(Timestamp))
+macro_rules! store_row {
+    ($($row:ty),*) => {$(
+        impl StoreRow for $row {
+            fn text(&self, col: &str) -> Result<String, sqlx::Error> {
+                self.try_get(col)
+            }
+            fn opt_text(&self, col: &str) -> Result<Option<String>, sqlx::Error> {
+                self.try_get(col)
+            }
+            fn int(&self, col: &str) -> Result<i64, sqlx::Error> {
+                self.try_get(col)
+            }
+            fn opt_int(&self, col: &str) -> Result<Option<i64>, sqlx::Error> {
+                self.try_get(col)
+            }
+            fn float(&self, col: &str) -> Result<f64, sqlx::Error> {
+                self.try_get(col)
+            }
+        }
+    )*};
+}
+
+store_row!(AnyRow, SqliteRow);
+
+fn ts(row: &impl StoreRow, col: &str) -> Result<Timestamp, sqlx::Error> {
+    Ok(Timestamp(row.int(col)?))
+}
+
+fn opt_ts(row: &impl StoreRow, col: &str) -> Result<Option<Timestamp>, sqlx::Error> {
+    Ok(row.opt_int(col)?.map(Timestamp))
 }
 
 fn folder_row(row: &AnyRow) -> Result<Folder, sqlx::Error> {
@@ -93,27 +129,36 @@ fn folder_row(row: &AnyRow) -> Result<Folder, sqlx::Error> {
     })
 }
 
-fn contact_row(row: &AnyRow) -> Result<Contact, sqlx::Error> {
+fn contact_row(row: &impl StoreRow) -> Result<Contact, sqlx::Error> {
     Ok(Contact {
-        id: row.try_get("id")?,
-        folder_id: row.try_get("folder_id")?,
-        callsign: row.try_get("callsign")?,
-        frequency: row.try_get("frequency")?,
-        band: row.try_get("band")?,
-        mode: row.try_get("mode")?,
+        id: row.text("id")?,
+        folder_id: row.text("folder_id")?,
+        callsign: row.text("callsign")?,
+        frequency: row.float("frequency")?,
+        band: row.text("band")?,
+        mode: row.text("mode")?,
         time_on: ts(row, "time_on")?,
-        rst_sent: row.try_get("rst_sent")?,
-        rst_received: row.try_get("rst_received")?,
-        name: row.try_get("name")?,
-        notes: row.try_get("notes")?,
-        sig: row.try_get("sig")?,
-        sig_info: row.try_get("sig_info")?,
-        my_sig: row.try_get("my_sig")?,
-        my_sig_info: row.try_get("my_sig_info")?,
-        activation_id: row.try_get("activation_id")?,
-        station_callsign: row.try_get("station_callsign")?,
+        rst_sent: row.opt_text("rst_sent")?,
+        rst_received: row.opt_text("rst_received")?,
+        name: row.opt_text("name")?,
+        notes: row.opt_text("notes")?,
+        sig: row.opt_text("sig")?,
+        sig_info: row.opt_text("sig_info")?,
+        my_sig: row.opt_text("my_sig")?,
+        my_sig_info: row.opt_text("my_sig_info")?,
+        activation_id: row.opt_text("activation_id")?,
+        station_callsign: row.opt_text("station_callsign")?,
         created_at: ts(row, "created_at")?,
     })
+}
+
+/// A contact of a page and its position in the folder's order.
+fn page_row(row: &impl StoreRow) -> Result<(Contact, Position), sqlx::Error> {
+    let position = Position {
+        sort: row.int("time_on")?,
+        seq: row.int("seq")?,
+    };
+    Ok((contact_row(row)?, position))
 }
 
 fn key_row(row: &AnyRow) -> Result<KeyRecord, sqlx::Error> {
@@ -183,13 +228,30 @@ async fn claim(
     if inserted == 1 {
         return Ok(None);
     }
+    answered_before(conn, account_id, idem, now)
+        .await?
+        .map(Some)
+        .ok_or_else(|| StoreError::Db(decode_err("idempotency key vanished".into())))
+}
+
+/// The first response to a request with this key, if the key is live; a live key that came
+/// with a different request is refused.
+async fn answered_before(
+    conn: &mut AnyConnection,
+    account_id: &str,
+    idem: &IdemRequest,
+    now: Timestamp,
+) -> StoreResult<Option<String>> {
     let row = sqlx::query(
-        "SELECT fingerprint, response FROM idempotency WHERE account_id = $1 AND key = $2",
+        "SELECT fingerprint, response FROM idempotency \
+         WHERE account_id = $1 AND key = $2 AND created_at >= $3",
     )
     .bind(account_id)
     .bind(&idem.key)
-    .fetch_one(&mut *conn)
+    .bind(now.millis() - IDEMPOTENCY_TTL_MS)
+    .fetch_optional(&mut *conn)
     .await?;
+    let Some(row) = row else { return Ok(None) };
     let fingerprint: Vec<u8> = row.try_get("fingerprint")?;
     if fingerprint != idem.fingerprint {
         return Err(ApiError::validation(format!(
@@ -205,6 +267,10 @@ async fn claim(
         .ok_or_else(|| StoreError::Db(decode_err("idempotency row without a response".into())))
 }
 
+fn to_json<T: Serialize>(outcome: &T) -> StoreResult<String> {
+    serde_json::to_string(outcome).map_err(|e| StoreError::Db(sqlx::Error::Decode(Box::new(e))))
+}
+
 async fn complete<T: Serialize>(
     conn: &mut AnyConnection,
     account_id: &str,
@@ -212,10 +278,8 @@ async fn complete<T: Serialize>(
     outcome: &T,
 ) -> StoreResult<()> {
     if let Some(idem) = idem {
-        let json = serde_json::to_string(outcome)
-            .map_err(|e| StoreError::Db(sqlx::Error::Decode(Box::new(e))))?;
         sqlx::query("UPDATE idempotency SET response = $1 WHERE account_id = $2 AND key = $3")
-            .bind(json)
+            .bind(to_json(outcome)?)
             .bind(account_id)
             .bind(&idem.key)
             .execute(&mut *conn)
@@ -311,65 +375,278 @@ async fn find_or_insert_folder(
     }
 }
 
-/// Counts one more contact against the account's limits, or refuses it with the limit it hits.
-/// Each limit is a conditional write, checked on the row as it is once locked, so concurrent
-/// creates (from any process) end exactly at the limit. A refusal returns an error, which rolls
-/// the job's writes back.
-async fn admit(
-    conn: &mut AnyConnection,
-    account_id: &str,
-    limits: &Limits,
-    now: Timestamp,
-) -> StoreResult<()> {
-    let admitted = sqlx::query(
+/// Charges one contact to the account's counters if every limit allows it: the lifetime budget
+/// (`$2`), the free plan's cap (`$3`) and the budget (`$5`) of the UTC day `$4`. All three are
+/// checked on the row as it is once locked, in one conditional update, so concurrent creates
+/// from any process end exactly at a limit, and a refusal changes nothing.
+macro_rules! charge_account {
+    () => {
         "UPDATE accounts SET lifetime_created = lifetime_created + 1, \
-         native_qso_count = native_qso_count + 1 \
-         WHERE id = $1 AND lifetime_created < $2 AND (plan <> 'free' OR native_qso_count < $3)",
-    )
-    .bind(account_id)
-    .bind(limits.lifetime_contact_budget)
-    .bind(limits.free_plan_cap)
-    .execute(&mut *conn)
-    .await?
-    .rows_affected()
-        == 1;
-    if !admitted {
-        let lifetime: i64 =
-            sqlx::query_scalar("SELECT lifetime_created FROM accounts WHERE id = $1")
-                .bind(account_id)
-                .fetch_one(&mut *conn)
-                .await?;
-        return Err(if lifetime >= limits.lifetime_contact_budget {
-            ApiError::rate_limited(RateLimitReason::LifetimeLogbookBudget, None)
-        } else {
-            ApiError::new(
+         native_qso_count = native_qso_count + 1, \
+         daily_created = CASE WHEN daily_day = $4 THEN daily_created + 1 ELSE 1 END, \
+         daily_day = $4 \
+         WHERE id = $1 AND lifetime_created < $2 AND (plan <> 'free' OR native_qso_count < $3) \
+         AND (daily_day <> $4 OR daily_created < $5) AND $5 > 0"
+    };
+}
+
+/// The limits a create can hit, in the order they are reported when several are.
+enum Limit {
+    Lifetime,
+    Cap,
+    Daily,
+}
+
+impl Limit {
+    fn error(self, limits: &Limits, now: Timestamp) -> StoreError {
+        match self {
+            Limit::Lifetime => ApiError::rate_limited(RateLimitReason::LifetimeLogbookBudget, None),
+            Limit::Cap => ApiError::new(
                 crate::model::ErrorCode::QsoCapReached,
                 format!(
                     "the free plan holds {} native QSOs and this account has reached that; delete contacts or upgrade the plan",
                     limits.free_plan_cap
                 ),
             )
-            .with_details(serde_json::json!({ "cap": limits.free_plan_cap }))
+            .with_details(serde_json::json!({ "cap": limits.free_plan_cap })),
+            Limit::Daily => {
+                let wait = (now.millis_to_next_utc_day() + 999) / 1000;
+                ApiError::rate_limited(RateLimitReason::DailyLogbookBudget, Some(wait as u64))
+            }
         }
-        .into());
+        .into()
     }
-    let today: Option<i64> = sqlx::query_scalar(
-        "INSERT INTO daily_usage (account_id, day, created) SELECT $1, $2, 1 WHERE $3 > 0 \
-         ON CONFLICT (account_id, day) DO UPDATE SET created = daily_usage.created + 1 \
-         WHERE daily_usage.created < $3 RETURNING created",
+}
+
+/// The error for a create that [`charge_account!`] refused: the first limit the account's
+/// counters have reached.
+async fn limit_reached(
+    conn: &mut AnyConnection,
+    account_id: &str,
+    limits: &Limits,
+    now: Timestamp,
+) -> StoreError {
+    let row = sqlx::query(
+        "SELECT lifetime_created, plan, native_qso_count, daily_day, daily_created \
+         FROM accounts WHERE id = $1",
     )
     .bind(account_id)
+    .fetch_one(&mut *conn)
+    .await;
+    let reached = |row: &AnyRow| -> Result<Limit, sqlx::Error> {
+        let today = if row.try_get::<i64, _>("daily_day")? == now.utc_day() {
+            row.try_get("daily_created")?
+        } else {
+            0
+        };
+        Ok(
+            if row.try_get::<i64, _>("lifetime_created")? >= limits.lifetime_contact_budget {
+                Limit::Lifetime
+            } else if row.try_get::<String, _>("plan")? == Plan::Free.as_str()
+                && row.try_get::<i64, _>("native_qso_count")? >= limits.free_plan_cap
+            {
+                Limit::Cap
+            } else {
+                debug_assert!(today >= limits.daily_contact_budget);
+                Limit::Daily
+            },
+        )
+    };
+    match row.and_then(|row| reached(&row)) {
+        Ok(limit) => limit.error(limits, now),
+        Err(e) => StoreError::Db(e),
+    }
+}
+
+/// Charges one contact to the account's limits, or refuses it with the limit it hits.
+async fn admit(
+    conn: &mut AnyConnection,
+    account_id: &str,
+    limits: &Limits,
+    now: Timestamp,
+) -> StoreResult<()> {
+    let charged = sqlx::query(charge_account!())
+        .bind(account_id)
+        .bind(limits.lifetime_contact_budget)
+        .bind(limits.free_plan_cap)
+        .bind(now.utc_day())
+        .bind(limits.daily_contact_budget)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+    if charged == 1 {
+        Ok(())
+    } else {
+        Err(limit_reached(conn, account_id, limits, now).await)
+    }
+}
+
+/// The earlier contact that `c` repeats (rule 7), if it has program identity.
+async fn duplicate_of(conn: &mut AnyConnection, c: &NewContact) -> StoreResult<Option<String>> {
+    let Some(key) = &c.dupe_key else {
+        return Ok(None);
+    };
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM contacts WHERE folder_id = $1 AND dupe_key = $2 ORDER BY seq LIMIT 1",
+    )
+    .bind(&c.folder_id)
+    .bind(key)
+    .fetch_optional(&mut *conn)
+    .await?)
+}
+
+/// Creates a contact inside a transaction: claim the key, count the limits, store it.
+async fn create_contact_in(
+    conn: &mut AnyConnection,
+    account_id: &str,
+    c: &NewContact,
+    limits: &Limits,
+    now: Timestamp,
+    idem: Option<&IdemRequest>,
+) -> StoreResult<Idem<ContactCreated>> {
+    if let Some(previous) = claim(&mut *conn, account_id, idem, now).await? {
+        return replay(&previous);
+    }
+    admit(&mut *conn, account_id, limits, now).await?;
+    let created = ContactCreated {
+        id: IdKind::Contact.generate(),
+        duplicate_of: duplicate_of(&mut *conn, c).await?,
+    };
+    sqlx::query(
+        "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, time_on, \
+         rst_sent, rst_received, name, notes, sig, sig_info, my_sig, my_sig_info, activation_id, \
+         station_callsign, dupe_key, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+    )
+    .bind(&created.id)
+    .bind(account_id)
+    .bind(&c.folder_id)
+    .bind(&c.callsign)
+    .bind(c.frequency.mhz)
+    .bind(c.frequency.band)
+    .bind(&c.mode)
+    .bind(c.time_on.millis())
+    .bind(&c.rst_sent)
+    .bind(&c.rst_received)
+    .bind(&c.name)
+    .bind(&c.notes)
+    .bind(&c.sig)
+    .bind(&c.sig_info)
+    .bind(&c.my_sig)
+    .bind(&c.my_sig_info)
+    .bind(&c.activation_id)
+    .bind(&c.station_callsign)
+    .bind(&c.dupe_key)
+    .bind(now.millis())
+    .execute(&mut *conn)
+    .await?;
+    complete(&mut *conn, account_id, idem, &created).await?;
+    Ok(Idem::Fresh(created))
+}
+
+/// Makes everything committed so far durable on PostgreSQL: a transaction that writes a WAL
+/// record commits synchronously, which flushes the WAL up to its commit, and so every commit
+/// before it too. Concurrent waits share one flush.
+async fn wait_for_disk(pool: &AnyPool) -> StoreResult<()> {
+    sqlx::query("SELECT 1 FROM pg_logical_emit_message(true, 'svc', 'flush')")
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Creates a contact on PostgreSQL in one statement: the key is claimed, the account charged
+/// (every limit checked on its locked row) and the contact stored, or, when a limit refuses,
+/// the statement raises and nothing of it stays. It runs on a connection that commits without waiting for the disk, so the account's
+/// row, which every create of the account locks, is held for the statement alone and not for a
+/// flush; the caller waits for the disk afterwards, with no lock held, before acknowledging.
+async fn create_contact_at_once(
+    pool: &AnyPool,
+    account_id: &str,
+    c: &NewContact,
+    limits: &Limits,
+    now: Timestamp,
+    idem: Option<&IdemRequest>,
+) -> StoreResult<Idem<ContactCreated>> {
+    let mut conn = pool.acquire().await?;
+    let created = ContactCreated {
+        id: IdKind::Contact.generate(),
+        duplicate_of: duplicate_of(&mut conn, c).await?,
+    };
+    let response = idem.map(|_| to_json(&created)).transpose()?;
+    let outcome = sqlx::query(concat!(
+        "WITH claimed AS ( \
+           INSERT INTO idempotency (account_id, key, fingerprint, response, created_at) \
+           SELECT $1, $6, $7, $8, $10 WHERE $6 IS NOT NULL \
+           ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, \
+             response = excluded.response, created_at = excluded.created_at \
+           WHERE idempotency.created_at < $9 \
+           RETURNING 1 \
+         ), go AS ( \
+           SELECT 1 WHERE $6 IS NULL OR EXISTS (SELECT 1 FROM claimed) \
+         ), charged AS (",
+        charge_account!(),
+        " AND EXISTS (SELECT 1 FROM go) RETURNING 1 \
+         ), stored AS ( \
+           INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, \
+             time_on, rst_sent, rst_received, name, notes, sig, sig_info, my_sig, my_sig_info, \
+             activation_id, station_callsign, dupe_key, created_at) \
+           SELECT $11, $1, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
+             $26, $27, $28, $10 FROM charged \
+           RETURNING 1 \
+         ) \
+         SELECT CASE \
+           WHEN EXISTS (SELECT 1 FROM stored) THEN 'stored' \
+           WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'answered' \
+           ELSE svc_limit_reached() END AS outcome"
+    ))
+    .bind(account_id)
+    .bind(limits.lifetime_contact_budget)
+    .bind(limits.free_plan_cap)
     .bind(now.utc_day())
     .bind(limits.daily_contact_budget)
-    .fetch_optional(&mut *conn)
-    .await?;
-    if today.is_none() {
-        let wait = (now.millis_to_next_utc_day() + 999) / 1000;
-        return Err(
-            ApiError::rate_limited(RateLimitReason::DailyLogbookBudget, Some(wait as u64)).into(),
-        );
+    .bind(idem.map(|i| i.key.as_str()))
+    .bind(idem.map_or(&[][..], |i| &i.fingerprint[..]))
+    .bind(response)
+    .bind(now.millis() - IDEMPOTENCY_TTL_MS)
+    .bind(now.millis())
+    .bind(&created.id)
+    .bind(&c.folder_id)
+    .bind(&c.callsign)
+    .bind(c.frequency.mhz)
+    .bind(c.frequency.band)
+    .bind(&c.mode)
+    .bind(c.time_on.millis())
+    .bind(&c.rst_sent)
+    .bind(&c.rst_received)
+    .bind(&c.name)
+    .bind(&c.notes)
+    .bind(&c.sig)
+    .bind(&c.sig_info)
+    .bind(&c.my_sig)
+    .bind(&c.my_sig_info)
+    .bind(&c.activation_id)
+    .bind(&c.station_callsign)
+    .bind(&c.dupe_key)
+    .fetch_one(&mut *conn)
+    .await;
+    match outcome.map(|row| row.try_get::<String, _>("outcome")) {
+        Ok(Ok(outcome)) if outcome == "stored" => Ok(Idem::Fresh(created)),
+        // The key is live: the same request replays, another one is refused.
+        Ok(Ok(_)) => match idem {
+            Some(idem) => match answered_before(&mut conn, account_id, idem, now).await? {
+                Some(previous) => replay(&previous),
+                None => Err(StoreError::Db(decode_err(
+                    "idempotency key vanished".into(),
+                ))),
+            },
+            None => Err(StoreError::Db(decode_err("no key, yet answered".into()))),
+        },
+        Ok(Err(e)) => Err(e.into()),
+        Err(sqlx::Error::Database(e)) if e.message() == "svc_limit_reached" => {
+            Err(limit_reached(&mut conn, account_id, limits, now).await)
+        }
+        Err(e) => Err(e.into()),
     }
-    Ok(())
 }
 
 /// Settings every SQLite connection needs; WAL mode itself is kept in the file.
@@ -380,7 +657,10 @@ enum Writes {
     /// SQLite: the one write connection, committing in groups.
     Grouped(Writer),
     /// PostgreSQL: a transaction per write on a pooled connection; the server orders them.
-    Pooled(AnyPool),
+    /// `quick` connections commit without waiting for the disk: counters use them (a count lost
+    /// to a crash costs a request's worth of a limit, never data), and so do contact creates,
+    /// which then wait for the disk on a connection of `pool` before they are acknowledged.
+    Pooled { pool: AnyPool, quick: AnyPool },
 }
 
 impl SqlStore {
@@ -407,10 +687,19 @@ impl SqlStore {
             .after_connect(|conn, _| {
                 Box::pin(async move { conn.execute(SQLITE_CONNECTION).await.map(drop) })
             })
-            .connect_with(url(file.read_only(true))?)
+            .connect_with(url(file.clone().read_only(true))?)
+            .await?;
+        let pages = SqlitePoolOptions::new()
+            .max_connections(2)
+            .connect_with(
+                file.read_only(true)
+                    .busy_timeout(Duration::from_secs(10))
+                    .row_buffer_size(256),
+            )
             .await?;
         Ok(SqlStore {
             reader,
+            pages: Some(pages),
             writes: Writes::Grouped(Writer::spawn(writer)),
         })
     }
@@ -422,12 +711,36 @@ impl SqlStore {
             .max_connections(POSTGRES_CONNECTIONS)
             // While the database is away, a request fails in seconds rather than waiting for it.
             .acquire_timeout(Duration::from_secs(5))
+            .test_before_acquire(false)
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    conn.execute("SET plan_cache_mode = force_generic_plan")
+                        .await
+                        .map(drop)
+                })
+            })
             .connect(url)
             .await?;
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+        let quick = AnyPoolOptions::new()
+            .max_connections(POSTGRES_CONNECTIONS)
+            .acquire_timeout(Duration::from_secs(5))
+            .test_before_acquire(false)
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    conn.execute(
+                        "SET synchronous_commit = off; SET plan_cache_mode = force_generic_plan",
+                    )
+                    .await
+                    .map(drop)
+                })
+            })
+            .connect(url)
+            .await?;
         Ok(SqlStore {
             reader: pool.clone(),
-            writes: Writes::Pooled(pool),
+            pages: None,
+            writes: Writes::Pooled { pool, quick },
         })
     }
 
@@ -440,7 +753,7 @@ impl SqlStore {
     {
         match &self.writes {
             Writes::Grouped(writer) => writer.run(Kind::Durable, work).await,
-            Writes::Pooled(pool) => {
+            Writes::Pooled { pool, .. } => {
                 let mut tx = pool.begin().await?;
                 let value = work(&mut tx).await?;
                 tx.commit().await?;
@@ -458,7 +771,7 @@ impl SqlStore {
     {
         match &self.writes {
             Writes::Grouped(writer) => writer.run(Kind::Counter, work).await,
-            Writes::Pooled(pool) => work(&mut *pool.acquire().await?).await,
+            Writes::Pooled { quick, .. } => work(&mut *quick.acquire().await?).await,
         }
     }
 }
@@ -730,27 +1043,35 @@ impl Store for SqlStore {
             sort: i64::MAX,
             seq: i64::MAX,
         });
-        let rows = sqlx::query(concat!(
+        let page = concat!(
             "SELECT ",
             contact_cols!(),
             " FROM contacts WHERE folder_id = $1 AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
               ORDER BY time_on DESC, seq DESC LIMIT $4"
-        ))
-        .bind(folder_id)
-        .bind(after.sort)
-        .bind(after.seq)
-        .bind(i64::from(limit) + 1)
-        .fetch_all(&self.reader)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                let pos = Position {
-                    sort: r.try_get("time_on")?,
-                    seq: r.try_get("seq")?,
-                };
-                Ok((contact_row(r)?, pos))
-            })
-            .collect()
+        );
+        let rows: Result<Vec<_>, sqlx::Error> = match &self.pages {
+            Some(pages) => sqlx::query(page)
+                .bind(folder_id)
+                .bind(after.sort)
+                .bind(after.seq)
+                .bind(i64::from(limit) + 1)
+                .fetch_all(pages)
+                .await?
+                .iter()
+                .map(page_row)
+                .collect(),
+            None => sqlx::query(page)
+                .bind(folder_id)
+                .bind(after.sort)
+                .bind(after.seq)
+                .bind(i64::from(limit) + 1)
+                .fetch_all(&self.reader)
+                .await?
+                .iter()
+                .map(page_row)
+                .collect(),
+        };
+        Ok(rows?)
     }
 
     async fn list_activations(
@@ -795,60 +1116,27 @@ impl Store for SqlStore {
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<ContactCreated>> {
-        let (account_id, c, limits) = (account_id.to_owned(), c.clone(), *limits);
-        let idem = idem.cloned();
-        self.write(move |tx| {
-            Box::pin(async move {
-                let (account_id, c, limits) = (account_id.as_str(), &c, &limits);
-                let idem = idem.as_ref();
-            if let Some(previous) = claim(&mut *tx, account_id, idem, now).await? {
-                return replay(&previous);
+        match &self.writes {
+            Writes::Grouped(writer) => {
+                let (account_id, c, limits) = (account_id.to_owned(), c.clone(), *limits);
+                let idem = idem.cloned();
+                writer
+                    .run(Kind::Durable, move |tx| {
+                        Box::pin(async move {
+                            create_contact_in(tx, &account_id, &c, &limits, now, idem.as_ref())
+                                .await
+                        })
+                    })
+                    .await
             }
-            admit(&mut *tx, account_id, limits, now).await?;
-            let duplicate_of: Option<String> = match &c.dupe_key {
-                Some(key) => {
-                    sqlx::query_scalar("SELECT id FROM contacts WHERE folder_id = $1 AND dupe_key = $2 ORDER BY seq LIMIT 1")
-                        .bind(&c.folder_id)
-                        .bind(key)
-                        .fetch_optional(&mut *tx)
-                        .await?
+            Writes::Pooled { pool, quick } => {
+                let created = create_contact_at_once(quick, account_id, c, limits, now, idem).await;
+                if created.is_ok() {
+                    wait_for_disk(pool).await?;
                 }
-                None => None,
-            };
-            let id = IdKind::Contact.generate();
-            sqlx::query(
-                "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, time_on, rst_sent, \
-                 rst_received, name, notes, sig, sig_info, my_sig, my_sig_info, activation_id, station_callsign, dupe_key, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
-            )
-            .bind(&id)
-            .bind(account_id)
-            .bind(&c.folder_id)
-            .bind(&c.callsign)
-            .bind(c.frequency.mhz)
-            .bind(c.frequency.band)
-            .bind(&c.mode)
-            .bind(c.time_on.millis())
-            .bind(&c.rst_sent)
-            .bind(&c.rst_received)
-            .bind(&c.name)
-            .bind(&c.notes)
-            .bind(&c.sig)
-            .bind(&c.sig_info)
-            .bind(&c.my_sig)
-            .bind(&c.my_sig_info)
-            .bind(&c.activation_id)
-            .bind(&c.station_callsign)
-            .bind(&c.dupe_key)
-            .bind(now.millis())
-            .execute(&mut *tx)
-            .await?;
-            let created = ContactCreated { id, duplicate_of };
-            complete(&mut *tx, account_id, idem, &created).await?;
-            Ok(Idem::Fresh(created))
-            })
-        })
-        .await
+                created
+            }
+        }
     }
 
     async fn delete_contact(&self, account_id: &str, contact_id: &str) -> StoreResult<bool> {
