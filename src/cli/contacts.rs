@@ -53,7 +53,7 @@ pub struct CreateArgs {
     #[arg(long, value_parser = input::callsign, value_name = "CALL")]
     callsign: String,
     /// Frequency in MHz, e.g. 14.074 (a kHz value such as 14074 is converted by the server)
-    #[arg(long, value_parser = input::frequency, value_name = "MHZ")]
+    #[arg(long, value_parser = input::frequency, value_name = "MHZ", allow_negative_numbers = true)]
     frequency: f64,
     /// Mode, e.g. FT8, SSB, CW
     #[arg(long, value_parser = input::text)]
@@ -62,10 +62,10 @@ pub struct CreateArgs {
     #[arg(long, value_parser = input::time, value_name = "ISO")]
     time_on: Option<String>,
     /// Signal report sent, e.g. 599 or -12
-    #[arg(long, value_parser = input::text, value_name = "RST")]
+    #[arg(long, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
     rst_sent: Option<String>,
     /// Signal report received
-    #[arg(long, value_parser = input::text, value_name = "RST")]
+    #[arg(long, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
     rst_received: Option<String>,
     /// The other operator's name
     #[arg(long, value_parser = input::text)]
