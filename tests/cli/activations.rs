@@ -167,8 +167,7 @@ fn end_ends_once() {
     ]);
     text.ok();
     assert!(
-        text.stdout
-            .starts_with(&format!("ended activation W1AW@US-5-")),
+        text.stdout.starts_with("ended activation W1AW@US-5-"),
         "{text:?}"
     );
     let missing = cli.run(&["activations", "end", "fld_aaaaaaaaaaaaaaaa"]);

@@ -269,12 +269,13 @@ fn read_request(stream: &mut BufReader<TcpStream>) -> Option<(String, Vec<u8>)> 
     Some((head, body))
 }
 
+/// A canned answer: status, extra headers, body.
+pub type Canned = (u16, Vec<(&'static str, String)>, String);
+
 /// A loopback HTTP server that answers each request with the next canned response (status,
 /// extra headers, body), one request per connection, and records what it saw. It stands in
 /// only for answers the real server cannot be made to give (a 500, a short Retry-After).
-pub fn canned_server(
-    responses: Vec<(u16, Vec<(&'static str, String)>, String)>,
-) -> (String, Arc<Mutex<Vec<Seen>>>) {
+pub fn canned_server(responses: Vec<Canned>) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -320,26 +321,22 @@ pub fn lossy_proxy(upstream: &str) -> (String, Arc<Mutex<Vec<Seen>>>) {
             let upstream = upstream.clone();
             let record = record.clone();
             std::thread::spawn(move || {
+                // One request per connection: the client's request asks for nothing else,
+                // and the upstream answer closes it.
                 let mut reader = BufReader::new(client);
-                while let Some((head, body)) = read_request(&mut reader) {
-                    record.lock().unwrap().push(Seen { head: head.clone() });
-                    let mut up = TcpStream::connect(&upstream).unwrap();
-                    // One request per upstream connection, so the answer ends at close.
-                    let head = head.replacen("\r\n\r\n", "\r\nConnection: close\r\n\r\n", 1);
-                    up.write_all(head.as_bytes()).unwrap();
-                    up.write_all(&body).unwrap();
-                    let mut answer = Vec::new();
-                    let _ = up.read_to_end(&mut answer);
-                    if n == 0 {
-                        // The server stored it; the client never hears back.
-                        return;
-                    }
-                    let client = reader.get_mut();
-                    if client.write_all(&answer).is_err() {
-                        return;
-                    }
-                    // The answer carries "Connection: close": end this connection too.
+                let Some((head, body)) = read_request(&mut reader) else {
                     return;
+                };
+                record.lock().unwrap().push(Seen { head: head.clone() });
+                let mut up = TcpStream::connect(&upstream).unwrap();
+                let head = head.replacen("\r\n\r\n", "\r\nConnection: close\r\n\r\n", 1);
+                up.write_all(head.as_bytes()).unwrap();
+                up.write_all(&body).unwrap();
+                let mut answer = Vec::new();
+                let _ = up.read_to_end(&mut answer);
+                if n > 0 {
+                    // The first answer is dropped: the server stored it, the client never hears.
+                    let _ = reader.get_mut().write_all(&answer);
                 }
             });
         }
