@@ -129,15 +129,21 @@ impl Client {
             })?;
         // Keeps the key out of reqwest's Debug output of the request.
         auth.set_sensitive(true);
-        let http = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .user_agent(concat!("svc/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(10))
             .timeout(Duration::from_secs(60))
-            .build()
-            .map_err(|e| ClientError::Transport {
-                message: format!("cannot set up HTTP: {}", transport_message(&e)),
-                attempts: 0,
-            })?;
+            // A redirect means the base address is wrong: report it rather than follow it.
+            .redirect(reqwest::redirect::Policy::none());
+        if base.scheme() == "http" {
+            // Nothing here speaks TLS, so skip reading the system's CA store: it is most of
+            // the start-up cost of a call.
+            builder = builder.tls_certs_only([]);
+        }
+        let http = builder.build().map_err(|e| ClientError::Transport {
+            message: format!("cannot set up HTTP: {}", transport_message(&e)),
+            attempts: 0,
+        })?;
         Ok(Client {
             base,
             auth,
