@@ -14,6 +14,8 @@ const RUNS: usize = 300;
 const WARM_UP: usize = 20;
 
 /// Wall time and peak RSS (KiB) of one run; the exit status must be success.
+// The child is reaped by wait4, which std's Child does not know about.
+#[allow(clippy::zombie_processes)]
 fn run_once(args: &[&str], env: &[(&str, String)]) -> (Duration, i64) {
     let mut cmd = Command::new(BIN);
     cmd.args(args)
