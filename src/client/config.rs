@@ -130,10 +130,6 @@ impl Config {
         Ok(Some(key))
     }
 
-    pub fn has_key(&self) -> bool {
-        self.text("apiKey").is_some()
-    }
-
     pub fn set_api_key(&mut self, key: &str) {
         self.fields
             .insert("apiKey".into(), Value::String(key.into()));

@@ -73,9 +73,6 @@ pub struct FoundKey {
     pub source: KeySource,
 }
 
-/// Notes for `--verbose`: why a store was skipped.
-pub type Notes = Vec<String>;
-
 pub fn keyring_disabled() -> bool {
     std::env::var(ENV_NO_KEYRING).is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"))
 }
@@ -111,7 +108,7 @@ fn load_config() -> Result<Option<Config>, ConfigError> {
 }
 
 /// Finds the key in SPEC order. `Ok(None)`: no key anywhere.
-pub fn resolve(notes: &mut Notes) -> Result<Option<FoundKey>, KeyError> {
+pub fn resolve(notes: &mut Vec<String>) -> Result<Option<FoundKey>, KeyError> {
     if let Ok(text) = std::env::var(ENV_KEY) {
         let text = text.trim();
         if !text.is_empty() {
@@ -246,9 +243,4 @@ pub fn remove() -> Result<Removed, KeyError> {
 /// The API base from the config file, if it sets one.
 pub fn configured_api_base() -> Result<Option<String>, ConfigError> {
     Ok(load_config()?.and_then(|c| c.api_base().map(str::to_owned)))
-}
-
-/// Whether the config file holds a key (for messages only; no permission check).
-pub fn config_has_key() -> bool {
-    load_config().ok().flatten().is_some_and(|c| c.has_key())
 }

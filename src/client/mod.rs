@@ -153,18 +153,9 @@ impl Client {
         })
     }
 
-    pub fn with_policy(mut self, policy: RetryPolicy) -> Client {
-        self.policy = policy;
-        self
-    }
-
     pub fn with_observer(mut self, observer: Observer) -> Client {
         self.observer = Some(observer);
         self
-    }
-
-    pub fn base(&self) -> &Url {
-        &self.base
     }
 
     fn url(&self, segments: &[&str]) -> Url {
