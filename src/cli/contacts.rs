@@ -115,11 +115,13 @@ fn list(ctx: &Ctx, args: ListArgs) -> Result<(), CliError> {
     if page.items.is_empty() {
         ctx.info("no contacts");
     }
+    // JSON carries the cursor itself; text and NDJSON name it on stderr.
     if let Some(cursor) = &page.cursor
         && ctx.format != Format::Json
+        && !ctx.quiet
     {
-        ctx.info(&format!(
-            "more contacts follow: add --cursor {cursor} for the next page"
+        super::eprintln_safe(&format!(
+            "svc: more contacts follow: add --cursor {cursor} for the next page"
         ));
     }
     ctx.print_list(&page, |items| table(ctx, items))

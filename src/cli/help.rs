@@ -333,8 +333,15 @@ fn examples_of(path: &str) -> Vec<&'static str> {
         .unwrap_or_default()
 }
 
+/// Subcommands in the order help shows them.
+fn shown_subcommands(cmd: &Command) -> Vec<&Command> {
+    let mut subs: Vec<&Command> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).collect();
+    subs.sort_by_key(|s| s.get_display_order());
+    subs
+}
+
 fn walk(cmd: &Command, path: &mut Vec<String>, out: &mut Vec<Value>) {
-    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+    for sub in shown_subcommands(cmd) {
         path.push(sub.get_name().to_owned());
         let name = path.join(" ");
         let visible = |a: &&Arg| {
@@ -355,9 +362,8 @@ fn walk(cmd: &Command, path: &mut Vec<String>, out: &mut Vec<Value>) {
             .filter(visible)
             .map(describe_arg)
             .collect();
-        let subcommands: Vec<&str> = sub
-            .get_subcommands()
-            .filter(|s| !s.is_hide_set())
+        let subcommands: Vec<&str> = shown_subcommands(sub)
+            .into_iter()
             .map(Command::get_name)
             .collect();
         out.push(json!({
@@ -465,11 +471,8 @@ pub fn run_help(ctx: &Ctx, args: &HelpArgs) -> Result<(), CliError> {
             ));
             text.push_str(&render(&mut cmd, ctx.color));
             text.push('\n');
-            let subs: Vec<Command> = cmd.get_subcommands().cloned().collect();
+            let subs: Vec<Command> = shown_subcommands(&cmd).into_iter().cloned().collect();
             for sub in subs.into_iter().rev() {
-                if sub.is_hide_set() {
-                    continue;
-                }
                 stack.push((format!("{name} {}", sub.get_name()), sub));
             }
         }

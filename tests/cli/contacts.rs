@@ -320,6 +320,10 @@ fn list_pages_with_limit_and_cursor() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    assert!(
+        nd.stderr.contains("--cursor "),
+        "NDJSON names the next page too: {nd:?}"
+    );
     assert_eq!(items.len(), 2);
     seen.extend(items);
     let next = cli
