@@ -170,6 +170,7 @@ impl Cli {
     }
 
     pub fn run_stdin(&self, args: &[&str], stdin: &str) -> Run {
+        let config_before = std::fs::read(self.config_file()).ok();
         let out = self
             .command()
             .args(args)
@@ -182,7 +183,39 @@ impl Cli {
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         };
         self.check_no_leak(&run);
+        if args.first() != Some(&"auth") {
+            // Only the auth commands may write the config file.
+            assert_eq!(
+                std::fs::read(self.config_file()).ok(),
+                config_before,
+                "{args:?} changed the config file"
+            );
+        }
+        self.check_files();
         run
+    }
+
+    /// No file under HOME but the config file may hold a key.
+    fn check_files(&self) {
+        let mut dirs = vec![self.home.path().to_owned()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path != self.config_file() {
+                    let bytes = std::fs::read(&path).unwrap_or_default();
+                    let text = String::from_utf8_lossy(&bytes);
+                    for secret in self.secrets.borrow().iter() {
+                        assert!(
+                            !text.contains(secret.as_str()),
+                            "the key was written to {}",
+                            path.display()
+                        );
+                    }
+                }
+            }
+        }
     }
 
     fn check_no_leak(&self, run: &Run) {
