@@ -16,8 +16,8 @@ const WARM_UP: usize = 20;
 /// Wall time and peak RSS (KiB) of one run; the exit status must be success.
 // The child is reaped by wait4, which std's Child does not know about.
 #[allow(clippy::zombie_processes)]
-fn run_once(args: &[&str], env: &[(&str, String)]) -> (Duration, i64) {
-    let mut cmd = Command::new(BIN);
+fn run_once(program: &str, args: &[&str], env: &[(&str, String)]) -> (Duration, i64) {
+    let mut cmd = Command::new(program);
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -38,19 +38,19 @@ fn run_once(args: &[&str], env: &[(&str, String)]) -> (Duration, i64) {
     assert_eq!(waited, pid, "wait4 failed");
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "svc {args:?} failed with status {status}"
+        "{program} {args:?} failed with status {status}"
     );
     (elapsed, usage.ru_maxrss)
 }
 
-fn measure(label: &str, args: &[&str], env: &[(&str, String)]) {
+fn measure(label: &str, program: &str, args: &[&str], env: &[(&str, String)]) {
     for _ in 0..WARM_UP {
-        run_once(args, env);
+        run_once(program, args, env);
     }
     let mut times = Vec::with_capacity(RUNS);
     let mut peak = 0;
     for _ in 0..RUNS {
-        let (t, rss) = run_once(args, env);
+        let (t, rss) = run_once(program, args, env);
         times.push(t);
         peak = peak.max(rss);
     }
@@ -117,12 +117,14 @@ fn main() -> ExitCode {
         ("HOME", home.display().to_string()),
         ("XDG_CONFIG_HOME", home.join("config").display().to_string()),
     ];
-    measure("svc --version", &["--version"], &env);
-    measure("svc --help-json", &["--help-json"], &env);
+    // What spawning any process costs here, for scale.
+    measure("true (spawn baseline)", "true", &[], &env);
+    measure("svc --version", BIN, &["--version"], &env);
+    measure("svc --help-json", BIN, &["--help-json"], &env);
     let mut with_key = env.clone();
     with_key.push(("SVC_API_KEY", key));
     with_key.push(("SVC_API_BASE", url));
-    measure("svc whoami --json", &["whoami", "--json"], &with_key);
+    measure("svc whoami --json", BIN, &["whoami", "--json"], &with_key);
 
     let _ = server.kill();
     let _ = server.wait();
