@@ -10,6 +10,7 @@ mod folders;
 mod help;
 mod keychain;
 mod retries;
+mod terminal;
 mod whoami;
 
 use std::cell::RefCell;
