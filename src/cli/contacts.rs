@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
-use crate::client::NewContactRequest;
+use crate::client::{ClientError, NewContactRequest};
 use crate::model::{Contact, Timestamp};
 
 // Parsed once per run: boxing the larger variant would buy nothing.
@@ -205,7 +205,20 @@ fn delete(ctx: &Ctx, args: DeleteArgs) -> Result<(), CliError> {
             format!("{} was not deleted", args.id),
         ));
     }
-    let deleted = ctx.block_on(async { Ok(client.delete_contact(&args.id).await?) })?;
+    let deleted = ctx.block_on(async {
+        client.delete_contact(&args.id).await.map_err(|e| {
+            let unanswered = matches!(e, ClientError::Transport { .. });
+            let mut err = CliError::from(e);
+            if unanswered {
+                // Not retried, so the user must look before asking again.
+                err.message.push_str(&format!(
+                    "; {} may have been deleted all the same: look with svc contacts list before trying again",
+                    args.id
+                ));
+            }
+            err
+        })
+    })?;
     match ctx.format {
         Format::Json => ctx.print_json(&deleted),
         _ if ctx.quiet => ctx.out(&format!("{}\n", deleted.id)),

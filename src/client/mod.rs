@@ -200,15 +200,18 @@ impl Client {
                     .header(reqwest::header::CONTENT_TYPE, "application/json")
                     .body(json.clone());
             }
+            // Whether the request surely never reached the server (the connection failed).
+            let mut unsent = false;
             let (status, result) = match request.send().await {
                 Ok(response) => (Some(response.status().as_u16()), read::<T>(response).await),
-                Err(e) => (
-                    None,
-                    Err(ClientError::Transport {
+                Err(e) => {
+                    unsent = e.is_connect();
+                    let err = ClientError::Transport {
                         message: transport_message(&e),
                         attempts: 0,
-                    }),
-                ),
+                    };
+                    (None, Err(err))
+                }
             };
             let duration = started.elapsed();
             let mut retry = None;
@@ -216,7 +219,10 @@ impl Client {
                 match err {
                     ClientError::Transport { .. } => {
                         transport_failures += 1;
-                        if transport_failures < self.policy.transport_attempts {
+                        // GETs are safe to repeat and creates carry an Idempotency-Key, but a
+                        // DELETE that may have been carried out would answer not_found again.
+                        let repeatable = method != Method::DELETE || unsent;
+                        if repeatable && transport_failures < self.policy.transport_attempts {
                             let base = self.policy.backoff * 2u32.pow(transport_failures - 1);
                             retry = Some((base + jitter(base / 2), "transport failure".into()));
                         }

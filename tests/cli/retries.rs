@@ -227,3 +227,23 @@ fn a_create_whose_answer_was_lost_is_retried_and_logged_once() {
         .ok();
     assert_eq!(api.contacts(&folder).len(), 2);
 }
+
+#[test]
+fn a_delete_whose_answer_was_lost_is_not_repeated() {
+    let (server, api, _) = setup("elevated");
+    let folder = monthly(&api);
+    let id = api
+        .post("/v1/contacts", crate::common::contact(&folder, "K1ABC"))
+        .id();
+    let (proxy, seen) = lossy_proxy(&server.url);
+    let cli = Cli::with_key(&server, &api);
+    cli.set_env("SVC_API_BASE", &proxy);
+    let run = cli.run(&["contacts", "delete", &id, "--yes", "--verbose"]);
+    let message = run.fails(7, "contacts delete", "transport_error");
+    assert!(message.contains("after 1 attempt"), "{message}");
+    assert!(message.contains("may have been deleted"), "{message}");
+    assert_eq!(attempts(&run.stderr), 1, "{run:?}");
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    // The server did delete it: a repeat would have answered not_found.
+    assert!(api.contacts(&folder).is_empty());
+}
