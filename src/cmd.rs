@@ -41,17 +41,16 @@ pub fn command() -> clap::Command {
 
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let root = command();
+    let mut root = command();
     if cli::help::wants_help_json(&args) {
         return cli::print_manifest(&root);
     }
     let parsed = root
-        .clone()
-        .try_get_matches_from(&args)
+        .try_get_matches_from_mut(&args)
         .and_then(|m| Cli::from_arg_matches(&m));
     match parsed {
         Ok(cli) => match cli.command {
-            Command::Client(command) => cli::run(cli.global, command),
+            Command::Client(command) => cli::run(cli.global, command, &root),
             Command::Server(args) => crate::server::cmd::run(args),
         },
         Err(e) => cli::usage_error(&e, &root, &args),

@@ -12,8 +12,8 @@ pub struct CompletionsArgs {
     shell: Shell,
 }
 
-pub fn run(ctx: &Ctx, args: &CompletionsArgs) -> Result<(), CliError> {
-    let mut cmd = crate::cmd::command();
+pub fn run(ctx: &Ctx, args: &CompletionsArgs, root: &clap::Command) -> Result<(), CliError> {
+    let mut cmd = root.clone();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "svc", &mut script);
     ctx.out(&String::from_utf8_lossy(&script))

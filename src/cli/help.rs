@@ -447,14 +447,14 @@ fn render(cmd: &mut Command, color: bool) -> String {
     }
 }
 
-fn built_root() -> Command {
-    let mut root = crate::cmd::command();
+fn built(root: &Command) -> Command {
+    let mut root = root.clone();
     root.build();
     root
 }
 
-pub fn run_help(ctx: &Ctx, args: &HelpArgs) -> Result<(), CliError> {
-    let root = built_root();
+pub fn run_help(ctx: &Ctx, args: &HelpArgs, root: &Command) -> Result<(), CliError> {
+    let root = built(root);
     if args.all {
         if !args.command.is_empty() {
             return Err(CliError::input(
@@ -482,8 +482,8 @@ pub fn run_help(ctx: &Ctx, args: &HelpArgs) -> Result<(), CliError> {
     ctx.out(&render(&mut cmd, ctx.color))
 }
 
-pub fn run_man(ctx: &Ctx, args: &ManArgs) -> Result<(), CliError> {
-    let root = built_root();
+pub fn run_man(ctx: &Ctx, args: &ManArgs, root: &Command) -> Result<(), CliError> {
+    let root = built(root);
     let cmd = find(&root, &args.command)?.clone();
     let title = if args.command.is_empty() {
         "svc".to_owned()

@@ -380,8 +380,9 @@ fn log_attempt(a: &Attempt) {
     eprintln_safe(&line);
 }
 
-/// Runs a parsed client command and turns its outcome into the exit code.
-pub fn run(global: GlobalArgs, command: ClientCommand) -> ExitCode {
+/// Runs a parsed client command and turns its outcome into the exit code. `root` is the whole
+/// command tree, which help, man pages and completions describe.
+pub fn run(global: GlobalArgs, command: ClientCommand, root: &clap::Command) -> ExitCode {
     let ctx = Ctx::new(&global, command.name());
     let result = match command {
         ClientCommand::Auth { command } => auth::run(&ctx, command),
@@ -389,9 +390,9 @@ pub fn run(global: GlobalArgs, command: ClientCommand) -> ExitCode {
         ClientCommand::Folders { command } => folders::run(&ctx, command),
         ClientCommand::Contacts { command } => contacts::run(&ctx, command),
         ClientCommand::Activations { command } => activations::run(&ctx, command),
-        ClientCommand::Help(args) => help::run_help(&ctx, &args),
-        ClientCommand::Completions(args) => completions::run(&ctx, &args),
-        ClientCommand::Man(args) => help::run_man(&ctx, &args),
+        ClientCommand::Help(args) => help::run_help(&ctx, &args, root),
+        ClientCommand::Completions(args) => completions::run(&ctx, &args, root),
+        ClientCommand::Man(args) => help::run_man(&ctx, &args, root),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
