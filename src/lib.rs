@@ -1,6 +1,9 @@
 //! `svc`: a logbook for amateur-radio contacts. The library holds the domain (`model`), the
-//! storage (`store`) and the HTTP service (`server`); the binary wires them to the command line.
+//! storage (`store`), the HTTP service (`server`), the typed HTTP client (`client`) and the
+//! command-line client (`cli`); the binary wires them to the command line.
 
+pub mod cli;
+pub mod client;
 pub mod cmd;
 pub mod model;
 pub mod server;

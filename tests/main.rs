@@ -1,4 +1,5 @@
 //! One integration test binary: every test talks to the real `svc` process.
 
+mod cli;
 mod common;
 mod server;

@@ -1,0 +1,132 @@
+//! Client start-up benchmark: spawns the release `svc` binary again and again and prints the
+//! median and p90 wall time and the peak RSS of `svc --version`, `svc --help-json` and
+//! `svc whoami --json`, the last against a real `svc server start` on loopback.
+//!
+//! Run with `cargo bench --bench cli`. Timings are printed, never asserted.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_svc");
+/// Runs per command after the warm-up runs (which fill the page cache with the binary).
+const RUNS: usize = 300;
+const WARM_UP: usize = 20;
+
+/// Wall time and peak RSS (KiB) of one run; the exit status must be success.
+// The child is reaped by wait4, which std's Child does not know about.
+#[allow(clippy::zombie_processes)]
+fn run_once(program: &str, args: &[&str], env: &[(&str, String)]) -> (Duration, i64) {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .env("SVC_NO_KEYRING", "1")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let started = Instant::now();
+    let child = cmd.spawn().expect("spawn svc");
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for this child, which std has not reaped.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = started.elapsed();
+    assert_eq!(waited, pid, "wait4 failed");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{program} {args:?} failed with status {status}"
+    );
+    (elapsed, usage.ru_maxrss)
+}
+
+fn measure(label: &str, program: &str, args: &[&str], env: &[(&str, String)]) {
+    for _ in 0..WARM_UP {
+        run_once(program, args, env);
+    }
+    let mut times = Vec::with_capacity(RUNS);
+    let mut peak = 0;
+    for _ in 0..RUNS {
+        let (t, rss) = run_once(program, args, env);
+        times.push(t);
+        peak = peak.max(rss);
+    }
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "{label:<22} median {:>6.2} ms   p90 {:>6.2} ms   min {:>6.2} ms   peak RSS {:>5.1} MB",
+        ms(times[RUNS / 2]),
+        ms(times[RUNS * 9 / 10]),
+        ms(times[0]),
+        peak as f64 / 1024.0
+    );
+}
+
+fn admin(db: &str, args: &[&str]) -> String {
+    let out = Command::new(BIN)
+        .arg("server")
+        .args(args)
+        .args(["--database", db])
+        .output()
+        .expect("run svc server");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+fn main() -> ExitCode {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = format!("sqlite://{}", dir.path().join("svc.db").display());
+    admin(&db, &["user", "add", "BENCH1", "--plan", "paid"]);
+    let key = admin(
+        &db,
+        &[
+            "key", "create", "BENCH1", "--name", "bench", "--tier", "basic",
+        ],
+    );
+    let mut server = Command::new(BIN)
+        .args([
+            "server",
+            "start",
+            "--bind",
+            "127.0.0.1:0",
+            "--database",
+            &db,
+        ])
+        .args(["--burst-limit", "100000000"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server");
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .expect("server address");
+    let url = line.trim().trim_start_matches("listening on ").to_owned();
+
+    println!("svc client start-up, {RUNS} runs each after {WARM_UP} warm-up runs ({BIN})");
+    let home = dir.path().join("home");
+    let env = vec![
+        ("HOME", home.display().to_string()),
+        ("XDG_CONFIG_HOME", home.join("config").display().to_string()),
+    ];
+    // What spawning any process costs here, for scale.
+    measure("true (spawn baseline)", "true", &[], &env);
+    measure("svc --version", BIN, &["--version"], &env);
+    measure("svc --help-json", BIN, &["--help-json"], &env);
+    let mut with_key = env.clone();
+    with_key.push(("SVC_API_KEY", key));
+    with_key.push(("SVC_API_BASE", url));
+    measure("svc whoami --json", BIN, &["whoami", "--json"], &with_key);
+
+    let _ = server.kill();
+    let _ = server.wait();
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,159 @@
+//! `svc activations list|create|end`.
+
+use clap::{Args, Subcommand};
+
+use super::folders::print_created;
+use super::output::{self, Cell, Format};
+use super::{CliError, Ctx, input};
+use crate::client::NewActivationRequest;
+use crate::model::{Folder, Page};
+
+#[derive(Debug, Subcommand)]
+pub enum ActivationsCommand {
+    /// List activations, newest first (every page)
+    List(ListArgs),
+    /// Find or start the activation of a park today (or on --start-time's UTC day)
+    Create(CreateArgs),
+    /// End an activation
+    End(EndArgs),
+}
+
+impl ActivationsCommand {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ActivationsCommand::List(_) => "list",
+            ActivationsCommand::Create(_) => "create",
+            ActivationsCommand::End(_) => "end",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only activations that have not ended
+    #[arg(long)]
+    in_progress: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The park reference, e.g. US-1234
+    #[arg(long, value_parser = input::reference, value_name = "REF")]
+    reference: String,
+    /// The activator's callsign
+    #[arg(long, value_parser = input::callsign, value_name = "CALL")]
+    callsign: String,
+    /// The program; only pota supports activations
+    #[arg(long, default_value = "pota", value_parser = input::text, value_name = "ID")]
+    program: String,
+    /// A label for the place, e.g. "Test Park"
+    #[arg(long, value_parser = input::text, value_name = "NAME")]
+    location_name: Option<String>,
+    /// Start, ISO 8601 with offset [default: now]
+    #[arg(long, value_parser = input::time, value_name = "ISO")]
+    start_time: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct EndArgs {
+    /// The activation's folder id (fld_…)
+    #[arg(value_parser = input::folder_id)]
+    id: String,
+    /// End, ISO 8601 with offset [default: now]
+    #[arg(long, value_parser = input::time, value_name = "ISO")]
+    end_time: Option<String>,
+}
+
+pub fn run(ctx: &Ctx, command: ActivationsCommand) -> Result<(), CliError> {
+    match command {
+        ActivationsCommand::List(args) => list(ctx, args),
+        ActivationsCommand::Create(args) => create(ctx, args),
+        ActivationsCommand::End(args) => end(ctx, args),
+    }
+}
+
+fn list(ctx: &Ctx, args: ListArgs) -> Result<(), CliError> {
+    let client = ctx.client()?;
+    // With --in-progress a page may be empty and still have a cursor: read them all first.
+    let items = ctx.block_on(async { Ok(client.all_activations(args.in_progress).await?) })?;
+    let what = if args.in_progress {
+        "in progress"
+    } else {
+        "in all"
+    };
+    ctx.info(&format!(
+        "{} activation{} {what}",
+        items.len(),
+        if items.len() == 1 { "" } else { "s" }
+    ));
+    ctx.print_list(
+        &Page {
+            items,
+            cursor: None,
+        },
+        |items| table(ctx, items),
+    )
+}
+
+fn table(ctx: &Ctx, items: &[Folder]) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let rows = items
+        .iter()
+        .map(|f| {
+            let end = match f.end_time {
+                Some(t) => Cell::from(output::time(t)),
+                None => Cell::green("in progress"),
+            };
+            vec![
+                Cell::from(f.id.as_str()),
+                Cell::from(output::or_dash(&f.location_reference)),
+                Cell::from(f.start_time.map_or_else(|| "-".into(), output::time)),
+                end,
+                Cell::from(f.contact_count.to_string()),
+                Cell::from(f.name.as_str()),
+            ]
+        })
+        .collect();
+    output::table(
+        &["ID", "REFERENCE", "START", "END", "CONTACTS", "NAME"],
+        rows,
+        ctx.color,
+    )
+}
+
+fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    let request = NewActivationRequest {
+        location_reference: args.reference,
+        callsign: args.callsign,
+        program_id: Some(args.program),
+        location_name: args.location_name,
+        start_time: args.start_time,
+    };
+    let client = ctx.client()?;
+    let created = ctx.block_on(async { Ok(client.create_activation(&request).await?) })?;
+    print_created(ctx, "activation", &created)
+}
+
+fn end(ctx: &Ctx, args: EndArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    let client = ctx.client()?;
+    let folder = ctx.block_on(async {
+        Ok(client
+            .end_activation(&args.id, args.end_time.as_deref())
+            .await?)
+    })?;
+    match ctx.format {
+        Format::Json => ctx.print_json(&folder),
+        _ if ctx.quiet => ctx.out(&format!("{}\n", folder.id)),
+        _ => {
+            let at = folder.end_time.map_or_else(|| "-".into(), output::time);
+            ctx.out(&format!(
+                "ended activation {} ({}) at {at}\n",
+                folder.name, folder.id
+            ))
+        }
+    }
+}

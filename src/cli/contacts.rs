@@ -1,0 +1,241 @@
+//! `svc contacts list|create|delete`.
+
+use std::io::{BufRead, IsTerminal};
+
+use clap::{Args, Subcommand};
+
+use super::output::{self, Cell, Format};
+use super::{CliError, Ctx, input};
+use crate::client::{ClientError, NewContactRequest};
+use crate::model::{Contact, Timestamp};
+
+// Parsed once per run: boxing the larger variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Subcommand)]
+pub enum ContactsCommand {
+    /// List a folder's contacts, newest first (one page)
+    List(ListArgs),
+    /// Log a contact
+    Create(CreateArgs),
+    /// Delete a contact (needs an elevated key)
+    Delete(DeleteArgs),
+}
+
+impl ContactsCommand {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ContactsCommand::List(_) => "list",
+            ContactsCommand::Create(_) => "create",
+            ContactsCommand::Delete(_) => "delete",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// The folder's id (fld_…)
+    #[arg(long, value_parser = input::folder_id, value_name = "ID")]
+    folder: String,
+    /// Contacts per page, 1 to 200 [server default: 50]
+    #[arg(long, value_parser = input::limit, value_name = "N")]
+    limit: Option<u32>,
+    /// Continue after a previous page (its cursor)
+    #[arg(long, value_name = "CURSOR")]
+    cursor: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The destination folder's id (fld_…): a monthly or activation folder
+    #[arg(long, value_parser = input::folder_id, value_name = "ID")]
+    folder: String,
+    /// The worked station's callsign
+    #[arg(long, value_parser = input::callsign, value_name = "CALL")]
+    callsign: String,
+    /// Frequency in MHz, e.g. 14.074 (a kHz value such as 14074 is converted by the server)
+    #[arg(long, value_parser = input::frequency, value_name = "MHZ", allow_negative_numbers = true)]
+    frequency: f64,
+    /// Mode, e.g. FT8, SSB, CW
+    #[arg(long, value_parser = input::text)]
+    mode: String,
+    /// Start of the contact, ISO 8601 with offset [default: now, UTC]
+    #[arg(long, value_parser = input::time, value_name = "ISO")]
+    time_on: Option<String>,
+    /// Signal report sent, e.g. 599 or -12
+    #[arg(long, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
+    rst_sent: Option<String>,
+    /// Signal report received
+    #[arg(long, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
+    rst_received: Option<String>,
+    /// The other operator's name
+    #[arg(long, value_parser = input::text)]
+    name: Option<String>,
+    /// Free-text notes
+    #[arg(long, value_parser = input::text)]
+    notes: Option<String>,
+    /// The worked station's program, e.g. POTA (send it in a hunting folder)
+    #[arg(long, value_parser = input::text)]
+    sig: Option<String>,
+    /// The worked station's program reference, e.g. US-1234
+    #[arg(long, value_parser = input::text, value_name = "INFO")]
+    sig_info: Option<String>,
+    /// Your own program (set by the server in an activation folder)
+    #[arg(long, value_parser = input::text, value_name = "SIG")]
+    my_sig: Option<String>,
+    /// Your own program reference
+    #[arg(long, value_parser = input::text, value_name = "INFO")]
+    my_sig_info: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// The contact's id (qso_…)
+    #[arg(value_parser = input::contact_id)]
+    id: String,
+    /// Delete without asking (needed when stdin is not a terminal)
+    #[arg(long)]
+    yes: bool,
+}
+
+pub fn run(ctx: &Ctx, command: ContactsCommand) -> Result<(), CliError> {
+    match command {
+        ContactsCommand::List(args) => list(ctx, args),
+        ContactsCommand::Create(args) => create(ctx, args),
+        ContactsCommand::Delete(args) => delete(ctx, args),
+    }
+}
+
+fn list(ctx: &Ctx, args: ListArgs) -> Result<(), CliError> {
+    let client = ctx.client()?;
+    let page = ctx.block_on(async {
+        Ok(client
+            .contacts(&args.folder, args.limit, args.cursor.as_deref())
+            .await?)
+    })?;
+    if page.items.is_empty() {
+        ctx.info("no contacts");
+    }
+    // JSON carries the cursor itself; text and NDJSON name it on stderr.
+    if let Some(cursor) = &page.cursor
+        && ctx.format != Format::Json
+        && !ctx.quiet
+    {
+        super::eprintln_safe(&format!(
+            "svc: more contacts follow: add --cursor {cursor} for the next page"
+        ));
+    }
+    ctx.print_list(&page, |items| table(ctx, items))
+}
+
+fn table(ctx: &Ctx, items: &[Contact]) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let rows = items
+        .iter()
+        .map(|c| {
+            vec![
+                Cell::from(output::time(c.time_on)),
+                Cell::from(c.callsign.as_str()),
+                Cell::from(c.frequency.to_string()),
+                Cell::from(c.band.as_str()),
+                Cell::from(c.mode.as_str()),
+                Cell::from(output::or_dash(&c.rst_sent)),
+                Cell::from(output::or_dash(&c.rst_received)),
+                Cell::from(c.id.as_str()),
+            ]
+        })
+        .collect();
+    output::table(
+        &[
+            "TIME ON", "CALLSIGN", "MHZ", "BAND", "MODE", "SENT", "RCVD", "ID",
+        ],
+        rows,
+        ctx.color,
+    )
+}
+
+fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    let request = NewContactRequest {
+        folder_id: args.folder,
+        callsign: args.callsign,
+        frequency: args.frequency,
+        mode: args.mode,
+        time_on: args.time_on.unwrap_or_else(|| Timestamp::now().to_string()),
+        rst_sent: args.rst_sent,
+        rst_received: args.rst_received,
+        name: args.name,
+        notes: args.notes,
+        sig: args.sig,
+        sig_info: args.sig_info,
+        my_sig: args.my_sig,
+        my_sig_info: args.my_sig_info,
+    };
+    let client = ctx.client()?;
+    let created = ctx.block_on(async { Ok(client.create_contact(&request).await?) })?;
+    if let Some(first) = &created.duplicate_of
+        && ctx.format == Format::Text
+    {
+        ctx.warn(&format!(
+            "{} duplicates {first} in this folder (same callsign, band, mode, program and UTC day); it was stored all the same: delete one with svc contacts delete if it is a mistake",
+            created.id
+        ));
+    }
+    match ctx.format {
+        Format::Json => ctx.print_json(&created),
+        _ if ctx.quiet => ctx.out(&format!("{}\n", created.id)),
+        _ => ctx.out(&format!("created contact {}\n", created.id)),
+    }
+}
+
+fn delete(ctx: &Ctx, args: DeleteArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    if !args.yes && !std::io::stdin().is_terminal() {
+        return Err(CliError::input(format!(
+            "refusing to delete {} without confirmation: stdin is not a terminal; add --yes to delete it",
+            args.id
+        )));
+    }
+    let client = ctx.client()?;
+    if !args.yes && !confirm(&format!("Delete contact {}? [y/N] ", args.id))? {
+        return Err(CliError::new(
+            "cancelled",
+            1,
+            format!("{} was not deleted", args.id),
+        ));
+    }
+    let deleted = ctx.block_on(async {
+        client.delete_contact(&args.id).await.map_err(|e| {
+            let unanswered = matches!(e, ClientError::Transport { .. });
+            let mut err = CliError::from(e);
+            if unanswered {
+                // Not retried, so the user must look before asking again.
+                err.message.push_str(&format!(
+                    "; {} may have been deleted all the same: look with svc contacts list before trying again",
+                    args.id
+                ));
+            }
+            err
+        })
+    })?;
+    match ctx.format {
+        Format::Json => ctx.print_json(&deleted),
+        _ if ctx.quiet => ctx.out(&format!("{}\n", deleted.id)),
+        _ => ctx.out(&format!("deleted contact {}\n", deleted.id)),
+    }
+}
+
+/// Asks on the terminal; only `y` or `yes` agrees.
+fn confirm(question: &str) -> Result<bool, CliError> {
+    super::eprint_safe(question);
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| CliError::local(format!("cannot read the answer: {e}")))?;
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}

@@ -1,0 +1,567 @@
+//! `svc help`, `svc man` and `svc --help-json`: all three walk the real clap tree, so they
+//! cannot drift from what the parser accepts.
+
+use std::any::TypeId;
+use std::ffi::OsString;
+
+use clap::{Arg, ArgAction, Args, Command};
+use serde_json::{Value, json};
+
+use super::{CliError, Ctx};
+use crate::model::ErrorCode;
+
+/// The API version this client speaks.
+pub const API_VERSION: &str = "v1";
+
+#[derive(Debug, Args)]
+pub struct HelpArgs {
+    /// Print the help of every command, one after another (no pager)
+    #[arg(long)]
+    all: bool,
+    /// The command, e.g. contacts create
+    #[arg(value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command, e.g. contacts create [default: svc itself]
+    #[arg(value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+/// Examples per command path, shown in its help and listed in the manifest. Each is parsed by
+/// a test, so a renamed flag breaks the build of the docs, not a user's script.
+pub const EXAMPLES: &[(&str, &[&str])] = &[
+    (
+        "",
+        &[
+            "svc auth login",
+            "svc whoami --json",
+            "svc contacts create --folder fld_6bd4d7ppqfy6hdvp --callsign K1ABC --frequency 14.074 --mode FT8",
+        ],
+    ),
+    (
+        "auth login",
+        &[
+            "svc auth login",
+            "svc auth login --api-base https://logbook.example.org",
+        ],
+    ),
+    (
+        "auth set-key",
+        &[
+            "printf '%s\\n' \"$KEY\" | svc auth set-key",
+            "svc auth set-key svc_live_ABCDEFGHIJKLMNOPQRSTUVWX",
+        ],
+    ),
+    (
+        "auth status",
+        &["svc auth status", "svc auth status --json"],
+    ),
+    ("auth logout", &["svc auth logout"]),
+    ("auth panic-revoke", &["svc auth panic-revoke"]),
+    ("whoami", &["svc whoami", "svc whoami --json"]),
+    (
+        "folders list",
+        &[
+            "svc folders list",
+            "svc folders list --type monthly --ndjson",
+        ],
+    ),
+    (
+        "folders show",
+        &["svc folders show fld_6bd4d7ppqfy6hdvp --json"],
+    ),
+    (
+        "folders create",
+        &[
+            "svc folders create --type monthly --month 2026-11 --program pota",
+            "svc folders create --type monthly --month 2026-11",
+            "svc folders create --type category --name \"Field day\"",
+        ],
+    ),
+    (
+        "contacts list",
+        &[
+            "svc contacts list --folder fld_6bd4d7ppqfy6hdvp",
+            "svc contacts list --folder fld_6bd4d7ppqfy6hdvp --limit 200 --ndjson",
+        ],
+    ),
+    (
+        "contacts create",
+        &[
+            "svc contacts create --folder fld_6bd4d7ppqfy6hdvp --callsign K1ABC --frequency 14.074 --mode FT8",
+            "svc contacts create --folder fld_6bd4d7ppqfy6hdvp --callsign N0CALL --frequency 7.185 --mode SSB --time-on 2026-11-22T14:05:00Z --rst-sent 59 --rst-received 57 --sig POTA --sig-info US-1234 --json",
+        ],
+    ),
+    (
+        "contacts delete",
+        &[
+            "svc contacts delete qso_kig4cpwianj2qdvz",
+            "svc contacts delete qso_kig4cpwianj2qdvz --yes --json",
+        ],
+    ),
+    (
+        "activations list",
+        &[
+            "svc activations list",
+            "svc activations list --in-progress --json",
+        ],
+    ),
+    (
+        "activations create",
+        &[
+            "svc activations create --reference US-1234 --callsign W1AW --location-name \"Test Park\"",
+        ],
+    ),
+    (
+        "activations end",
+        &[
+            "svc activations end fld_6bd4d7ppqfy6hdvp",
+            "svc activations end fld_6bd4d7ppqfy6hdvp --end-time 2026-11-22T18:00:00Z",
+        ],
+    ),
+    ("help", &["svc help contacts create", "svc help --all"]),
+    (
+        "completions",
+        &["svc completions bash > ~/.local/share/bash-completion/completions/svc"],
+    ),
+    (
+        "man",
+        &[
+            "svc man | man -l -",
+            "svc man contacts create > svc-contacts-create.1",
+        ],
+    ),
+];
+
+/// What each exit code means (SPEC.md, "Client exit codes"); the server codes behind each are
+/// read from `ErrorCode::exit_code`, the one place that maps them.
+const EXIT_CODES: [(u8, &str, &str); 9] = [
+    (0, "success", "continue"),
+    (
+        1,
+        "generic failure, or not found",
+        "retry once, then surface",
+    ),
+    (
+        2,
+        "invalid flags or input, or folder/program rejection",
+        "ask for corrected input; do not retry unchanged",
+    ),
+    (
+        3,
+        "missing, malformed, expired or revoked key",
+        "ask for a new key; no retry",
+    ),
+    (
+        4,
+        "rate limited",
+        "svc already waited for a short Retry-After and retried once; for lifetime_logbook_budget stop",
+    ),
+    (
+        5,
+        "needs an elevated key",
+        "surface; suggest an elevated key",
+    ),
+    (6, "free-plan QSO cap reached", "surface; no retry"),
+    (
+        7,
+        "network or transport failure (DNS, TLS, time-out)",
+        "svc already made 3 attempts with backoff",
+    ),
+    (
+        8,
+        "server-side failure (5xx)",
+        "svc already retried once after a short delay",
+    ),
+];
+
+fn attach(cmd: Command, path: &[&str], text: String) -> Command {
+    match path {
+        [] => cmd.after_help(text),
+        [first, rest @ ..] => {
+            let rest = rest.to_vec();
+            cmd.mut_subcommand(*first, move |sub| attach(sub, &rest, text))
+        }
+    }
+}
+
+/// `svc help …` covers every level, so the per-group `help` subcommands clap would add are
+/// left out (they would also clutter the manifest).
+fn without_help_subcommands(cmd: Command) -> Command {
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .filter(|s| s.has_subcommands())
+        .map(|s| s.get_name().to_owned())
+        .collect();
+    let mut cmd = cmd.disable_help_subcommand(true);
+    for name in names {
+        cmd = cmd.mut_subcommand(name, without_help_subcommands);
+    }
+    cmd
+}
+
+/// Adds the examples to each command's help, and the `--help-json` flag (read from argv before
+/// parsing, so it works where required flags are missing).
+pub fn decorate(cmd: Command) -> Command {
+    let mut cmd = without_help_subcommands(cmd);
+    for (path, examples) in EXAMPLES {
+        let text = format!("Examples:\n  {}", examples.join("\n  "));
+        let parts: Vec<&str> = path.split_whitespace().collect();
+        cmd = attach(cmd, &parts, text);
+    }
+    cmd.arg(
+        Arg::new("help_json")
+            .long("help-json")
+            .global(true)
+            .action(ArgAction::SetTrue)
+            .help("Print a JSON manifest of every command, flag and exit code, then exit"),
+    )
+}
+
+/// Whether argv asks for the manifest (before any `--`).
+pub fn wants_help_json(args: &[OsString]) -> bool {
+    args.iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--help-json")
+}
+
+/// The subcommand path named by argv (`contacts create`), as far as it goes; `svc` when none.
+pub fn command_path(root: &Command, args: &[OsString]) -> String {
+    let mut cmd = root;
+    let mut path = Vec::new();
+    for arg in args.iter().skip(1) {
+        let Some(word) = arg.to_str() else { break };
+        if word.starts_with('-') {
+            continue;
+        }
+        match cmd.find_subcommand(word) {
+            Some(sub) => {
+                path.push(sub.get_name().to_owned());
+                cmd = sub;
+            }
+            None => break,
+        }
+    }
+    if path.is_empty() {
+        "svc".into()
+    } else {
+        path.join(" ")
+    }
+}
+
+fn value_type(arg: &Arg) -> (&'static str, Vec<String>) {
+    if matches!(arg.get_action(), ArgAction::SetTrue | ArgAction::SetFalse) {
+        return ("boolean", vec![]);
+    }
+    if matches!(arg.get_action(), ArgAction::Count) {
+        return ("count", vec![]);
+    }
+    let values: Vec<String> = arg
+        .get_possible_values()
+        .iter()
+        .filter(|v| !v.is_hide_set())
+        .map(|v| v.get_name().to_owned())
+        .collect();
+    if !values.is_empty() {
+        return ("enum", values);
+    }
+    let id = arg.get_value_parser().type_id();
+    let kind = if id == TypeId::of::<f64>() {
+        "number"
+    } else if [
+        TypeId::of::<u32>(),
+        TypeId::of::<u64>(),
+        TypeId::of::<i64>(),
+        TypeId::of::<usize>(),
+    ]
+    .iter()
+    .any(|t| id == *t)
+    {
+        "integer"
+    } else {
+        "string"
+    };
+    (kind, vec![])
+}
+
+fn describe_arg(arg: &Arg) -> Value {
+    let (kind, values) = value_type(arg);
+    let default: Vec<String> = arg
+        .get_default_values()
+        .iter()
+        .map(|v| v.to_string_lossy().into_owned())
+        .collect();
+    let name = match arg.get_long() {
+        Some(long) => format!("--{long}"),
+        None => arg
+            .get_value_names()
+            .and_then(|n| n.first())
+            .map_or_else(|| arg.get_id().to_string(), |n| format!("<{n}>")),
+    };
+    let mut record = json!({
+        "name": name,
+        "type": kind,
+        "required": arg.is_required_set(),
+        "default": default.first(),
+        "description": arg.get_help().map(|h| h.to_string()).unwrap_or_default(),
+        "global": arg.is_global_set(),
+    });
+    if let Some(short) = arg.get_short() {
+        record["short"] = json!(format!("-{short}"));
+    }
+    if let Some(env) = arg.get_env() {
+        record["env"] = json!(env.to_string_lossy());
+    }
+    if !values.is_empty() {
+        record["values"] = json!(values);
+    }
+    if arg.is_positional() && matches!(arg.get_action(), ArgAction::Append) {
+        record["multiple"] = json!(true);
+    }
+    record
+}
+
+fn examples_of(path: &str) -> Vec<&'static str> {
+    EXAMPLES
+        .iter()
+        .find(|(p, _)| *p == path)
+        .map(|(_, e)| e.to_vec())
+        .unwrap_or_default()
+}
+
+/// Subcommands in the order help shows them.
+fn shown_subcommands(cmd: &Command) -> Vec<&Command> {
+    let mut subs: Vec<&Command> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).collect();
+    subs.sort_by_key(|s| s.get_display_order());
+    subs
+}
+
+fn walk(cmd: &Command, path: &mut Vec<String>, out: &mut Vec<Value>) {
+    for sub in shown_subcommands(cmd) {
+        path.push(sub.get_name().to_owned());
+        let name = path.join(" ");
+        let visible = |a: &&Arg| {
+            !a.is_hide_set()
+                && !matches!(
+                    a.get_action(),
+                    ArgAction::Help | ArgAction::HelpLong | ArgAction::Version
+                )
+        };
+        let flags: Vec<Value> = sub
+            .get_arguments()
+            .filter(visible)
+            .filter(|a| !a.is_positional())
+            .map(describe_arg)
+            .collect();
+        let args: Vec<Value> = sub
+            .get_positionals()
+            .filter(visible)
+            .map(describe_arg)
+            .collect();
+        let subcommands: Vec<&str> = shown_subcommands(sub)
+            .into_iter()
+            .map(Command::get_name)
+            .collect();
+        out.push(json!({
+            "name": name,
+            "about": sub.get_about().map(|a| a.to_string()).unwrap_or_default(),
+            "args": args,
+            "flags": flags,
+            "subcommands": subcommands,
+            "examples": examples_of(&name),
+        }));
+        walk(sub, path, out);
+        path.pop();
+    }
+}
+
+/// The `--help-json` manifest.
+pub fn manifest(root: &Command) -> Value {
+    let mut root = root.clone();
+    root.build();
+    let mut commands = Vec::new();
+    walk(&root, &mut Vec::new(), &mut commands);
+    let global_flags: Vec<Value> = root
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .map(describe_arg)
+        .collect();
+    let exit_codes: Vec<Value> = EXIT_CODES
+        .iter()
+        .map(|(exit, meaning, handling)| {
+            let errors: Vec<&str> = ErrorCode::ALL
+                .iter()
+                .filter(|c| c.exit_code() == *exit)
+                .map(|c| c.as_str())
+                .collect();
+            json!({"code": exit, "meaning": meaning, "errors": errors, "handling": handling})
+        })
+        .collect();
+    json!({
+        "name": root.get_name(),
+        "about": root.get_about().map(|a| a.to_string()).unwrap_or_default(),
+        "cli_version": env!("CARGO_PKG_VERSION"),
+        "api_version": API_VERSION,
+        "global_flags": global_flags,
+        "commands": commands,
+        "examples": examples_of(""),
+        "exit_codes": exit_codes,
+        "environment": {
+            "SVC_API_KEY": "the API key; wins over the keychain and the config file",
+            "SVC_API_BASE": "the service's address, like --api-base",
+            "SVC_NO_KEYRING": "1: never use the OS keychain (the key lives in the config file)",
+            "NO_COLOR": "set: no colour",
+            "XDG_CONFIG_HOME": "the config file is $XDG_CONFIG_HOME/svc/config.json (else ~/.config/svc/config.json)",
+        },
+        "errors": {
+            "text": "svc: <command>: <error>: <message> (one line on stderr)",
+            "json": "{command, error, message, exitCode, status, details, requestId} on stderr with --json",
+        },
+    })
+}
+
+/// Finds a subcommand by its path of names.
+fn find<'a>(root: &'a Command, path: &[String]) -> Result<&'a Command, CliError> {
+    let mut cmd = root;
+    for name in path {
+        cmd = cmd.find_subcommand(name).ok_or_else(|| {
+            CliError::input(format!(
+                "no command {:?}; svc help --all lists every command",
+                path.join(" ")
+            ))
+        })?;
+    }
+    Ok(cmd)
+}
+
+fn render(cmd: &mut Command, color: bool) -> String {
+    let help = cmd.render_long_help();
+    if color {
+        help.ansi().to_string()
+    } else {
+        help.to_string()
+    }
+}
+
+fn built(root: &Command) -> Command {
+    let mut root = root.clone();
+    root.build();
+    root
+}
+
+pub fn run_help(ctx: &Ctx, args: &HelpArgs, root: &Command) -> Result<(), CliError> {
+    let root = built(root);
+    if args.all {
+        if !args.command.is_empty() {
+            return Err(CliError::input(
+                "svc help --all prints every command; leave out the command name",
+            ));
+        }
+        let mut text = String::new();
+        let mut stack = vec![(String::from("svc"), root)];
+        while let Some((name, mut cmd)) = stack.pop() {
+            text.push_str(&format!(
+                "{}\n{name}\n{}\n\n",
+                "=".repeat(72),
+                "=".repeat(72)
+            ));
+            text.push_str(&render(&mut cmd, ctx.color));
+            text.push('\n');
+            let subs: Vec<Command> = shown_subcommands(&cmd).into_iter().cloned().collect();
+            for sub in subs.into_iter().rev() {
+                stack.push((format!("{name} {}", sub.get_name()), sub));
+            }
+        }
+        return ctx.out(&text);
+    }
+    let mut cmd = find(&root, &args.command)?.clone();
+    ctx.out(&render(&mut cmd, ctx.color))
+}
+
+pub fn run_man(ctx: &Ctx, args: &ManArgs, root: &Command) -> Result<(), CliError> {
+    let root = built(root);
+    let cmd = find(&root, &args.command)?.clone();
+    let title = if args.command.is_empty() {
+        "svc".to_owned()
+    } else {
+        format!("svc-{}", args.command.join("-"))
+    };
+    let mut roff = Vec::new();
+    clap_mangen::Man::new(cmd)
+        .title(title.to_uppercase())
+        .render(&mut roff)
+        .map_err(|e| CliError::local(format!("cannot render the man page: {e}")))?;
+    ctx.out(&String::from_utf8_lossy(&roff))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Splits an example like a shell would, for the simple quoting the examples use.
+    fn words(example: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut word = String::new();
+        let mut quoted = false;
+        for c in example.chars() {
+            match c {
+                '"' => quoted = !quoted,
+                ' ' if !quoted => {
+                    if !word.is_empty() {
+                        out.push(std::mem::take(&mut word));
+                    }
+                }
+                _ => word.push(c),
+            }
+        }
+        if !word.is_empty() {
+            out.push(word);
+        }
+        out
+    }
+
+    #[test]
+    fn every_example_parses_and_every_leaf_command_has_one() {
+        let root = crate::cmd::command();
+        for (path, examples) in EXAMPLES {
+            assert!(!examples.is_empty(), "{path}");
+            for example in *examples {
+                // Only the svc part of a pipeline, without redirections.
+                let svc_part = example
+                    .split('|')
+                    .find(|p| p.trim_start().starts_with("svc"))
+                    .unwrap_or_else(|| panic!("no svc in {example}"));
+                let svc_part = svc_part.split('>').next().unwrap();
+                let argv = words(svc_part);
+                let parsed = root.clone().try_get_matches_from(&argv);
+                assert!(parsed.is_ok(), "{example}: {}", parsed.unwrap_err());
+                if !path.is_empty() {
+                    assert!(
+                        argv.join(" ").starts_with(&format!("svc {path}")),
+                        "{example}"
+                    );
+                }
+            }
+        }
+        let manifest = manifest(&root);
+        for command in manifest["commands"].as_array().unwrap() {
+            let name = command["name"].as_str().unwrap();
+            let leaf = command["subcommands"].as_array().unwrap().is_empty();
+            if leaf && !name.starts_with("server") {
+                assert!(
+                    !command["examples"].as_array().unwrap().is_empty(),
+                    "{name} has no example"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_command_tree_is_consistent() {
+        crate::cmd::command().debug_assert();
+    }
+}

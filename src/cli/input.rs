@@ -1,0 +1,117 @@
+//! Checks of flag values done before anything is sent, each failing with a message that says
+//! what to give instead (clap reports them as usage errors, exit 2).
+
+use crate::model::callsign::normalize_callsign;
+use crate::model::page::MAX_LIMIT;
+use crate::model::program::normalize_reference;
+use crate::model::time::parse_month;
+use crate::model::{IdKind, Timestamp};
+
+pub fn folder_id(text: &str) -> Result<String, String> {
+    IdKind::Folder
+        .parse("folder id", text.trim())
+        .map_err(|e| e.message)
+}
+
+pub fn contact_id(text: &str) -> Result<String, String> {
+    IdKind::Contact
+        .parse("contact id", text.trim())
+        .map_err(|e| e.message)
+}
+
+/// A positive, finite number of MHz, sent as given (the server reads kHz-sized values as kHz).
+pub fn frequency(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number; give the frequency in MHz, e.g. 14.074"))?;
+    if !value.is_finite() || value <= 0.0 {
+        return Err(format!(
+            "{text:?} is not a positive number; give the frequency in MHz, e.g. 14.074"
+        ));
+    }
+    Ok(value)
+}
+
+/// An ISO 8601 time with an offset, normalized to UTC.
+pub fn time(text: &str) -> Result<String, String> {
+    Timestamp::parse("time", text)
+        .map(|t| t.to_string())
+        .map_err(|_| {
+            format!(
+                "{text:?} is not an ISO 8601 time with a UTC offset; give e.g. 2026-11-22T14:05:00Z"
+            )
+        })
+}
+
+pub fn month(text: &str) -> Result<String, String> {
+    parse_month("month", text).map_err(|e| e.message)
+}
+
+pub fn reference(text: &str) -> Result<String, String> {
+    normalize_reference("reference", text).map_err(|e| e.message)
+}
+
+pub fn callsign(text: &str) -> Result<String, String> {
+    normalize_callsign("callsign", text).map_err(|e| e.message)
+}
+
+/// A page size the server accepts: 1 to 200.
+pub fn limit(text: &str) -> Result<u32, String> {
+    text.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|n| (1..=MAX_LIMIT).contains(n))
+        .ok_or_else(|| format!("{text:?} is not a whole number from 1 to {MAX_LIMIT}"))
+}
+
+/// Free text that must not be blank.
+pub fn text(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("must not be empty".into());
+    }
+    Ok(t.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_checked_with_a_fix_in_the_message() {
+        assert_eq!(frequency("14.074"), Ok(14.074));
+        assert_eq!(frequency("14074"), Ok(14074.0));
+        for bad in ["abc", "", "-1", "0", "NaN", "inf"] {
+            let e = frequency(bad).unwrap_err();
+            assert!(e.contains("e.g. 14.074"), "{bad}: {e}");
+        }
+        assert_eq!(
+            time("2026-11-22T16:05:00+02:00").unwrap(),
+            "2026-11-22T14:05:00Z"
+        );
+        assert!(
+            time("2026-11-22 14:05")
+                .unwrap_err()
+                .contains("2026-11-22T14:05:00Z")
+        );
+        assert_eq!(limit("200"), Ok(200));
+        for bad in ["0", "201", "-1", "ten", "1.5"] {
+            assert!(limit(bad).unwrap_err().contains("1 to 200"), "{bad}");
+        }
+        assert!(
+            folder_id("qso_aaaaaaaaaaaaaaaa")
+                .unwrap_err()
+                .contains("fld_")
+        );
+        assert!(
+            contact_id("fld_aaaaaaaaaaaaaaaa")
+                .unwrap_err()
+                .contains("qso_")
+        );
+        assert!(month("2026-13").unwrap_err().contains("YYYY-MM"));
+        assert_eq!(reference(" us-1234 "), Ok("US-1234".into()));
+        assert!(reference("US1234").unwrap_err().contains("e.g. US-1234"));
+        assert!(text("  ").is_err());
+    }
+}

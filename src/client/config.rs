@@ -1,0 +1,278 @@
+//! The client's config file, `$XDG_CONFIG_HOME/svc/config.json` (else `~/.config/svc/…`):
+//! `{"apiKey": …, "apiBase": …}`. It holds the key only where no keychain works, so it must be
+//! private: the file 0600 in a 0700 folder.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+/// The default API base: a service started with `svc server start` on this machine.
+pub const DEFAULT_API_BASE: &str = "http://127.0.0.1:8787";
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConfigError {
+    /// The file exists but cannot be read or is not a JSON object.
+    Unreadable { path: PathBuf, reason: String },
+    /// The file holds a key but others may read it.
+    TooOpen { path: PathBuf, mode: u32 },
+    /// Writing or removing failed.
+    Write { path: PathBuf, reason: String },
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfigError::Unreadable { path, reason } => write!(
+                f,
+                "the config file {} cannot be used ({reason}); fix it so it is a JSON object such as {{\"apiBase\": \"http://127.0.0.1:8787\"}}, or delete it",
+                path.display()
+            ),
+            ConfigError::TooOpen { path, mode } => write!(
+                f,
+                "the config file {} holds an API key but its mode is {mode:04o}, so other users may read it; run chmod 600 {} (and consider the key leaked: revoke it and log in with a new one)",
+                path.display(),
+                path.display()
+            ),
+            ConfigError::Write { path, reason } => {
+                write!(
+                    f,
+                    "cannot write the config file {}: {reason}",
+                    path.display()
+                )
+            }
+        }
+    }
+}
+
+/// Where the config file lives; `None` without `XDG_CONFIG_HOME` and `HOME`.
+pub fn config_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        // The XDG spec says a relative value is invalid and must be ignored.
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".config"))
+        })?;
+    Some(base.join("svc").join("config.json"))
+}
+
+/// The config file's contents; unknown fields are kept when the file is rewritten.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    pub path: PathBuf,
+    fields: Map<String, Value>,
+    mode: u32,
+}
+
+impl Config {
+    /// Reads the file; a missing file is an empty config.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let unreadable = |reason: String| ConfigError::Unreadable {
+            path: path.to_owned(),
+            reason,
+        };
+        let text = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Config {
+                    path: path.to_owned(),
+                    ..Config::default()
+                });
+            }
+            Err(e) => return Err(unreadable(e.to_string())),
+        };
+        let fields = match serde_json::from_slice::<Value>(&text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => return Err(unreadable("it is not a JSON object".into())),
+            Err(e) => return Err(unreadable(format!("not valid JSON: {e}"))),
+        };
+        for name in ["apiKey", "apiBase"] {
+            if fields
+                .get(name)
+                .is_some_and(|v| !v.is_string() && !v.is_null())
+            {
+                return Err(unreadable(format!("{name} must be a string")));
+            }
+        }
+        Ok(Config {
+            path: path.to_owned(),
+            fields,
+            mode: file_mode(path),
+        })
+    }
+
+    fn text(&self, name: &str) -> Option<&str> {
+        self.fields
+            .get(name)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+
+    pub fn api_base(&self) -> Option<&str> {
+        self.text("apiBase")
+    }
+
+    /// The stored key text, refused when the file is readable by others.
+    pub fn api_key(&self) -> Result<Option<&str>, ConfigError> {
+        let Some(key) = self.text("apiKey") else {
+            return Ok(None);
+        };
+        if self.mode & 0o077 != 0 {
+            return Err(ConfigError::TooOpen {
+                path: self.path.clone(),
+                mode: self.mode & 0o777,
+            });
+        }
+        Ok(Some(key))
+    }
+
+    pub fn set_api_key(&mut self, key: &str) {
+        self.fields
+            .insert("apiKey".into(), Value::String(key.into()));
+    }
+
+    pub fn remove_api_key(&mut self) -> bool {
+        self.fields.remove("apiKey").is_some()
+    }
+
+    /// Writes the file atomically, 0600 in a 0700 folder; removes it when nothing is left.
+    pub fn save(&self) -> Result<(), ConfigError> {
+        let fail = |reason: String| ConfigError::Write {
+            path: self.path.clone(),
+            reason,
+        };
+        if self.fields.is_empty() {
+            return match std::fs::remove_file(&self.path) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(fail(e.to_string())),
+            };
+        }
+        let dir = self
+            .path
+            .parent()
+            .ok_or_else(|| fail("the path has no folder".into()))?;
+        create_private_dir(dir).map_err(|e| fail(e.to_string()))?;
+        let mut text = serde_json::to_string_pretty(&Value::Object(self.fields.clone()))
+            .map_err(|e| fail(e.to_string()))?;
+        text.push('\n');
+        let suffix = crate::model::ids::base32(&crate::model::ids::random_bytes::<5>());
+        let tmp = dir.join(format!(".config.json.{suffix}"));
+        let written =
+            write_private(&tmp, text.as_bytes()).and_then(|()| std::fs::rename(&tmp, &self.path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(fail(e.to_string()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+fn file_mode(path: &Path) -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).map_or(0, |m| m.mode())
+}
+
+#[cfg(not(unix))]
+fn file_mode(_: &Path) -> u32 {
+    0o600
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
+    // The folder is ours (svc/): tighten it even if it was made looser by hand.
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+#[cfg(unix)]
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::File::create(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn save_writes_a_private_file_and_keeps_other_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("svc").join("config.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, r#"{"apiBase": "http://example.test:1", "theme": 3}"#).unwrap();
+        let mut config = Config::load(&path).unwrap();
+        config.set_api_key("svc_live_ABCDEFGHIJKLMNOPQRSTUVWX");
+        config.save().unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let dir_mode = std::fs::metadata(path.parent().unwrap())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(dir_mode, 0o700);
+        let again = Config::load(&path).unwrap();
+        assert_eq!(again.api_base(), Some("http://example.test:1"));
+        assert_eq!(
+            again.api_key(),
+            Ok(Some("svc_live_ABCDEFGHIJKLMNOPQRSTUVWX"))
+        );
+        assert_eq!(again.fields["theme"], 3);
+    }
+
+    #[test]
+    fn a_readable_key_file_is_refused_and_an_empty_config_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        std::fs::write(&path, r#"{"apiKey": "svc_live_ABCDEFGHIJKLMNOPQRSTUVWX"}"#).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mut config = Config::load(&path).unwrap();
+        let err = config.api_key().unwrap_err();
+        assert!(err.to_string().contains("chmod 600"), "{err}");
+        assert!(config.remove_api_key());
+        config.save().unwrap();
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn malformed_files_say_how_to_fix_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        for bad in ["{", "[1]", r#"{"apiKey": 5}"#] {
+            std::fs::write(&path, bad).unwrap();
+            let err = Config::load(&path).unwrap_err();
+            assert!(err.to_string().contains("or delete it"), "{bad}: {err}");
+        }
+    }
+}

@@ -1,0 +1,503 @@
+//! The typed HTTP client of the `/v1/` API, shared by the command line and the terminal UI:
+//! one method per endpoint, retries as PRODUCT.md decides, an `Idempotency-Key` on every create.
+
+pub mod config;
+pub mod error;
+pub mod keystore;
+pub mod types;
+
+use std::time::{Duration, Instant};
+
+use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
+use reqwest::{Method, StatusCode, Url};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use error::{ClientError, ServerError};
+pub use types::{
+    CreatedContact, Deleted, FolderCreated, NewActivationRequest, NewContactRequest,
+    NewFolderRequest,
+};
+
+use crate::model::ids::{base32, random_bytes};
+use crate::model::{ApiKey, Contact, ErrorBody, ErrorCode, Folder, FolderType, Page, Whoami};
+
+/// How hard the client tries before it reports a failure.
+#[derive(Debug, Clone)]
+pub struct RetryPolicy {
+    /// Attempts in all when the request gets no HTTP answer.
+    pub transport_attempts: u32,
+    /// First backoff after a transport failure; doubled each time, plus up to 50% jitter.
+    pub backoff: Duration,
+    /// Wait before the one retry of an `internal` (5xx) answer.
+    pub internal_delay: Duration,
+    /// The longest `Retry-After` the client waits out for its one retry of `rate_limited`;
+    /// longer ones (a daily budget resets at midnight) are reported at once.
+    pub max_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            transport_attempts: 3,
+            backoff: Duration::from_millis(200),
+            internal_delay: Duration::from_millis(500),
+            // A burst window is one minute, so its Retry-After is never longer.
+            max_retry_after: Duration::from_secs(60),
+        }
+    }
+}
+
+/// One HTTP attempt, for `--verbose` and for the TUI's status line.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub number: u32,
+    pub method: Method,
+    pub url: Url,
+    /// The HTTP status, or `None` when there was no answer.
+    pub status: Option<u16>,
+    /// The error code or transport failure, when the attempt failed.
+    pub error: Option<String>,
+    pub duration: Duration,
+    /// When another attempt follows: after how long and why.
+    pub retry: Option<(Duration, String)>,
+}
+
+pub type Observer = Box<dyn Fn(&Attempt) + Send + Sync>;
+
+/// Page size used when a list is read to its end: the largest the server gives.
+pub const FULL_PAGE: u32 = crate::model::page::MAX_LIMIT;
+
+pub struct Client {
+    base: Url,
+    auth: HeaderValue,
+    http: reqwest::Client,
+    policy: RetryPolicy,
+    observer: Option<Observer>,
+}
+
+/// Checks an API base given by the user: an `http://` or `https://` URL.
+pub fn parse_api_base(text: &str) -> Result<Url, String> {
+    let text = text.trim();
+    let url = Url::parse(text).map_err(|e| {
+        format!("{text:?} is not a URL ({e}); give one such as http://127.0.0.1:8787")
+    })?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(format!(
+            "{text:?} is not an http:// or https:// URL; give one such as https://logbook.example.org"
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!(
+            "{text:?} has a query or fragment; give the base address only, e.g. http://127.0.0.1:8787"
+        ));
+    }
+    Ok(url)
+}
+
+fn transport_message(e: &reqwest::Error) -> String {
+    // reqwest's own Display says only "error sending request for url"; the cause that tells
+    // what to fix (refused, DNS, certificate) is the innermost one.
+    if e.is_timeout() {
+        return "timed out".into();
+    }
+    let mut innermost: &dyn std::error::Error = e;
+    while let Some(source) = innermost.source() {
+        innermost = source;
+    }
+    innermost.to_string()
+}
+
+fn jitter(max: Duration) -> Duration {
+    let [a, b] = random_bytes::<2>();
+    max.mul_f64(f64::from(u16::from_le_bytes([a, b])) / f64::from(u16::MAX))
+}
+
+/// A fresh `Idempotency-Key`: 128 random bits in base32.
+fn idempotency_key() -> String {
+    base32(&random_bytes::<16>())
+}
+
+impl Client {
+    pub fn new(base: Url, key: &ApiKey) -> Result<Client, ClientError> {
+        let mut auth =
+            HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
+                ClientError::Unexpected {
+                    status: 0,
+                    message: "the API key cannot be sent in a header".into(),
+                }
+            })?;
+        // Keeps the key out of reqwest's Debug output of the request.
+        auth.set_sensitive(true);
+        let mut builder = reqwest::Client::builder()
+            .user_agent(concat!("svc/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(60))
+            // A redirect means the base address is wrong: report it rather than follow it.
+            .redirect(reqwest::redirect::Policy::none());
+        if base.scheme() == "http" {
+            // Nothing here speaks TLS, so skip reading the system's CA store: it is most of
+            // the start-up cost of a call.
+            builder = builder.tls_certs_only([]);
+        }
+        let http = builder.build().map_err(|e| ClientError::Transport {
+            message: format!("cannot set up HTTP: {}", transport_message(&e)),
+            attempts: 0,
+        })?;
+        Ok(Client {
+            base,
+            auth,
+            http,
+            policy: RetryPolicy::default(),
+            observer: None,
+        })
+    }
+
+    pub fn with_observer(mut self, observer: Observer) -> Client {
+        self.observer = Some(observer);
+        self
+    }
+
+    fn url(&self, segments: &[&str]) -> Url {
+        let mut url = self.base.clone();
+        if let Ok(mut path) = url.path_segments_mut() {
+            path.pop_if_empty();
+            path.push("v1");
+            path.extend(segments);
+        }
+        url
+    }
+
+    /// Sends one logical request, retrying as the policy says, and reads a 2xx body as `T`.
+    async fn call<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        url: Url,
+        query: &[(&str, String)],
+        body: Option<Vec<u8>>,
+    ) -> Result<T, ClientError> {
+        // One key for every attempt of this create, so a retry can never store it twice.
+        let idempotency = (method == Method::POST).then(idempotency_key);
+        let mut number = 0;
+        let mut transport_failures = 0;
+        let mut retried_internal = false;
+        let mut retried_rate_limit = false;
+        loop {
+            number += 1;
+            let started = Instant::now();
+            let mut request = self
+                .http
+                .request(method.clone(), url.clone())
+                .header(AUTHORIZATION, self.auth.clone());
+            if !query.is_empty() {
+                request = request.query(query);
+            }
+            if let Some(key) = &idempotency {
+                request = request.header("Idempotency-Key", key);
+            }
+            if let Some(json) = &body {
+                request = request
+                    .header(reqwest::header::CONTENT_TYPE, "application/json")
+                    .body(json.clone());
+            }
+            // Whether the request surely never reached the server (the connection failed).
+            let mut unsent = false;
+            let (status, result) = match request.send().await {
+                Ok(response) => (Some(response.status().as_u16()), read::<T>(response).await),
+                Err(e) => {
+                    unsent = e.is_connect();
+                    let err = ClientError::Transport {
+                        message: transport_message(&e),
+                        attempts: 0,
+                    };
+                    (None, Err(err))
+                }
+            };
+            let duration = started.elapsed();
+            let mut retry = None;
+            if let Err(err) = &result {
+                match err {
+                    ClientError::Transport { .. } => {
+                        transport_failures += 1;
+                        // GETs are safe to repeat and creates carry an Idempotency-Key, but a
+                        // DELETE that may have been carried out would answer not_found again.
+                        let repeatable = method != Method::DELETE || unsent;
+                        if repeatable && transport_failures < self.policy.transport_attempts {
+                            let base = self.policy.backoff * 2u32.pow(transport_failures - 1);
+                            retry = Some((base + jitter(base / 2), "transport failure".into()));
+                        }
+                    }
+                    e if e.exit_code() == ErrorCode::Internal.exit_code() && !retried_internal => {
+                        retried_internal = true;
+                        retry = Some((self.policy.internal_delay, "server-side failure".into()));
+                    }
+                    ClientError::Server(e)
+                        if e.code() == Some(ErrorCode::RateLimited) && !retried_rate_limit =>
+                    {
+                        let wait = e.retry_after.map(Duration::from_secs);
+                        let resettable = e.reason() != Some("lifetime_logbook_budget");
+                        if let Some(wait) = wait
+                            && resettable
+                            && wait <= self.policy.max_retry_after
+                        {
+                            retried_rate_limit = true;
+                            retry = Some((
+                                wait,
+                                format!("rate limited, Retry-After {}s", wait.as_secs()),
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(observe) = &self.observer {
+                let error = match &result {
+                    Ok(_) => None,
+                    Err(ClientError::Server(e)) => Some(e.error.clone()),
+                    Err(e) => Some(e.to_string()),
+                };
+                observe(&Attempt {
+                    number,
+                    method: method.clone(),
+                    url: url.clone(),
+                    status,
+                    error,
+                    duration,
+                    retry: retry.clone(),
+                });
+            }
+            match retry {
+                Some((wait, _)) => tokio::time::sleep(wait).await,
+                None => {
+                    return result.map_err(|e| match e {
+                        ClientError::Transport { message, .. } => ClientError::Transport {
+                            message,
+                            attempts: transport_failures,
+                        },
+                        other => other,
+                    });
+                }
+            }
+        }
+    }
+
+    /// `GET /v1/whoami`
+    pub async fn whoami(&self) -> Result<Whoami, ClientError> {
+        self.call(Method::GET, self.url(&["whoami"]), &[], None)
+            .await
+    }
+
+    /// `GET /v1/folders`, one page.
+    pub async fn folders(
+        &self,
+        folder_type: Option<FolderType>,
+        limit: Option<u32>,
+        cursor: Option<&str>,
+    ) -> Result<Page<Folder>, ClientError> {
+        let mut query = page_query(limit, cursor);
+        if let Some(t) = folder_type {
+            query.push(("type", t.as_str().to_owned()));
+        }
+        self.call(Method::GET, self.url(&["folders"]), &query, None)
+            .await
+    }
+
+    /// Every folder, following the cursor to the last page.
+    pub async fn all_folders(
+        &self,
+        folder_type: Option<FolderType>,
+    ) -> Result<Vec<Folder>, ClientError> {
+        let mut items = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self
+                .folders(folder_type, Some(FULL_PAGE), cursor.as_deref())
+                .await?;
+            items.extend(page.items);
+            match page.cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(items),
+            }
+        }
+    }
+
+    /// `POST /v1/folders`
+    pub async fn create_folder(
+        &self,
+        request: &NewFolderRequest,
+    ) -> Result<FolderCreated, ClientError> {
+        self.call(
+            Method::POST,
+            self.url(&["folders"]),
+            &[],
+            Some(encode(request)?),
+        )
+        .await
+    }
+
+    /// `GET /v1/folders/{id}/contacts`, one page.
+    pub async fn contacts(
+        &self,
+        folder_id: &str,
+        limit: Option<u32>,
+        cursor: Option<&str>,
+    ) -> Result<Page<Contact>, ClientError> {
+        let query = page_query(limit, cursor);
+        self.call(
+            Method::GET,
+            self.url(&["folders", folder_id, "contacts"]),
+            &query,
+            None,
+        )
+        .await
+    }
+
+    /// `POST /v1/contacts`
+    pub async fn create_contact(
+        &self,
+        request: &NewContactRequest,
+    ) -> Result<CreatedContact, ClientError> {
+        self.call(
+            Method::POST,
+            self.url(&["contacts"]),
+            &[],
+            Some(encode(request)?),
+        )
+        .await
+    }
+
+    /// `DELETE /v1/contacts/{id}`
+    pub async fn delete_contact(&self, id: &str) -> Result<Deleted, ClientError> {
+        self.call(Method::DELETE, self.url(&["contacts", id]), &[], None)
+            .await
+    }
+
+    /// `GET /v1/activations`, one page. With `in_progress` the limit bounds the folders
+    /// scanned, so a page may be empty and still have a cursor.
+    pub async fn activations(
+        &self,
+        in_progress: bool,
+        limit: Option<u32>,
+        cursor: Option<&str>,
+    ) -> Result<Page<Folder>, ClientError> {
+        let mut query = page_query(limit, cursor);
+        if in_progress {
+            query.push(("inProgress", "true".to_owned()));
+        }
+        self.call(Method::GET, self.url(&["activations"]), &query, None)
+            .await
+    }
+
+    /// Every activation (or every one in progress), following the cursor through empty pages.
+    pub async fn all_activations(&self, in_progress: bool) -> Result<Vec<Folder>, ClientError> {
+        let mut items = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self
+                .activations(in_progress, Some(FULL_PAGE), cursor.as_deref())
+                .await?;
+            items.extend(page.items);
+            match page.cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(items),
+            }
+        }
+    }
+
+    /// `POST /v1/activations`
+    pub async fn create_activation(
+        &self,
+        request: &NewActivationRequest,
+    ) -> Result<FolderCreated, ClientError> {
+        self.call(
+            Method::POST,
+            self.url(&["activations"]),
+            &[],
+            Some(encode(request)?),
+        )
+        .await
+    }
+
+    /// `POST /v1/activations/{id}/end`
+    pub async fn end_activation(
+        &self,
+        id: &str,
+        end_time: Option<&str>,
+    ) -> Result<Folder, ClientError> {
+        let body = serde_json::json!({ "endTime": end_time });
+        self.call(
+            Method::POST,
+            self.url(&["activations", id, "end"]),
+            &[],
+            Some(encode(&body)?),
+        )
+        .await
+    }
+}
+
+fn page_query(limit: Option<u32>, cursor: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut query = Vec::new();
+    if let Some(limit) = limit {
+        query.push(("limit", limit.to_string()));
+    }
+    if let Some(cursor) = cursor {
+        query.push(("cursor", cursor.to_owned()));
+    }
+    query
+}
+
+/// Reads an answer: a 2xx body as `T`, anything else as the error envelope.
+async fn read<T: DeserializeOwned>(response: reqwest::Response) -> Result<T, ClientError> {
+    let status = response.status();
+    let retry_after = response
+        .headers()
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let request_id = response
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let bytes = response.bytes().await.map_err(|e| ClientError::Transport {
+        message: transport_message(&e),
+        attempts: 0,
+    })?;
+    if status.is_success() {
+        return serde_json::from_slice(&bytes).map_err(|e| unexpected(status, &bytes, &e));
+    }
+    match serde_json::from_slice::<ErrorBody>(&bytes) {
+        Ok(body) => Err(ClientError::Server(Box::new(ServerError {
+            error: body.error,
+            message: body.message,
+            details: body.details,
+            request_id: Some(body.request_id)
+                .filter(|s| !s.is_empty())
+                .or(request_id),
+            status: status.as_u16(),
+            retry_after,
+        }))),
+        Err(e) => Err(unexpected(status, &bytes, &e)),
+    }
+}
+
+fn unexpected(status: StatusCode, body: &[u8], e: &serde_json::Error) -> ClientError {
+    let snippet: String = String::from_utf8_lossy(body)
+        .chars()
+        .take(80)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    ClientError::Unexpected {
+        status: status.as_u16(),
+        message: format!(
+            "the server answered HTTP {status} with a body this client cannot read ({e}): {snippet:?}; check --api-base points at an svc service"
+        ),
+    }
+}
+
+fn encode<B: Serialize>(body: &B) -> Result<Vec<u8>, ClientError> {
+    serde_json::to_vec(body).map_err(|e| ClientError::Unexpected {
+        status: 0,
+        message: format!("cannot encode the request: {e}"),
+    })
+}
