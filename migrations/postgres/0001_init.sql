@@ -92,20 +92,6 @@ CREATE TABLE contacts (
 CREATE INDEX contacts_page ON contacts (folder_id, time_on DESC, seq DESC);
 CREATE INDEX contacts_dupes ON contacts (folder_id, dupe_key) WHERE dupe_key IS NOT NULL;
 
--- A folder's count moves with its contacts in the same statement, so it cannot drift.
-CREATE FUNCTION contacts_count() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN
-        UPDATE folders SET contact_count = contact_count + 1 WHERE id = NEW.folder_id;
-    ELSE
-        UPDATE folders SET contact_count = contact_count - 1 WHERE id = OLD.folder_id;
-    END IF;
-    RETURN NULL;
-END;
-$$;
-CREATE TRIGGER contacts_count AFTER INSERT OR DELETE ON contacts
-    FOR EACH ROW EXECUTE FUNCTION contacts_count();
-
 CREATE TABLE idempotency (
     account_id TEXT NOT NULL REFERENCES accounts (id),
     key TEXT NOT NULL,

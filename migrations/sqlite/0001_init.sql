@@ -90,14 +90,6 @@ CREATE TABLE contacts (
 CREATE INDEX contacts_page ON contacts (folder_id, time_on DESC, seq DESC);
 CREATE INDEX contacts_dupes ON contacts (folder_id, dupe_key) WHERE dupe_key IS NOT NULL;
 
--- A folder's count moves with its contacts in the same statement, so it cannot drift.
-CREATE TRIGGER contacts_count_insert AFTER INSERT ON contacts BEGIN
-    UPDATE folders SET contact_count = contact_count + 1 WHERE id = NEW.folder_id;
-END;
-CREATE TRIGGER contacts_count_delete AFTER DELETE ON contacts BEGIN
-    UPDATE folders SET contact_count = contact_count - 1 WHERE id = OLD.folder_id;
-END;
-
 CREATE TABLE idempotency (
     account_id TEXT NOT NULL REFERENCES accounts (id),
     key TEXT NOT NULL,

@@ -481,6 +481,17 @@ async fn admit(
     }
 }
 
+/// Moves a folder's contact count with a contact stored in it or deleted from it, in the same
+/// transaction, so the count cannot drift.
+async fn count_in_folder(conn: &mut AnyConnection, folder_id: &str, by: i64) -> StoreResult<()> {
+    sqlx::query("UPDATE folders SET contact_count = contact_count + $2 WHERE id = $1")
+        .bind(folder_id)
+        .bind(by)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
 /// The earlier contact that `c` repeats (rule 7), if it has program identity.
 async fn duplicate_of(conn: &mut AnyConnection, c: &NewContact) -> StoreResult<Option<String>> {
     let Some(key) = &c.dupe_key else {
@@ -540,6 +551,7 @@ async fn create_contact_in(
     .bind(now.millis())
     .execute(&mut *conn)
     .await?;
+    count_in_folder(conn, &c.folder_id, 1).await?;
     complete(&mut *conn, account_id, idem, &created).await?;
     Ok(Idem::Fresh(created))
 }
@@ -593,6 +605,9 @@ async fn create_contact_at_once(
            SELECT $11, $1, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
              $26, $27, $28, $10 FROM charged \
            RETURNING 1 \
+         ), counted AS ( \
+           UPDATE folders SET contact_count = contact_count + 1 \
+           WHERE id = $12 AND EXISTS (SELECT 1 FROM charged) \
          ) \
          SELECT CASE \
            WHEN EXISTS (SELECT 1 FROM stored) THEN 'stored' \
@@ -1144,21 +1159,25 @@ impl Store for SqlStore {
         self.write(move |tx| {
             Box::pin(async move {
                 let (account_id, contact_id) = (account_id.as_str(), contact_id.as_str());
-                let deleted = sqlx::query("DELETE FROM contacts WHERE id = $1 AND account_id = $2")
-                    .bind(contact_id)
-                    .bind(account_id)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                if deleted == 0 {
+                let folder: Option<String> = sqlx::query_scalar(
+                    "DELETE FROM contacts WHERE id = $1 AND account_id = $2 RETURNING folder_id",
+                )
+                .bind(contact_id)
+                .bind(account_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(folder) = folder else {
                     return Ok(false);
-                }
+                };
+                // The account's row before the folder's, as a create takes them, so that a
+                // delete and a create of one account never wait on each other in a cycle.
                 sqlx::query(
                     "UPDATE accounts SET native_qso_count = native_qso_count - 1 WHERE id = $1",
                 )
                 .bind(account_id)
                 .execute(&mut *tx)
                 .await?;
+                count_in_folder(tx, &folder, -1).await?;
                 Ok(true)
             })
         })
