@@ -63,6 +63,24 @@ macro_rules! key_cols {
     };
 }
 
+/// The keys whose hash starts with the 8 bytes `$1`, with their accounts.
+macro_rules! key_lookup {
+    () => {
+        "k.id, k.key_prefix, k.key_hash, k.tier, k.revoked_at, a.id AS account_id, a.callsign, \
+         a.plan FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.lookup = $1"
+    };
+}
+
+/// Counts a request in its key's burst window `$2` (the window's start), at `$3`: a new window
+/// starts the count again.
+macro_rules! count_in_window {
+    () => {
+        "count = CASE WHEN key_usage.window_start = excluded.window_start \
+           THEN key_usage.count + 1 ELSE 1 END, \
+         window_start = excluded.window_start, last_used_at = excluded.last_used_at"
+    };
+}
+
 fn decode_err(what: String) -> sqlx::Error {
     sqlx::Error::Decode(what.into())
 }
@@ -946,13 +964,40 @@ impl Store for SqlStore {
         window_ms: i64,
     ) -> StoreResult<AuthOutcome> {
         let hash = key.hash();
-        let rows = sqlx::query(
-            "SELECT k.id, k.key_prefix, k.key_hash, k.tier, k.revoked_at, a.id AS account_id, a.callsign, a.plan \
-             FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.lookup = $1",
-        )
-        .bind(lookup_of(&hash))
-        .fetch_all(&self.reader)
-        .await?;
+        let window_start = now.millis() - now.millis().rem_euclid(window_ms);
+        let rows = match &self.writes {
+            // PostgreSQL finds the key and counts the request in one round trip, on a
+            // connection that commits without waiting for the disk.
+            Writes::Pooled { quick, .. } => {
+                sqlx::query(concat!(
+                    "WITH found AS (SELECT ",
+                    key_lookup!(),
+                    "), counted AS ( \
+                       INSERT INTO key_usage (key_id, window_start, count, last_used_at) \
+                       SELECT id, $2, 1, $3 FROM found WHERE revoked_at IS NULL \
+                       ON CONFLICT (key_id) DO UPDATE SET ",
+                    count_in_window!(),
+                    " RETURNING key_id, count) \
+                     SELECT found.*, counted.count AS window_count \
+                     FROM found LEFT JOIN counted ON counted.key_id = found.id"
+                ))
+                .bind(lookup_of(&hash))
+                .bind(window_start)
+                .bind(now.millis())
+                .fetch_all(quick)
+                .await?
+            }
+            Writes::Grouped(_) => {
+                sqlx::query(concat!(
+                    "SELECT found.*, NULL AS window_count FROM (SELECT ",
+                    key_lookup!(),
+                    ") found"
+                ))
+                .bind(lookup_of(&hash))
+                .fetch_all(&self.reader)
+                .await?
+            }
+        };
         // The index narrows by 8 bytes of the hash; the full hash is compared in constant time.
         let Some(row) = rows.iter().find(|r| {
             r.try_get::<Vec<u8>, _>("key_hash")
@@ -973,27 +1018,29 @@ impl Store for SqlStore {
             plan: Plan::parse(&plan).ok_or_else(|| decode_err(format!("plan {plan:?}")))?,
             tier: Tier::parse(&tier).ok_or_else(|| decode_err(format!("tier {tier:?}")))?,
         };
-        let window_start = now.millis() - now.millis().rem_euclid(window_ms);
-        let key_id = principal.key_id.clone();
-        let window_count: i64 = self
-            .count(move |tx| {
-                Box::pin(async move {
-                    let count = sqlx::query_scalar(
-                        "INSERT INTO key_usage (key_id, window_start, count, last_used_at) VALUES ($1, $2, 1, $3) \
-                         ON CONFLICT (key_id) DO UPDATE SET \
-                           count = CASE WHEN key_usage.window_start = excluded.window_start THEN key_usage.count + 1 ELSE 1 END, \
-                           window_start = excluded.window_start, last_used_at = excluded.last_used_at \
-                         RETURNING count",
-                    )
-                    .bind(&key_id)
-                    .bind(window_start)
-                    .bind(now.millis())
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    Ok(count)
+        let window_count = match row.try_get::<Option<i64>, _>("window_count")? {
+            Some(count) => count,
+            None => {
+                let key_id = principal.key_id.clone();
+                self.count(move |tx| {
+                    Box::pin(async move {
+                        let count = sqlx::query_scalar(concat!(
+                            "INSERT INTO key_usage (key_id, window_start, count, last_used_at) \
+                             VALUES ($1, $2, 1, $3) ON CONFLICT (key_id) DO UPDATE SET ",
+                            count_in_window!(),
+                            " RETURNING count"
+                        ))
+                        .bind(&key_id)
+                        .bind(window_start)
+                        .bind(now.millis())
+                        .fetch_one(&mut *tx)
+                        .await?;
+                        Ok(count)
+                    })
                 })
-            })
-            .await?;
+                .await?
+            }
+        };
         Ok(AuthOutcome::Active {
             principal,
             window_count,
