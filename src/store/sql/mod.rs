@@ -499,6 +499,30 @@ async fn admit(
     }
 }
 
+type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>;
+
+/// Binds a contact's fields, from `callsign` to `dupe_key` in the column order of `contacts`,
+/// as the next parameters of `query`.
+fn bind_contact<'q>(query: AnyQuery<'q>, c: &'q NewContact) -> AnyQuery<'q> {
+    query
+        .bind(&c.callsign)
+        .bind(c.frequency.mhz)
+        .bind(c.frequency.band)
+        .bind(&c.mode)
+        .bind(c.time_on.millis())
+        .bind(&c.rst_sent)
+        .bind(&c.rst_received)
+        .bind(&c.name)
+        .bind(&c.notes)
+        .bind(&c.sig)
+        .bind(&c.sig_info)
+        .bind(&c.my_sig)
+        .bind(&c.my_sig_info)
+        .bind(&c.activation_id)
+        .bind(&c.station_callsign)
+        .bind(&c.dupe_key)
+}
+
 /// Moves a folder's contact count with a contact stored in it or deleted from it, in the same
 /// transaction, so the count cannot drift.
 async fn count_in_folder(conn: &mut AnyConnection, folder_id: &str, by: i64) -> StoreResult<()> {
@@ -541,7 +565,7 @@ async fn create_contact_in(
         id: IdKind::Contact.generate(),
         duplicate_of: duplicate_of(&mut *conn, c).await?,
     };
-    sqlx::query(
+    let insert = sqlx::query(
         "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, time_on, \
          rst_sent, rst_received, name, notes, sig, sig_info, my_sig, my_sig_info, activation_id, \
          station_callsign, dupe_key, created_at) \
@@ -549,26 +573,11 @@ async fn create_contact_in(
     )
     .bind(&created.id)
     .bind(account_id)
-    .bind(&c.folder_id)
-    .bind(&c.callsign)
-    .bind(c.frequency.mhz)
-    .bind(c.frequency.band)
-    .bind(&c.mode)
-    .bind(c.time_on.millis())
-    .bind(&c.rst_sent)
-    .bind(&c.rst_received)
-    .bind(&c.name)
-    .bind(&c.notes)
-    .bind(&c.sig)
-    .bind(&c.sig_info)
-    .bind(&c.my_sig)
-    .bind(&c.my_sig_info)
-    .bind(&c.activation_id)
-    .bind(&c.station_callsign)
-    .bind(&c.dupe_key)
-    .bind(now.millis())
-    .execute(&mut *conn)
-    .await?;
+    .bind(&c.folder_id);
+    bind_contact(insert, c)
+        .bind(now.millis())
+        .execute(&mut *conn)
+        .await?;
     count_in_folder(conn, &c.folder_id, 1).await?;
     complete(&mut *conn, account_id, idem, &created).await?;
     Ok(Idem::Fresh(created))
@@ -603,7 +612,7 @@ async fn create_contact_at_once(
         duplicate_of: duplicate_of(&mut conn, c).await?,
     };
     let response = idem.map(|_| to_json(&created)).transpose()?;
-    let outcome = sqlx::query(concat!(
+    let statement = sqlx::query(concat!(
         "WITH claimed AS ( \
            INSERT INTO idempotency (account_id, key, fingerprint, response, created_at) \
            SELECT $1, $6, $7, $8, $10 WHERE $6 IS NOT NULL \
@@ -643,25 +652,8 @@ async fn create_contact_at_once(
     .bind(now.millis() - IDEMPOTENCY_TTL_MS)
     .bind(now.millis())
     .bind(&created.id)
-    .bind(&c.folder_id)
-    .bind(&c.callsign)
-    .bind(c.frequency.mhz)
-    .bind(c.frequency.band)
-    .bind(&c.mode)
-    .bind(c.time_on.millis())
-    .bind(&c.rst_sent)
-    .bind(&c.rst_received)
-    .bind(&c.name)
-    .bind(&c.notes)
-    .bind(&c.sig)
-    .bind(&c.sig_info)
-    .bind(&c.my_sig)
-    .bind(&c.my_sig_info)
-    .bind(&c.activation_id)
-    .bind(&c.station_callsign)
-    .bind(&c.dupe_key)
-    .fetch_one(&mut *conn)
-    .await;
+    .bind(&c.folder_id);
+    let outcome = bind_contact(statement, c).fetch_one(&mut *conn).await;
     match outcome.map(|row| row.try_get::<String, _>("outcome")) {
         Ok(Ok(outcome)) if outcome == "stored" => Ok(Idem::Fresh(created)),
         // The key is live: the same request replays, another one is refused.
