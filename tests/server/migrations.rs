@@ -57,7 +57,12 @@ fn migrate_upgrades_every_earlier_schema() {
         let db = Db::fresh();
         block_on(async {
             use sqlx::Connection;
-            let mut conn = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+            // A fresh SQLite database is a file that does not exist yet: ask for it to be made.
+            let url = match crate::common::backend() {
+                Backend::Sqlite => format!("{}?mode=rwc", db.url),
+                Backend::Postgres => db.url.clone(),
+            };
+            let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
             migrator.run_to(version, &mut conn).await.unwrap();
         });
         migrate_and_use(db);

@@ -1,0 +1,113 @@
+// The one-time reveal of a new API key (docs/API.md, "Web pages"): a modal dialog whose close
+// control stays disabled until the warning is acknowledged, and which blanks the key a fixed
+// time after it opened, whatever the user is doing.
+(function () {
+  'use strict';
+  var dialog = document.getElementById('reveal');
+  if (!dialog) {
+    return;
+  }
+  // The page came from the form post: make this history entry a plain GET of the list, so that
+  // a reload or a return to it asks for the list and never posts the form again.
+  history.replaceState(null, '', '/keys');
+
+  var lifetime = Number(dialog.getAttribute('data-lifetime-ms')) || 90000;
+  var secret = document.getElementById('reveal-secret');
+  var field = document.getElementById('reveal-key');
+  var copy = document.getElementById('reveal-copy');
+  var timer = document.getElementById('reveal-timer');
+  var status = document.getElementById('reveal-status');
+  var ack = document.getElementById('reveal-ack');
+  var close = document.getElementById('reveal-close');
+  var ticker = null;
+  var blanked = false;
+
+  // Both clocks: the wall clock keeps running while the computer sleeps, the monotonic one is
+  // immune to the wall clock being set back; the key goes when either says its time is up.
+  var openedWall = Date.now();
+  var openedMono = performance.now();
+  function elapsed() {
+    return Math.max(Date.now() - openedWall, performance.now() - openedMono);
+  }
+
+  function blank(why) {
+    if (blanked) {
+      return;
+    }
+    blanked = true;
+    field.value = '';
+    secret.parentNode.removeChild(secret);
+    status.textContent = why;
+    if (dialog.open) {
+      ack.focus();
+    }
+    if (ticker !== null) {
+      clearInterval(ticker);
+    }
+  }
+
+  function tick() {
+    var left = lifetime - elapsed();
+    if (left <= 0) {
+      blank('The key was removed from this page ' + Math.round(lifetime / 1000) +
+        ' seconds after it appeared. If you did not copy it, revoke it and generate a new one.');
+      return;
+    }
+    timer.textContent = 'Disappears in ' + Math.ceil(left / 1000) + ' s.';
+  }
+
+  ack.addEventListener('change', function () {
+    close.disabled = !ack.checked;
+  });
+  close.addEventListener('click', function () {
+    if (ack.checked) {
+      dialog.close();
+    }
+  });
+  // Escape closes a modal dialog: not before the warning is acknowledged.
+  dialog.addEventListener('cancel', function (event) {
+    if (!ack.checked) {
+      event.preventDefault();
+    }
+  });
+  // However the dialog closes, the key does not stay in the page.
+  dialog.addEventListener('close', function () {
+    blank('The key was removed from this page.');
+  });
+
+  copy.addEventListener('click', function () {
+    var text = field.value;
+    if (!text) {
+      return;
+    }
+    function copied() {
+      status.textContent = 'Copied to the clipboard.';
+    }
+    function byHand() {
+      field.focus();
+      field.select();
+      var done = false;
+      try {
+        done = document.execCommand('copy');
+      } catch (e) {
+        done = false;
+      }
+      status.textContent = done ? 'Copied to the clipboard.' :
+        'Copying failed: the key is selected, copy it with Ctrl+C (or ⌘C).';
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(copied, byHand);
+    } else {
+      byHand();
+    }
+  });
+
+  close.disabled = true;
+  ack.checked = false;
+  dialog.showModal();
+  tick();
+  ticker = setInterval(tick, 250);
+  setTimeout(tick, lifetime);
+  document.addEventListener('visibilitychange', tick);
+  window.addEventListener('focus', tick);
+}());
