@@ -381,7 +381,9 @@ async fn visit(State(state): State<AppState>, mut request: Request, next: Next) 
             &visitor,
             &request_id,
         );
-    } else if response.status().is_client_error() || response.status().is_server_error() {
+    } else if (response.status().is_client_error() || response.status().is_server_error())
+        && !is_html(&response)
+    {
         let status = response.status();
         response = problem_page(
             Problem::page(
@@ -394,6 +396,14 @@ async fn visit(State(state): State<AppState>, mut request: Request, next: Next) 
         );
     }
     finish(response, Some(&visitor))
+}
+
+/// A page of ours, as opposed to a bare status from the framework (a rejected extractor).
+fn is_html(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/html"))
 }
 
 fn problem_page(problem: Problem, visitor: &Visitor, request_id: &str) -> Response {
