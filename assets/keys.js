@@ -64,15 +64,46 @@
       dialog.close();
     }
   });
-  // Escape closes a modal dialog: not before the warning is acknowledged.
+  // Escape closes a modal dialog: not before the warning is acknowledged. `closedby="none"`
+  // stops it where supported; elsewhere the cancel is refused, and where a browser does not let
+  // a page refuse it (no user activation yet), the dialog opens again.
   dialog.addEventListener('cancel', function (event) {
     if (!ack.checked) {
       event.preventDefault();
     }
   });
-  // However the dialog closes, the key does not stay in the page.
   dialog.addEventListener('close', function () {
+    if (!ack.checked) {
+      dialog.showModal();
+      return;
+    }
+    // Closed for good: the key does not stay in the page.
     blank('The key was removed from this page.');
+  });
+
+  // A modal dialog keeps focus from the page, but lets Tab leave for the browser's own
+  // controls; cycling inside the dialog keeps keyboard users where the decision is.
+  dialog.addEventListener('keydown', function (event) {
+    if (event.key !== 'Tab') {
+      return;
+    }
+    var items = Array.prototype.filter.call(
+      dialog.querySelectorAll('button, input, a[href], [tabindex]'),
+      function (item) {
+        return !item.disabled && item.tabIndex >= 0 && item.getClientRects().length > 0;
+      });
+    if (items.length === 0) {
+      return;
+    }
+    var first = items[0];
+    var last = items[items.length - 1];
+    if (event.shiftKey && document.activeElement === first) {
+      last.focus();
+      event.preventDefault();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      first.focus();
+      event.preventDefault();
+    }
   });
 
   copy.addEventListener('click', function () {

@@ -1,7 +1,7 @@
 //! The web pages over HTTP, as a browser without JavaScript would use them (a cookie jar, no
 //! redirects followed, forms posted by hand), and in a real headless Chromium (`browser`).
 
-// mod browser;
+mod browser;
 mod csrf;
 mod keys;
 mod pages;

@@ -138,7 +138,10 @@ impl Site {
         HeaderValue::from_str(&cookie).unwrap_or_else(|_| HeaderValue::from_static(""))
     }
 
-    /// Refuses a post that a browser says came from another site.
+    /// Refuses a post that a browser says came from another site. `Sec-Fetch-Site`, which no
+    /// page can forge, decides when sent; it also vouches for `Origin: null`, which is what a
+    /// browser sends on a same-origin form post from a page with `Referrer-Policy: no-referrer`,
+    /// as ours are.
     fn check_origin(&self, headers: &HeaderMap) -> Result<(), Problem> {
         if let Some(site) = headers.get("sec-fetch-site") {
             let site = site.to_str().unwrap_or("");
@@ -149,7 +152,9 @@ impl Site {
         let Some(origin) = headers.get(header::ORIGIN) else {
             return Ok(());
         };
+        let vouched = headers.get("sec-fetch-site").is_some();
         let same = match (&self.origin, origin.to_str()) {
+            (_, Ok("null")) => vouched,
             (Some(ours), Ok(theirs)) => ours.eq_ignore_ascii_case(theirs.trim_end_matches('/')),
             _ => false,
         };
@@ -423,6 +428,18 @@ mod tests {
         assert!(!check(&[("origin", "http://evil.example")]));
         assert!(!check(&[("origin", "https://localhost:8787")]));
         assert!(!check(&[("origin", "null")]));
+        assert!(check(&[
+            ("origin", "null"),
+            ("sec-fetch-site", "same-origin")
+        ]));
+        assert!(!check(&[
+            ("origin", "null"),
+            ("sec-fetch-site", "cross-site")
+        ]));
+        assert!(!check(&[
+            ("origin", "http://evil.example"),
+            ("sec-fetch-site", "same-origin")
+        ]));
         assert!(!check(&[("sec-fetch-site", "cross-site")]));
         assert!(!check(&[("sec-fetch-site", "same-site")]));
     }
