@@ -201,7 +201,6 @@ impl Visitor {
     ) -> Result<Visitor, Problem> {
         let site = Site::of(headers, peer, &state.web);
         let session = cookie(headers, &site.cookie_name(SESSION_COOKIE));
-        let mut session_ended = session.is_some();
         if let Some(secret) = session.and_then(Secret::parse) {
             let account = state
                 .store
@@ -220,9 +219,9 @@ impl Visitor {
                     session_ended: false,
                 });
             }
-        } else {
-            session_ended = false;
         }
+        // A session cookie that names no live session: expired, signed out, or damaged.
+        let session_ended = session.is_some();
         let presession =
             cookie(headers, &site.cookie_name(PRESESSION_COOKIE)).and_then(Secret::parse);
         Ok(Visitor {
