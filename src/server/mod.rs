@@ -71,7 +71,7 @@ pub fn app(state: AppState) -> Router {
     with_middleware(routes(), state)
 }
 
-/// How often idempotency keys past their 24 hours are deleted.
+/// How often idempotency keys past their 24 hours, and expired sessions, are deleted.
 const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Serves the API on `listener` until `shutdown` completes, then finishes the requests in flight.
@@ -80,7 +80,7 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let purge = tokio::spawn(purge_expired_keys(state.store.clone()));
+    let purge = tokio::spawn(purge_expired(state.store.clone()));
     // The peer address is the client's for the sign-in limits (unless a trusted proxy names it).
     let served = axum::serve(
         listener,
@@ -94,7 +94,7 @@ pub async fn serve(
 
 /// Keeps the idempotency, session and sign-in tables from growing without end; nothing depends
 /// on it, because every reader checks the age of what it reads whether or not it was purged.
-async fn purge_expired_keys(store: Arc<dyn Store>) {
+async fn purge_expired(store: Arc<dyn Store>) {
     let mut every = tokio::time::interval(PURGE_EVERY);
     loop {
         every.tick().await;
