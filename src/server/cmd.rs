@@ -75,6 +75,14 @@ struct StartArgs {
     /// Log line format on stderr
     #[arg(long, env = "SVC_LOG_FORMAT", value_enum, default_value = "text")]
     log_format: LogFormat,
+    /// The address users open the web pages at, e.g. https://log.example.org; with https the
+    /// session cookie is always Secure, and form posts must come from this origin
+    #[arg(long, env = "SVC_PUBLIC_URL", value_name = "URL")]
+    public_url: Option<String>,
+    /// Behind a reverse proxy: take the client address for the sign-in limits from the last
+    /// X-Forwarded-For entry
+    #[arg(long, env = "SVC_TRUST_PROXY")]
+    trust_proxy: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -435,6 +443,13 @@ async fn shutdown_signal() {
 }
 
 async fn start(args: StartArgs) -> Result<(), Fail> {
+    let mut web = super::web::WebConfig {
+        public_origin: None,
+        trust_proxy: args.trust_proxy,
+    };
+    if let Some(url) = &args.public_url {
+        web = web.with_public_url(url).map_err(ApiError::validation)?;
+    }
     init_logging(args.log_format);
     let limits = Limits {
         burst_per_minute: args.burst_limit,
@@ -455,7 +470,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         let _ = out.flush();
     }
     tracing::info!(%addr, ?limits, "svc server started");
-    super::serve(listener, AppState { store, limits }, shutdown_signal())
+    super::serve(listener, AppState { store, limits, web }, shutdown_signal())
         .await
         .map_err(|e| fail(format!("server failed: {e}")))?;
     tracing::info!("svc server stopped");

@@ -1,7 +1,8 @@
-//! Every non-2xx response carries the envelope `{error, message, details?, requestId}`. Handlers
-//! return `ApiError`; the `envelope` middleware renders it with the request id, gives bare
-//! framework responses (unknown route, wrong method, rejected extractor, panic) the same shape,
-//! and logs one line per request.
+//! Every non-2xx response of the API carries the envelope `{error, message, details?, requestId}`.
+//! Handlers return `ApiError`; the `envelope` middleware renders it with the request id, gives
+//! bare framework responses (unknown route, wrong method, rejected extractor, panic) the same
+//! shape, and logs one line per request. The web pages' responses, marked as such, keep their
+//! HTML and get only the request id and the log line.
 
 use std::time::Instant;
 
@@ -84,19 +85,27 @@ fn fallback_error(
     }
 }
 
-pub async fn envelope(request: Request, next: Next) -> Response {
+pub async fn envelope(mut request: Request, next: Next) -> Response {
     let started = Instant::now();
     let request_id = IdKind::Request.generate();
     let method = request.method().to_string();
     let path = request.uri().path().to_owned();
     let span = tracing::info_span!("request", id = %request_id, key = tracing::field::Empty);
+    request
+        .extensions_mut()
+        .insert(super::web::RequestId(request_id.clone()));
 
     let mut response = next.run(request).instrument(span.clone()).await;
     let status = response.status();
+    // The web pages answer in HTML, their errors included.
+    let page = response
+        .extensions()
+        .get::<super::web::WebResponse>()
+        .is_some();
 
     let error = match response.extensions_mut().remove::<ApiError>() {
         Some(e) => Some(e),
-        None if !status.is_success() && !status.is_redirection() => {
+        None if !page && !status.is_success() && !status.is_redirection() => {
             let body = std::mem::replace(response.body_mut(), Body::empty());
             let text = axum::body::to_bytes(body, 4096)
                 .await

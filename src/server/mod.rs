@@ -1,9 +1,12 @@
-//! The HTTP service: the `/v1/` API. One function, [`serve`], starts it on a listener until a
-//! shutdown future completes, for `svc server start`, the demo and the tests alike.
+//! The HTTP service: the `/v1/` API and the web pages. One function, [`serve`], starts it on a
+//! listener until a shutdown future completes, for `svc server start`, the demo and the tests
+//! alike.
 
 pub mod cmd;
 pub mod error;
 pub mod extract;
+
+pub mod web;
 
 mod activations;
 mod contacts;
@@ -26,6 +29,7 @@ use extract::CursorKind;
 pub struct AppState {
     pub store: Arc<dyn Store>,
     pub limits: Limits,
+    pub web: web::WebConfig,
 }
 
 async fn no_route(method: axum::http::Method, uri: axum::http::Uri) -> Failure {
@@ -50,12 +54,14 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/activations/{folder_id}/end", post(activations::end))
 }
 
-/// Adds what every response needs: the error envelope and request id, and panic recovery.
+/// Adds the web pages and what every response needs: the request id and log line, the error
+/// envelope (for all but the pages, which answer in HTML), and panic recovery.
 pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
+    let pages = web::pages(state.clone());
     let api = router.fallback(no_route).with_state(state);
     // Wrapping the whole router as one service (rather than each route) lets the middleware
     // see the router's own answers too, such as a wrong method with its Allow header.
-    Router::new()
+    pages
         .fallback_service(api)
         .layer(CatchPanicLayer::custom(error::panic_response))
         .layer(axum::middleware::from_fn(error::envelope))
@@ -65,7 +71,7 @@ pub fn app(state: AppState) -> Router {
     with_middleware(routes(), state)
 }
 
-/// How often idempotency keys past their 24 hours are deleted.
+/// How often idempotency keys past their 24 hours, and expired sessions, are deleted.
 const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Serves the API on `listener` until `shutdown` completes, then finishes the requests in flight.
@@ -74,26 +80,36 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let purge = tokio::spawn(purge_expired_keys(state.store.clone()));
-    let served = axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
-        .await;
+    let purge = tokio::spawn(purge_expired(state.store.clone()));
+    // The peer address is the client's for the sign-in limits (unless a trusted proxy names it).
+    let served = axum::serve(
+        listener,
+        app(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await;
     purge.abort();
     served
 }
 
-/// Keeps the idempotency table from growing without end; replays never depend on it, because
-/// the store takes an expired key over as new whether or not it was purged yet.
-async fn purge_expired_keys(store: Arc<dyn Store>) {
+/// Keeps the idempotency, session and sign-in tables from growing without end; nothing depends
+/// on it, because every reader checks the age of what it reads whether or not it was purged.
+async fn purge_expired(store: Arc<dyn Store>) {
     let mut every = tokio::time::interval(PURGE_EVERY);
     loop {
         every.tick().await;
-        let before = crate::model::Timestamp(
-            crate::model::Timestamp::now().millis() - crate::store::IDEMPOTENCY_TTL_MS,
-        );
+        let now = crate::model::Timestamp::now();
+        let before = crate::model::Timestamp(now.millis() - crate::store::IDEMPOTENCY_TTL_MS);
         match store.purge_idempotency(before).await {
             Ok(purged) => tracing::debug!(purged, "expired idempotency keys deleted"),
             Err(error) => tracing::warn!(%error, "deleting expired idempotency keys failed"),
+        }
+        match store
+            .purge_web(now, web::SESSION_LIFETIME, web::SIGNIN_LIMIT)
+            .await
+        {
+            Ok(purged) => tracing::debug!(purged, "expired sessions and sign-in counters deleted"),
+            Err(error) => tracing::warn!(%error, "deleting expired sessions failed"),
         }
     }
 }

@@ -161,6 +161,29 @@ pub struct FolderCreated {
     pub created: bool,
 }
 
+/// How long a web session lives: `idle_ms` after its last request, `absolute_ms` in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLifetime {
+    pub idle_ms: i64,
+    pub absolute_ms: i64,
+}
+
+/// How many failed sign-ins one scope (a callsign, or a client address) may have in a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SigninLimit {
+    pub max_failures: i64,
+    pub window_ms: i64,
+}
+
+/// Whether a sign-in may be tried now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SigninAttempt {
+    /// Counted as a failure of every scope until [`Store::signin_succeeded`] takes it back.
+    Allowed,
+    /// A scope has used its failures; seconds until it may try again.
+    Limited { retry_after_secs: u64 },
+}
+
 /// A position in a keyset-paged list: the sort value and the row sequence of the last item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Position {
@@ -190,6 +213,63 @@ pub trait Store: Send + Sync + 'static {
     async fn find_keys(&self, id_or_prefix: &str) -> StoreResult<Vec<KeyRecord>>;
     /// Revokes a live key; false when it was revoked already or does not exist.
     async fn revoke_key(&self, key_id: &str, reason: &str, now: Timestamp) -> StoreResult<bool>;
+
+    // The web pages: keys made and revoked by the signed-in owner, sessions, sign-in limits.
+    /// Makes a key from a form whose one-time `form_token` it records; `None` when a key was
+    /// made from that form already (the same form posted again).
+    async fn create_key_from_form(
+        &self,
+        account_id: &str,
+        name: &str,
+        tier: Tier,
+        key: &ApiKey,
+        form_token: &str,
+    ) -> StoreResult<Option<KeyRecord>>;
+    /// Revokes a live key of this account with the reason `user`; false when the account has
+    /// no such live key (another account's key included).
+    async fn revoke_account_key(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: Timestamp,
+    ) -> StoreResult<bool>;
+    /// The account and its password hash (none when it was made without a password).
+    async fn account_credentials(
+        &self,
+        callsign: &str,
+    ) -> StoreResult<Option<(Account, Option<String>)>>;
+    async fn create_session(
+        &self,
+        token_hash: [u8; 32],
+        account_id: &str,
+        now: Timestamp,
+    ) -> StoreResult<()>;
+    /// The account of the live session with this hash, which counts as used now; `None` when
+    /// there is none or it has expired.
+    async fn session(
+        &self,
+        token_hash: [u8; 32],
+        now: Timestamp,
+        lifetime: SessionLifetime,
+    ) -> StoreResult<Option<Account>>;
+    async fn delete_session(&self, token_hash: [u8; 32]) -> StoreResult<()>;
+    /// Counts a sign-in attempt as a failure of each scope, unless one of them has no failures
+    /// left, in which case nothing is counted.
+    async fn begin_signin(
+        &self,
+        scopes: &[String],
+        limit: SigninLimit,
+        now: Timestamp,
+    ) -> StoreResult<SigninAttempt>;
+    /// Takes back the failure [`Store::begin_signin`] counted, for an attempt that succeeded.
+    async fn signin_succeeded(&self, scopes: &[String]) -> StoreResult<()>;
+    /// Deletes expired sessions and sign-in counters of past windows; returns how many.
+    async fn purge_web(
+        &self,
+        now: Timestamp,
+        lifetime: SessionLifetime,
+        limit: SigninLimit,
+    ) -> StoreResult<u64>;
 
     /// Looks a key up by its hash and counts this request in its burst window.
     async fn authenticate(

@@ -40,6 +40,16 @@ fn migrate_and_use(db: Db) {
     );
     assert_eq!(r.status, 201, "{}", r.body);
     assert_eq!(api.qso_count(), 1);
+    // The web pages' tables: a session, a key from a form, its revocation.
+    let browser = crate::web::Browser::signed_up(&s, "K1ABC");
+    let (_, key) = browser.generate("laptop", "basic");
+    assert_eq!(s.api(Some(&key)).whoami()["callsign"], "K1ABC");
+    let (id, _) = browser.get("/keys").listed_keys().remove(0);
+    let page = browser.submit("/keys", &format!("/keys/{id}/revoke"), &[]);
+    assert_eq!(page.location(), format!("/keys?revoked={id}"));
+    s.api(Some(&key))
+        .get("/v1/whoami")
+        .expect_error(401, "key_revoked");
 }
 
 fn migrate_builds_the_schema_from_an_empty_database() {
@@ -57,7 +67,12 @@ fn migrate_upgrades_every_earlier_schema() {
         let db = Db::fresh();
         block_on(async {
             use sqlx::Connection;
-            let mut conn = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+            // A fresh SQLite database is a file that does not exist yet: ask for it to be made.
+            let url = match crate::common::backend() {
+                Backend::Sqlite => format!("{}?mode=rwc", db.url),
+                Backend::Postgres => db.url.clone(),
+            };
+            let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
             migrator.run_to(version, &mut conn).await.unwrap();
         });
         migrate_and_use(db);

@@ -769,6 +769,52 @@ impl SqlStore {
         })
     }
 
+    /// Stores a key; `None` when `form_token` was used for a key of the account already (the
+    /// unique index decides, so two posts of one form at once make one key).
+    async fn insert_key(
+        &self,
+        account_id: &str,
+        name: &str,
+        tier: Tier,
+        key: &ApiKey,
+        form_token: Option<&str>,
+    ) -> StoreResult<Option<KeyRecord>> {
+        let id = IdKind::Key.generate();
+        let hash = key.hash();
+        let (account_id, name, prefix) = (account_id.to_owned(), name.to_owned(), key.prefix());
+        let form_token = form_token.map(str::to_owned);
+        self.write(move |tx| {
+            Box::pin(async move {
+                let inserted = sqlx::query(
+                    "INSERT INTO api_keys (id, account_id, name, tier, key_prefix, lookup, key_hash, created_at, form_token) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                     ON CONFLICT (account_id, form_token) DO NOTHING",
+                )
+                .bind(&id)
+                .bind(&account_id)
+                .bind(&name)
+                .bind(tier.as_str())
+                .bind(&prefix)
+                .bind(lookup_of(&hash))
+                .bind(&hash[..])
+                .bind(Timestamp::now().millis())
+                .bind(form_token.as_deref())
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if inserted == 0 {
+                    return Ok(None);
+                }
+                let row = sqlx::query(concat!("SELECT ", key_cols!(), " WHERE k.id = $1"))
+                    .bind(&id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                Ok(Some(key_row(&row)?))
+            })
+        })
+        .await
+    }
+
     /// Runs a durable write in a transaction: the writer's group on SQLite, its own on
     /// PostgreSQL. A failed write leaves nothing behind either way.
     async fn write<T, F>(&self, work: F) -> StoreResult<T>
@@ -878,33 +924,21 @@ impl Store for SqlStore {
         tier: Tier,
         key: &ApiKey,
     ) -> StoreResult<KeyRecord> {
-        let id = IdKind::Key.generate();
-        let hash = key.hash();
-        let (account_id, name, prefix) = (account_id.to_owned(), name.to_owned(), key.prefix());
-        self.write(move |tx| {
-            Box::pin(async move {
-                sqlx::query(
-                    "INSERT INTO api_keys (id, account_id, name, tier, key_prefix, lookup, key_hash, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                )
-                .bind(&id)
-                .bind(&account_id)
-                .bind(&name)
-                .bind(tier.as_str())
-                .bind(&prefix)
-                .bind(lookup_of(&hash))
-                .bind(&hash[..])
-                .bind(Timestamp::now().millis())
-                .execute(&mut *tx)
-                .await?;
-                let row = sqlx::query(concat!("SELECT ", key_cols!(), " WHERE k.id = $1"))
-                    .bind(&id)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                Ok(key_row(&row)?)
-            })
-        })
-        .await
+        self.insert_key(account_id, name, tier, key, None)
+            .await?
+            .ok_or_else(|| StoreError::Db(decode_err("a key without a form was refused".into())))
+    }
+
+    async fn create_key_from_form(
+        &self,
+        account_id: &str,
+        name: &str,
+        tier: Tier,
+        key: &ApiKey,
+        form_token: &str,
+    ) -> StoreResult<Option<KeyRecord>> {
+        self.insert_key(account_id, name, tier, key, Some(form_token))
+            .await
     }
 
     async fn list_keys(&self, account_id: &str) -> StoreResult<Vec<KeyRecord>> {
@@ -944,6 +978,227 @@ impl Store for SqlStore {
                 .execute(&mut *tx)
                 .await?;
                 Ok(done.rows_affected() == 1)
+            })
+        })
+        .await
+    }
+
+    async fn revoke_account_key(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: Timestamp,
+    ) -> StoreResult<bool> {
+        let (account_id, key_id) = (account_id.to_owned(), key_id.to_owned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let done = sqlx::query(
+                    "UPDATE api_keys SET revoked_at = $1, revoked_reason = 'user' \
+                     WHERE id = $2 AND account_id = $3 AND revoked_at IS NULL",
+                )
+                .bind(now.millis())
+                .bind(&key_id)
+                .bind(&account_id)
+                .execute(&mut *tx)
+                .await?;
+                Ok(done.rows_affected() == 1)
+            })
+        })
+        .await
+    }
+
+    async fn account_credentials(
+        &self,
+        callsign: &str,
+    ) -> StoreResult<Option<(Account, Option<String>)>> {
+        let row = sqlx::query(
+            "SELECT id, callsign, plan, native_qso_count, created_at, password_hash FROM accounts WHERE callsign = $1",
+        )
+        .bind(callsign)
+        .fetch_optional(&self.reader)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        Ok(Some((account_row(&row)?, row.try_get("password_hash")?)))
+    }
+
+    async fn create_session(
+        &self,
+        token_hash: [u8; 32],
+        account_id: &str,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        let account_id = account_id.to_owned();
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query(
+                    "INSERT INTO web_sessions (token_hash, account_id, created_at, last_seen_at) \
+                     VALUES ($1, $2, $3, $3)",
+                )
+                .bind(&token_hash[..])
+                .bind(&account_id)
+                .bind(now.millis())
+                .execute(&mut *tx)
+                .await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn session(
+        &self,
+        token_hash: [u8; 32],
+        now: Timestamp,
+        lifetime: SessionLifetime,
+    ) -> StoreResult<Option<Account>> {
+        // Checked and touched in one conditional update, so that a session past either limit
+        // is never extended, whichever process sees it.
+        let account_id: Option<String> = self
+            .count(move |tx| {
+                Box::pin(async move {
+                    Ok(sqlx::query_scalar(
+                        "UPDATE web_sessions SET last_seen_at = $1 \
+                         WHERE token_hash = $2 AND last_seen_at > $3 AND created_at > $4 \
+                         RETURNING account_id",
+                    )
+                    .bind(now.millis())
+                    .bind(&token_hash[..])
+                    .bind(now.millis() - lifetime.idle_ms)
+                    .bind(now.millis() - lifetime.absolute_ms)
+                    .fetch_optional(&mut *tx)
+                    .await?)
+                })
+            })
+            .await?;
+        let Some(account_id) = account_id else {
+            return Ok(None);
+        };
+        let row = sqlx::query(
+            "SELECT id, callsign, plan, native_qso_count, created_at FROM accounts WHERE id = $1",
+        )
+        .bind(&account_id)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(row.as_ref().map(account_row).transpose()?)
+    }
+
+    async fn delete_session(&self, token_hash: [u8; 32]) -> StoreResult<()> {
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query("DELETE FROM web_sessions WHERE token_hash = $1")
+                    .bind(&token_hash[..])
+                    .execute(&mut *tx)
+                    .await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn begin_signin(
+        &self,
+        scopes: &[String],
+        limit: SigninLimit,
+        now: Timestamp,
+    ) -> StoreResult<SigninAttempt> {
+        let scopes = scopes.to_vec();
+        let attempt = self
+            .write(move |tx| {
+                Box::pin(async move {
+                    let window_over = now.millis() - limit.window_ms;
+                    for scope in &scopes {
+                        // One conditional upsert per scope: a window that has run out starts
+                        // again, a full one refuses, whichever process asks.
+                        let counted = sqlx::query(
+                            "INSERT INTO signin_attempts (scope, window_start, failures) VALUES ($1, $2, 1) \
+                             ON CONFLICT (scope) DO UPDATE SET \
+                               failures = CASE WHEN signin_attempts.window_start <= $3 THEN 1 \
+                                 ELSE signin_attempts.failures + 1 END, \
+                               window_start = CASE WHEN signin_attempts.window_start <= $3 \
+                                 THEN excluded.window_start ELSE signin_attempts.window_start END \
+                             WHERE signin_attempts.window_start <= $3 OR signin_attempts.failures < $4",
+                        )
+                        .bind(scope)
+                        .bind(now.millis())
+                        .bind(window_over)
+                        .bind(limit.max_failures)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                        if counted == 0 {
+                            let window_start: i64 = sqlx::query_scalar(
+                                "SELECT window_start FROM signin_attempts WHERE scope = $1",
+                            )
+                            .bind(scope)
+                            .fetch_one(&mut *tx)
+                            .await?;
+                            // Refused as a rule, so the scopes counted before this one are
+                            // rolled back with it.
+                            let wait_ms = window_start + limit.window_ms - now.millis();
+                            let mut refused = ApiError::new(
+                                crate::model::ErrorCode::RateLimited,
+                                "too many failed sign-ins",
+                            );
+                            refused.retry_after = Some((wait_ms.max(0) as u64).div_ceil(1000));
+                            return Err(StoreError::Api(refused));
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .await;
+        match attempt {
+            Ok(()) => Ok(SigninAttempt::Allowed),
+            Err(StoreError::Api(e)) if e.code == crate::model::ErrorCode::RateLimited => {
+                Ok(SigninAttempt::Limited {
+                    retry_after_secs: e.retry_after.unwrap_or(1).max(1),
+                })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn signin_succeeded(&self, scopes: &[String]) -> StoreResult<()> {
+        let scopes = scopes.to_vec();
+        self.write(move |tx| {
+            Box::pin(async move {
+                for scope in &scopes {
+                    sqlx::query(
+                        "UPDATE signin_attempts SET failures = failures - 1 \
+                         WHERE scope = $1 AND failures > 0",
+                    )
+                    .bind(scope)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn purge_web(
+        &self,
+        now: Timestamp,
+        lifetime: SessionLifetime,
+        limit: SigninLimit,
+    ) -> StoreResult<u64> {
+        self.write(move |tx| {
+            Box::pin(async move {
+                let sessions = sqlx::query(
+                    "DELETE FROM web_sessions WHERE last_seen_at <= $1 OR created_at <= $2",
+                )
+                .bind(now.millis() - lifetime.idle_ms)
+                .bind(now.millis() - lifetime.absolute_ms)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                let counters = sqlx::query("DELETE FROM signin_attempts WHERE window_start <= $1")
+                    .bind(now.millis() - limit.window_ms)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                Ok(sessions + counters)
             })
         })
         .await

@@ -1,0 +1,426 @@
+//! The pages in a real headless Chromium against the real server: sign up, generate a key, the
+//! reveal dialog's rules (close disabled until acknowledged, Escape refused, focus kept inside,
+//! the key blanked 90 s after opening on the page's own clock, driven through the DevTools
+//! virtual time instead of waiting), the key used by the real `svc` client, revoked in the page,
+//! and refused to the client with `key_revoked`.
+//!
+//! Without Chromium the test says so loudly, and fails when SVC_TEST_REQUIRE_BROWSER=1 (as CI
+//! sets it).
+
+use std::ffi::OsStr;
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use headless_chrome::browser::tab::{ModifierKey, Tab};
+use headless_chrome::protocol::cdp::types::Event;
+use headless_chrome::protocol::cdp::{Browser as Cdp, Emulation};
+use headless_chrome::types::Bounds;
+use headless_chrome::{Browser, LaunchOptions};
+use serde_json::Value;
+
+use crate::cli::Cli;
+use crate::common::Server;
+
+/// Chromium: `SVC_TEST_CHROMIUM`, else `chromium` or `chromium-browser` on the PATH.
+fn chromium() -> Option<std::path::PathBuf> {
+    if let Some(path) = std::env::var_os("SVC_TEST_CHROMIUM") {
+        return Some(path.into());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| [dir.join("chromium"), dir.join("chromium-browser")])
+        .find(|candidate| candidate.is_file())
+}
+
+/// A headless Chromium with a fresh profile, on a phone-sized window.
+fn launch(path: std::path::PathBuf, profile: &std::path::Path) -> Browser {
+    // Besides these, headless_chrome passes --headless, --no-sandbox, --disable-gpu,
+    // --disable-background-networking, --disable-sync and --no-first-run; with no network
+    // here, a browser that reaches out for updates or components stalls.
+    let args: Vec<&OsStr> = vec![
+        OsStr::new("--disable-component-update"),
+        OsStr::new("--disable-domain-reliability"),
+    ];
+    let options = LaunchOptions {
+        headless: true,
+        sandbox: false,
+        enable_gpu: false,
+        path: Some(path),
+        user_data_dir: Some(profile.to_path_buf()),
+        window_size: Some((390, 844)),
+        args,
+        idle_browser_timeout: Duration::from_secs(300),
+        ..LaunchOptions::default()
+    };
+    Browser::new(options).expect("start headless Chromium")
+}
+
+/// The value of a JavaScript expression (awaited when it is a promise).
+fn js(tab: &Tab, expression: &str) -> Value {
+    let result = tab
+        .evaluate(expression, true)
+        .unwrap_or_else(|e| panic!("evaluate {expression}: {e}"));
+    result.value.unwrap_or(Value::Null)
+}
+
+fn js_bool(tab: &Tab, expression: &str) -> bool {
+    js(tab, expression)
+        .as_bool()
+        .unwrap_or_else(|| panic!("{expression} is not a boolean"))
+}
+
+fn js_string(tab: &Tab, expression: &str) -> String {
+    js(tab, expression)
+        .as_str()
+        .unwrap_or_else(|| panic!("{expression} is not a string"))
+        .to_owned()
+}
+
+/// Clicks what `selector` names and waits until the page it leads to has loaded: the old
+/// document carries a mark that the new one does not.
+fn click_and_wait(tab: &Tab, selector: &str) {
+    js(tab, "window.svcTestOldPage = true");
+    tab.wait_for_element(selector)
+        .unwrap_or_else(|e| panic!("{selector}: {e}"))
+        .click()
+        .unwrap_or_else(|e| panic!("click {selector}: {e}"));
+    wait_for_new_page(tab, selector);
+}
+
+fn wait_for_new_page(tab: &Tab, after: &str) {
+    let loaded = "window.svcTestOldPage === undefined && document.readyState === 'complete'";
+    for _ in 0..600 {
+        // A navigation under way can make an evaluation fail; that is "not yet".
+        if tab
+            .evaluate(loaded, false)
+            .ok()
+            .and_then(|r| r.value)
+            .and_then(|v| v.as_bool())
+            == Some(true)
+        {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("no new page loaded after {after}");
+}
+
+fn type_into(tab: &Tab, selector: &str, text: &str) {
+    tab.wait_for_element(selector)
+        .unwrap_or_else(|e| panic!("{selector}: {e}"))
+        .type_into(text)
+        .unwrap_or_else(|e| panic!("type into {selector}: {e}"));
+}
+
+fn path_of(tab: &Tab) -> String {
+    js_string(tab, "location.pathname + location.search")
+}
+
+/// The page fits the window: nothing to scroll sideways.
+fn assert_fits(tab: &Tab, what: &str) {
+    let (page, window) = (
+        js(tab, "document.documentElement.scrollWidth"),
+        js(tab, "window.innerWidth"),
+    );
+    assert!(
+        page.as_f64().unwrap() <= window.as_f64().unwrap(),
+        "{what}: the page is {page} px wide in a window of {window} px"
+    );
+}
+
+/// The page's virtual clock: paused, and advanced by a budget at a time.
+struct Clock {
+    expired: mpsc::Receiver<()>,
+}
+
+impl Clock {
+    fn pause(tab: &Tab) -> Clock {
+        let (tx, expired) = mpsc::channel();
+        let tx = std::sync::Mutex::new(tx);
+        tab.add_event_listener(Arc::new(move |event: &Event| {
+            if let Event::EmulationVirtualTimeBudgetExpired(_) = event {
+                let _ = tx.lock().unwrap().send(());
+            }
+        }))
+        .unwrap();
+        Clock::policy(tab, Emulation::VirtualTimePolicy::Pause, None);
+        Clock { expired }
+    }
+
+    fn policy(tab: &Tab, policy: Emulation::VirtualTimePolicy, budget: Option<f64>) {
+        tab.call_method(Emulation::SetVirtualTimePolicy {
+            policy,
+            budget,
+            max_virtual_time_task_starvation_count: None,
+            initial_virtual_time: None,
+        })
+        .expect("set the virtual time policy");
+    }
+
+    /// Lets the clock run on its own again.
+    fn resume(&self, tab: &Tab) {
+        Clock::policy(tab, Emulation::VirtualTimePolicy::Advance, None);
+    }
+
+    /// Lets `ms` of page time pass (timers fire as they would), then pauses again.
+    fn advance(&self, tab: &Tab, ms: f64) {
+        Clock::policy(tab, Emulation::VirtualTimePolicy::Advance, Some(ms));
+        self.expired
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the page clock ran its budget");
+    }
+}
+
+fn the_reveal_dialog_in_a_real_browser() {
+    let Some(path) = chromium() else {
+        let why =
+            "BROWSER TEST NOT RUN: Chromium is not installed (Debian: apt-get install chromium)";
+        if std::env::var("SVC_TEST_REQUIRE_BROWSER").is_ok_and(|v| v == "1") {
+            panic!("{why}, and SVC_TEST_REQUIRE_BROWSER=1 requires it");
+        }
+        // Straight to the process's stderr: eprintln! would be captured and hidden.
+        let _ = writeln!(std::io::stderr(), "\n!!!!! {why} !!!!!\n");
+        return;
+    };
+    let server = Server::start();
+    let profile = tempfile::tempdir().unwrap();
+    let browser = launch(path, profile.path());
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(30));
+
+    // Sign up, by keyboard and mouse like a person.
+    tab.navigate_to(&format!("{}/signup", server.url))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    assert_fits(&tab, "sign-up page on a phone");
+    type_into(&tab, "#callsign", "w1aw");
+    type_into(&tab, "#password", super::PASSWORD);
+    type_into(&tab, "#confirm", super::PASSWORD);
+    click_and_wait(&tab, "form[action='/signup'] button[type='submit']");
+    assert_eq!(
+        path_of(&tab),
+        "/keys",
+        "{}",
+        js_string(&tab, "document.body.innerText")
+    );
+    assert!(js_bool(
+        &tab,
+        "document.body.innerText.includes('Sign out W1AW')"
+    ));
+
+    // Generate an elevated key.
+    type_into(&tab, "#name", "laptop");
+    tab.wait_for_element("#tier-elevated")
+        .unwrap()
+        .click()
+        .unwrap();
+    click_and_wait(&tab, "form[action='/keys'] button[type='submit']");
+    tab.wait_for_element("#reveal[open]")
+        .expect("the reveal dialog opens");
+    assert!(
+        js_bool(&tab, "document.querySelector('#reveal').matches(':modal')"),
+        "the dialog is modal: the page behind it is inert"
+    );
+    let key = js_string(&tab, "document.getElementById('reveal-key').value");
+    assert!(svc::model::ApiKey::parse(&key).is_some(), "{key:?}");
+    // This history entry is now a plain GET of the list.
+    assert_eq!(path_of(&tab), "/keys");
+    assert_fits(&tab, "the reveal dialog on a phone");
+
+    // The close control stays disabled until the acknowledgement; Escape and clicks do nothing.
+    let close_disabled = "document.getElementById('reveal-close').disabled";
+    let open = "document.getElementById('reveal').open";
+    assert!(js_bool(&tab, close_disabled));
+    tab.press_key("Escape").unwrap();
+    assert!(
+        js_bool(&tab, open),
+        "Escape closed the dialog before the acknowledgement"
+    );
+    tab.wait_for_element("#reveal-close")
+        .unwrap()
+        .click()
+        .unwrap();
+    assert!(
+        js_bool(&tab, open),
+        "a click on the disabled close control closed the dialog"
+    );
+    assert!(js_bool(&tab, close_disabled));
+
+    // The copy button puts the key on the clipboard.
+    tab.call_method(Cdp::GrantPermissions {
+        permissions: vec![
+            Cdp::PermissionType::ClipboardReadWrite,
+            Cdp::PermissionType::ClipboardSanitizedWrite,
+        ],
+        origin: Some(server.url.clone()),
+        browser_context_id: None,
+    })
+    .unwrap();
+    tab.wait_for_element("#reveal-copy")
+        .unwrap()
+        .click()
+        .unwrap();
+    tab.wait_for_xpath("//p[@id='reveal-status'][contains(., 'Copied')]")
+        .expect("the copy button says it copied");
+    assert_eq!(js_string(&tab, "navigator.clipboard.readText()"), key);
+
+    // By keyboard: from the copy button, Tab reaches the acknowledgement, Space ticks it.
+    let focused = "document.activeElement.id";
+    assert_eq!(js_string(&tab, focused), "reveal-copy");
+    tab.press_key("Tab").unwrap();
+    assert_eq!(js_string(&tab, focused), "reveal-ack");
+    tab.press_key(" ").unwrap();
+    assert!(js_bool(
+        &tab,
+        "document.getElementById('reveal-ack').checked"
+    ));
+    assert!(
+        !js_bool(&tab, close_disabled),
+        "the acknowledgement enables close"
+    );
+    // Focus stays in the dialog however far one tabs, forwards or back.
+    for shift in [
+        false, false, false, false, false, true, true, true, true, true,
+    ] {
+        let modifiers: &[ModifierKey] = if shift { &[ModifierKey::Shift] } else { &[] };
+        tab.press_key_with_modifiers("Tab", Some(modifiers))
+            .unwrap();
+        assert!(
+            js_bool(
+                &tab,
+                "document.getElementById('reveal').contains(document.activeElement)"
+            ),
+            "focus left the dialog for {}",
+            js_string(&tab, "document.activeElement.outerHTML")
+        );
+    }
+
+    // The key disappears 90 s after the dialog opened, on the page's own clock. The countdown
+    // tells how much of the 90 s is left; run the clock to just before that, then past it.
+    let clock = Clock::pause(&tab);
+    let timer = js_string(&tab, "document.getElementById('reveal-timer').textContent");
+    let left: f64 = timer
+        .trim_start_matches("Disappears in ")
+        .trim_end_matches(" s.")
+        .parse()
+        .unwrap_or_else(|_| panic!("countdown {timer:?}"));
+    assert!((80.0..=90.0).contains(&left), "{timer}");
+    clock.advance(&tab, (left - 1.0) * 1000.0 - 500.0);
+    assert_eq!(
+        js_string(&tab, "document.getElementById('reveal-key').value"),
+        key,
+        "the key went before its 90 s were up"
+    );
+    let timer = js_string(&tab, "document.getElementById('reveal-timer').textContent");
+    assert!(
+        timer == "Disappears in 1 s." || timer == "Disappears in 2 s.",
+        "{timer}"
+    );
+    clock.advance(&tab, 1750.0);
+    assert!(
+        js_bool(&tab, "document.getElementById('reveal-key') === null"),
+        "the key is still in the page after 90 s"
+    );
+    assert!(!js_bool(
+        &tab,
+        &format!("document.documentElement.outerHTML.includes('{key}')")
+    ));
+    assert!(
+        js_string(&tab, "document.getElementById('reveal-status').textContent")
+            .contains("removed from this page 90 seconds")
+    );
+    assert!(js_bool(&tab, open), "blanking does not close the dialog");
+    // Input waits on the page's clock: let it run again to click.
+    clock.resume(&tab);
+    tab.wait_for_element("#reveal-close")
+        .unwrap()
+        .click()
+        .unwrap();
+    assert!(!js_bool(&tab, open), "the acknowledged dialog closes");
+
+    // A fresh tab (real time again), same session: the list has the key, never its plaintext.
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(30));
+    tab.navigate_to(&format!("{}/keys", server.url))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    let content = tab.get_content().unwrap();
+    assert!(!content.contains(&key));
+    assert!(
+        content.contains(&key[..12]),
+        "the list shows the key's prefix"
+    );
+    assert!(
+        tab.find_element("#reveal").is_err(),
+        "no dialog on the list"
+    );
+    assert_fits(&tab, "the keys list on a phone");
+
+    // Reloading the page that revealed a key shows the list, makes no key and shows none.
+    type_into(&tab, "#name", "phone");
+    click_and_wait(&tab, "form[action='/keys'] button[type='submit']");
+    tab.wait_for_element("#reveal[open]").unwrap();
+    let second = js_string(&tab, "document.getElementById('reveal-key').value");
+    js(&tab, "window.svcTestOldPage = true");
+    tab.reload(false, None).unwrap();
+    wait_for_new_page(&tab, "the reload");
+    let content = tab.get_content().unwrap();
+    assert!(!content.contains(&second), "a reload showed the key again");
+    assert!(tab.find_element("#reveal").is_err());
+    assert_eq!(
+        content.matches("<tr id=\"key_").count(),
+        2,
+        "a reload made a key"
+    );
+
+    // On a desktop window the pages fit as well.
+    tab.set_bounds(Bounds::Normal {
+        left: None,
+        top: None,
+        width: Some(1280.0),
+        height: Some(800.0),
+    })
+    .unwrap();
+    assert_fits(&tab, "the keys list on a desktop");
+
+    // The real client with the key.
+    let cli = Cli::new(&server.url);
+    cli.set_env("SVC_API_KEY", &key);
+    cli.secret(&key);
+    let run = cli.run(&["whoami", "--json"]);
+    run.ok();
+    assert_eq!(run.json()["callsign"], "W1AW");
+    assert_eq!(run.json()["tier"], "elevated");
+
+    // Revoke it in the page, through the confirmation.
+    let id = js_string(
+        &tab,
+        &format!(
+            "[...document.querySelectorAll('tbody tr')].find(r => r.textContent.includes('{}')).id",
+            &key[..12]
+        ),
+    );
+    click_and_wait(&tab, &format!("a[href='/keys/{id}/revoke']"));
+    assert_eq!(path_of(&tab), format!("/keys/{id}/revoke"));
+    click_and_wait(&tab, "button.danger");
+    assert_eq!(path_of(&tab), format!("/keys?revoked={id}"));
+    assert!(js_bool(
+        &tab,
+        "document.body.innerText.includes('is revoked')"
+    ));
+
+    // The client's next request is refused: exit 3, key_revoked.
+    let run = cli.run(&["whoami"]);
+    let message = run.fails(3, "whoami", "key_revoked");
+    assert!(message.contains("revoked"), "{message}");
+    // The other key still works.
+    cli.set_env("SVC_API_KEY", &second);
+    cli.secret(&second);
+    cli.run(&["whoami"]).ok();
+}
+
+crate::both_backends!(the_reveal_dialog_in_a_real_browser);
