@@ -33,7 +33,6 @@ fn an_unknown_route_is_a_not_found_envelope() {
     let anon = server.api(None);
     for client in [&api, &anon] {
         for (method, path) in [
-            ("GET", "/"),
             ("GET", "/v1"),
             ("GET", "/v1/nope"),
             ("GET", "/v2/whoami"),

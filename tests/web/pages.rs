@@ -45,6 +45,7 @@ fn signed_out_visitors_are_sent_to_sign_in() {
 
     let visitor = Browser::new(&server);
     for (path, to) in [
+        ("/", "/keys"),
         ("/keys", "/signin?next=/keys"),
         ("/account", "/signin?next=/account"),
         (&format!("/keys/{id}/revoke") as &str, "/signin?next=/keys"),

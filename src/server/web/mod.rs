@@ -80,6 +80,8 @@ pub struct WebResponse;
 /// The pages and their assets, with the state they need.
 pub fn pages(state: AppState) -> Router {
     let pages = Router::new()
+        // Someone who opens the service's address in a browser wants their keys.
+        .route("/", get(|| async { see_other("/keys") }))
         .route("/signup", get(auth::signup_form).post(auth::signup))
         .route("/signin", get(auth::signin_form).post(auth::signin))
         .route("/signout", axum::routing::post(auth::signout))
