@@ -5,6 +5,8 @@
 pub mod cli;
 pub mod client;
 pub mod cmd;
+pub mod demo;
 pub mod model;
 pub mod server;
 pub mod store;
+pub mod tui;
