@@ -290,8 +290,9 @@ pub enum Action {
 }
 
 /// Rows of the panes for a terminal of `size`: (folders and activations, contacts).
-pub fn list_heights(size: (u16, u16)) -> (usize, usize) {
-    let areas = super::ui::layout(ratatui::layout::Rect::new(0, 0, size.0, size.1));
+pub fn list_heights(size: (u16, u16), message_rows: u16) -> (usize, usize) {
+    let screen = ratatui::layout::Rect::new(0, 0, size.0, size.1);
+    let areas = super::ui::layout(screen, message_rows);
     (
         areas.folders.height.saturating_sub(2) as usize,
         areas.contacts.height.saturating_sub(3) as usize,
@@ -384,12 +385,16 @@ pub fn describe(e: &ClientError) -> String {
         ClientError::Server(s) => {
             let hint = match s.code() {
                 Some(ErrorCode::Unauthorized | ErrorCode::KeyRevoked) => {
-                    " → run svc auth login with a working key, then start svc again"
+                    "; run svc auth login with a working key, then start svc again"
                 }
-                Some(ErrorCode::TierInsufficient) => {
-                    " → deleting needs an elevated key: make one and run svc auth login"
-                }
+                Some(ErrorCode::TierInsufficient) => "; then run svc auth login with it",
                 _ => "",
+            };
+            // The service's own message may say it already.
+            let hint = if s.message.contains("svc auth login") {
+                ""
+            } else {
+                hint
             };
             format!("{}: {}{hint}", s.error, s.message)
         }
@@ -481,7 +486,17 @@ impl App {
     }
 
     fn heights(&self) -> (usize, usize) {
-        list_heights(self.size)
+        list_heights(self.size, self.message_rows(self.size.0))
+    }
+
+    /// Rows the message line takes: two when the message is wider than the screen, so an
+    /// error's reason is not cut off.
+    pub fn message_rows(&self, width: u16) -> u16 {
+        let width = width.max(1) as usize;
+        match &self.status {
+            Some(s) if s.text.chars().count() > width => 2,
+            _ => 1,
+        }
     }
 
     pub fn selected_folder(&self) -> Option<&Folder> {

@@ -428,8 +428,12 @@ mod tests {
         assert_eq!(form.value(Field::RstSent), "59");
         assert_eq!(form.value(Field::RstReceived), "59");
         form.set(Field::RstReceived, "57");
-        form.set(Field::Mode, "");
-        form.focus = Field::Mode;
+        for _ in 0..3 {
+            form.edit(&Event::Key(KeyEvent::new(
+                KeyCode::Backspace,
+                KeyModifiers::NONE,
+            )));
+        }
         typed(&mut form, "CW");
         assert_eq!(form.value(Field::RstSent), "599");
         assert_eq!(form.value(Field::RstReceived), "57");

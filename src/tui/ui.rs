@@ -83,10 +83,11 @@ pub struct Areas {
     pub bar: Rect,
 }
 
-pub fn layout(area: Rect) -> Areas {
+/// The screen's parts; `message_rows` is what [`App::message_rows`] says.
+pub fn layout(area: Rect, message_rows: u16) -> Areas {
     let [main, message, bar] = Layout::vertical([
         Constraint::Min(0),
-        Constraint::Length(1),
+        Constraint::Length(message_rows),
         Constraint::Length(1),
     ])
     .areas(area);
@@ -383,7 +384,10 @@ impl Widget for MessageLine<'_> {
                 self.theme.dim(),
             ),
         };
-        Paragraph::new(text).style(style).render(area, buf);
+        Paragraph::new(text)
+            .style(style)
+            .wrap(Wrap { trim: true })
+            .render(area, buf);
     }
 }
 
@@ -745,7 +749,7 @@ pub struct HelpView {
 
 impl HelpView {
     pub fn area(screen: Rect) -> Rect {
-        centered(screen, 64, BINDINGS.len() as u16 + 4)
+        centered(screen, 72, BINDINGS.len() as u16 + 4)
     }
 }
 
@@ -779,7 +783,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     let theme = Theme {
         color: app.options.color,
     };
-    let areas = layout(area);
+    let areas = layout(area, app.message_rows(area.width));
     frame.render_widget(
         View {
             state: &app.folders,
@@ -841,7 +845,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
 
 /// Where the terminal's cursor belongs: in the field or filter being typed, else hidden.
 pub fn cursor(app: &App, area: Rect) -> Option<Position> {
-    let areas = layout(area);
+    let areas = layout(area, app.message_rows(area.width));
     match &app.dialog {
         Some(Dialog::Entry) => {
             let form = app.entry.as_ref()?;

@@ -1,0 +1,1 @@
+//! The real `svc` binary in a pseudo-terminal against the real server.
