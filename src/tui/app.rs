@@ -499,6 +499,15 @@ impl App {
         }
     }
 
+    /// The valid-contact count of the activation `folder_id`, once its contacts are in.
+    pub fn valid_count(&self, folder_id: &str) -> Option<usize> {
+        self.activations
+            .stats
+            .get(folder_id)
+            .filter(|s| s.load == Load::Loaded)
+            .map(|s| s.valid.len())
+    }
+
     pub fn selected_folder(&self) -> Option<&Folder> {
         let row = self.folders.view.selected_item()?;
         self.folders.items.get(self.folders.tree.get(row)?.index)
@@ -761,6 +770,9 @@ impl App {
         let request = submission.request;
         if form.values() == submission.values {
             form.clear_for_next();
+            // As the service stored them: 14074 becomes 14.074, ft8 becomes FT8.
+            form.set(Field::Frequency, &format_mhz(request.frequency));
+            form.set(Field::Mode, &request.mode);
         }
         self.last_frequency_mode = Some((format_mhz(request.frequency), request.mode.clone()));
         let band = crate::model::band::band_for_mhz(request.frequency).unwrap_or("?");

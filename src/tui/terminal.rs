@@ -6,11 +6,11 @@ use std::sync::Once;
 
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use ratatui::crossterm::cursor::Show;
+use ratatui::crossterm::cursor::{Hide, Show};
 use ratatui::crossterm::execute;
 use ratatui::crossterm::style::ResetColor;
 use ratatui::crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 
 pub type Tty = Terminal<CrosstermBackend<Stdout>>;
@@ -24,21 +24,13 @@ impl Guard {
     pub fn enter() -> std::io::Result<Guard> {
         install_panic_hook();
         enable_raw_mode()?;
-        let entered = execute!(stdout(), EnterAlternateScreen)
+        // Cleared by a plain escape sequence: ratatui's clear() asks the terminal where the
+        // cursor is and waits for the answer, which a slow link may not give in time.
+        let entered = execute!(stdout(), EnterAlternateScreen, Clear(ClearType::All), Hide)
             .and_then(|()| Terminal::new(CrosstermBackend::new(stdout())));
-        match entered {
-            Ok(mut terminal) => {
-                if let Err(e) = terminal.hide_cursor().and_then(|()| terminal.clear()) {
-                    restore();
-                    return Err(e);
-                }
-                Ok(Guard { terminal })
-            }
-            Err(e) => {
-                restore();
-                Err(e)
-            }
-        }
+        entered
+            .map(|terminal| Guard { terminal })
+            .inspect_err(|_| restore())
     }
 }
 

@@ -569,6 +569,9 @@ fn entry_field_area(inner: Rect, field: Field) -> Rect {
 /// The entry form, drawn over the top band.
 pub struct EntryView<'a> {
     pub form: &'a EntryForm,
+    /// The valid-contact count when the form logs into an activation: the activations pane
+    /// is under the form.
+    pub valid: Option<usize>,
     pub theme: Theme,
 }
 
@@ -586,7 +589,14 @@ impl Widget for EntryView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let form = self.form;
         Clear.render(area, buf);
-        let block = dialog_block(format!("Log a contact → {}", form.folder_name), self.theme);
+        let title = match self.valid {
+            Some(n) => format!(
+                "Log a contact → {} · {n}/{POTA_NEEDED} valid",
+                form.folder_name
+            ),
+            None => format!("Log a contact → {}", form.folder_name),
+        };
+        let block = dialog_block(title, self.theme);
         let inner = block.inner(area);
         block.render(area, buf);
         for f in Field::ALL {
@@ -817,7 +827,11 @@ pub fn draw(app: &App, frame: &mut Frame) {
         None => {}
         Some(Dialog::Entry) => {
             if let Some(form) = &app.entry {
-                frame.render_widget(EntryView { form, theme }, EntryView::area(areas.top, area));
+                let valid = app.valid_count(&form.folder_id);
+                frame.render_widget(
+                    EntryView { form, valid, theme },
+                    EntryView::area(areas.top, area),
+                );
             }
         }
         Some(Dialog::Activation(form)) => {

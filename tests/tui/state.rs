@@ -303,7 +303,7 @@ fn the_entry_form_logs_a_contact_and_clears_for_the_next() {
     assert_eq!(form.value(Field::Name), "");
     assert_eq!(form.focus, Field::Callsign);
     assert_eq!(form.value(Field::Frequency), "14.074", "frequency stays");
-    assert_eq!(form.value(Field::Mode), "ssb", "mode stays");
+    assert_eq!(form.value(Field::Mode), "SSB", "mode stays, as stored");
     assert_eq!(form.value(Field::RstSent), "59");
     assert_eq!(app.in_flight, before);
     assert_eq!(tone(&app), Some(Tone::Success));
