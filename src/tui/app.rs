@@ -345,15 +345,18 @@ pub fn build_tree(items: &[Folder]) -> Vec<TreeRow> {
     }
     let mut rows = Vec::with_capacity(items.len());
     let mut seen = HashSet::new();
-    let mut stack: Vec<(usize, usize)> = roots.into_iter().rev().map(|i| (i, 0)).collect();
-    while let Some((i, depth)) = stack.pop() {
-        // A cycle in damaged data must not loop forever.
-        if !seen.insert(i) {
-            continue;
-        }
-        rows.push(TreeRow { index: i, depth });
-        if let Some(kids) = children.get(items[i].id.as_str()) {
-            stack.extend(kids.iter().rev().map(|k| (*k, depth + 1)));
+    // Folders in a cycle of damaged data are reached from no root: they start a tree of
+    // their own after the others, so every folder shows once and nothing loops.
+    for start in roots.into_iter().chain(0..items.len()) {
+        let mut stack = vec![(start, 0)];
+        while let Some((i, depth)) = stack.pop() {
+            if !seen.insert(i) {
+                continue;
+            }
+            rows.push(TreeRow { index: i, depth });
+            if let Some(kids) = children.get(items[i].id.as_str()) {
+                stack.extend(kids.iter().rev().map(|k| (*k, depth + 1)));
+            }
         }
     }
     rows
@@ -1380,6 +1383,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             let failure = app.answered(&result);
             match result {
                 Ok(me) => {
+                    // The activation form opened before the account was known.
+                    if let Some(Dialog::Activation(form)) = &mut app.dialog {
+                        form.default_callsign(&me.callsign);
+                    }
                     app.me = Some(me);
                     app.me_load = Load::Loaded;
                 }
@@ -1550,5 +1557,75 @@ pub fn qso_counter(me: &Whoami) -> (String, bool) {
         )
     } else {
         (format!("QSOs {}", me.native_qso_count), false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(id: &str, parent: Option<&str>) -> Folder {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "name": id, "type": "category", "parentId": parent,
+            "contactCount": 0, "createdAt": "2026-11-01T00:00:00Z",
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn damaged_trees_still_show_every_folder_once() {
+        // An orphan (parent unknown) goes to the top; a cycle does not loop.
+        let items = vec![
+            folder("fld_a", None),
+            folder("fld_b", Some("fld_gone")),
+            folder("fld_c", Some("fld_d")),
+            folder("fld_d", Some("fld_c")),
+            folder("fld_e", Some("fld_e")),
+        ];
+        let tree = build_tree(&items);
+        let shown: Vec<usize> = tree.iter().map(|r| r.index).collect();
+        assert_eq!(shown, [0, 1, 4, 2, 3]);
+        let with_root = vec![folder("fld_r", None), folder("fld_x", Some("fld_r"))];
+        assert_eq!(
+            build_tree(&with_root),
+            [
+                TreeRow { index: 0, depth: 0 },
+                TreeRow { index: 1, depth: 1 }
+            ]
+        );
+    }
+
+    #[test]
+    fn megahertz_are_shown_without_trailing_zeros() {
+        assert_eq!(format_mhz(14.074), "14.074");
+        assert_eq!(format_mhz(7.0), "7");
+        assert_eq!(format_mhz(10368.1), "10368.1");
+        assert_eq!(format_mhz(0.1375), "0.1375");
+    }
+
+    #[test]
+    fn failures_say_what_to_do_once() {
+        let server = |code: &str, message: &str| {
+            ClientError::Server(Box::new(crate::client::ServerError {
+                error: code.into(),
+                message: message.into(),
+                details: None,
+                request_id: None,
+                status: 401,
+                retry_after: None,
+            }))
+        };
+        let text = describe(&server("unauthorized", "the API key is not recognized"));
+        assert_eq!(
+            text,
+            "unauthorized: the API key is not recognized; run svc auth login with a working key, then start svc again"
+        );
+        let text = describe(&server("key_revoked", "revoked; run svc auth login"));
+        assert_eq!(text.matches("svc auth login").count(), 1, "{text}");
+        let text = describe(&ClientError::Transport {
+            message: "timed out".into(),
+            attempts: 1,
+        });
+        assert!(text.starts_with("no answer from the service after 1 attempt (timed out)"));
     }
 }

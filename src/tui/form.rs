@@ -357,6 +357,14 @@ impl ActivationForm {
         }
     }
 
+    /// Fills in the activator's callsign if none was typed yet.
+    pub fn default_callsign(&mut self, callsign: &str) {
+        let field = &mut self.inputs[ActivationField::Callsign as usize];
+        if field.value().is_empty() {
+            *field = Input::new(callsign.to_owned());
+        }
+    }
+
     pub fn value(&self, field: ActivationField) -> &str {
         self.inputs[field as usize].value()
     }

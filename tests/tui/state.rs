@@ -625,6 +625,20 @@ fn activations_start_count_and_end() {
 }
 
 #[test]
+fn the_activation_form_gets_the_callsign_when_the_account_comes_in() {
+    let mut app = fresh(true);
+    press(&mut app, KeyCode::Char('a'));
+    update(&mut app, Action::WhoamiLoaded(Ok(whoami(0))));
+    let Some(Dialog::Activation(form)) = &app.dialog else {
+        panic!("no activation form")
+    };
+    assert_eq!(
+        form.value(svc::tui::form::ActivationField::Callsign),
+        "W1AW"
+    );
+}
+
+#[test]
 fn the_valid_count_is_unique_call_band_mode_on_the_start_day() {
     let mut app = loaded();
     let same = |id: &str, call: &str, band: &str, mode: &str, time: &str| {

@@ -253,7 +253,8 @@ fn logs_a_contact_typed_at_the_keyboard() {
     tui.wait_for("QSOs 2/200");
     assert_eq!(api.all_contacts(&folder).len(), 2);
     tui.escape();
-    tui.wait_until("the form to close", |s| !s.contains("Log a contact"));
+    let screen = tui.wait_until("the form to close", |s| !s.contains("Log a contact"));
+    assert!(!screen.contains(&api.key()[9..]), "the key is never shown");
     tui.keys("q");
     assert_eq!(tui.exit_code(), 0);
     tui.assert_restored();
@@ -262,6 +263,7 @@ fn logs_a_contact_typed_at_the_keyboard() {
 fn starts_an_activation_and_counts_its_contacts() {
     let (_server, api, cli) = setup("elevated");
     let mut tui = Tui::start(&cli, &["tui"], &[]);
+    tui.wait_for("QSOs 0/200");
     tui.wait_for("No activations");
     tui.keys("a");
     tui.wait_for("Start an activation");
@@ -302,6 +304,7 @@ fn delete_with_a_basic_key_shows_the_tier_error() {
     api.post("/v1/contacts", contact(&folder, "K1ABC")).id();
     let mut tui = Tui::start(&cli, &[], &[]);
     tui.wait_for("QSOs 1/200");
+    tui.wait_for(&format!("  {}  ", this_month().0));
     tui.keys("G\r\t");
     tui.wait_for("K1ABC");
     tui.keys("d");
@@ -323,6 +326,7 @@ fn a_revoked_key_says_to_log_in_again() {
     let screen = tui.wait_for("key_revoked: ");
     assert!(screen.contains("svc auth login"), "{screen}");
     assert!(screen.contains("key rejected"), "{screen}");
+    assert!(!screen.contains(&api.key()[9..]), "the key is never shown");
     tui.keys("q");
     assert_eq!(tui.exit_code(), 0);
     tui.assert_restored();
