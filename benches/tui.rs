@@ -7,15 +7,18 @@
 //! 2. Keystroke to screen: the release `svc` in a pseudo-terminal against the real
 //!    `svc server start` behind a loopback proxy that holds every request for 3 s. Each key
 //!    is timed from writing it to the pty until the terminal emulator (vt100) shows its echo,
-//!    while requests are in flight (`r` starts new ones between rounds).
-//! 3. Memory: the release `svc` in a pseudo-terminal on a folder of 10,000 contacts on the
-//!    real server, paged in to the last one with End; VmRSS and VmHWM from /proc.
+//!    while requests are in flight: (a) in the folders filter, `r` starting new requests
+//!    between rounds; (b) in the entry form's callsign with a folder of 10,000 contacts
+//!    paged in, a delete held by the slow service in flight.
+//! 3. Memory: VmRSS and VmHWM from /proc of the `svc` of (b), before and after the 10,000
+//!    contacts were paged in with End.
 //!
 //! Run with `cargo bench --bench tui`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -317,14 +320,16 @@ fn fill(server: &Server, n: usize) -> String {
     month
 }
 
-/// A loopback proxy that holds each request for `delay` before passing it on.
-fn slow_proxy(upstream: &str, delay: Duration) -> String {
+/// A loopback proxy that holds each request for `delay` milliseconds (read when the request
+/// comes in) before passing it on.
+fn slow_proxy(upstream: &str, delay: Arc<AtomicU64>) -> String {
     let upstream = upstream.trim_start_matches("http://").to_owned();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
         for client in listener.incoming().flatten() {
             let upstream = upstream.clone();
+            let delay = Duration::from_millis(delay.load(Ordering::SeqCst));
             std::thread::spawn(move || {
                 let mut reader = BufReader::new(client);
                 let mut head = String::new();
@@ -493,19 +498,37 @@ fn in_flight(screen: &str) -> usize {
 // ---------------------------------------------------------------------------------------
 // 2. Keystroke to screen while the service is slow
 
+/// Times 10 letters and then 10 Backspaces, each until the screen shows the text that
+/// `shown` makes of what is typed so far; returns the times and how many keys went out
+/// while the status bar counted requests in flight.
+fn type_and_erase(pty: &mut Pty, shown: impl Fn(&str) -> String) -> (Vec<Duration>, usize) {
+    let letters = "k1x1abcdef";
+    let mut times = Vec::new();
+    let mut busy = 0;
+    for i in 1..=letters.len() {
+        let want = shown(&letters[..i]);
+        times.push(pty.time_key(&letters[i - 1..i], |s| s.contains(&want)));
+        busy += usize::from(in_flight(&pty.contents()) > 0);
+    }
+    for i in (0..letters.len()).rev() {
+        let want = shown(&letters[..i]);
+        times.push(pty.time_key("\x7f", |s| s.contains(&want)));
+        busy += usize::from(in_flight(&pty.contents()) > 0);
+    }
+    (times, busy)
+}
+
 fn keystrokes(server: &Server, home: &std::path::Path) {
     println!(
-        "\n2. Keystroke to screen, svc in a pty, every request held {} s by a loopback proxy",
+        "\n2a. Keystroke to screen, svc in a pty, every request held {} s by a loopback proxy",
         SLOW.as_secs()
     );
-    let slow = slow_proxy(&server.url, SLOW);
+    let delay = Arc::new(AtomicU64::new(SLOW.as_millis() as u64));
+    let slow = slow_proxy(&server.url, delay);
     let mut pty = Pty::start(&slow, &server.key, home);
     pty.wait("the status bar", |s| s.contains(" req"));
-    let letters = "abcdefghij";
-    let mut typed = Vec::new();
-    let mut erased = Vec::new();
+    let mut all = Vec::new();
     let mut busy = 0;
-    let mut total = 0;
     for round in 0..15 {
         // Enter keeps the (empty) filter and closes it; r starts new slow requests.
         if round > 0 {
@@ -516,31 +539,19 @@ fn keystrokes(server: &Server, home: &std::path::Path) {
         }
         pty.keys("/");
         pty.wait("an open filter", |s| s.contains(" Folders / "));
-        for i in 1..=letters.len() {
-            let want = format!(" Folders /{} ", &letters[..i]);
-            typed.push(pty.time_key(&letters[i - 1..i], |s| s.contains(&want)));
-            total += 1;
-            busy += usize::from(in_flight(&pty.contents()) > 0);
-        }
-        for i in (0..letters.len()).rev() {
-            let want = format!(" Folders /{} ", &letters[..i]);
-            erased.push(pty.time_key("\x7f", |s| s.contains(&want)));
-            total += 1;
-            busy += usize::from(in_flight(&pty.contents()) > 0);
-        }
+        let (times, b) = type_and_erase(&mut pty, |t| format!(" Folders /{t} "));
+        all.extend(times);
+        busy += b;
     }
-    summary("a letter typed into the filter", typed.clone());
-    summary("Backspace", erased.clone());
-    let mut all = typed;
-    all.extend(erased);
-    summary("all keys", all);
-    println!("keys sent while requests were in flight: {busy} of {total}");
+    let n = all.len();
+    summary("a key in the folders filter", all);
+    println!("keys sent while requests were in flight: {busy} of {n}");
     pty.keys("\rq");
     let _ = pty.child.wait();
 }
 
 // ---------------------------------------------------------------------------------------
-// 3. Memory with 10,000 contacts paged in
+// 2b and 3. The folder of 10,000 contacts paged in: memory, and keys in the entry form
 
 fn status_kb(pid: u32, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
@@ -551,9 +562,16 @@ fn status_kb(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn memory(server: &Server, month: &str, home: &std::path::Path) {
-    println!("\n3. Memory of svc in a pty, a folder of {CONTACTS} contacts on the real server");
-    let mut pty = Pty::start(&server.url, &server.key, home);
+fn big_folder(server: &Server, month: &str, home: &std::path::Path) {
+    println!(
+        "\n2b. The folder of {CONTACTS} contacts paged in on the real server, then every request \
+         held {} s: keys in the entry form's callsign (each runs the duplicate check over {CONTACTS})",
+        SLOW.as_secs()
+    );
+    // No delay while the pages come in; the slow service starts after.
+    let delay = Arc::new(AtomicU64::new(0));
+    let proxy = slow_proxy(&server.url, delay.clone());
+    let mut pty = Pty::start(&proxy, &server.key, home);
     pty.wait("the folder", |s| s.contains(month) && in_flight(s) == 0);
     let pid = pty.pid();
     std::thread::sleep(Duration::from_millis(300));
@@ -574,24 +592,55 @@ fn memory(server: &Server, month: &str, home: &std::path::Path) {
     let paging = started.elapsed();
     std::thread::sleep(Duration::from_millis(300));
     let loaded = status_kb(pid, "VmRSS:");
-    let peak = status_kb(pid, "VmHWM:");
+
+    delay.store(SLOW.as_millis() as u64, Ordering::SeqCst);
+    let mut times = Vec::new();
+    let mut busy = 0;
+    for round in 0..10 {
+        if round > 0 {
+            // Esc alone (a pause on each side, so it is not read as Alt-d).
+            std::thread::sleep(Duration::from_millis(150));
+            pty.keys("\x1b");
+            pty.wait("the form closed", |s| !s.contains("Log a contact"));
+            std::thread::sleep(Duration::from_millis(150));
+        }
+        // A delete that the slow service holds for seconds: a request in flight.
+        pty.keys("d");
+        pty.wait("the question", |s| s.contains("Delete contact"));
+        pty.keys("y");
+        pty.wait("the delete in flight", |s| in_flight(s) > 0);
+        pty.keys("n");
+        pty.wait("the entry form", |s| s.contains("Log a contact"));
+        let (t, b) = type_and_erase(&mut pty, |t| format!("Callsign  {t} "));
+        times.extend(t);
+        busy += b;
+    }
+    let n = times.len();
+    summary("a key in the callsign field", times);
+    println!("keys sent while requests were in flight: {busy} of {n}");
+
+    println!("\n3. Memory of that svc (VmRSS, VmHWM from /proc)");
     println!(
-        "VmRSS after start, folders loaded      {:>6.1} MB",
+        "after start, folders loaded               {:>6.1} MB",
         idle as f64 / 1024.0
     );
     println!(
-        "VmRSS with {CONTACTS} contacts paged in {:>6.1} MB",
+        "{CONTACTS} contacts paged in              {:>6.1} MB",
         loaded as f64 / 1024.0
     );
     println!(
-        "VmHWM (peak)                           {:>6.1} MB",
-        peak as f64 / 1024.0
+        "after the typing above                    {:>6.1} MB",
+        status_kb(pid, "VmRSS:") as f64 / 1024.0
+    );
+    println!(
+        "peak (VmHWM)                              {:>6.1} MB",
+        status_kb(pid, "VmHWM:") as f64 / 1024.0
     );
     println!(
         "paging all {CONTACTS} in with End (100 per page): {:.1} s",
         paging.as_secs_f64()
     );
-    pty.keys("q");
+    pty.keys("\x03");
     let _ = pty.child.wait();
 }
 
@@ -606,6 +655,6 @@ fn main() -> ExitCode {
         seeding.elapsed().as_secs_f64()
     );
     keystrokes(&server, home.path());
-    memory(&server, &month, home.path());
+    big_folder(&server, &month, home.path());
     ExitCode::SUCCESS
 }
