@@ -620,22 +620,11 @@ fn big_folder(server: &Server, month: &str, home: &std::path::Path) {
     println!("keys sent while requests were in flight: {busy} of {n}");
 
     println!("\n3. Memory of that svc (VmRSS, VmHWM from /proc)");
-    println!(
-        "after start, folders loaded               {:>6.1} MB",
-        idle as f64 / 1024.0
-    );
-    println!(
-        "{CONTACTS} contacts paged in              {:>6.1} MB",
-        loaded as f64 / 1024.0
-    );
-    println!(
-        "after the typing above                    {:>6.1} MB",
-        status_kb(pid, "VmRSS:") as f64 / 1024.0
-    );
-    println!(
-        "peak (VmHWM)                              {:>6.1} MB",
-        status_kb(pid, "VmHWM:") as f64 / 1024.0
-    );
+    let line = |label: &str, kb: u64| println!("{label:<44} {:>6.1} MB", kb as f64 / 1024.0);
+    line("VmRSS after start, folders loaded", idle);
+    line(&format!("VmRSS with {CONTACTS} contacts paged in"), loaded);
+    line("VmRSS after the typing above", status_kb(pid, "VmRSS:"));
+    line("VmHWM (peak)", status_kb(pid, "VmHWM:"));
     println!(
         "paging all {CONTACTS} in with End (100 per page): {:.1} s",
         paging.as_secs_f64()
