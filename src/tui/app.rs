@@ -1225,18 +1225,7 @@ impl App {
             Pane::Activations => match self.selected_activation().cloned() {
                 Some(a) => {
                     // The same folder as in the tree: select it there too.
-                    let row = self
-                        .folders
-                        .tree
-                        .iter()
-                        .position(|r| self.folders.items[r.index].id == a.id);
-                    if let Some(p) =
-                        row.and_then(|r| self.folders.view.shown.iter().position(|i| *i == r))
-                    {
-                        self.folders.view.selected = p;
-                        let h = self.heights().0;
-                        self.folders.view.clamp(h);
-                    }
+                    self.select_folder(&a.id);
                     self.open_folder(a)
                 }
                 None => vec![],
