@@ -98,6 +98,22 @@ impl Tui {
         }
     }
 
+    /// Whether any cell of the screen has a colour of its own.
+    pub fn coloured(&self) -> bool {
+        let parser = self.screen.lock().unwrap();
+        let screen = parser.screen();
+        let (rows, cols) = screen.size();
+        let (rows, cols) = (rows.get(), cols.get());
+        (0..rows).any(|r| {
+            (0..cols).any(|c| {
+                screen.cell(r, c).is_some_and(|cell| {
+                    cell.fgcolor() != vt100::Color::Default
+                        || cell.bgcolor() != vt100::Color::Default
+                })
+            })
+        })
+    }
+
     pub fn contents(&self) -> String {
         self.screen.lock().unwrap().screen().contents()
     }
@@ -379,6 +395,31 @@ fn ctrl_c_quits_from_the_entry_form() {
     tui.keys("\x03");
     assert_eq!(tui.exit_code(), 0);
     tui.assert_restored();
+}
+
+#[test]
+fn no_color_and_the_no_color_variable_draw_without_colour() {
+    let cli = Cli::new(&hanging_service());
+    cli.set_env("SVC_API_KEY", WELL_FORMED_KEY);
+    let runs: [(&[&str], &[(&str, &str)], bool); 3] = [
+        (&[], &[], true),
+        (&["--no-color"], &[], false),
+        (&["tui"], &[("NO_COLOR", "1")], false),
+    ];
+    for (args, env, colour) in runs {
+        let mut tui = Tui::start(&cli, args, env);
+        // The focused pane's border is coloured when colour is on.
+        tui.wait_for("connecting");
+        tui.wait_for("Loading folders");
+        assert_eq!(
+            tui.coloured(),
+            colour,
+            "{args:?} {env:?}:\n{}",
+            tui.contents()
+        );
+        tui.keys("q");
+        assert_eq!(tui.exit_code(), 0);
+    }
 }
 
 #[test]
