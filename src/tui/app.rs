@@ -226,6 +226,8 @@ pub struct App {
     pub connection: Connection,
     pub in_flight: usize,
     pub quit: bool,
+    /// A quit key was pressed once while a contact was not logged yet.
+    pub quit_armed: bool,
 }
 
 /// Work for the background: each becomes one task that answers with an [`Action`].
@@ -448,6 +450,7 @@ impl App {
             connection: Connection::Connecting,
             in_flight: 0,
             quit: false,
+            quit_armed: false,
         };
         let effects = vec![
             Effect::LoadWhoami,
@@ -1067,13 +1070,12 @@ impl App {
             return vec![];
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if ctrl && matches!(key.code, KeyCode::Char('c')) {
-            self.quit = true;
-            return vec![];
-        }
         let typing = matches!(self.dialog, Some(Dialog::Entry | Dialog::Activation(_)));
-        if key.code == KeyCode::Char('q') && !typing && !self.filtering() {
-            self.quit = true;
+        let quit_key = (ctrl && key.code == KeyCode::Char('c'))
+            || (key.code == KeyCode::Char('q') && !ctrl && !typing && !self.filtering());
+        let armed = std::mem::take(&mut self.quit_armed);
+        if quit_key {
+            self.request_quit(armed);
             return vec![];
         }
         if self.dialog.is_some() {
@@ -1204,6 +1206,28 @@ impl App {
             | KeyCode::End
             | KeyCode::Char('j' | 'k' | 'g' | 'G') => self.move_key(key),
             _ => vec![],
+        }
+    }
+
+    /// Quits, unless a contact the user tried to log is not stored yet: then the first quit
+    /// key only warns, and a second one quits.
+    fn request_quit(&mut self, armed: bool) {
+        let unlogged = self
+            .entry
+            .as_ref()
+            .and_then(|f| f.sending.as_ref().or(f.failed.as_ref()))
+            .map(|s| s.request.callsign.clone());
+        match unlogged {
+            Some(call) if !armed => {
+                self.quit_armed = true;
+                self.say(
+                    Tone::Warning,
+                    format!(
+                        "{call} is not logged yet and would be lost: press q (or Ctrl-C) again to quit anyway, any other key to stay"
+                    ),
+                );
+            }
+            _ => self.quit = true,
         }
     }
 

@@ -704,6 +704,44 @@ fn q_and_ctrl_c_quit_but_q_is_a_letter_in_the_form() {
 }
 
 #[test]
+fn quitting_with_a_contact_not_yet_logged_asks_first() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "K9XYZ");
+    press(&mut app, KeyCode::Enter);
+    let ctrl_c = || Action::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    update(&mut app, ctrl_c());
+    assert!(!app.quit, "the contact is still being sent");
+    assert!(
+        status(&app).contains("K9XYZ is not logged yet"),
+        "{}",
+        status(&app)
+    );
+    // Any other key disarms it.
+    press(&mut app, KeyCode::Char('x'));
+    update(&mut app, ctrl_c());
+    assert!(!app.quit);
+    update(&mut app, ctrl_c());
+    assert!(app.quit, "a second quit key quits anyway");
+
+    // A failed one too, and q outside the form; once logged, q quits at once.
+    let mut app = month_open();
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "K9XYZ");
+    press(&mut app, KeyCode::Enter);
+    update(&mut app, Action::ContactCreated(Err(offline())));
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(!app.quit);
+    press(&mut app, KeyCode::Char('n'));
+    press(&mut app, KeyCode::Enter);
+    update(&mut app, created("qso_k9xyz"));
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.quit);
+}
+
+#[test]
 fn r_refreshes_everything_and_requests_are_counted() {
     let mut app = month_open();
     assert_eq!(app.in_flight, 0);
