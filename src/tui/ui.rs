@@ -750,7 +750,10 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("m", "open this month's log (made if missing)"),
     ("r", "refresh everything from the service"),
     ("?", "this help; any key closes it"),
-    ("q  Ctrl-C", "quit (twice while a contact is not logged yet)"),
+    (
+        "q  Ctrl-C",
+        "quit (twice while a contact is not logged yet)",
+    ),
 ];
 
 pub struct HelpView {

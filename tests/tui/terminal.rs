@@ -401,13 +401,14 @@ fn ctrl_c_quits_from_the_entry_form() {
 fn no_color_and_the_no_color_variable_draw_without_colour() {
     let cli = Cli::new(&hanging_service());
     cli.set_env("SVC_API_KEY", WELL_FORMED_KEY);
-    let runs: [(&[&str], &[(&str, &str)], bool); 3] = [
-        (&[], &[], true),
-        (&["--no-color"], &[], false),
-        (&["tui"], &[("NO_COLOR", "1")], false),
+    let no_color = [("NO_COLOR", "1")];
+    let runs = [
+        (vec![], &[][..], true),
+        (vec!["--no-color"], &[][..], false),
+        (vec!["tui"], &no_color[..], false),
     ];
     for (args, env, colour) in runs {
-        let mut tui = Tui::start(&cli, args, env);
+        let mut tui = Tui::start(&cli, &args, env);
         // The focused pane's border is coloured when colour is on.
         tui.wait_for("connecting");
         tui.wait_for("Loading folders");
