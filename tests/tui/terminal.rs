@@ -424,6 +424,10 @@ fn no_color_and_the_no_color_variable_draw_without_colour() {
 }
 
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "the key that makes svc panic exists in debug builds only"
+)]
 fn a_panic_gives_the_terminal_back() {
     let cli = Cli::new(&hanging_service());
     cli.set_env("SVC_API_KEY", WELL_FORMED_KEY);
