@@ -146,11 +146,14 @@ impl Tui {
         self.writer.flush().unwrap();
     }
 
-    /// Escape alone: a pause after it, so it is not read as the start of another key.
-    pub fn escape(&mut self) {
+    /// Escape alone, to close the entry form: pauses around it, and the wait for the form
+    /// to go, keep it from being read together with the next key (as Alt and that key).
+    pub fn close_form(&mut self) -> String {
         std::thread::sleep(Duration::from_millis(100));
         self.keys("\x1b");
-        std::thread::sleep(Duration::from_millis(300));
+        let screen = self.wait_until("the form to close", |s| !s.contains("Log a contact"));
+        std::thread::sleep(Duration::from_millis(100));
+        screen
     }
 
     pub fn resize(&self, rows: u16, cols: u16) {
@@ -268,8 +271,7 @@ fn logs_a_contact_typed_at_the_keyboard() {
     tui.keys("\r");
     tui.wait_for("QSOs 2/200");
     assert_eq!(api.all_contacts(&folder).len(), 2);
-    tui.escape();
-    let screen = tui.wait_until("the form to close", |s| !s.contains("Log a contact"));
+    let screen = tui.close_form();
     assert!(!screen.contains(&api.key()[9..]), "the key is never shown");
     tui.keys("q");
     assert_eq!(tui.exit_code(), 0);
@@ -301,7 +303,7 @@ fn starts_an_activation_and_counts_its_contacts() {
     let stored = api.all_contacts(id);
     assert_eq!(stored[0]["rstSent"], "59", "phone reports are two digits");
     assert_eq!(stored[0]["mySig"], "POTA");
-    tui.escape();
+    tui.close_form();
     // End it from the activations pane, after y.
     tui.keys("\x1b[Z");
     tui.keys("e");
@@ -494,7 +496,7 @@ fn the_demo_runs_the_service_in_process_and_keeps_its_data() {
     tui.wait_for("Log a contact");
     tui.keys("k1abc\t7.074\tft8\r");
     tui.wait_for("logged K1ABC 40m FT8");
-    tui.escape();
+    tui.close_form();
     tui.keys("q");
     assert_eq!(tui.exit_code(), 0);
     tui.assert_restored();
