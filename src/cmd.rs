@@ -19,14 +19,19 @@ use crate::server::cmd::ServerArgs;
 pub struct Cli {
     #[command(flatten)]
     global: GlobalArgs,
+    /// None: the logbook, when on a terminal.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 // Parsed once per run: boxing the larger variant would buy nothing.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Open the logbook, a terminal UI (also what svc alone does on a terminal)
+    Tui,
+    /// Try svc: a local service on a demo database, a demo account, and the logbook on it
+    Demo,
     #[command(flatten)]
     Client(ClientCommand),
     /// Run the logging service and manage its accounts and keys
@@ -50,9 +55,35 @@ pub fn main() -> ExitCode {
         .and_then(|m| Cli::from_arg_matches(&m));
     match parsed {
         Ok(cli) => match cli.command {
-            Command::Client(command) => cli::run(cli.global, command, &root),
-            Command::Server(args) => crate::server::cmd::run(args),
+            None => open_logbook(&cli.global, "svc"),
+            Some(Command::Tui) => open_logbook(&cli.global, "tui"),
+            Some(Command::Demo) => crate::demo::run(&cli.global),
+            Some(Command::Client(command)) => cli::run(cli.global, command, &root),
+            Some(Command::Server(args)) => crate::server::cmd::run(args),
         },
         Err(e) => cli::usage_error(&e, &root, &args),
+    }
+}
+
+/// `svc` and `svc tui`: the logbook with the key and API base the commands use.
+fn open_logbook(global: &GlobalArgs, command: &str) -> ExitCode {
+    if !crate::tui::on_terminal() {
+        return crate::tui::not_a_terminal(command);
+    }
+    let ctx = cli::Ctx::new(global, "tui".into());
+    // Not ctx.client(): its --verbose lines on stderr would scribble over the screen.
+    let client = ctx
+        .api_base()
+        .and_then(|base| Ok((base, ctx.key()?)))
+        .and_then(|(base, found)| Ok(crate::client::Client::new(base, &found.key)?));
+    match client {
+        Ok(client) => crate::tui::run_blocking(
+            client,
+            crate::tui::Options {
+                color: ctx.color,
+                label: None,
+            },
+        ),
+        Err(e) => cli::report("tui", false, &e),
     }
 }

@@ -1,10 +1,13 @@
 //! `svc`: a logbook for amateur-radio contacts. The library holds the domain (`model`), the
-//! storage (`store`), the HTTP service (`server`), the typed HTTP client (`client`) and the
-//! command-line client (`cli`); the binary wires them to the command line.
+//! storage (`store`), the HTTP service (`server`), the typed HTTP client (`client`), the
+//! command-line client (`cli`), the terminal UI (`tui`) and `svc demo` (`demo`); the binary
+//! wires them to the command line.
 
 pub mod cli;
 pub mod client;
 pub mod cmd;
+pub mod demo;
 pub mod model;
 pub mod server;
 pub mod store;
+pub mod tui;

@@ -1,6 +1,8 @@
-//! One integration test binary: every test talks to the real `svc` process.
+//! One integration test binary: the real `svc` processes (server, client, logbook), and the
+//! logbook's state and drawing without a terminal.
 
 mod cli;
 mod common;
 mod server;
+mod tui;
 mod web;

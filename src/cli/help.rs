@@ -36,11 +36,20 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
     (
         "",
         &[
+            "svc demo",
             "svc auth login",
             "svc whoami --json",
             "svc contacts create --folder fld_6bd4d7ppqfy6hdvp --callsign K1ABC --frequency 14.074 --mode FT8",
         ],
     ),
+    (
+        "tui",
+        &[
+            "svc tui",
+            "svc tui --no-color --api-base https://logbook.example.org",
+        ],
+    ),
+    ("demo", &["svc demo"]),
     (
         "auth login",
         &[

@@ -19,7 +19,6 @@ use clap::{Args, Subcommand};
 use reqwest::Url;
 use serde_json::{Value, json};
 
-use crate::client::config::DEFAULT_API_BASE;
 use crate::client::keystore::{self, FoundKey, KeyError};
 use crate::client::{self, Attempt, Client, ClientError};
 use crate::model::{ApiKey, ErrorCode};
@@ -219,7 +218,7 @@ fn env_set(name: &str) -> bool {
 }
 
 impl Ctx {
-    fn new(global: &GlobalArgs, command: String) -> Ctx {
+    pub(crate) fn new(global: &GlobalArgs, command: String) -> Ctx {
         let format = if global.json {
             Format::Json
         } else if global.ndjson {
@@ -240,16 +239,7 @@ impl Ctx {
     /// The API base: --api-base, else SVC_API_BASE (both read by clap), else the config
     /// file's apiBase, else the local default.
     pub fn api_base(&self) -> Result<Url, CliError> {
-        let (text, from) = match &self.api_base {
-            Some(b) => (b.clone(), "--api-base (or SVC_API_BASE)"),
-            None => {
-                match keystore::configured_api_base().map_err(|e| CliError::input(e.to_string()))? {
-                    Some(b) => (b, "apiBase in the config file"),
-                    None => (DEFAULT_API_BASE.to_owned(), "the default"),
-                }
-            }
-        };
-        client::parse_api_base(&text).map_err(|e| CliError::input(format!("{from}: {e}")))
+        client::resolve_api_base(self.api_base.as_deref()).map_err(CliError::input)
     }
 
     /// The key in SPEC order; exit 3 when there is none.
@@ -259,11 +249,7 @@ impl Ctx {
         for note in &notes {
             self.note(note);
         }
-        let found = found?.ok_or_else(|| {
-            CliError::no_key(
-                "no API key: run svc auth login (or svc auth set-key), or set SVC_API_KEY",
-            )
-        })?;
+        let found = found?.ok_or_else(|| CliError::no_key(keystore::NO_KEY))?;
         self.note(&format!(
             "using key {}… from {}",
             found.key.prefix(),

@@ -11,6 +11,8 @@ pub const KEYCHAIN_SERVICE: &str = "svc-cli";
 pub const KEYCHAIN_ACCOUNT: &str = "default";
 pub const ENV_KEY: &str = "SVC_API_KEY";
 pub const ENV_NO_KEYRING: &str = "SVC_NO_KEYRING";
+/// What to do when no key is found anywhere.
+pub const NO_KEY: &str = "no API key: run svc auth login (or svc auth set-key), or set SVC_API_KEY";
 
 /// Where a key came from; the names are those of `svc auth status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

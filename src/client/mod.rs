@@ -95,6 +95,20 @@ pub fn parse_api_base(text: &str) -> Result<Url, String> {
     Ok(url)
 }
 
+/// The API base in PRODUCT.md's order: `flag` (`--api-base`, or `SVC_API_BASE` which clap
+/// reads into it), else `apiBase` of the config file, else the local default. The error says
+/// which of them was wrong.
+pub fn resolve_api_base(flag: Option<&str>) -> Result<Url, String> {
+    let (text, from) = match flag.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(b) => (b.to_owned(), "--api-base (or SVC_API_BASE)"),
+        None => match keystore::configured_api_base().map_err(|e| e.to_string())? {
+            Some(b) => (b, "apiBase in the config file"),
+            None => (config::DEFAULT_API_BASE.to_owned(), "the default"),
+        },
+    };
+    parse_api_base(&text).map_err(|e| format!("{from}: {e}"))
+}
+
 fn transport_message(e: &reqwest::Error) -> String {
     // reqwest's own Display says only "error sending request for url"; the cause that tells
     // what to fix (refused, DNS, certificate) is the innermost one.
@@ -114,7 +128,7 @@ fn jitter(max: Duration) -> Duration {
 }
 
 /// A fresh `Idempotency-Key`: 128 random bits in base32.
-fn idempotency_key() -> String {
+pub fn idempotency_key() -> String {
     base32(&random_bytes::<16>())
 }
 
@@ -178,6 +192,17 @@ impl Client {
     ) -> Result<T, ClientError> {
         // One key for every attempt of this create, so a retry can never store it twice.
         let idempotency = (method == Method::POST).then(idempotency_key);
+        self.call_keyed(method, url, query, body, idempotency).await
+    }
+
+    async fn call_keyed<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        url: Url,
+        query: &[(&str, String)],
+        body: Option<Vec<u8>>,
+        idempotency: Option<String>,
+    ) -> Result<T, ClientError> {
         let mut number = 0;
         let mut transport_failures = 0;
         let mut retried_internal = false;
@@ -362,6 +387,24 @@ impl Client {
             self.url(&["contacts"]),
             &[],
             Some(encode(request)?),
+        )
+        .await
+    }
+
+    /// `POST /v1/contacts` with the caller's `Idempotency-Key`: sending the same request
+    /// again with the same key after a failure that may have hidden a success (the answer
+    /// was lost) can never store the contact twice.
+    pub async fn create_contact_keyed(
+        &self,
+        request: &NewContactRequest,
+        idempotency_key: &str,
+    ) -> Result<CreatedContact, ClientError> {
+        self.call_keyed(
+            Method::POST,
+            self.url(&["contacts"]),
+            &[],
+            Some(encode(request)?),
+            Some(idempotency_key.to_owned()),
         )
         .await
     }

@@ -53,6 +53,8 @@ fn help_json_walks_the_real_command_tree() {
         .map(|c| c["name"].as_str().unwrap())
         .collect();
     for expected in [
+        "tui",
+        "demo",
         "auth login",
         "auth set-key",
         "auth status",

@@ -1,0 +1,649 @@
+//! The logbook's benchmark, in three parts. Timings are printed, never asserted.
+//!
+//! 1. Frame: one frame of the logbook with 10,000 contacts loaded in the open folder, drawn
+//!    in this process on ratatui's TestBackend at 80×24 (and 200×60), the selection at the
+//!    top, the middle and the end, with and without a filter; also a Down key through
+//!    `update` plus the frame it causes.
+//! 2. Keystroke to screen: the release `svc` in a pseudo-terminal against the real
+//!    `svc server start` behind a loopback proxy that holds every request for 3 s. Each key
+//!    is timed from writing it to the pty until the terminal emulator (vt100) shows its echo,
+//!    while requests are in flight: (a) in the folders filter, `r` starting new requests
+//!    between rounds; (b) in the entry form's callsign with a folder of 10,000 contacts
+//!    paged in, a delete held by the slow service in flight.
+//! 3. Memory: VmRSS and VmHWM from /proc of the `svc` of (b), before and after the 10,000
+//!    contacts were paged in with End.
+//!
+//! Run with `cargo bench --bench tui`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+use svc::model::{Page, Timestamp};
+use svc::tui::app::Options;
+use svc::tui::{Action, App, update};
+
+const BIN: &str = env!("CARGO_BIN_EXE_svc");
+const CONTACTS: usize = 10_000;
+/// How long the slow service holds each request.
+const SLOW: Duration = Duration::from_secs(3);
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn summary(label: &str, mut samples: Vec<Duration>) {
+    samples.sort();
+    let n = samples.len();
+    println!(
+        "{label:<44} n={n:<5} median {:>7.3} ms  p99 {:>7.3} ms  max {:>7.3} ms",
+        ms(samples[n / 2]),
+        ms(samples[(n * 99 / 100).min(n - 1)]),
+        ms(samples[n - 1]),
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 1. Frame time
+
+fn key(code: KeyCode) -> Action {
+    Action::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+/// A logbook with a folder of `CONTACTS` contacts open and every page loaded.
+fn big_logbook() -> App {
+    let now = Timestamp::parse("now", "2026-11-22T14:05:09Z").unwrap();
+    let (mut app, _) = App::new(
+        Options {
+            color: true,
+            label: None,
+        },
+        now,
+        (80, 24),
+    );
+    let folder: svc::model::Folder = serde_json::from_value(json!({
+        "id": "fld_benchbenchbench1", "name": "2026-11", "type": "monthly",
+        "parentId": null, "month": "2026-11", "contactCount": CONTACTS,
+        "createdAt": "2026-11-01T00:00:00Z",
+    }))
+    .unwrap();
+    update(
+        &mut app,
+        Action::WhoamiLoaded(Ok(serde_json::from_value(json!({
+            "callsign": "W1AW", "plan": "free", "tier": "elevated", "nativeQsoCount": 190,
+        }))
+        .unwrap())),
+    );
+    update(&mut app, Action::FoldersLoaded(Ok(vec![folder])));
+    update(&mut app, Action::ActivationsLoaded(Ok(vec![])));
+    update(&mut app, key(KeyCode::Enter));
+    let modes = ["FT8", "SSB", "CW", "FT4"];
+    let bands = [(14.074, "20m"), (7.074, "40m"), (21.074, "15m")];
+    for page in 0..CONTACTS / 100 {
+        let items = (0..100)
+            .map(|i| {
+                let n = page * 100 + i;
+                let (mhz, band) = bands[n % bands.len()];
+                let minute = 59 - (n / 60) % 60;
+                serde_json::from_value(json!({
+                    "id": format!("qso_{n:016}"), "folderId": "fld_benchbenchbench1",
+                    "callsign": format!("K{}X{}", n % 10, n), "frequency": mhz, "band": band,
+                    "mode": modes[n % modes.len()],
+                    "timeOn": format!("2026-11-{:02}T{:02}:{minute:02}:00Z", 22 - (n / 1440) % 20, 23 - (n / 60) % 24),
+                    "rstSent": "599", "rstReceived": "579", "name": "Operator name",
+                    "notes": "a note about the contact that is longer than the column",
+                    "createdAt": "2026-11-22T00:00:00Z",
+                }))
+                .unwrap()
+            })
+            .collect();
+        let last = page + 1 == CONTACTS / 100;
+        let generation = app.contacts.generation;
+        update(
+            &mut app,
+            Action::ContactsLoaded {
+                folder_id: "fld_benchbenchbench1".into(),
+                generation,
+                result: Ok(Page {
+                    items,
+                    cursor: (!last).then(|| format!("c{page}")),
+                }),
+            },
+        );
+    }
+    assert_eq!(app.contacts.items.len(), CONTACTS);
+    update(&mut app, key(KeyCode::Tab));
+    app
+}
+
+fn time_frames(app: &App, width: u16, height: u16, frames: usize) -> Vec<Duration> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    // A warm-up frame draws everything once; later frames diff against it, as on a terminal.
+    terminal.draw(|f| svc::tui::ui::draw(app, f)).unwrap();
+    (0..frames)
+        .map(|_| {
+            let started = Instant::now();
+            terminal.draw(|f| svc::tui::ui::draw(app, f)).unwrap();
+            started.elapsed()
+        })
+        .collect()
+}
+
+fn frames() {
+    println!("\n1. One frame with {CONTACTS} contacts loaded in the open folder (in process)");
+    let mut app = big_logbook();
+    summary(
+        "80x24, selection at the top",
+        time_frames(&app, 80, 24, 2000),
+    );
+    for _ in 0..CONTACTS / 2 {
+        update(&mut app, key(KeyCode::Down));
+    }
+    summary(
+        "80x24, selection in the middle",
+        time_frames(&app, 80, 24, 2000),
+    );
+    update(&mut app, key(KeyCode::End));
+    summary(
+        "80x24, selection at the end",
+        time_frames(&app, 80, 24, 2000),
+    );
+    summary(
+        "200x60, selection at the end",
+        time_frames(&app, 200, 60, 2000),
+    );
+    update(&mut app, key(KeyCode::Char('n')));
+    summary("80x24, entry form open", time_frames(&app, 80, 24, 2000));
+    update(&mut app, key(KeyCode::Esc));
+    // A key through update and the frame it causes, as the event loop does it.
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    update(&mut app, key(KeyCode::Home));
+    let keyed: Vec<Duration> = (0..2000)
+        .map(|i| {
+            let started = Instant::now();
+            let code = if i % 2 == 0 {
+                KeyCode::Down
+            } else {
+                KeyCode::Up
+            };
+            update(&mut app, key(code));
+            terminal.draw(|f| svc::tui::ui::draw(&app, f)).unwrap();
+            started.elapsed()
+        })
+        .collect();
+    summary("80x24, Down/Up key: update + frame", keyed);
+    update(&mut app, key(KeyCode::Char('/')));
+    let filtered: Vec<Duration> = ["K", "K1", "K1X", "K1X1"]
+        .iter()
+        .cycle()
+        .take(400)
+        .map(|text| {
+            let started = Instant::now();
+            // Retyping the filter refilters all 10,000 contacts each time.
+            for _ in 0..4 {
+                update(&mut app, key(KeyCode::Backspace));
+            }
+            for c in text.chars() {
+                update(&mut app, key(KeyCode::Char(c)));
+            }
+            terminal.draw(|f| svc::tui::ui::draw(&app, f)).unwrap();
+            started.elapsed() / (4 + text.len() as u32)
+        })
+        .collect();
+    summary("80x24, a filter key: update + frame (avg)", filtered);
+}
+
+// ---------------------------------------------------------------------------------------
+// The real service and the real binary
+
+struct Server {
+    child: Child,
+    url: String,
+    key: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn admin(db: &str, args: &[&str]) -> String {
+    let out = Command::new(BIN)
+        .arg("server")
+        .args(args)
+        .args(["--database", db])
+        .output()
+        .expect("run svc server");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+fn start_server() -> Server {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = format!("sqlite://{}", dir.path().join("svc.db").display());
+    admin(&db, &["user", "add", "BENCH1", "--plan", "paid"]);
+    let key = admin(
+        &db,
+        &[
+            "key", "create", "BENCH1", "--name", "bench", "--tier", "elevated",
+        ],
+    );
+    let mut child = Command::new(BIN)
+        .args([
+            "server",
+            "start",
+            "--bind",
+            "127.0.0.1:0",
+            "--database",
+            &db,
+        ])
+        .args(["--burst-limit", "100000000"])
+        .args(["--daily-contact-budget", "100000000"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .expect("server address");
+    let url = line.trim().trim_start_matches("listening on ").to_owned();
+    Server {
+        child,
+        url,
+        key,
+        _dir: dir,
+    }
+}
+
+/// Makes this month's folder and fills it with `n` contacts; returns its name.
+fn fill(server: &Server, n: usize) -> String {
+    let http = reqwest::blocking::Client::new();
+    let now = Timestamp::now();
+    let month = now.utc_month();
+    let folder: serde_json::Value = http
+        .post(format!("{}/v1/folders", server.url))
+        .bearer_auth(&server.key)
+        .json(&json!({"type": "monthly", "month": month}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let id = folder["id"].as_str().unwrap().to_owned();
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let (http, url, key, id) = (
+                http.clone(),
+                server.url.clone(),
+                server.key.clone(),
+                id.clone(),
+            );
+            let time = now.to_string();
+            std::thread::spawn(move || {
+                for i in (t..n).step_by(4) {
+                    let r = http
+                        .post(format!("{url}/v1/contacts"))
+                        .bearer_auth(&key)
+                        .json(
+                            &json!({"folderId": id, "callsign": format!("K{}X{i}", i % 10),
+                            "frequency": 14.074, "mode": "FT8", "timeOn": time,
+                            "rstSent": "599", "rstReceived": "579", "name": "Operator name",
+                            "notes": "a note about the contact that is longer than the column"}),
+                        )
+                        .send()
+                        .unwrap();
+                    assert_eq!(r.status().as_u16(), 201, "{}", r.text().unwrap_or_default());
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    month
+}
+
+/// A loopback proxy that holds each request for `delay` milliseconds (read when the request
+/// comes in) before passing it on.
+fn slow_proxy(upstream: &str, delay: Arc<AtomicU64>) -> String {
+    let upstream = upstream.trim_start_matches("http://").to_owned();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let upstream = upstream.clone();
+            let delay = Duration::from_millis(delay.load(Ordering::SeqCst));
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(client);
+                let mut head = String::new();
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    head.push_str(&line);
+                    if line == "\r\n" {
+                        break;
+                    }
+                }
+                let length = head
+                    .lines()
+                    .find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.eq_ignore_ascii_case("content-length")
+                            .then(|| v.trim().parse::<usize>().ok())?
+                    })
+                    .unwrap_or(0);
+                let mut body = vec![0; length];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                std::thread::sleep(delay);
+                let Ok(mut up) = TcpStream::connect(&upstream) else {
+                    return;
+                };
+                // One request per connection, both ways: the answer then ends at EOF.
+                let head = head.replacen("\r\n\r\n", "\r\nConnection: close\r\n\r\n", 1);
+                let _ = up.write_all(head.as_bytes());
+                let _ = up.write_all(&body);
+                let mut answer = Vec::new();
+                let _ = up.read_to_end(&mut answer);
+                let _ = reader.get_mut().write_all(&answer);
+            });
+        }
+    });
+    url
+}
+
+/// The release `svc` in a pseudo-terminal, its screen kept by vt100.
+struct Pty {
+    screen: Arc<Mutex<vt100::Parser>>,
+    /// One message per chunk of output, after the screen took it in.
+    changed: Receiver<()>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    _master: Box<dyn portable_pty::MasterPty + Send>,
+}
+
+impl Pty {
+    fn start(base: &str, key: &str, home: &std::path::Path) -> Pty {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: 24,
+                cols: 80,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let mut cmd = CommandBuilder::new(BIN);
+        cmd.env("SVC_API_BASE", base);
+        cmd.env("SVC_API_KEY", key);
+        cmd.env("HOME", home);
+        cmd.env("XDG_CONFIG_HOME", home.join("config"));
+        cmd.env("TERM", "xterm-256color");
+        cmd.env_remove("NO_COLOR");
+        let child = pty.slave.spawn_command(cmd).unwrap();
+        drop(pty.slave);
+        let size = std::num::NonZeroU16::new;
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(
+            size(24).unwrap(),
+            size(80).unwrap(),
+            0,
+        )));
+        let (tx, changed) = channel();
+        let mut reader = pty.master.try_clone_reader().unwrap();
+        let feed = screen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 16384];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                feed.lock().unwrap().process(&buf[..n]);
+                if tx.send(()).is_err() {
+                    break;
+                }
+            }
+        });
+        let writer = pty.master.take_writer().unwrap();
+        Pty {
+            screen,
+            changed,
+            writer,
+            child,
+            _master: pty.master,
+        }
+    }
+
+    fn contents(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    fn keys(&mut self, text: &str) {
+        self.writer.write_all(text.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Waits (at most a minute) until the screen satisfies `done`; returns the screen.
+    fn wait(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let screen = self.contents();
+            if done(&screen) {
+                return screen;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(!left.is_zero(), "no {what} on the screen:\n{screen}");
+            let _ = self
+                .changed
+                .recv_timeout(left.min(Duration::from_millis(50)));
+        }
+    }
+
+    /// Writes `key` and returns how long until the screen satisfies `done`.
+    fn time_key(&mut self, key: &str, done: impl Fn(&str) -> bool) -> Duration {
+        while self.changed.try_recv().is_ok() {}
+        let started = Instant::now();
+        self.keys(key);
+        loop {
+            if done(&self.contents()) {
+                return started.elapsed();
+            }
+            self.changed
+                .recv_timeout(Duration::from_secs(10))
+                .expect("the screen did not change within 10 s");
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.process_id().expect("a pid")
+    }
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The requests in flight that the status bar shows.
+fn in_flight(screen: &str) -> usize {
+    screen
+        .lines()
+        .last()
+        .and_then(|l| l.split(" · ").last())
+        .and_then(|s| s.trim().strip_suffix(" req"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. Keystroke to screen while the service is slow
+
+/// Times 10 letters and then 10 Backspaces, each until the screen shows the text that
+/// `shown` makes of what is typed so far; returns the times and how many keys went out
+/// while the status bar counted requests in flight.
+fn type_and_erase(pty: &mut Pty, shown: impl Fn(&str) -> String) -> (Vec<Duration>, usize) {
+    let letters = "k1x1abcdef";
+    let mut times = Vec::new();
+    let mut busy = 0;
+    for i in 1..=letters.len() {
+        let want = shown(&letters[..i]);
+        times.push(pty.time_key(&letters[i - 1..i], |s| s.contains(&want)));
+        busy += usize::from(in_flight(&pty.contents()) > 0);
+    }
+    for i in (0..letters.len()).rev() {
+        let want = shown(&letters[..i]);
+        times.push(pty.time_key("\x7f", |s| s.contains(&want)));
+        busy += usize::from(in_flight(&pty.contents()) > 0);
+    }
+    (times, busy)
+}
+
+fn keystrokes(server: &Server, home: &std::path::Path) {
+    println!(
+        "\n2a. Keystroke to screen, svc in a pty, every request held {} s by a loopback proxy",
+        SLOW.as_secs()
+    );
+    let delay = Arc::new(AtomicU64::new(SLOW.as_millis() as u64));
+    let slow = slow_proxy(&server.url, delay);
+    let mut pty = Pty::start(&slow, &server.key, home);
+    pty.wait("the status bar", |s| s.contains(" req"));
+    let mut all = Vec::new();
+    let mut busy = 0;
+    for round in 0..15 {
+        // Enter keeps the (empty) filter and closes it; r starts new slow requests.
+        if round > 0 {
+            pty.keys("\r");
+            pty.wait("the filter closed", |s| !s.contains(" Folders / "));
+            pty.keys("r");
+            pty.wait("requests in flight", |s| in_flight(s) > 0);
+        }
+        pty.keys("/");
+        pty.wait("an open filter", |s| s.contains(" Folders / "));
+        let (times, b) = type_and_erase(&mut pty, |t| format!(" Folders /{t} "));
+        all.extend(times);
+        busy += b;
+    }
+    let n = all.len();
+    summary("a key in the folders filter", all);
+    println!("keys sent while requests were in flight: {busy} of {n}");
+    pty.keys("\rq");
+    let _ = pty.child.wait();
+}
+
+// ---------------------------------------------------------------------------------------
+// 2b and 3. The folder of 10,000 contacts paged in: memory, and keys in the entry form
+
+fn status_kb(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn big_folder(server: &Server, month: &str, home: &std::path::Path) {
+    println!(
+        "\n2b. The folder of {CONTACTS} contacts paged in on the real server, then every request \
+         held {} s: keys in the entry form's callsign (each runs the duplicate check over {CONTACTS})",
+        SLOW.as_secs()
+    );
+    // No delay while the pages come in; the slow service starts after.
+    let delay = Arc::new(AtomicU64::new(0));
+    let proxy = slow_proxy(&server.url, delay.clone());
+    let mut pty = Pty::start(&proxy, &server.key, home);
+    pty.wait("the folder", |s| s.contains(month) && in_flight(s) == 0);
+    let pid = pty.pid();
+    std::thread::sleep(Duration::from_millis(300));
+    let idle = status_kb(pid, "VmRSS:");
+    // The month is the last folder: End selects it, Enter opens it, Tab goes to the contacts.
+    pty.keys("G\r\t");
+    let all = format!("· {month} · {CONTACTS} ");
+    let started = Instant::now();
+    while !pty.contents().contains(&all) {
+        pty.keys("G");
+        let _ = pty.changed.recv_timeout(Duration::from_millis(100));
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "not every page came in:\n{}",
+            pty.contents()
+        );
+    }
+    let paging = started.elapsed();
+    std::thread::sleep(Duration::from_millis(300));
+    let loaded = status_kb(pid, "VmRSS:");
+
+    delay.store(SLOW.as_millis() as u64, Ordering::SeqCst);
+    let mut times = Vec::new();
+    let mut busy = 0;
+    for round in 0..10 {
+        if round > 0 {
+            // Esc alone (a pause on each side, so it is not read as Alt-d).
+            std::thread::sleep(Duration::from_millis(150));
+            pty.keys("\x1b");
+            pty.wait("the form closed", |s| !s.contains("Log a contact"));
+            std::thread::sleep(Duration::from_millis(150));
+        }
+        // A delete that the slow service holds for seconds: a request in flight.
+        pty.keys("d");
+        pty.wait("the question", |s| s.contains("Delete contact"));
+        pty.keys("y");
+        pty.wait("the delete in flight", |s| in_flight(s) > 0);
+        pty.keys("n");
+        pty.wait("the entry form", |s| s.contains("Log a contact"));
+        let (t, b) = type_and_erase(&mut pty, |t| format!("Callsign  {t} "));
+        times.extend(t);
+        busy += b;
+    }
+    let n = times.len();
+    summary("a key in the callsign field", times);
+    println!("keys sent while requests were in flight: {busy} of {n}");
+
+    println!("\n3. Memory of that svc (VmRSS, VmHWM from /proc)");
+    let line = |label: &str, kb: u64| println!("{label:<44} {:>6.1} MB", kb as f64 / 1024.0);
+    line("VmRSS after start, folders loaded", idle);
+    line(&format!("VmRSS with {CONTACTS} contacts paged in"), loaded);
+    line("VmRSS after the typing above", status_kb(pid, "VmRSS:"));
+    line("VmHWM (peak)", status_kb(pid, "VmHWM:"));
+    println!(
+        "paging all {CONTACTS} in with End (100 per page): {:.1} s",
+        paging.as_secs_f64()
+    );
+    pty.keys("\x03");
+    let _ = pty.child.wait();
+}
+
+fn main() -> ExitCode {
+    frames();
+    let server = start_server();
+    let home = tempfile::tempdir().unwrap();
+    let seeding = Instant::now();
+    let month = fill(&server, CONTACTS);
+    println!(
+        "\n(seeded {CONTACTS} contacts over HTTP in {:.1} s)",
+        seeding.elapsed().as_secs_f64()
+    );
+    keystrokes(&server, home.path());
+    big_folder(&server, &month, home.path());
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,114 @@
+//! `svc demo`: the service in this process on a demo database in the user's data directory
+//! (kept between runs), a demo account, and the logbook on it. Nothing else to set up.
+//!
+//! The demo key is made for each run and held in memory only: the store keeps only a key's
+//! hash, so a key of an earlier run could not be used again, and writing one to the keychain
+//! or the config file would replace the user's own. It is revoked when the demo ends.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::cli::GlobalArgs;
+use crate::client::{Client, NewFolderRequest};
+use crate::model::{ApiKey, Plan, Tier, Timestamp};
+use crate::server::{self, AppState};
+use crate::store::{self, Limits};
+use crate::tui;
+
+/// The demo account's callsign: the placeholder hams use for "no callsign".
+pub const DEMO_CALLSIGN: &str = "N0CALL";
+
+pub fn run(global: &GlobalArgs) -> ExitCode {
+    if !tui::on_terminal() {
+        return tui::not_a_terminal("demo");
+    }
+    let color = !global.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let path = server::cmd::data_dir().join("demo.db");
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("svc: demo: local_error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(demo(&path, color));
+    runtime.shutdown_background();
+    match result {
+        Ok(()) => {
+            println!("svc demo: the demo logbook is kept in {}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("svc: demo: {message}");
+            eprintln!("svc demo: the demo database is {}", path.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn demo(path: &Path, color: bool) -> Result<(), String> {
+    let store = store::open(&format!("sqlite://{}", path.display()))
+        .await
+        .map_err(|e| format!("cannot open the demo database {}: {e}", path.display()))?;
+    let account = match store
+        .account_by_callsign(DEMO_CALLSIGN)
+        .await
+        .map_err(|e| e.to_string())?
+    {
+        Some(account) => account,
+        None => store
+            .create_account(DEMO_CALLSIGN, Plan::Free, None)
+            .await
+            .map_err(|e| e.to_string())?,
+    };
+    let key = ApiKey::generate();
+    let record = store
+        .create_key(&account.id, "svc demo", Tier::Elevated, &key)
+        .await
+        .map_err(|e| e.to_string())?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| format!("cannot listen on the loopback address: {e}"))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let state = AppState {
+        store: store.clone(),
+        limits: Limits::default(),
+        web: Default::default(),
+    };
+    let service = tokio::spawn(server::serve(listener, state, async {
+        let _ = stopped.await;
+    }));
+    let base = crate::client::parse_api_base(&format!("http://{addr}"))?;
+    let client = Client::new(base, &key).map_err(|e| e.to_string())?;
+    // This month's log, so a first contact can be logged right away.
+    let month = NewFolderRequest::Monthly {
+        month: Timestamp::now().utc_month(),
+        program_id: None,
+    };
+    client
+        .create_folder(&month)
+        .await
+        .map_err(|e| format!("cannot make this month's log: {e}"))?;
+    let ran = tui::run(
+        client,
+        tui::Options {
+            color,
+            label: Some("demo".into()),
+        },
+    )
+    .await;
+    let _ = stop.send(());
+    let _ = service.await;
+    store
+        .revoke_key(&record.id, "user", Timestamp::now())
+        .await
+        .map_err(|e| format!("cannot revoke the demo key: {e}"))?;
+    ran.map_err(|e| format!("local_error: the terminal failed: {e}"))
+}

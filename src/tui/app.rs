@@ -1,0 +1,1644 @@
+//! The logbook's state and how it changes: one [`App`], the [`Action`]s that reach it (keys,
+//! resizes, the clock, answers of background requests) and [`update`], which changes the
+//! state and names the requests to start as [`Effect`]s. Nothing here touches the network,
+//! the disk or the clock, so every behaviour can be tested without a terminal.
+
+use std::collections::{HashMap, HashSet};
+
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use tui_input::Input;
+use tui_input::backend::crossterm::EventHandler;
+
+use super::form::{ActivationForm, EntryForm, Field, Submission};
+use crate::client::{
+    ClientError, CreatedContact, Deleted, FolderCreated, NewActivationRequest, NewContactRequest,
+};
+use crate::model::folder::ROOT_NAME;
+use crate::model::{
+    Contact, ErrorCode, FREE_PLAN_CAP, Folder, FolderType, Page, Timestamp, Whoami,
+};
+
+/// Contacts asked for per page.
+pub const PAGE_SIZE: u32 = 100;
+/// The next page is asked for when the cursor comes this close to the last loaded contact.
+const PREFETCH: usize = 30;
+/// QSO count from which the free plan's counter is shown as a warning.
+pub const CAP_WARNING: i64 = 180;
+/// Valid contacts a POTA activation needs.
+pub const POTA_NEEDED: usize = 10;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Folders,
+    Contacts,
+    Activations,
+}
+
+impl Pane {
+    const ORDER: [Pane; 3] = [Pane::Folders, Pane::Contacts, Pane::Activations];
+
+    fn next(self, back: bool) -> Pane {
+        let i = Pane::ORDER.iter().position(|p| *p == self).unwrap_or(0);
+        Pane::ORDER[(i + if back { 2 } else { 1 }) % 3]
+    }
+}
+
+/// Where a pane's data stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Load {
+    Idle,
+    Loading,
+    Loaded,
+    Failed(String),
+}
+
+/// A list's cursor, scroll position and text filter. `shown` holds the indices of the items
+/// that pass the filter, in order.
+#[derive(Debug, Clone, Default)]
+pub struct ListView {
+    pub selected: usize,
+    pub offset: usize,
+    pub filter: String,
+    /// The filter being typed, while `/` is active.
+    pub filter_input: Option<Input>,
+    pub shown: Vec<usize>,
+}
+
+impl ListView {
+    /// The index (into the items) of the selected row.
+    pub fn selected_item(&self) -> Option<usize> {
+        self.shown.get(self.selected).copied()
+    }
+
+    fn refilter(&mut self, texts: impl Iterator<Item = String>) {
+        let needle = self.filter.trim().to_lowercase();
+        let keep = self.selected_item();
+        self.shown = texts
+            .enumerate()
+            .filter(|(_, t)| needle.is_empty() || t.to_lowercase().contains(&needle))
+            .map(|(i, _)| i)
+            .collect();
+        self.selected = keep
+            .and_then(|k| self.shown.iter().position(|i| *i == k))
+            .unwrap_or(0);
+        self.clamp(0);
+    }
+
+    /// Keeps the selection in the list and on screen, for a viewport of `height` rows (0: as is).
+    fn clamp(&mut self, height: usize) {
+        if self.shown.is_empty() {
+            self.selected = 0;
+            self.offset = 0;
+            return;
+        }
+        self.selected = self.selected.min(self.shown.len() - 1);
+        if height == 0 {
+            return;
+        }
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + height {
+            self.offset = self.selected + 1 - height;
+        }
+        self.offset = self.offset.min(self.shown.len().saturating_sub(height));
+    }
+
+    fn go(&mut self, to: isize, height: usize) {
+        let last = self.shown.len().saturating_sub(1) as isize;
+        self.selected = to.clamp(0, last.max(0)) as usize;
+        self.clamp(height);
+    }
+
+    fn step(&mut self, by: isize, height: usize) {
+        self.go(self.selected as isize + by, height);
+    }
+}
+
+/// One line of the folder tree: the folder's index and its depth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeRow {
+    pub index: usize,
+    pub depth: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct FoldersPane {
+    pub load: Load,
+    pub items: Vec<Folder>,
+    /// The tree in display order; the view's indices point into it.
+    pub tree: Vec<TreeRow>,
+    pub view: ListView,
+    /// The folder shown in the contacts pane.
+    pub open: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ContactsPane {
+    pub folder: Option<Folder>,
+    pub load: Load,
+    pub items: Vec<Contact>,
+    /// Where the next page starts; `None` once the last page is in.
+    pub cursor: Option<String>,
+    /// Tells answers for an earlier opening of a folder from the current one.
+    pub generation: u64,
+    pub view: ListView,
+}
+
+/// The valid contacts of an activation toward POTA's 10: unique callsign, band and mode on
+/// the UTC day it started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActivationStats {
+    pub load: Load,
+    pub valid: HashSet<(String, String, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ActivationsPane {
+    pub load: Load,
+    pub items: Vec<Folder>,
+    pub view: ListView,
+    pub stats: HashMap<String, ActivationStats>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Connection {
+    Connecting,
+    Online,
+    Offline,
+    KeyRejected,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Info,
+    Success,
+    Warning,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Status {
+    pub text: String,
+    pub tone: Tone,
+}
+
+#[derive(Debug, Clone)]
+pub enum Dialog {
+    /// The entry form ([`App::entry`]) is shown.
+    Entry,
+    Activation(ActivationForm),
+    ConfirmDelete {
+        id: String,
+        label: String,
+    },
+    ConfirmEnd {
+        id: String,
+        label: String,
+    },
+    Help,
+}
+
+/// How the logbook was started.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub color: bool,
+    /// Shown in the status bar, e.g. `demo`.
+    pub label: Option<String>,
+}
+
+pub struct App {
+    pub options: Options,
+    pub now: Timestamp,
+    /// Terminal size, for the pages the movement keys jump and the scroll positions.
+    pub size: (u16, u16),
+    pub focus: Pane,
+    pub me: Option<Whoami>,
+    pub me_load: Load,
+    pub folders: FoldersPane,
+    pub contacts: ContactsPane,
+    pub activations: ActivationsPane,
+    pub dialog: Option<Dialog>,
+    /// Kept while hidden, so a contact that was not logged is never lost by closing the form.
+    pub entry: Option<EntryForm>,
+    /// Frequency and mode of the last contact logged, for the next form.
+    pub last_frequency_mode: Option<(String, String)>,
+    pub status: Option<Status>,
+    pub connection: Connection,
+    pub in_flight: usize,
+    pub quit: bool,
+    /// A quit key was pressed once while a contact was not logged yet.
+    pub quit_armed: bool,
+}
+
+/// Work for the background: each becomes one task that answers with an [`Action`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    LoadWhoami,
+    LoadFolders,
+    LoadContacts {
+        folder_id: String,
+        cursor: Option<String>,
+        generation: u64,
+    },
+    LoadActivations,
+    /// Every contact of an activation folder, to count the valid ones.
+    LoadActivationContacts {
+        folder_id: String,
+    },
+    CreateContact {
+        request: NewContactRequest,
+        idempotency_key: String,
+    },
+    DeleteContact {
+        id: String,
+    },
+    CreateActivation(NewActivationRequest),
+    EndActivation {
+        id: String,
+    },
+    CreateMonthly {
+        month: String,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub enum Action {
+    Key(KeyEvent),
+    Resize(u16, u16),
+    Tick(Timestamp),
+    WhoamiLoaded(Result<Whoami, ClientError>),
+    FoldersLoaded(Result<Vec<Folder>, ClientError>),
+    ContactsLoaded {
+        folder_id: String,
+        generation: u64,
+        result: Result<Page<Contact>, ClientError>,
+    },
+    ActivationsLoaded(Result<Vec<Folder>, ClientError>),
+    ActivationContactsLoaded {
+        folder_id: String,
+        result: Result<Vec<Contact>, ClientError>,
+    },
+    ContactCreated(Result<CreatedContact, ClientError>),
+    ContactDeleted {
+        id: String,
+        result: Result<Deleted, ClientError>,
+    },
+    ActivationCreated(Result<FolderCreated, ClientError>),
+    ActivationEnded {
+        id: String,
+        result: Result<Folder, ClientError>,
+    },
+    MonthlyCreated(Result<FolderCreated, ClientError>),
+}
+
+/// Rows of the panes for a terminal of `size`: (folders and activations, contacts).
+pub fn list_heights(size: (u16, u16), message_rows: u16) -> (usize, usize) {
+    let screen = ratatui::layout::Rect::new(0, 0, size.0, size.1);
+    let areas = super::ui::layout(screen, message_rows);
+    (
+        areas.folders.height.saturating_sub(2) as usize,
+        areas.contacts.height.saturating_sub(3) as usize,
+    )
+}
+
+fn folder_text(f: &Folder) -> String {
+    format!("{} {}", f.name, f.folder_type.as_str())
+}
+
+fn contact_text(c: &Contact) -> String {
+    format!(
+        "{} {} {} {} {}",
+        c.callsign,
+        c.band,
+        c.mode,
+        c.name.as_deref().unwrap_or(""),
+        c.notes.as_deref().unwrap_or("")
+    )
+}
+
+fn activation_text(f: &Folder) -> String {
+    format!(
+        "{} {}",
+        f.location_reference.as_deref().unwrap_or(""),
+        f.name
+    )
+}
+
+/// Whether contacts can be logged into the folder: not the root, not a category.
+pub fn holds_contacts(f: &Folder) -> bool {
+    f.folder_type != FolderType::Category
+}
+
+/// The folders as a tree: children under their parent in list order; folders whose parent is
+/// unknown are shown at the top level.
+pub fn build_tree(items: &[Folder]) -> Vec<TreeRow> {
+    let ids: HashSet<&str> = items.iter().map(|f| f.id.as_str()).collect();
+    let mut children: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut roots = Vec::new();
+    for (i, f) in items.iter().enumerate() {
+        match f
+            .parent_id
+            .as_deref()
+            .filter(|p| ids.contains(p) && *p != f.id)
+        {
+            Some(parent) => children.entry(parent).or_default().push(i),
+            None => roots.push(i),
+        }
+    }
+    let mut rows = Vec::with_capacity(items.len());
+    let mut seen = HashSet::new();
+    // Folders in a cycle of damaged data are reached from no root: they start a tree of
+    // their own after the others, so every folder shows once and nothing loops.
+    for start in roots.into_iter().chain(0..items.len()) {
+        let mut stack = vec![(start, 0)];
+        while let Some((i, depth)) = stack.pop() {
+            if !seen.insert(i) {
+                continue;
+            }
+            rows.push(TreeRow { index: i, depth });
+            if let Some(kids) = children.get(items[i].id.as_str()) {
+                stack.extend(kids.iter().rev().map(|k| (*k, depth + 1)));
+            }
+        }
+    }
+    rows
+}
+
+/// The valid-contact keys of an activation's contacts on its UTC start day.
+pub fn valid_keys(activation: &Folder, contacts: &[Contact]) -> HashSet<(String, String, String)> {
+    let day = activation.start_time.map(Timestamp::utc_day);
+    contacts
+        .iter()
+        .filter(|c| Some(c.time_on.utc_day()) == day)
+        .map(|c| {
+            (
+                c.callsign.clone(),
+                c.band.clone(),
+                c.mode.to_ascii_uppercase(),
+            )
+        })
+        .collect()
+}
+
+/// A failure as the status line says it: the server's code and message, and what to do.
+pub fn describe(e: &ClientError) -> String {
+    match e {
+        ClientError::Transport { message, attempts } => format!(
+            "no answer from the service after {attempts} attempt{} ({message}); check the network, then press r",
+            if *attempts == 1 { "" } else { "s" }
+        ),
+        ClientError::Server(s) => {
+            let hint = match s.code() {
+                Some(ErrorCode::Unauthorized | ErrorCode::KeyRevoked) => {
+                    "; run svc auth login with a working key, then start svc again"
+                }
+                Some(ErrorCode::TierInsufficient) => "; then run svc auth login with it",
+                _ => "",
+            };
+            // The service's own message may say it already.
+            let hint = if s.message.contains("svc auth login") {
+                ""
+            } else {
+                hint
+            };
+            format!("{}: {}{hint}", s.error, s.message)
+        }
+        ClientError::Unexpected { message, .. } => format!("unexpected_response: {message}"),
+    }
+}
+
+fn is_key_error(e: &ClientError) -> bool {
+    matches!(e, ClientError::Server(s)
+        if matches!(s.code(), Some(ErrorCode::Unauthorized | ErrorCode::KeyRevoked)))
+}
+
+impl App {
+    /// A new logbook and the requests that fill it.
+    pub fn new(options: Options, now: Timestamp, size: (u16, u16)) -> (App, Vec<Effect>) {
+        let mut app = App {
+            options,
+            now,
+            size,
+            focus: Pane::Folders,
+            me: None,
+            me_load: Load::Loading,
+            folders: FoldersPane {
+                load: Load::Loading,
+                items: Vec::new(),
+                tree: Vec::new(),
+                view: ListView::default(),
+                open: None,
+            },
+            contacts: ContactsPane {
+                folder: None,
+                load: Load::Idle,
+                items: Vec::new(),
+                cursor: None,
+                generation: 0,
+                view: ListView::default(),
+            },
+            activations: ActivationsPane {
+                load: Load::Loading,
+                items: Vec::new(),
+                view: ListView::default(),
+                stats: HashMap::new(),
+            },
+            dialog: None,
+            entry: None,
+            last_frequency_mode: None,
+            status: None,
+            connection: Connection::Connecting,
+            in_flight: 0,
+            quit: false,
+            quit_armed: false,
+        };
+        let effects = vec![
+            Effect::LoadWhoami,
+            Effect::LoadFolders,
+            Effect::LoadActivations,
+        ];
+        app.in_flight = effects.len();
+        (app, effects)
+    }
+
+    fn say(&mut self, tone: Tone, text: impl Into<String>) {
+        self.status = Some(Status {
+            text: text.into(),
+            tone,
+        });
+    }
+
+    /// Records the outcome of a request: whether the service answered, and a failure's text.
+    fn answered<T>(&mut self, result: &Result<T, ClientError>) -> Option<String> {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        match result {
+            Ok(_) => {
+                if self.connection != Connection::KeyRejected {
+                    self.connection = Connection::Online;
+                }
+                None
+            }
+            Err(e) => {
+                self.connection = match e {
+                    ClientError::Transport { .. } => Connection::Offline,
+                    e if is_key_error(e) => Connection::KeyRejected,
+                    _ => Connection::Online,
+                };
+                let text = describe(e);
+                self.say(Tone::Error, text.clone());
+                Some(text)
+            }
+        }
+    }
+
+    fn heights(&self) -> (usize, usize) {
+        list_heights(self.size, self.message_rows(self.size.0))
+    }
+
+    /// Rows the message line takes: two when the message is wider than the screen, so an
+    /// error's reason is not cut off.
+    pub fn message_rows(&self, width: u16) -> u16 {
+        let width = width.max(1) as usize;
+        match &self.status {
+            Some(s) if s.text.chars().count() > width => 2,
+            _ => 1,
+        }
+    }
+
+    /// The valid-contact count of the activation `folder_id`, once its contacts are in.
+    pub fn valid_count(&self, folder_id: &str) -> Option<usize> {
+        self.activations
+            .stats
+            .get(folder_id)
+            .filter(|s| s.load == Load::Loaded)
+            .map(|s| s.valid.len())
+    }
+
+    pub fn selected_folder(&self) -> Option<&Folder> {
+        let row = self.folders.view.selected_item()?;
+        self.folders.items.get(self.folders.tree.get(row)?.index)
+    }
+
+    pub fn selected_contact(&self) -> Option<&Contact> {
+        self.contacts.items.get(self.contacts.view.selected_item()?)
+    }
+
+    pub fn selected_activation(&self) -> Option<&Folder> {
+        self.activations
+            .items
+            .get(self.activations.view.selected_item()?)
+    }
+
+    fn refilter_folders(&mut self) {
+        let texts: Vec<String> = self
+            .folders
+            .tree
+            .iter()
+            .map(|r| folder_text(&self.folders.items[r.index]))
+            .collect();
+        self.folders.view.refilter(texts.into_iter());
+        let h = self.heights().0;
+        self.folders.view.clamp(h);
+    }
+
+    fn refilter_contacts(&mut self) {
+        let items = &self.contacts.items;
+        self.contacts.view.refilter(items.iter().map(contact_text));
+        let h = self.heights().1;
+        self.contacts.view.clamp(h);
+    }
+
+    fn refilter_activations(&mut self) {
+        let items = &self.activations.items;
+        self.activations
+            .view
+            .refilter(items.iter().map(activation_text));
+        let h = self.heights().0;
+        self.activations.view.clamp(h);
+    }
+
+    /// Opens `folder` in the contacts pane and asks for its first page.
+    fn open_folder(&mut self, folder: Folder) -> Vec<Effect> {
+        self.folders.open = Some(folder.id.clone());
+        self.contacts.generation += 1;
+        self.contacts.items.clear();
+        self.contacts.cursor = None;
+        self.contacts.view = ListView::default();
+        self.contacts.load = Load::Loading;
+        let effect = Effect::LoadContacts {
+            folder_id: folder.id.clone(),
+            cursor: None,
+            generation: self.contacts.generation,
+        };
+        self.contacts.folder = Some(folder);
+        self.in_flight += 1;
+        vec![effect]
+    }
+
+    /// Asks for the next page when the cursor is near the end of what is loaded, or when the
+    /// entry form's duplicate check needs contacts of today that are not loaded yet.
+    fn more_contacts(&mut self) -> Vec<Effect> {
+        let (Some(folder), Some(cursor)) = (&self.contacts.folder, &self.contacts.cursor) else {
+            return vec![];
+        };
+        if self.contacts.load == Load::Loading {
+            return vec![];
+        }
+        let near_end = self.contacts.view.shown.len() <= self.contacts.view.selected + PREFETCH;
+        // Contacts come newest first: while the oldest loaded is from today, older pages may
+        // still hold today's contacts, which the duplicate check must see.
+        let form_needs_today = matches!(&self.entry, Some(e) if e.folder_id == folder.id)
+            && self
+                .contacts
+                .items
+                .last()
+                .is_none_or(|c| c.time_on.utc_day() >= self.now.utc_day());
+        if !near_end && !form_needs_today {
+            return vec![];
+        }
+        self.contacts.load = Load::Loading;
+        self.in_flight += 1;
+        vec![Effect::LoadContacts {
+            folder_id: folder.id.clone(),
+            cursor: Some(cursor.clone()),
+            generation: self.contacts.generation,
+        }]
+    }
+
+    fn refresh(&mut self) -> Vec<Effect> {
+        let mut effects = vec![
+            Effect::LoadWhoami,
+            Effect::LoadFolders,
+            Effect::LoadActivations,
+        ];
+        self.me_load = Load::Loading;
+        self.folders.load = Load::Loading;
+        self.activations.load = Load::Loading;
+        self.in_flight += effects.len();
+        if let Some(folder) = self.contacts.folder.clone() {
+            effects.extend(self.open_folder(folder));
+        }
+        self.say(Tone::Info, "refreshing…");
+        effects
+    }
+
+    fn open_entry(&mut self) -> Vec<Effect> {
+        let Some(folder) = self.contacts.folder.clone() else {
+            self.say(
+                Tone::Warning,
+                "open a folder first: select it in Folders and press Enter (m makes this month's log)",
+            );
+            return vec![];
+        };
+        if !holds_contacts(&folder) {
+            let what = if folder.parent_id.is_none() && folder.name == ROOT_NAME {
+                "the root container"
+            } else {
+                "a category folder"
+            };
+            self.say(
+                Tone::Warning,
+                format!(
+                    "{} is {what} and holds no contacts; open a monthly or activation folder (m makes this month's log)",
+                    folder.name
+                ),
+            );
+            return vec![];
+        }
+        let (frequency, mode) = self
+            .last_frequency_mode
+            .clone()
+            .or_else(|| {
+                self.contacts
+                    .items
+                    .first()
+                    .map(|c| (format_mhz(c.frequency), c.mode.clone()))
+            })
+            .unwrap_or_default();
+        let mut busy = None;
+        match &mut self.entry {
+            Some(form) if form.folder_id == folder.id => {}
+            Some(form) if form.sending.is_some() => busy = Some(form.folder_name.clone()),
+            Some(form) => {
+                // Typed text follows the user to the newly opened folder.
+                form.folder_id = folder.id.clone();
+                form.folder_name = folder.name.clone();
+                form.failed = None;
+            }
+            None => self.entry = Some(EntryForm::new(&folder.id, &folder.name, &frequency, &mode)),
+        }
+        if let Some(name) = busy {
+            self.say(
+                Tone::Warning,
+                format!("a contact for {name} is still being logged there; wait for the answer"),
+            );
+        }
+        self.dialog = Some(Dialog::Entry);
+        self.check_duplicate();
+        self.more_contacts()
+    }
+
+    fn check_duplicate(&mut self) {
+        let Some(form) = &self.entry else { return };
+        let same_folder = self
+            .contacts
+            .folder
+            .as_ref()
+            .is_some_and(|f| f.id == form.folder_id);
+        let duplicate = same_folder
+            .then(|| form.find_duplicate(&self.contacts.items, self.now))
+            .flatten()
+            .map(|c| {
+                format!(
+                    "duplicate: {} {} {} logged today at {} UTC; Enter logs it anyway",
+                    c.callsign,
+                    c.band,
+                    c.mode,
+                    hhmm(c.time_on)
+                )
+            });
+        if let Some(form) = &mut self.entry {
+            form.duplicate = duplicate;
+        }
+    }
+
+    fn submit_entry(&mut self) -> Vec<Effect> {
+        let now = self.now;
+        let Some(form) = &mut self.entry else {
+            return vec![];
+        };
+        if let Some(sending) = &form.sending {
+            let call = sending.request.callsign.clone();
+            self.say(
+                Tone::Warning,
+                format!("still logging {call}; wait for the service to answer"),
+            );
+            return vec![];
+        }
+        let values = form.values();
+        let submission = match form.failed.take() {
+            // The same text as the attempt that failed: the same request and key, so that if
+            // the service did store it and only the answer was lost, it is not stored twice.
+            Some(failed) if failed.values == values => failed,
+            _ => match form.request(now) {
+                Ok(request) => Submission {
+                    request,
+                    idempotency_key: crate::client::idempotency_key(),
+                    values,
+                },
+                Err((field, message)) => {
+                    form.focus = field;
+                    self.say(Tone::Error, message);
+                    return vec![];
+                }
+            },
+        };
+        let effect = Effect::CreateContact {
+            request: submission.request.clone(),
+            idempotency_key: submission.idempotency_key.clone(),
+        };
+        let text = format!(
+            "logging {} on {} {}…",
+            submission.request.callsign,
+            format_mhz(submission.request.frequency),
+            submission.request.mode
+        );
+        form.sending = Some(submission);
+        self.say(Tone::Info, text);
+        self.in_flight += 1;
+        vec![effect]
+    }
+
+    fn contact_created(&mut self, result: Result<CreatedContact, ClientError>) -> Vec<Effect> {
+        let failure = self.answered(&result);
+        let Some(form) = &mut self.entry else {
+            return vec![];
+        };
+        let Some(submission) = form.sending.take() else {
+            return vec![];
+        };
+        let created = match result {
+            Ok(created) => created,
+            Err(_) => {
+                let why = failure.unwrap_or_default();
+                form.failed = Some(submission);
+                let hidden = !matches!(self.dialog, Some(Dialog::Entry));
+                self.say(
+                    Tone::Error,
+                    format!(
+                        "not logged, the form keeps it{}: {why}",
+                        if hidden { " (n shows it)" } else { "" }
+                    ),
+                );
+                return vec![];
+            }
+        };
+        let request = submission.request;
+        if form.values() == submission.values {
+            form.clear_for_next();
+            // As the service stored them: 14074 becomes 14.074, ft8 becomes FT8.
+            form.set(Field::Frequency, &format_mhz(request.frequency));
+            form.set(Field::Mode, &request.mode);
+        }
+        self.last_frequency_mode = Some((format_mhz(request.frequency), request.mode.clone()));
+        let band = crate::model::band::band_for_mhz(request.frequency).unwrap_or("?");
+        let time_on = Timestamp::parse("timeOn", &request.time_on).unwrap_or(self.now);
+        let contact = Contact {
+            id: created.id.clone(),
+            folder_id: request.folder_id.clone(),
+            callsign: request.callsign.clone(),
+            frequency: request.frequency,
+            band: band.to_owned(),
+            mode: request.mode.clone(),
+            time_on,
+            rst_sent: request.rst_sent.clone(),
+            rst_received: request.rst_received.clone(),
+            name: request.name.clone(),
+            notes: request.notes.clone(),
+            sig: None,
+            sig_info: None,
+            my_sig: None,
+            my_sig_info: None,
+            activation_id: None,
+            station_callsign: None,
+            created_at: self.now,
+        };
+        let mut text = format!(
+            "logged {} {} {} at {} UTC",
+            contact.callsign,
+            band,
+            contact.mode,
+            hhmm(time_on)
+        );
+        if let Some(first) = &created.duplicate_of {
+            text.push_str(&format!(" (a duplicate of {first}, stored all the same)"));
+        }
+        self.say(Tone::Success, text);
+        if !created.replayed {
+            if let Some(me) = &mut self.me {
+                me.native_qso_count += 1;
+            }
+            for f in self
+                .folders
+                .items
+                .iter_mut()
+                .chain(self.activations.items.iter_mut())
+                .chain(self.contacts.folder.iter_mut())
+            {
+                if f.id == contact.folder_id {
+                    f.contact_count += 1;
+                }
+            }
+        }
+        if let Some(activation) = self
+            .activations
+            .items
+            .iter()
+            .find(|a| a.id == contact.folder_id)
+            && let Some(stats) = self.activations.stats.get_mut(&activation.id)
+        {
+            stats
+                .valid
+                .extend(valid_keys(activation, std::slice::from_ref(&contact)));
+        }
+        let open = self.contacts.folder.as_ref().map(|f| f.id.as_str());
+        if open == Some(contact.folder_id.as_str())
+            && !self.contacts.items.iter().any(|c| c.id == contact.id)
+        {
+            // Newest first, as the service lists them.
+            let at = self
+                .contacts
+                .items
+                .iter()
+                .position(|c| c.time_on <= contact.time_on)
+                .unwrap_or(self.contacts.items.len());
+            let selected = self.contacts.view.selected_item();
+            self.contacts.items.insert(at, contact);
+            self.refilter_contacts();
+            if let Some(s) = selected {
+                let keep = if s >= at { s + 1 } else { s };
+                if let Some(p) = self.contacts.view.shown.iter().position(|i| *i == keep) {
+                    self.contacts.view.selected = p;
+                }
+            }
+        }
+        self.check_duplicate();
+        vec![]
+    }
+
+    fn dialog_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(dialog) = self.dialog.take() else {
+            return vec![];
+        };
+        match dialog {
+            Dialog::Help => {
+                // Any key closes the help; q and Ctrl-C were handled before.
+                vec![]
+            }
+            Dialog::ConfirmDelete { id, label } => {
+                if key.code == KeyCode::Char('y') {
+                    self.say(Tone::Info, format!("deleting {label}…"));
+                    self.in_flight += 1;
+                    vec![Effect::DeleteContact { id }]
+                } else {
+                    self.say(Tone::Info, format!("kept {label}"));
+                    vec![]
+                }
+            }
+            Dialog::ConfirmEnd { id, label } => {
+                if key.code == KeyCode::Char('y') {
+                    self.say(Tone::Info, format!("ending activation {label}…"));
+                    self.in_flight += 1;
+                    vec![Effect::EndActivation { id }]
+                } else {
+                    self.say(Tone::Info, format!("activation {label} goes on"));
+                    vec![]
+                }
+            }
+            Dialog::Activation(mut form) => {
+                let effects = match key.code {
+                    KeyCode::Esc => return vec![],
+                    KeyCode::Tab | KeyCode::Down => {
+                        form.next_field(false);
+                        vec![]
+                    }
+                    KeyCode::BackTab | KeyCode::Up => {
+                        form.next_field(true);
+                        vec![]
+                    }
+                    KeyCode::Enter if form.sending => {
+                        self.say(
+                            Tone::Warning,
+                            "still starting the activation; wait for the answer",
+                        );
+                        vec![]
+                    }
+                    KeyCode::Enter => match form.request() {
+                        Ok(request) => {
+                            form.sending = true;
+                            self.say(
+                                Tone::Info,
+                                format!("starting activation {}…", request.location_reference),
+                            );
+                            self.in_flight += 1;
+                            vec![Effect::CreateActivation(request)]
+                        }
+                        Err((field, message)) => {
+                            form.focus = field;
+                            self.say(Tone::Error, message);
+                            vec![]
+                        }
+                    },
+                    _ => {
+                        form.edit(&Event::Key(key));
+                        vec![]
+                    }
+                };
+                self.dialog = Some(Dialog::Activation(form));
+                effects
+            }
+            Dialog::Entry => {
+                self.dialog = Some(Dialog::Entry);
+                let Some(form) = &mut self.entry else {
+                    self.dialog = None;
+                    return vec![];
+                };
+                match key.code {
+                    KeyCode::Esc => {
+                        self.dialog = None;
+                        vec![]
+                    }
+                    KeyCode::Tab | KeyCode::Down => {
+                        form.next_field();
+                        vec![]
+                    }
+                    KeyCode::BackTab | KeyCode::Up => {
+                        form.previous_field();
+                        vec![]
+                    }
+                    KeyCode::Enter => self.submit_entry(),
+                    _ => {
+                        let focus = form.focus;
+                        if form.edit(&Event::Key(key))
+                            && matches!(
+                                focus,
+                                Field::Callsign | Field::Frequency | Field::Mode | Field::Time
+                            )
+                        {
+                            self.check_duplicate();
+                        }
+                        vec![]
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keys while a pane's filter is being typed.
+    fn filter_key(&mut self, key: KeyEvent) {
+        let pane = self.focus;
+        let view = match pane {
+            Pane::Folders => &mut self.folders.view,
+            Pane::Contacts => &mut self.contacts.view,
+            Pane::Activations => &mut self.activations.view,
+        };
+        let Some(input) = &mut view.filter_input else {
+            return;
+        };
+        match key.code {
+            KeyCode::Esc => {
+                view.filter_input = None;
+                view.filter.clear();
+            }
+            KeyCode::Enter => {
+                view.filter_input = None;
+                view.selected = 0;
+                view.offset = 0;
+            }
+            _ => {
+                input.handle_event(&Event::Key(key));
+                view.filter = input.value().to_owned();
+            }
+        }
+        match pane {
+            Pane::Folders => self.refilter_folders(),
+            Pane::Contacts => self.refilter_contacts(),
+            Pane::Activations => self.refilter_activations(),
+        }
+        if key.code == KeyCode::Enter {
+            let view = match pane {
+                Pane::Folders => &self.folders.view,
+                Pane::Contacts => &self.contacts.view,
+                Pane::Activations => &self.activations.view,
+            };
+            if view.shown.is_empty() {
+                let filter = view.filter.clone();
+                self.say(
+                    Tone::Warning,
+                    format!("nothing matches {filter:?}; / and Esc clear the filter"),
+                );
+            }
+        }
+    }
+
+    fn move_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let (side, contacts) = self.heights();
+        let (view, height) = match self.focus {
+            Pane::Folders => (&mut self.folders.view, side),
+            Pane::Contacts => (&mut self.contacts.view, contacts),
+            Pane::Activations => (&mut self.activations.view, side),
+        };
+        let page = height.max(1) as isize;
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => view.step(-1, height),
+            KeyCode::Down | KeyCode::Char('j') => view.step(1, height),
+            KeyCode::PageUp => view.step(-page, height),
+            KeyCode::PageDown => view.step(page, height),
+            KeyCode::Home | KeyCode::Char('g') => view.go(0, height),
+            KeyCode::End | KeyCode::Char('G') => view.go(isize::MAX, height),
+            _ => {}
+        }
+        match self.focus {
+            Pane::Contacts => self.more_contacts(),
+            Pane::Activations => self.activation_stats(),
+            Pane::Folders => vec![],
+        }
+    }
+
+    /// Asks for the contacts of the selected activation when its count is not known yet.
+    fn activation_stats(&mut self) -> Vec<Effect> {
+        let Some(a) = self.selected_activation() else {
+            return vec![];
+        };
+        let id = a.id.clone();
+        if self.activations.stats.contains_key(&id) {
+            return vec![];
+        }
+        self.activations.stats.insert(
+            id.clone(),
+            ActivationStats {
+                load: Load::Loading,
+                valid: HashSet::new(),
+            },
+        );
+        self.in_flight += 1;
+        vec![Effect::LoadActivationContacts { folder_id: id }]
+    }
+
+    fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if key.kind == KeyEventKind::Release {
+            return vec![];
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let typing = matches!(self.dialog, Some(Dialog::Entry | Dialog::Activation(_)));
+        let quit_key = (ctrl && key.code == KeyCode::Char('c'))
+            || (key.code == KeyCode::Char('q') && !ctrl && !typing && !self.filtering());
+        let armed = std::mem::take(&mut self.quit_armed);
+        if quit_key {
+            self.request_quit(armed);
+            return vec![];
+        }
+        if self.dialog.is_some() {
+            return self.dialog_key(key);
+        }
+        if self.filtering() {
+            self.filter_key(key);
+            return match self.focus {
+                Pane::Contacts => self.more_contacts(),
+                _ => vec![],
+            };
+        }
+        match key.code {
+            KeyCode::Tab => {
+                self.focus = self.focus.next(false);
+                vec![]
+            }
+            KeyCode::BackTab => {
+                self.focus = self.focus.next(true);
+                vec![]
+            }
+            KeyCode::Char('?') => {
+                self.dialog = Some(Dialog::Help);
+                vec![]
+            }
+            KeyCode::Esc => {
+                let view = match self.focus {
+                    Pane::Folders => &mut self.folders.view,
+                    Pane::Contacts => &mut self.contacts.view,
+                    Pane::Activations => &mut self.activations.view,
+                };
+                if view.filter.is_empty() {
+                    return vec![];
+                }
+                view.filter.clear();
+                match self.focus {
+                    Pane::Folders => self.refilter_folders(),
+                    Pane::Contacts => self.refilter_contacts(),
+                    Pane::Activations => self.refilter_activations(),
+                }
+                vec![]
+            }
+            KeyCode::Char('r') => self.refresh(),
+            KeyCode::Char('n') => self.open_entry(),
+            KeyCode::Char('a') => {
+                let call = self
+                    .me
+                    .as_ref()
+                    .map(|m| m.callsign.clone())
+                    .unwrap_or_default();
+                self.dialog = Some(Dialog::Activation(ActivationForm::new(&call)));
+                vec![]
+            }
+            KeyCode::Char('m') => {
+                let month = self.now.utc_month();
+                self.say(Tone::Info, format!("opening the {month} log…"));
+                self.in_flight += 1;
+                vec![Effect::CreateMonthly { month }]
+            }
+            KeyCode::Char('/') => {
+                let view = match self.focus {
+                    Pane::Folders => &mut self.folders.view,
+                    Pane::Contacts => &mut self.contacts.view,
+                    Pane::Activations => &mut self.activations.view,
+                };
+                view.filter_input = Some(Input::new(view.filter.clone()));
+                vec![]
+            }
+            KeyCode::Enter => self.enter(),
+            KeyCode::Char('d') => {
+                if self.focus != Pane::Contacts {
+                    self.say(
+                        Tone::Warning,
+                        "d deletes a contact: Tab to Contacts and select it first",
+                    );
+                    return vec![];
+                }
+                match self.selected_contact() {
+                    Some(c) => {
+                        let label = format!(
+                            "{} {} {} at {}",
+                            c.callsign,
+                            c.band,
+                            c.mode,
+                            short_time(c.time_on)
+                        );
+                        self.dialog = Some(Dialog::ConfirmDelete {
+                            id: c.id.clone(),
+                            label,
+                        });
+                    }
+                    None => self.say(Tone::Warning, "no contact selected"),
+                }
+                vec![]
+            }
+            KeyCode::Char('e') => {
+                if self.focus != Pane::Activations {
+                    self.say(
+                        Tone::Warning,
+                        "e ends an activation: Tab to Activations and select it first",
+                    );
+                    return vec![];
+                }
+                match self.selected_activation() {
+                    Some(a) if a.in_progress() => {
+                        let label = a
+                            .location_reference
+                            .clone()
+                            .unwrap_or_else(|| a.name.clone());
+                        self.dialog = Some(Dialog::ConfirmEnd {
+                            id: a.id.clone(),
+                            label,
+                        });
+                    }
+                    Some(a) => {
+                        let name = a.name.clone();
+                        self.say(Tone::Warning, format!("{name} has ended already"));
+                    }
+                    None => self.say(Tone::Warning, "no activation selected"),
+                }
+                vec![]
+            }
+            KeyCode::Up
+            | KeyCode::Down
+            | KeyCode::PageUp
+            | KeyCode::PageDown
+            | KeyCode::Home
+            | KeyCode::End
+            | KeyCode::Char('j' | 'k' | 'g' | 'G') => self.move_key(key),
+            _ => vec![],
+        }
+    }
+
+    /// Quits, unless a contact the user tried to log is not stored yet: then the first quit
+    /// key only warns, and a second one quits.
+    fn request_quit(&mut self, armed: bool) {
+        let unlogged = self
+            .entry
+            .as_ref()
+            .and_then(|f| f.sending.as_ref().or(f.failed.as_ref()))
+            .map(|s| s.request.callsign.clone());
+        match unlogged {
+            Some(call) if !armed => {
+                self.quit_armed = true;
+                self.say(
+                    Tone::Warning,
+                    format!(
+                        "{call} is not logged yet and would be lost: press q (or Ctrl-C) again to quit anyway, any other key to stay"
+                    ),
+                );
+            }
+            _ => self.quit = true,
+        }
+    }
+
+    fn filtering(&self) -> bool {
+        let view = match self.focus {
+            Pane::Folders => &self.folders.view,
+            Pane::Contacts => &self.contacts.view,
+            Pane::Activations => &self.activations.view,
+        };
+        view.filter_input.is_some()
+    }
+
+    fn enter(&mut self) -> Vec<Effect> {
+        match self.focus {
+            Pane::Folders => match self.selected_folder().cloned() {
+                Some(f) => self.open_folder(f),
+                None => vec![],
+            },
+            Pane::Activations => match self.selected_activation().cloned() {
+                Some(a) => {
+                    // The same folder as in the tree: select it there too.
+                    self.select_folder(&a.id);
+                    self.open_folder(a)
+                }
+                None => vec![],
+            },
+            Pane::Contacts => vec![],
+        }
+    }
+
+    fn folders_loaded(&mut self, result: Result<Vec<Folder>, ClientError>) -> Vec<Effect> {
+        let failure = self.answered(&result);
+        match result {
+            Ok(items) => {
+                let selected = self.selected_folder().map(|f| f.id.clone());
+                self.folders.items = items;
+                self.folders.tree = build_tree(&self.folders.items);
+                self.folders.load = Load::Loaded;
+                self.refilter_folders();
+                if let Some(id) = selected {
+                    self.select_folder(&id);
+                }
+                if let Some(open) = &self.contacts.folder
+                    && let Some(fresh) = self.folders.items.iter().find(|f| f.id == open.id)
+                {
+                    self.contacts.folder = Some(fresh.clone());
+                }
+            }
+            Err(_) => self.folders.load = Load::Failed(failure.unwrap_or_default()),
+        }
+        vec![]
+    }
+
+    fn select_folder(&mut self, id: &str) {
+        let row = self
+            .folders
+            .tree
+            .iter()
+            .position(|r| self.folders.items[r.index].id == id);
+        if let Some(p) = row.and_then(|r| self.folders.view.shown.iter().position(|i| *i == r)) {
+            self.folders.view.selected = p;
+            let h = self.heights().0;
+            self.folders.view.clamp(h);
+        }
+    }
+
+    fn contacts_loaded(
+        &mut self,
+        folder_id: String,
+        generation: u64,
+        result: Result<Page<Contact>, ClientError>,
+    ) -> Vec<Effect> {
+        let failure = self.answered(&result);
+        let current = generation == self.contacts.generation
+            && self
+                .contacts
+                .folder
+                .as_ref()
+                .is_some_and(|f| f.id == folder_id);
+        if !current {
+            return vec![];
+        }
+        match result {
+            Ok(page) => {
+                let known: HashSet<String> =
+                    self.contacts.items.iter().map(|c| c.id.clone()).collect();
+                // A contact logged here meanwhile may come again in a page.
+                self.contacts
+                    .items
+                    .extend(page.items.into_iter().filter(|c| !known.contains(&c.id)));
+                self.contacts.cursor = page.cursor;
+                self.contacts.load = Load::Loaded;
+                self.refilter_contacts();
+                self.check_duplicate();
+                self.more_contacts()
+            }
+            Err(_) => {
+                self.contacts.load = Load::Failed(failure.unwrap_or_default());
+                vec![]
+            }
+        }
+    }
+
+    fn activations_loaded(&mut self, result: Result<Vec<Folder>, ClientError>) -> Vec<Effect> {
+        let failure = self.answered(&result);
+        match result {
+            Ok(items) => {
+                let selected = self.selected_activation().map(|a| a.id.clone());
+                self.activations.items = items;
+                self.activations.load = Load::Loaded;
+                self.refilter_activations();
+                if let Some(id) = selected
+                    && let Some(i) = self.activations.items.iter().position(|a| a.id == id)
+                    && let Some(p) = self.activations.view.shown.iter().position(|s| *s == i)
+                {
+                    self.activations.view.selected = p;
+                }
+                // The counts that matter in the field: those of activations still on the air.
+                let mut effects = Vec::new();
+                self.activations.stats.retain(|_, s| s.load == Load::Loaded);
+                let live: Vec<String> = self
+                    .activations
+                    .items
+                    .iter()
+                    .filter(|a| a.in_progress())
+                    .map(|a| a.id.clone())
+                    .collect();
+                for id in live {
+                    self.activations.stats.insert(
+                        id.clone(),
+                        ActivationStats {
+                            load: Load::Loading,
+                            valid: HashSet::new(),
+                        },
+                    );
+                    self.in_flight += 1;
+                    effects.push(Effect::LoadActivationContacts { folder_id: id });
+                }
+                effects.extend(self.activation_stats());
+                effects
+            }
+            Err(_) => {
+                self.activations.load = Load::Failed(failure.unwrap_or_default());
+                vec![]
+            }
+        }
+    }
+}
+
+/// Applies one action to the state and returns the background work it asks for.
+pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Key(key) => app.key(key),
+        Action::Resize(w, h) => {
+            app.size = (w, h);
+            app.refilter_folders();
+            app.refilter_contacts();
+            app.refilter_activations();
+            app.more_contacts()
+        }
+        Action::Tick(now) => {
+            app.now = now;
+            vec![]
+        }
+        Action::WhoamiLoaded(result) => {
+            let failure = app.answered(&result);
+            match result {
+                Ok(me) => {
+                    // The activation form opened before the account was known.
+                    if let Some(Dialog::Activation(form)) = &mut app.dialog {
+                        form.default_callsign(&me.callsign);
+                    }
+                    app.me = Some(me);
+                    app.me_load = Load::Loaded;
+                }
+                Err(_) => app.me_load = Load::Failed(failure.unwrap_or_default()),
+            }
+            vec![]
+        }
+        Action::FoldersLoaded(result) => app.folders_loaded(result),
+        Action::ContactsLoaded {
+            folder_id,
+            generation,
+            result,
+        } => app.contacts_loaded(folder_id, generation, result),
+        Action::ActivationsLoaded(result) => app.activations_loaded(result),
+        Action::ActivationContactsLoaded { folder_id, result } => {
+            let failure = app.answered(&result);
+            let activation = app.activations.items.iter().find(|a| a.id == folder_id);
+            let stats = match (result, activation) {
+                (Ok(contacts), Some(a)) => ActivationStats {
+                    load: Load::Loaded,
+                    valid: valid_keys(a, &contacts),
+                },
+                _ => ActivationStats {
+                    load: Load::Failed(failure.unwrap_or_default()),
+                    valid: HashSet::new(),
+                },
+            };
+            app.activations.stats.insert(folder_id, stats);
+            vec![]
+        }
+        Action::ContactCreated(result) => app.contact_created(result),
+        Action::ContactDeleted { id, result } => {
+            if app.answered(&result).is_none() {
+                if let Some(i) = app.contacts.items.iter().position(|c| c.id == id) {
+                    let gone = app.contacts.items.remove(i);
+                    app.refilter_contacts();
+                    app.say(
+                        Tone::Success,
+                        format!("deleted {} {} {}", gone.callsign, gone.band, gone.mode),
+                    );
+                    for f in app
+                        .folders
+                        .items
+                        .iter_mut()
+                        .chain(app.activations.items.iter_mut())
+                        .chain(app.contacts.folder.iter_mut())
+                    {
+                        if f.id == gone.folder_id {
+                            f.contact_count -= 1;
+                        }
+                    }
+                } else {
+                    app.say(Tone::Success, format!("deleted contact {id}"));
+                }
+                if let Some(me) = &mut app.me {
+                    me.native_qso_count = (me.native_qso_count - 1).max(0);
+                }
+            }
+            vec![]
+        }
+        Action::ActivationCreated(result) => {
+            let failure = app.answered(&result);
+            match result {
+                Ok(created) => {
+                    app.dialog = None;
+                    let folder = created.folder;
+                    let reference = folder.location_reference.clone().unwrap_or_default();
+                    app.say(
+                        Tone::Success,
+                        if created.created {
+                            format!(
+                                "activation {reference} started: {}; n logs into it",
+                                folder.name
+                            )
+                        } else {
+                            format!(
+                                "activation {reference} of today is open again: {}",
+                                folder.name
+                            )
+                        },
+                    );
+                    let mut effects = vec![Effect::LoadFolders, Effect::LoadActivations];
+                    app.in_flight += effects.len();
+                    effects.extend(app.open_folder(folder));
+                    effects
+                }
+                Err(_) => {
+                    if let Some(Dialog::Activation(form)) = &mut app.dialog {
+                        form.sending = false;
+                    }
+                    app.say(
+                        Tone::Error,
+                        format!("activation not started: {}", failure.unwrap_or_default()),
+                    );
+                    vec![]
+                }
+            }
+        }
+        Action::ActivationEnded { id, result } => {
+            if app.answered(&result).is_none()
+                && let Ok(folder) = result
+            {
+                app.say(Tone::Success, format!("ended activation {}", folder.name));
+                for f in app
+                    .activations
+                    .items
+                    .iter_mut()
+                    .chain(app.folders.items.iter_mut())
+                    .chain(app.contacts.folder.iter_mut())
+                {
+                    if f.id == id {
+                        f.end_time = folder.end_time;
+                    }
+                }
+            }
+            vec![]
+        }
+        Action::MonthlyCreated(result) => {
+            if app.answered(&result).is_some() {
+                return vec![];
+            }
+            let Ok(created) = result else { return vec![] };
+            let folder = created.folder;
+            app.say(
+                Tone::Success,
+                format!("opened the {} log; n logs a contact", folder.name),
+            );
+            if !app.folders.items.iter().any(|f| f.id == folder.id) {
+                app.folders.items.push(folder.clone());
+                app.folders.tree = build_tree(&app.folders.items);
+                app.refilter_folders();
+            }
+            app.select_folder(&folder.id);
+            app.open_folder(folder)
+        }
+    }
+}
+
+/// MHz as an operator writes it: no trailing zeros.
+pub fn format_mhz(mhz: f64) -> String {
+    let text = format!("{mhz:.6}");
+    let text = text.trim_end_matches('0');
+    text.strip_suffix('.').unwrap_or(text).to_owned()
+}
+
+/// `HH:MM` of the UTC time.
+pub fn hhmm(t: Timestamp) -> String {
+    let s = t.to_string();
+    s.get(11..16).unwrap_or("").to_owned()
+}
+
+/// `MM-DD HH:MM` of the UTC time.
+pub fn short_time(t: Timestamp) -> String {
+    let s = t.to_string();
+    format!(
+        "{} {}",
+        s.get(5..10).unwrap_or(""),
+        s.get(11..16).unwrap_or("")
+    )
+}
+
+/// The QSO counter of the status bar and whether it is in the warning range.
+pub fn qso_counter(me: &Whoami) -> (String, bool) {
+    if me.plan == "free" {
+        (
+            format!("QSOs {}/{FREE_PLAN_CAP}", me.native_qso_count),
+            me.native_qso_count >= CAP_WARNING,
+        )
+    } else {
+        (format!("QSOs {}", me.native_qso_count), false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(id: &str, parent: Option<&str>) -> Folder {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "name": id, "type": "category", "parentId": parent,
+            "contactCount": 0, "createdAt": "2026-11-01T00:00:00Z",
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn damaged_trees_still_show_every_folder_once() {
+        // An orphan (parent unknown) goes to the top; a cycle does not loop.
+        let items = vec![
+            folder("fld_a", None),
+            folder("fld_b", Some("fld_gone")),
+            folder("fld_c", Some("fld_d")),
+            folder("fld_d", Some("fld_c")),
+            folder("fld_e", Some("fld_e")),
+        ];
+        let tree = build_tree(&items);
+        let shown: Vec<usize> = tree.iter().map(|r| r.index).collect();
+        assert_eq!(shown, [0, 1, 4, 2, 3]);
+        let with_root = vec![folder("fld_r", None), folder("fld_x", Some("fld_r"))];
+        assert_eq!(
+            build_tree(&with_root),
+            [
+                TreeRow { index: 0, depth: 0 },
+                TreeRow { index: 1, depth: 1 }
+            ]
+        );
+    }
+
+    #[test]
+    fn megahertz_are_shown_without_trailing_zeros() {
+        assert_eq!(format_mhz(14.074), "14.074");
+        assert_eq!(format_mhz(7.0), "7");
+        assert_eq!(format_mhz(10368.1), "10368.1");
+        assert_eq!(format_mhz(0.1375), "0.1375");
+    }
+
+    #[test]
+    fn failures_say_what_to_do_once() {
+        let server = |code: &str, message: &str| {
+            ClientError::Server(Box::new(crate::client::ServerError {
+                error: code.into(),
+                message: message.into(),
+                details: None,
+                request_id: None,
+                status: 401,
+                retry_after: None,
+            }))
+        };
+        let text = describe(&server("unauthorized", "the API key is not recognized"));
+        assert_eq!(
+            text,
+            "unauthorized: the API key is not recognized; run svc auth login with a working key, then start svc again"
+        );
+        let text = describe(&server("key_revoked", "revoked; run svc auth login"));
+        assert_eq!(text.matches("svc auth login").count(), 1, "{text}");
+        let text = describe(&ClientError::Transport {
+            message: "timed out".into(),
+            attempts: 1,
+        });
+        assert!(text.starts_with("no answer from the service after 1 attempt (timed out)"));
+    }
+}

@@ -1,0 +1,515 @@
+//! The entry form (one contact) and the activation form: their fields, defaults and the local
+//! checks that turn them into requests. Everything here is pure: the time comes in as `now`.
+
+use chrono::{NaiveTime, Timelike};
+use tui_input::Input;
+
+use crate::client::NewActivationRequest;
+use crate::client::NewContactRequest;
+use crate::model::band::read_frequency;
+use crate::model::callsign::normalize_callsign;
+use crate::model::program::{normalize_reference, parse_program_id};
+use crate::model::text::{multi_line, single_line, token};
+use crate::model::{Contact, Timestamp};
+
+/// The entry form's fields, in the order Tab walks them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Callsign,
+    Frequency,
+    Mode,
+    RstSent,
+    RstReceived,
+    Name,
+    Notes,
+    Time,
+}
+
+impl Field {
+    pub const ALL: [Field; 8] = [
+        Field::Callsign,
+        Field::Frequency,
+        Field::Mode,
+        Field::RstSent,
+        Field::RstReceived,
+        Field::Name,
+        Field::Notes,
+        Field::Time,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Callsign => "Callsign",
+            Field::Frequency => "Freq MHz",
+            Field::Mode => "Mode",
+            Field::RstSent => "RST sent",
+            Field::RstReceived => "RST rcvd",
+            Field::Name => "Name",
+            Field::Notes => "Notes",
+            Field::Time => "Time UTC",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Phone modes get a two-digit report (59); CW and the digital modes three digits (599).
+pub fn default_rst(mode: &str) -> &'static str {
+    let mode = mode.trim().to_ascii_uppercase();
+    match mode.as_str() {
+        "" => "",
+        "SSB" | "USB" | "LSB" | "AM" | "FM" | "DV" | "DSTAR" | "C4FM" | "DMR" | "PHONE"
+        | "DIGITALVOICE" => "59",
+        _ => "599",
+    }
+}
+
+/// A contact submitted to the server and not answered yet (or answered with a failure).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Submission {
+    pub request: NewContactRequest,
+    /// The same key on a repeat of this exact request, so a lost answer cannot log it twice.
+    pub idempotency_key: String,
+    /// The form's text when it was sent: the form is cleared on success only if unchanged.
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct EntryForm {
+    /// The folder the contact goes to.
+    pub folder_id: String,
+    pub folder_name: String,
+    pub inputs: Vec<Input>,
+    pub focus: Field,
+    /// The band the frequency lies in, or why it lies in none.
+    pub band: Result<&'static str, String>,
+    /// The contact this one would duplicate, as a warning line.
+    pub duplicate: Option<String>,
+    /// A request in flight.
+    pub sending: Option<Submission>,
+    /// The last request that failed, sent again with its key while the form is unchanged.
+    pub failed: Option<Submission>,
+}
+
+impl EntryForm {
+    /// A fresh form for `folder`, keeping the frequency and mode of the last contact.
+    pub fn new(folder_id: &str, folder_name: &str, frequency: &str, mode: &str) -> EntryForm {
+        let mut form = EntryForm {
+            folder_id: folder_id.to_owned(),
+            folder_name: folder_name.to_owned(),
+            inputs: vec![Input::default(); Field::ALL.len()],
+            focus: Field::Callsign,
+            band: Err(String::new()),
+            duplicate: None,
+            sending: None,
+            failed: None,
+        };
+        form.set(Field::Frequency, frequency);
+        form.set(Field::Mode, mode);
+        form.set(Field::RstSent, default_rst(mode));
+        form.set(Field::RstReceived, default_rst(mode));
+        form.refresh_band();
+        form
+    }
+
+    pub fn value(&self, field: Field) -> &str {
+        self.inputs[field.index()].value()
+    }
+
+    pub fn input(&self, field: Field) -> &Input {
+        &self.inputs[field.index()]
+    }
+
+    pub fn set(&mut self, field: Field, value: &str) {
+        self.inputs[field.index()] = Input::new(value.to_owned());
+    }
+
+    pub fn values(&self) -> Vec<String> {
+        self.inputs.iter().map(|i| i.value().to_owned()).collect()
+    }
+
+    pub fn next_field(&mut self) {
+        let i = (self.focus.index() + 1) % Field::ALL.len();
+        self.focus = Field::ALL[i];
+    }
+
+    pub fn previous_field(&mut self) {
+        let i = (self.focus.index() + Field::ALL.len() - 1) % Field::ALL.len();
+        self.focus = Field::ALL[i];
+    }
+
+    /// Applies a key to the focused field. A change of mode moves RST reports that still hold
+    /// the old mode's default to the new one; reports typed by hand are left alone.
+    pub fn edit(&mut self, event: &ratatui::crossterm::event::Event) -> bool {
+        use tui_input::backend::crossterm::EventHandler;
+        let old_mode = self.value(Field::Mode).to_owned();
+        let changed = self.inputs[self.focus.index()]
+            .handle_event(event)
+            .is_some_and(|c| c.value);
+        if changed && self.focus == Field::Mode {
+            let (old, new) = (default_rst(&old_mode), default_rst(self.value(Field::Mode)));
+            for field in [Field::RstSent, Field::RstReceived] {
+                if self.value(field) == old {
+                    self.set(field, new);
+                }
+            }
+        }
+        if changed && self.focus == Field::Frequency {
+            self.refresh_band();
+        }
+        changed
+    }
+
+    fn refresh_band(&mut self) {
+        let text = self.value(Field::Frequency).trim();
+        self.band = if text.is_empty() {
+            Err(String::new())
+        } else {
+            parse_number(text)
+                .ok_or_else(|| "not a number".to_owned())
+                .and_then(|v| {
+                    read_frequency("frequency", v)
+                        .map(|f| f.band)
+                        .map_err(|_| "not in a band".to_owned())
+                })
+        };
+    }
+
+    /// Clears the form for the next contact: frequency and mode stay, the reports go back to
+    /// the mode's default, the cursor goes to the callsign.
+    pub fn clear_for_next(&mut self) {
+        let mode = self.value(Field::Mode).to_owned();
+        for field in [Field::Callsign, Field::Name, Field::Notes, Field::Time] {
+            self.set(field, "");
+        }
+        self.set(Field::RstSent, default_rst(&mode));
+        self.set(Field::RstReceived, default_rst(&mode));
+        self.focus = Field::Callsign;
+        self.duplicate = None;
+        self.failed = None;
+    }
+
+    /// Checks every field and builds the request, timed `now` unless a time was typed.
+    /// The error names the field to fix.
+    pub fn request(&self, now: Timestamp) -> Result<NewContactRequest, (Field, String)> {
+        let callsign = normalize_callsign("callsign", self.value(Field::Callsign))
+            .map_err(|e| (Field::Callsign, e.message))?;
+        let frequency = self.frequency().map_err(|m| (Field::Frequency, m))?;
+        let mode = token("mode", self.value(Field::Mode), 20, "-/", "FT8, SSB or CW")
+            .map_err(|e| (Field::Mode, e.message))?
+            .ok_or((
+                Field::Mode,
+                "mode is required, e.g. FT8, SSB or CW".to_owned(),
+            ))?;
+        let rst = |field: Field, name: &str| {
+            token(name, self.value(field), 10, "+-", "599 or -12").map_err(|e| (field, e.message))
+        };
+        let rst_sent = rst(Field::RstSent, "RST sent")?;
+        let rst_received = rst(Field::RstReceived, "RST received")?;
+        let name = single_line(
+            "name",
+            self.value(Field::Name),
+            crate::model::contact::MAX_NAME,
+        )
+        .map_err(|e| (Field::Name, e.message))?;
+        let notes = multi_line(
+            "notes",
+            self.value(Field::Notes),
+            crate::model::contact::MAX_NOTES,
+        )
+        .map_err(|e| (Field::Notes, e.message))?;
+        let time_on = time_on(self.value(Field::Time), now).map_err(|m| (Field::Time, m))?;
+        Ok(NewContactRequest {
+            folder_id: self.folder_id.clone(),
+            callsign,
+            frequency,
+            mode,
+            time_on: time_on.to_string(),
+            rst_sent,
+            rst_received,
+            name,
+            notes,
+            sig: None,
+            sig_info: None,
+            my_sig: None,
+            my_sig_info: None,
+        })
+    }
+
+    /// The frequency in MHz (a kHz value is converted, as the server would).
+    pub fn frequency(&self) -> Result<f64, String> {
+        let text = self.value(Field::Frequency).trim();
+        if text.is_empty() {
+            return Err("frequency is required, in MHz, e.g. 14.074".into());
+        }
+        let value = parse_number(text)
+            .ok_or_else(|| format!("frequency {text:?} is not a number; type MHz, e.g. 14.074"))?;
+        read_frequency("frequency", value)
+            .map(|f| f.mhz)
+            .map_err(|e| e.message)
+    }
+
+    /// The contact in `contacts` that this one would duplicate: same callsign, band and mode on
+    /// the same UTC day (the day of the typed time, else of `now`).
+    pub fn find_duplicate<'a>(
+        &self,
+        contacts: &'a [Contact],
+        now: Timestamp,
+    ) -> Option<&'a Contact> {
+        let call = self.value(Field::Callsign).trim().to_ascii_uppercase();
+        let band = *self.band.as_ref().ok()?;
+        let mode = self.value(Field::Mode).trim();
+        if call.is_empty() || mode.is_empty() {
+            return None;
+        }
+        let day = time_on(self.value(Field::Time), now)
+            .unwrap_or(now)
+            .utc_day();
+        contacts.iter().find(|c| {
+            c.callsign == call
+                && c.band == band
+                && c.mode.eq_ignore_ascii_case(mode)
+                && c.time_on.utc_day() == day
+        })
+    }
+}
+
+/// A number typed by a person: a decimal comma is read as a point.
+fn parse_number(text: &str) -> Option<f64> {
+    text.trim()
+        .replace(',', ".")
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+}
+
+/// The time-on: `now` when empty; `HHMM`, `HH:MM` or `HH:MM:SS` on the UTC day of `now`; or a
+/// whole ISO 8601 time with its offset.
+pub fn time_on(text: &str, now: Timestamp) -> Result<Timestamp, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(now);
+    }
+    let clock = if text.len() == 4 && text.bytes().all(|b| b.is_ascii_digit()) {
+        NaiveTime::parse_from_str(text, "%H%M").ok()
+    } else {
+        NaiveTime::parse_from_str(text, "%H:%M:%S")
+            .or_else(|_| NaiveTime::parse_from_str(text, "%H:%M"))
+            .ok()
+    };
+    if let Some(clock) = clock {
+        let day = now.utc_date();
+        let at = day
+            .and_hms_opt(clock.hour(), clock.minute(), clock.second())
+            .map(|t| Timestamp(t.and_utc().timestamp_millis()));
+        return at.ok_or_else(|| format!("time {text:?} is not a time of day"));
+    }
+    Timestamp::parse("time", text).map_err(|_| {
+        format!(
+            "time {text:?} is not a time: type HH:MM (UTC, today), a full time such as 2026-11-22T14:05:00Z, or leave it empty for now"
+        )
+    })
+}
+
+/// The fields of the activation form, in Tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActivationField {
+    Reference,
+    Callsign,
+    Program,
+}
+
+impl ActivationField {
+    pub const ALL: [ActivationField; 3] = [
+        ActivationField::Reference,
+        ActivationField::Callsign,
+        ActivationField::Program,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ActivationField::Reference => "Reference",
+            ActivationField::Callsign => "Callsign",
+            ActivationField::Program => "Program",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ActivationForm {
+    pub inputs: Vec<Input>,
+    pub focus: ActivationField,
+    pub sending: bool,
+}
+
+impl ActivationForm {
+    pub fn new(callsign: &str) -> ActivationForm {
+        ActivationForm {
+            inputs: vec![
+                Input::default(),
+                Input::new(callsign.to_owned()),
+                Input::new("pota".to_owned()),
+            ],
+            focus: ActivationField::Reference,
+            sending: false,
+        }
+    }
+
+    /// Fills in the activator's callsign if none was typed yet.
+    pub fn default_callsign(&mut self, callsign: &str) {
+        let field = &mut self.inputs[ActivationField::Callsign as usize];
+        if field.value().is_empty() {
+            *field = Input::new(callsign.to_owned());
+        }
+    }
+
+    pub fn value(&self, field: ActivationField) -> &str {
+        self.inputs[field as usize].value()
+    }
+
+    pub fn input(&self, field: ActivationField) -> &Input {
+        &self.inputs[field as usize]
+    }
+
+    pub fn next_field(&mut self, back: bool) {
+        let n = ActivationField::ALL.len();
+        let i = self.focus as usize + if back { n - 1 } else { 1 };
+        self.focus = ActivationField::ALL[i % n];
+    }
+
+    pub fn edit(&mut self, event: &ratatui::crossterm::event::Event) {
+        use tui_input::backend::crossterm::EventHandler;
+        self.inputs[self.focus as usize].handle_event(event);
+    }
+
+    pub fn request(&self) -> Result<NewActivationRequest, (ActivationField, String)> {
+        let reference = normalize_reference("reference", self.value(ActivationField::Reference))
+            .map_err(|e| (ActivationField::Reference, e.message))?;
+        let callsign = normalize_callsign("callsign", self.value(ActivationField::Callsign))
+            .map_err(|e| (ActivationField::Callsign, e.message))?;
+        let program = parse_program_id("program", self.value(ActivationField::Program))
+            .map_err(|e| (ActivationField::Program, e.message))?;
+        if !program.supports_activations() {
+            return Err((
+                ActivationField::Program,
+                format!(
+                    "program {} is hunting-only and does not support activations; use pota",
+                    program.id()
+                ),
+            ));
+        }
+        Ok(NewActivationRequest {
+            location_reference: reference,
+            callsign,
+            program_id: Some(program.id().to_owned()),
+            location_name: None,
+            start_time: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+
+    fn now() -> Timestamp {
+        Timestamp::parse("now", "2026-11-22T14:05:09Z").unwrap()
+    }
+
+    fn typed(form: &mut EntryForm, text: &str) {
+        for c in text.chars() {
+            form.edit(&Event::Key(KeyEvent::new(
+                KeyCode::Char(c),
+                KeyModifiers::NONE,
+            )));
+        }
+    }
+
+    #[test]
+    fn reports_follow_the_mode_until_typed_by_hand() {
+        let mut form = EntryForm::new("fld_x", "x", "", "");
+        form.focus = Field::Mode;
+        typed(&mut form, "SSB");
+        assert_eq!(form.value(Field::RstSent), "59");
+        assert_eq!(form.value(Field::RstReceived), "59");
+        form.set(Field::RstReceived, "57");
+        for _ in 0..3 {
+            form.edit(&Event::Key(KeyEvent::new(
+                KeyCode::Backspace,
+                KeyModifiers::NONE,
+            )));
+        }
+        typed(&mut form, "CW");
+        assert_eq!(form.value(Field::RstSent), "599");
+        assert_eq!(form.value(Field::RstReceived), "57");
+    }
+
+    #[test]
+    fn the_band_follows_the_frequency_in_mhz_or_khz() {
+        let mut form = EntryForm::new("fld_x", "x", "", "FT8");
+        form.focus = Field::Frequency;
+        typed(&mut form, "14074");
+        assert_eq!(form.band, Ok("20m"));
+        assert_eq!(form.frequency(), Ok(14.074));
+        form.set(Field::Frequency, "");
+        typed(&mut form, "27.185");
+        assert_eq!(form.band, Err("not in a band".to_owned()));
+        assert!(
+            form.frequency()
+                .unwrap_err()
+                .contains("not in an amateur band")
+        );
+    }
+
+    #[test]
+    fn times_of_day_are_today_in_utc() {
+        assert_eq!(time_on("", now()), Ok(now()));
+        assert_eq!(
+            time_on("1400", now()).unwrap().to_string(),
+            "2026-11-22T14:00:00Z"
+        );
+        assert_eq!(
+            time_on("09:30", now()).unwrap().to_string(),
+            "2026-11-22T09:30:00Z"
+        );
+        assert_eq!(
+            time_on("2026-11-21T23:59:00Z", now()).unwrap().to_string(),
+            "2026-11-21T23:59:00Z"
+        );
+        for bad in ["25:00", "noon", "2026-11-22T14:05:00"] {
+            assert!(time_on(bad, now()).unwrap_err().contains("HH:MM"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_request_is_built_only_from_good_fields() {
+        let mut form = EntryForm::new("fld_x", "x", "7.074", "ft8");
+        assert_eq!(form.request(now()).unwrap_err().0, Field::Callsign);
+        form.set(Field::Callsign, "k1abc");
+        let request = form.request(now()).unwrap();
+        assert_eq!(request.callsign, "K1ABC");
+        assert_eq!(request.frequency, 7.074);
+        assert_eq!(request.mode, "FT8");
+        assert_eq!(request.rst_sent.as_deref(), Some("599"));
+        assert_eq!(request.time_on, "2026-11-22T14:05:09Z");
+        form.set(Field::Frequency, "abc");
+        let (field, message) = form.request(now()).unwrap_err();
+        assert_eq!(field, Field::Frequency);
+        assert!(message.contains("not a number"), "{message}");
+    }
+
+    #[test]
+    fn activation_requests_refuse_hunting_programs() {
+        let mut form = ActivationForm::new("W1AW");
+        assert_eq!(form.request().unwrap_err().0, ActivationField::Reference);
+        form.inputs[0] = Input::new("us-1234".into());
+        assert_eq!(form.request().unwrap().location_reference, "US-1234");
+        form.inputs[2] = Input::new("dx".into());
+        let (field, message) = form.request().unwrap_err();
+        assert_eq!(field, ActivationField::Program);
+        assert!(message.contains("hunting-only"));
+    }
+}

@@ -1,0 +1,909 @@
+//! Drawing: pure functions of the state. Each pane and dialog is a widget over a borrowed
+//! view of its state (with whether it has focus and the colours in use); [`draw`] lays them
+//! out on the frame. Only the rows on screen are built, so a folder of any size draws in the
+//! same time.
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Alignment, Constraint, Layout, Position, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Widget, Wrap};
+use tui_input::Input;
+
+use super::app::{
+    ActivationsPane, App, ContactsPane, Dialog, FoldersPane, Load, POTA_NEEDED, Pane, Tone,
+    format_mhz, qso_counter, short_time,
+};
+use super::form::{ActivationField, ActivationForm, EntryForm, Field};
+use crate::model::Timestamp;
+
+/// Styles with colour, or (for `--no-color` and `NO_COLOR`) with attributes only.
+#[derive(Debug, Clone, Copy)]
+pub struct Theme {
+    pub color: bool,
+}
+
+impl Theme {
+    fn fg(self, color: Color) -> Style {
+        if self.color {
+            Style::new().fg(color)
+        } else {
+            Style::new()
+        }
+    }
+
+    fn border(self, focused: bool) -> Style {
+        if focused {
+            self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+        } else {
+            Style::new()
+        }
+    }
+
+    fn selected(self, focused: bool) -> Style {
+        if focused {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new().add_modifier(Modifier::BOLD)
+        }
+    }
+
+    pub fn tone(self, tone: Tone) -> Style {
+        match tone {
+            Tone::Info => Style::new(),
+            Tone::Success => self.fg(Color::Green),
+            Tone::Warning => self.fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            Tone::Error => self.fg(Color::Red).add_modifier(Modifier::BOLD),
+        }
+    }
+
+    fn dim(self) -> Style {
+        if self.color {
+            Style::new().fg(Color::DarkGray)
+        } else {
+            Style::new().add_modifier(Modifier::DIM)
+        }
+    }
+
+    fn header(self) -> Style {
+        self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
+    }
+}
+
+/// Where everything goes on a screen of `area`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Areas {
+    /// The band of the folders and activations panes, where the entry form opens.
+    pub top: Rect,
+    pub folders: Rect,
+    pub activations: Rect,
+    pub contacts: Rect,
+    pub message: Rect,
+    pub bar: Rect,
+}
+
+/// The screen's parts; `message_rows` is what [`App::message_rows`] says.
+pub fn layout(area: Rect, message_rows: u16) -> Areas {
+    let [main, message, bar] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(message_rows),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    // Nine rows at 24 lines: room for the entry form over the top band, and ten contacts below.
+    let top_height = (main.height * 2 / 5 + 1).clamp(3.min(main.height), 14);
+    let [top, contacts] =
+        Layout::vertical([Constraint::Length(top_height), Constraint::Min(0)]).areas(main);
+    let [folders, activations] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(top);
+    Areas {
+        top,
+        folders,
+        activations,
+        contacts,
+        message,
+        bar,
+    }
+}
+
+/// A pane's state as drawn: the state, whether it has focus, and the theme.
+pub struct View<'a, T> {
+    pub state: &'a T,
+    pub focused: bool,
+    pub theme: Theme,
+}
+
+fn pane_block<'a>(title: Vec<Span<'a>>, focused: bool, theme: Theme) -> Block<'a> {
+    Block::new()
+        .borders(Borders::ALL)
+        .border_style(theme.border(focused))
+        .title(Line::from(title))
+}
+
+/// The title's filter part: `/text` while it is typed, `[text]` while it applies.
+fn filter_span(view: &super::app::ListView, theme: Theme) -> Option<Span<'static>> {
+    match &view.filter_input {
+        Some(input) => Some(Span::styled(format!("/{} ", input.value()), theme.header())),
+        None if !view.filter.is_empty() => {
+            Some(Span::styled(format!("[{}] ", view.filter), theme.header()))
+        }
+        None => None,
+    }
+}
+
+fn placeholder(area: Rect, buf: &mut Buffer, text: &str, style: Style) {
+    Paragraph::new(text.to_owned())
+        .style(style)
+        .wrap(Wrap { trim: true })
+        .render(area, buf);
+}
+
+impl Widget for View<'_, FoldersPane> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let pane = self.state;
+        let mut title = vec![Span::raw(" Folders ")];
+        title.extend(filter_span(&pane.view, self.theme));
+        let block = pane_block(title, self.focused, self.theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if pane.items.is_empty() {
+            let text = match &pane.load {
+                Load::Failed(why) => format!("Folders did not load: {why}"),
+                Load::Loaded => "No folders.".to_owned(),
+                _ => "Loading folders…".to_owned(),
+            };
+            placeholder(inner, buf, &text, self.theme.dim());
+            return;
+        }
+        let height = inner.height as usize;
+        let rows = pane
+            .view
+            .shown
+            .iter()
+            .enumerate()
+            .skip(pane.view.offset)
+            .take(height)
+            .map(|(i, row)| {
+                let tree = pane.tree[*row];
+                let f = &pane.items[tree.index];
+                let open = pane.open.as_deref() == Some(f.id.as_str());
+                let name = format!(
+                    "{}{}{}",
+                    if open { "▶" } else { " " },
+                    "  ".repeat(tree.depth),
+                    f.name
+                );
+                let style = if i == pane.view.selected {
+                    self.theme.selected(self.focused)
+                } else {
+                    Style::new()
+                };
+                Row::new(vec![
+                    Cell::from(name),
+                    Cell::from(f.folder_type.as_str()),
+                    Cell::from(Line::from(f.contact_count.to_string()).alignment(Alignment::Right)),
+                ])
+                .style(style)
+            });
+        Table::new(
+            rows,
+            [
+                Constraint::Fill(1),
+                Constraint::Length(10),
+                Constraint::Length(5),
+            ],
+        )
+        .render(inner, buf);
+    }
+}
+
+impl Widget for View<'_, ActivationsPane> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let pane = self.state;
+        let mut title = vec![Span::raw(" Activations ")];
+        title.extend(filter_span(&pane.view, self.theme));
+        let block = pane_block(title, self.focused, self.theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if pane.items.is_empty() {
+            let text = match &pane.load {
+                Load::Failed(why) => format!("Activations did not load: {why}"),
+                Load::Loaded => "No activations: a starts one.".to_owned(),
+                _ => "Loading activations…".to_owned(),
+            };
+            placeholder(inner, buf, &text, self.theme.dim());
+            return;
+        }
+        let rows = pane
+            .view
+            .shown
+            .iter()
+            .enumerate()
+            .skip(pane.view.offset)
+            .take(inner.height as usize)
+            .map(|(i, index)| {
+                let a = &pane.items[*index];
+                let state = if a.in_progress() {
+                    Span::styled("in progress", self.theme.tone(Tone::Success))
+                } else {
+                    Span::styled("ended", self.theme.dim())
+                };
+                let count = match pane.stats.get(&a.id) {
+                    Some(s) if s.load == Load::Loaded => {
+                        let n = s.valid.len();
+                        let tone = if n >= POTA_NEEDED {
+                            Tone::Success
+                        } else {
+                            Tone::Info
+                        };
+                        Span::styled(format!("{n}/{POTA_NEEDED}"), self.theme.tone(tone))
+                    }
+                    Some(s) if s.load == Load::Loading => Span::raw("…"),
+                    Some(_) => Span::raw("?"),
+                    None => Span::raw(""),
+                };
+                let style = if i == pane.view.selected {
+                    self.theme.selected(self.focused)
+                } else {
+                    Style::new()
+                };
+                Row::new(vec![
+                    Cell::from(a.location_reference.clone().unwrap_or_default()),
+                    Cell::from(a.start_time.map(short_time).unwrap_or_default()),
+                    Cell::from(state),
+                    Cell::from(Line::from(count).alignment(Alignment::Right)),
+                ])
+                .style(style)
+            });
+        Table::new(
+            rows,
+            [
+                Constraint::Length(8),
+                Constraint::Length(11),
+                Constraint::Length(11),
+                Constraint::Fill(1),
+            ],
+        )
+        .render(inner, buf);
+    }
+}
+
+const LOADING_MORE: &str = "loading… ";
+
+/// The contacts pane's title: the folder, and how many of its contacts are loaded.
+fn contacts_title(pane: &ContactsPane) -> String {
+    match &pane.folder {
+        None => " Contacts ".to_owned(),
+        Some(f) => {
+            let loaded = pane.items.len();
+            let count = if pane.cursor.is_some() {
+                format!("{loaded} of {}", f.contact_count.max(loaded as i64))
+            } else {
+                loaded.to_string()
+            };
+            format!(" Contacts · {} · {count} ", f.name)
+        }
+    }
+}
+
+const CONTACT_WIDTHS: [Constraint; 9] = [
+    Constraint::Length(11),
+    Constraint::Length(10),
+    Constraint::Length(9),
+    Constraint::Length(6),
+    Constraint::Length(5),
+    Constraint::Length(4),
+    Constraint::Length(4),
+    Constraint::Length(12),
+    Constraint::Fill(1),
+];
+
+impl Widget for View<'_, ContactsPane> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let pane = self.state;
+        let mut title = vec![Span::raw(contacts_title(pane))];
+        if pane.load == Load::Loading && !pane.items.is_empty() {
+            title.push(Span::styled(LOADING_MORE, self.theme.dim()));
+        }
+        title.extend(filter_span(&pane.view, self.theme));
+        let block = pane_block(title, self.focused, self.theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if pane.folder.is_none() {
+            placeholder(
+                inner,
+                buf,
+                "No folder open: select one in Folders and press Enter (m opens this month's log).",
+                self.theme.dim(),
+            );
+            return;
+        }
+        if pane.items.is_empty() {
+            let text = match &pane.load {
+                Load::Failed(why) => format!("Contacts did not load: {why}"),
+                Load::Loaded | Load::Idle => "No contacts yet: n logs one.".to_owned(),
+                Load::Loading => "Loading contacts…".to_owned(),
+            };
+            placeholder(inner, buf, &text, self.theme.dim());
+            return;
+        }
+        let header = Row::new([
+            "UTC", "Call", "MHz", "Band", "Mode", "S", "R", "Name", "Notes",
+        ])
+        .style(self.theme.header());
+        let rows = pane
+            .view
+            .shown
+            .iter()
+            .enumerate()
+            .skip(pane.view.offset)
+            .take(inner.height.saturating_sub(1) as usize)
+            .map(|(i, index)| {
+                let c = &pane.items[*index];
+                let style = if i == pane.view.selected {
+                    self.theme.selected(self.focused)
+                } else {
+                    Style::new()
+                };
+                Row::new(vec![
+                    Cell::from(short_time(c.time_on)),
+                    Cell::from(c.callsign.as_str()),
+                    Cell::from(Line::from(format_mhz(c.frequency)).alignment(Alignment::Right)),
+                    Cell::from(c.band.as_str()),
+                    Cell::from(c.mode.as_str()),
+                    Cell::from(c.rst_sent.as_deref().unwrap_or("")),
+                    Cell::from(c.rst_received.as_deref().unwrap_or("")),
+                    Cell::from(c.name.as_deref().unwrap_or("")),
+                    Cell::from(first_line(c.notes.as_deref().unwrap_or(""))),
+                ])
+                .style(style)
+            });
+        Table::new(rows, CONTACT_WIDTHS)
+            .header(header)
+            .render(inner, buf);
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+/// The line under the panes: the last message.
+pub struct MessageLine<'a> {
+    pub app: &'a App,
+    pub theme: Theme,
+}
+
+impl Widget for MessageLine<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let (text, style) = match &self.app.status {
+            Some(s) => (s.text.clone(), self.theme.tone(s.tone)),
+            None => (
+                "? help · Tab next pane · Enter open · n log a contact · q quit".to_owned(),
+                self.theme.dim(),
+            ),
+        };
+        Paragraph::new(text)
+            .style(style)
+            .wrap(Wrap { trim: true })
+            .render(area, buf);
+    }
+}
+
+/// The bottom line: account, counter, clock, connection, requests in flight.
+pub struct StatusBar<'a> {
+    pub app: &'a App,
+    pub theme: Theme,
+}
+
+fn clock(t: Timestamp) -> String {
+    let s = t.to_string();
+    format!("{} UTC", s.get(11..19).unwrap_or(""))
+}
+
+impl Widget for StatusBar<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let base = Style::new().add_modifier(Modifier::REVERSED);
+        let sep = || Span::styled(" · ", base);
+        let mut spans = vec![Span::styled(" ", base)];
+        if let Some(label) = &app.options.label {
+            spans.push(Span::styled(
+                label.clone(),
+                base.add_modifier(Modifier::BOLD),
+            ));
+            spans.push(sep());
+        }
+        match &app.me {
+            Some(me) => {
+                let (counter, warn) = qso_counter(me);
+                let counter_style = if warn {
+                    base.patch(self.theme.tone(Tone::Warning))
+                } else {
+                    base
+                };
+                spans.extend([
+                    Span::styled(me.callsign.clone(), base.add_modifier(Modifier::BOLD)),
+                    sep(),
+                    Span::styled(me.plan.clone(), base),
+                    sep(),
+                    Span::styled(me.tier.as_str(), base),
+                    sep(),
+                    Span::styled(counter, counter_style),
+                ]);
+            }
+            None => spans.push(Span::styled(
+                match app.me_load {
+                    Load::Failed(_) => "account unknown",
+                    _ => "account…",
+                },
+                base,
+            )),
+        }
+        spans.push(sep());
+        spans.push(Span::styled(clock(app.now), base));
+        spans.push(sep());
+        let (connection, tone) = match app.connection {
+            super::app::Connection::Connecting => ("connecting", Tone::Info),
+            super::app::Connection::Online => ("online", Tone::Info),
+            super::app::Connection::Offline => ("offline", Tone::Error),
+            super::app::Connection::KeyRejected => ("key rejected", Tone::Error),
+        };
+        spans.push(Span::styled(connection, base.patch(self.theme.tone(tone))));
+        spans.push(sep());
+        spans.push(Span::styled(format!("{} req ", app.in_flight), base));
+        Paragraph::new(Line::from(spans))
+            .style(base)
+            .render(area, buf);
+    }
+}
+
+/// A box in the middle of `area`, at most `width` × `height`.
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn dialog_block(title: String, theme: Theme) -> Block<'static> {
+    Block::new()
+        .borders(Borders::ALL)
+        .border_style(theme.border(true))
+        .title(Line::from(format!(" {title} ")))
+}
+
+/// One input field: its label, then the text scrolled so the cursor shows.
+fn field(
+    area: Rect,
+    buf: &mut Buffer,
+    label: &str,
+    input: &Input,
+    focused: bool,
+    theme: Theme,
+    hint: &str,
+) {
+    let label_style = if focused {
+        theme.header()
+    } else {
+        Style::new()
+    };
+    let label_width = 9.min(area.width);
+    Paragraph::new(label.to_owned()).style(label_style).render(
+        Rect {
+            width: label_width,
+            ..area
+        },
+        buf,
+    );
+    let text_area = input_area(area);
+    let mut style = Style::new().add_modifier(Modifier::UNDERLINED);
+    if focused {
+        style = style.add_modifier(Modifier::BOLD);
+    }
+    if input.value().is_empty() && !hint.is_empty() {
+        Paragraph::new(hint.to_owned())
+            .style(theme.dim().add_modifier(Modifier::UNDERLINED))
+            .render(text_area, buf);
+        return;
+    }
+    let scroll = input.visual_scroll(text_area.width.saturating_sub(1) as usize) as u16;
+    Paragraph::new(input.value().to_owned())
+        .style(style)
+        .scroll((0, scroll))
+        .render(text_area, buf);
+}
+
+/// Where a field's text goes, right of its label.
+fn input_area(area: Rect) -> Rect {
+    let skip = 10.min(area.width);
+    Rect {
+        x: area.x + skip,
+        width: area.width - skip,
+        ..area
+    }
+}
+
+fn cursor_in(area: Rect, input: &Input) -> Position {
+    let text = input_area(area);
+    let width = text.width.saturating_sub(1) as usize;
+    let x = input.visual_cursor() - input.visual_scroll(width);
+    Position::new(
+        text.x + (x as u16).min(text.width.saturating_sub(1)),
+        text.y,
+    )
+}
+
+/// Where each entry field sits in the form's inner area: two columns of four.
+fn entry_field_area(inner: Rect, field: Field) -> Rect {
+    let half = inner.width / 2;
+    let (column, row) = match field {
+        Field::Callsign => (0, 0),
+        Field::Frequency => (0, 1),
+        Field::Mode => (0, 2),
+        Field::RstSent => (0, 3),
+        Field::RstReceived => (1, 0),
+        Field::Name => (1, 1),
+        Field::Notes => (1, 2),
+        Field::Time => (1, 3),
+    };
+    let x = inner.x + column * half;
+    let width = if column == 0 {
+        half.saturating_sub(1)
+    } else {
+        inner.width - half
+    };
+    let mut rect = Rect::new(x, inner.y + row, width, 1.min(inner.height));
+    if field == Field::Frequency {
+        // Room for the band after the number.
+        rect.width = rect.width.saturating_sub(6);
+    }
+    rect.intersection(inner)
+}
+
+/// The entry form, drawn over the top band.
+pub struct EntryView<'a> {
+    pub form: &'a EntryForm,
+    /// The valid-contact count when the form logs into an activation: the activations pane
+    /// is under the form.
+    pub valid: Option<usize>,
+    pub theme: Theme,
+}
+
+impl EntryView<'_> {
+    /// The top band, grown to the form's nine rows where the screen is short.
+    pub fn area(top: Rect, screen: Rect) -> Rect {
+        Rect {
+            height: top.height.max(9.min(screen.bottom().saturating_sub(top.y))),
+            ..top
+        }
+    }
+}
+
+impl Widget for EntryView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let form = self.form;
+        Clear.render(area, buf);
+        let title = match self.valid {
+            Some(n) => format!(
+                "Log a contact → {} · {n}/{POTA_NEEDED} valid",
+                form.folder_name
+            ),
+            None => format!("Log a contact → {}", form.folder_name),
+        };
+        let block = dialog_block(title, self.theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        for f in Field::ALL {
+            let hint = if f == Field::Time { "now" } else { "" };
+            field(
+                entry_field_area(inner, f),
+                buf,
+                f.label(),
+                form.input(f),
+                form.focus == f,
+                self.theme,
+                hint,
+            );
+        }
+        let freq = entry_field_area(inner, Field::Frequency);
+        let band = match &form.band {
+            Ok(band) => Span::raw(format!(" {band}")),
+            Err(why) => Span::styled(format!(" {why}"), self.theme.tone(Tone::Warning)),
+        };
+        Paragraph::new(Line::from(band)).render(
+            Rect::new(freq.right(), freq.y, 6, 1).intersection(inner),
+            buf,
+        );
+        let mut lines = Vec::new();
+        if let Some(dupe) = &form.duplicate {
+            lines.push(Line::styled(
+                format!("⚠ {dupe}"),
+                self.theme.tone(Tone::Warning),
+            ));
+        }
+        if let Some(sending) = &form.sending {
+            lines.push(Line::styled(
+                format!(
+                    "sending {}… (keys still work; the form clears when it is stored)",
+                    sending.request.callsign
+                ),
+                self.theme.dim(),
+            ));
+        } else if form.failed.is_some() {
+            lines.push(Line::styled(
+                "not logged yet: Enter sends it again (safely: it cannot be stored twice)",
+                self.theme.tone(Tone::Error),
+            ));
+        }
+        lines.push(Line::styled(
+            "Tab next field · Shift-Tab back · Enter log · Esc close (the text is kept)",
+            self.theme.dim(),
+        ));
+        let notes = Rect::new(
+            inner.x,
+            inner.y + 4,
+            inner.width,
+            inner.height.saturating_sub(4),
+        );
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .render(notes.intersection(inner), buf);
+    }
+}
+
+/// The activation form, in the middle of the screen.
+pub struct ActivationView<'a> {
+    pub form: &'a ActivationForm,
+    pub theme: Theme,
+}
+
+impl ActivationView<'_> {
+    pub fn area(screen: Rect) -> Rect {
+        centered(screen, 60, 8)
+    }
+}
+
+impl Widget for ActivationView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        Clear.render(area, buf);
+        let block = dialog_block("Start an activation".into(), self.theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        for (row, f) in ActivationField::ALL.into_iter().enumerate() {
+            let hint = match f {
+                ActivationField::Reference => "e.g. US-1234",
+                _ => "",
+            };
+            field(
+                Rect::new(inner.x, inner.y + row as u16, inner.width, 1).intersection(inner),
+                buf,
+                f.label(),
+                self.form.input(f),
+                self.form.focus == f,
+                self.theme,
+                hint,
+            );
+        }
+        let text = if self.form.sending {
+            "starting…"
+        } else {
+            "Tab next field · Enter start · Esc cancel"
+        };
+        Paragraph::new(text)
+            .style(self.theme.dim())
+            .wrap(Wrap { trim: true })
+            .render(
+                Rect::new(
+                    inner.x,
+                    inner.y + 4,
+                    inner.width,
+                    inner.height.saturating_sub(4),
+                )
+                .intersection(inner),
+                buf,
+            );
+    }
+}
+
+/// A yes/no question.
+pub struct ConfirmView<'a> {
+    pub title: &'a str,
+    pub question: String,
+    pub theme: Theme,
+}
+
+impl Widget for ConfirmView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        Clear.render(area, buf);
+        let block = dialog_block(self.title.to_owned(), self.theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        Paragraph::new(vec![
+            Line::from(self.question),
+            Line::raw(""),
+            Line::styled("y: yes · any other key: no", self.theme.dim()),
+        ])
+        .wrap(Wrap { trim: true })
+        .render(inner, buf);
+    }
+}
+
+/// Every key binding, as the `?` screen lists them.
+pub const BINDINGS: &[(&str, &str)] = &[
+    ("Tab / Shift-Tab", "next / previous pane"),
+    ("↑ ↓  j k", "move; PgUp PgDn, Home End (g G) jump"),
+    ("Enter", "open the selected folder or activation"),
+    ("/", "filter the list; Enter keeps it, Esc clears it"),
+    ("n", "log a contact into the open folder"),
+    ("  Tab / Shift-Tab", "next / previous field"),
+    ("  Enter", "log it; the form clears for the next one"),
+    ("  Esc", "close the form (its text is kept)"),
+    ("a", "start an activation (POTA)"),
+    ("e", "end the selected activation (after y)"),
+    ("d", "delete the selected contact (after y)"),
+    ("m", "open this month's log (made if missing)"),
+    ("r", "refresh everything from the service"),
+    ("?", "this help; any key closes it"),
+    (
+        "q  Ctrl-C",
+        "quit (twice while a contact is not logged yet)",
+    ),
+];
+
+pub struct HelpView {
+    pub theme: Theme,
+}
+
+impl HelpView {
+    pub fn area(screen: Rect) -> Rect {
+        centered(screen, 72, BINDINGS.len() as u16 + 4)
+    }
+}
+
+impl Widget for HelpView {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        Clear.render(area, buf);
+        let block = dialog_block("Keys".into(), self.theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let mut lines: Vec<Line> = BINDINGS
+            .iter()
+            .map(|(keys, what)| {
+                Line::from(vec![
+                    Span::styled(format!("{keys:<18}"), self.theme.header()),
+                    Span::raw(*what),
+                ])
+            })
+            .collect();
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            "Activations count unique callsign+band+mode on the UTC start day.",
+            self.theme.dim(),
+        ));
+        Paragraph::new(lines).render(inner, buf);
+    }
+}
+
+/// Draws the whole screen, and puts the terminal's cursor where text is being typed.
+pub fn draw(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    let theme = Theme {
+        color: app.options.color,
+    };
+    let areas = layout(area, app.message_rows(area.width));
+    frame.render_widget(
+        View {
+            state: &app.folders,
+            focused: app.focus == Pane::Folders,
+            theme,
+        },
+        areas.folders,
+    );
+    frame.render_widget(
+        View {
+            state: &app.activations,
+            focused: app.focus == Pane::Activations,
+            theme,
+        },
+        areas.activations,
+    );
+    frame.render_widget(
+        View {
+            state: &app.contacts,
+            focused: app.focus == Pane::Contacts,
+            theme,
+        },
+        areas.contacts,
+    );
+    frame.render_widget(MessageLine { app, theme }, areas.message);
+    frame.render_widget(StatusBar { app, theme }, areas.bar);
+    if let Some(position) = cursor(app, area) {
+        frame.set_cursor_position(position);
+    }
+    match &app.dialog {
+        None => {}
+        Some(Dialog::Entry) => {
+            if let Some(form) = &app.entry {
+                let valid = app.valid_count(&form.folder_id);
+                frame.render_widget(
+                    EntryView { form, valid, theme },
+                    EntryView::area(areas.top, area),
+                );
+            }
+        }
+        Some(Dialog::Activation(form)) => {
+            frame.render_widget(ActivationView { form, theme }, ActivationView::area(area));
+        }
+        Some(Dialog::ConfirmDelete { label, .. }) => frame.render_widget(
+            ConfirmView {
+                title: "Delete contact",
+                question: format!("Delete {label}? This cannot be undone."),
+                theme,
+            },
+            centered(area, 56, 6),
+        ),
+        Some(Dialog::ConfirmEnd { label, .. }) => frame.render_widget(
+            ConfirmView {
+                title: "End activation",
+                question: format!("End activation {label} now?"),
+                theme,
+            },
+            centered(area, 56, 6),
+        ),
+        Some(Dialog::Help) => frame.render_widget(HelpView { theme }, HelpView::area(area)),
+    }
+}
+
+/// Where the terminal's cursor belongs: in the field or filter being typed, else hidden.
+pub fn cursor(app: &App, area: Rect) -> Option<Position> {
+    let areas = layout(area, app.message_rows(area.width));
+    match &app.dialog {
+        Some(Dialog::Entry) => {
+            let form = app.entry.as_ref()?;
+            let inner = Block::new()
+                .borders(Borders::ALL)
+                .inner(EntryView::area(areas.top, area));
+            Some(cursor_in(
+                entry_field_area(inner, form.focus),
+                form.input(form.focus),
+            ))
+        }
+        Some(Dialog::Activation(form)) => {
+            let inner = Block::new()
+                .borders(Borders::ALL)
+                .inner(ActivationView::area(area));
+            let row = form.focus as u16;
+            let line = Rect::new(inner.x, inner.y + row, inner.width, 1);
+            Some(cursor_in(line, form.input(form.focus)))
+        }
+        Some(_) => None,
+        None => {
+            let (view, pane_area, title) = match app.focus {
+                Pane::Folders => (&app.folders.view, areas.folders, " Folders ".len()),
+                Pane::Activations => (
+                    &app.activations.view,
+                    areas.activations,
+                    " Activations ".len(),
+                ),
+                Pane::Contacts => {
+                    let pane = &app.contacts;
+                    let mut len = contacts_title(pane).chars().count();
+                    if pane.load == Load::Loading && !pane.items.is_empty() {
+                        len += LOADING_MORE.chars().count();
+                    }
+                    (&pane.view, areas.contacts, len)
+                }
+            };
+            let input = view.filter_input.as_ref()?;
+            let x = pane_area.x as usize + 1 + title + 1 + input.visual_cursor();
+            let max = pane_area.right().saturating_sub(2) as usize;
+            Some(Position::new(x.min(max) as u16, pane_area.y))
+        }
+    }
+}

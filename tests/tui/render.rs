@@ -1,0 +1,184 @@
+//! Every pane and dialog drawn at 80×24 on ratatui's TestBackend, against snapshots committed
+//! beside this file (`insta`; with CI=true a missing or different snapshot fails).
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::KeyCode;
+use ratatui::style::Color;
+use svc::tui::ui;
+use svc::tui::{Action, App, update};
+
+use super::*;
+
+fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| ui::draw(app, frame)).unwrap();
+    terminal
+}
+
+fn screen(app: &App) -> String {
+    draw(app, 80, 24).backend().to_string()
+}
+
+#[test]
+fn before_anything_loaded() {
+    insta::assert_snapshot!(screen(&fresh(true)));
+}
+
+#[test]
+fn folders_activations_and_an_open_folder() {
+    insta::assert_snapshot!(screen(&month_open()));
+}
+
+#[test]
+fn contacts_pane_focused_and_filtered() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Char('/'));
+    typed(&mut app, "ft8");
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn activations_pane_focused() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::Down);
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn entry_form_with_a_duplicate_warning() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "K1ABC");
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn entry_form_after_a_failed_create() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "K9XYZ");
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "Hiram");
+    press(&mut app, KeyCode::Enter);
+    update(&mut app, Action::ContactCreated(Err(offline())));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn activation_form() {
+    let mut app = loaded();
+    press(&mut app, KeyCode::Char('a'));
+    typed(&mut app, "us-56");
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn delete_confirmation() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Char('d'));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn end_confirmation() {
+    let mut app = loaded();
+    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::Char('e'));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn help_screen() {
+    let mut app = loaded();
+    press(&mut app, KeyCode::Char('?'));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn a_revoked_key_and_failed_loads() {
+    let mut app = fresh(true);
+    let revoked = || {
+        server_error(
+            "key_revoked",
+            401,
+            "the API key was revoked; generate a new one in the web app and run svc auth login",
+        )
+    };
+    update(&mut app, Action::FoldersLoaded(Err(offline())));
+    update(&mut app, Action::ActivationsLoaded(Err(revoked())));
+    update(&mut app, Action::WhoamiLoaded(Err(revoked())));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn a_larger_terminal() {
+    let app = month_open();
+    insta::assert_snapshot!(draw(&app, 120, 32).backend().to_string());
+}
+
+#[test]
+fn a_tiny_terminal_draws_without_panicking() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::Char('n'));
+    for (w, h) in [(1, 1), (10, 3), (20, 5), (40, 10), (0, 0)] {
+        draw(&app, w, h);
+    }
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('?'));
+    draw(&app, 20, 5);
+}
+
+fn counter_cell(app: &App) -> ratatui::buffer::Cell {
+    let terminal = draw(app, 80, 24);
+    let buffer = terminal.backend().buffer();
+    let text: String = (0..80)
+        .map(|x| buffer[(x, 23)].symbol().to_owned())
+        .collect();
+    let x = text.find("QSOs").expect("the counter is on the status bar") as u16;
+    buffer[(x, 23)].clone()
+}
+
+#[test]
+fn the_counter_turns_to_a_warning_from_180() {
+    let mut app = loaded();
+    update(&mut app, Action::WhoamiLoaded(Ok(whoami(179))));
+    assert_ne!(counter_cell(&app).fg, Color::Yellow);
+    update(&mut app, Action::WhoamiLoaded(Ok(whoami(180))));
+    assert_eq!(counter_cell(&app).fg, Color::Yellow);
+    let bar = draw(&app, 80, 24).backend().to_string();
+    assert!(bar.contains("QSOs 180/200"), "{bar}");
+}
+
+#[test]
+fn no_color_draws_with_attributes_only() {
+    let mut app = fresh(false);
+    update(&mut app, Action::WhoamiLoaded(Ok(whoami(190))));
+    update(&mut app, Action::FoldersLoaded(Ok(folders())));
+    update(&mut app, Action::ActivationsLoaded(Err(offline())));
+    press(&mut app, KeyCode::Char('?'));
+    let terminal = draw(&app, 80, 24);
+    for cell in terminal.backend().buffer().content() {
+        assert_eq!((cell.fg, cell.bg), (Color::Reset, Color::Reset), "{cell:?}");
+    }
+    // The same screen with colour does use some.
+    let mut colored = fresh(true);
+    update(&mut colored, Action::WhoamiLoaded(Ok(whoami(190))));
+    let terminal = draw(&colored, 80, 24);
+    assert!(
+        terminal
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .any(|c| c.fg != Color::Reset)
+    );
+}
