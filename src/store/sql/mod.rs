@@ -220,19 +220,22 @@ fn category_identity(program: Program) -> String {
 }
 
 /// Claims an idempotency key inside the transaction: `Some(response)` when the same request
-/// was answered before (a replay), `None` when this request is the first with the key.
+/// was answered before (a replay), `None` when this request is the first with the key. The
+/// response is stored with the claim when it is known already, else by [`complete`].
 async fn claim(
     conn: &mut AnyConnection,
     account_id: &str,
     idem: Option<&IdemRequest>,
     now: Timestamp,
+    response: Option<&str>,
 ) -> StoreResult<Option<String>> {
     let Some(idem) = idem else { return Ok(None) };
     // A key older than the TTL is taken over as if it were new.
     let inserted = sqlx::query(
-        "INSERT INTO idempotency (account_id, key, fingerprint, created_at) VALUES ($1, $2, $3, $4) \
+        "INSERT INTO idempotency (account_id, key, fingerprint, response, created_at) \
+         VALUES ($1, $2, $3, $6, $4) \
          ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, \
-           response = NULL, created_at = excluded.created_at \
+           response = excluded.response, created_at = excluded.created_at \
          WHERE idempotency.created_at < $5",
     )
     .bind(account_id)
@@ -240,6 +243,7 @@ async fn claim(
     .bind(&idem.fingerprint[..])
     .bind(now.millis())
     .bind(now.millis() - IDEMPOTENCY_TTL_MS)
+    .bind(response)
     .execute(&mut *conn)
     .await?
     .rows_affected();
@@ -557,19 +561,23 @@ async fn create_contact_in(
     now: Timestamp,
     idem: Option<&IdemRequest>,
 ) -> StoreResult<Idem<ContactCreated>> {
-    if let Some(previous) = claim(&mut *conn, account_id, idem, now).await? {
-        return replay(&previous);
-    }
-    admit(&mut *conn, account_id, limits, now).await?;
+    // The answer is known before anything is written, so the key is claimed with it.
     let created = ContactCreated {
         id: IdKind::Contact.generate(),
         duplicate_of: duplicate_of(&mut *conn, c).await?,
     };
+    let response = idem.map(|_| to_json(&created)).transpose()?;
+    if let Some(previous) = claim(&mut *conn, account_id, idem, now, response.as_deref()).await? {
+        return replay(&previous);
+    }
+    admit(&mut *conn, account_id, limits, now).await?;
+    // One round trip to the writer's thread for both statements, which share the parameters.
     let insert = sqlx::query(
         "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, time_on, \
          rst_sent, rst_received, name, notes, sig, sig_info, my_sig, my_sig_info, activation_id, \
          station_callsign, dupe_key, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20); \
+         UPDATE folders SET contact_count = contact_count + 1 WHERE id = $3",
     )
     .bind(&created.id)
     .bind(account_id)
@@ -578,8 +586,6 @@ async fn create_contact_in(
         .bind(now.millis())
         .execute(&mut *conn)
         .await?;
-    count_in_folder(conn, &c.folder_id, 1).await?;
-    complete(&mut *conn, account_id, idem, &created).await?;
     Ok(Idem::Fresh(created))
 }
 
@@ -1489,7 +1495,7 @@ impl Store for SqlStore {
         self.write(move |tx| {
             Box::pin(async move {
                 let (account_id, a, idem) = (account_id.as_str(), &a, idem.as_ref());
-                if let Some(previous) = claim(&mut *tx, account_id, idem, now).await? {
+                if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
                     return replay(&previous);
                 }
                 let spec = IdentifiedFolder {
@@ -1526,7 +1532,7 @@ impl Store for SqlStore {
         self.write(move |tx| {
             Box::pin(async move {
                 let (account_id, m, idem) = (account_id.as_str(), &m, idem.as_ref());
-            if let Some(previous) = claim(&mut *tx, account_id, idem, now).await? {
+            if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
                 return replay(&previous);
             }
             let parent = match m.program {
@@ -1579,7 +1585,7 @@ impl Store for SqlStore {
             Box::pin(async move {
                 let (account_id, name, idem) = (account_id.as_str(), name.as_str(), idem.as_ref());
                 let parent_id = parent_id.as_deref();
-            if let Some(previous) = claim(&mut *tx, account_id, idem, now).await? {
+            if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
                 return replay(&previous);
             }
             let parent = match parent_id {
@@ -1661,7 +1667,7 @@ impl Store for SqlStore {
         self.write(move |tx| {
             Box::pin(async move {
                 let (account_id, folder_id, idem) = (account_id.as_str(), folder_id.as_str(), idem.as_ref());
-            if let Some(previous) = claim(&mut *tx, account_id, idem, now).await? {
+            if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
                 return replay(&previous);
             }
             let row = sqlx::query(concat!(
