@@ -13,6 +13,8 @@
 mod writer;
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -591,12 +593,44 @@ async fn create_contact_in(
 
 /// Makes everything committed so far durable on PostgreSQL: a transaction that writes a WAL
 /// record commits synchronously, which flushes the WAL up to its commit, and so every commit
-/// before it too. Concurrent waits share one flush.
+/// before it too.
 async fn wait_for_disk(pool: &AnyPool) -> StoreResult<()> {
     sqlx::query("SELECT 1 FROM pg_logical_emit_message(true, 'svc', 'flush')")
         .execute(pool)
         .await?;
     Ok(())
+}
+
+/// Shares WAL flushes among the creates of a process that wait at once: any flush that starts
+/// after a create committed makes it durable, so a create waits for the first such flush
+/// instead of running its own, and the database runs one flush statement per group of
+/// creates rather than one per create.
+#[derive(Default)]
+struct Flusher {
+    /// Flushes started so far; only changed with `done` held, so they run one at a time.
+    started: AtomicU64,
+    /// The number of the last flush that succeeded.
+    done: tokio::sync::Mutex<u64>,
+}
+
+impl Flusher {
+    /// Returns once everything the caller committed before the call is on disk; `flush` is
+    /// run only when no flush that started after the call has finished.
+    async fn wait<F>(&self, flush: F) -> StoreResult<()>
+    where
+        F: Future<Output = StoreResult<()>>,
+    {
+        // Flushes numbered above this one start after the call, so after the caller's commit.
+        let needed = self.started.load(Ordering::Acquire) + 1;
+        let mut done = self.done.lock().await;
+        if *done >= needed {
+            return Ok(());
+        }
+        let number = self.started.fetch_add(1, Ordering::AcqRel) + 1;
+        flush.await?;
+        *done = number;
+        Ok(())
+    }
 }
 
 /// Creates a contact on PostgreSQL in one statement: the key is claimed, the account charged
@@ -691,7 +725,11 @@ enum Writes {
     /// `quick` connections commit without waiting for the disk: counters use them (a count lost
     /// to a crash costs a request's worth of a limit, never data), and so do contact creates,
     /// which then wait for the disk on a connection of `pool` before they are acknowledged.
-    Pooled { pool: AnyPool, quick: AnyPool },
+    Pooled {
+        pool: AnyPool,
+        quick: AnyPool,
+        flusher: Arc<Flusher>,
+    },
 }
 
 impl SqlStore {
@@ -771,7 +809,11 @@ impl SqlStore {
         Ok(SqlStore {
             reader: pool.clone(),
             pages: None,
-            writes: Writes::Pooled { pool, quick },
+            writes: Writes::Pooled {
+                pool,
+                quick,
+                flusher: Arc::default(),
+            },
         })
     }
 
@@ -1444,10 +1486,14 @@ impl Store for SqlStore {
                     })
                     .await
             }
-            Writes::Pooled { pool, quick } => {
+            Writes::Pooled {
+                pool,
+                quick,
+                flusher,
+            } => {
                 let created = create_contact_at_once(quick, account_id, c, limits, now, idem).await;
                 if created.is_ok() {
-                    wait_for_disk(pool).await?;
+                    flusher.wait(wait_for_disk(pool)).await?;
                 }
                 created
             }
@@ -1714,5 +1760,75 @@ impl Store for SqlStore {
             })
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use tokio::sync::oneshot;
+
+    use super::*;
+
+    /// A flush that counts its runs and finishes when `release` fires.
+    async fn flush(runs: &AtomicUsize, release: oneshot::Receiver<()>) -> StoreResult<()> {
+        runs.fetch_add(1, Ordering::SeqCst);
+        release
+            .await
+            .map_err(|_| decode_err("flush abandoned".into()))?;
+        Ok(())
+    }
+
+    async fn quick_flush(runs: &AtomicUsize) -> StoreResult<()> {
+        let (go, release) = oneshot::channel();
+        go.send(()).ok();
+        flush(runs, release).await
+    }
+
+    #[tokio::test]
+    async fn a_wait_after_a_flush_finished_runs_its_own() {
+        let (flusher, runs) = (Flusher::default(), AtomicUsize::new(0));
+        flusher.wait(quick_flush(&runs)).await.unwrap();
+        flusher.wait(quick_flush(&runs)).await.unwrap();
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn waits_during_a_flush_share_the_next_one() {
+        let flusher = Arc::new(Flusher::default());
+        let runs = Arc::new(AtomicUsize::new(0));
+        let (first_go, first_release) = oneshot::channel();
+        let first = {
+            let (flusher, runs) = (flusher.clone(), runs.clone());
+            tokio::spawn(async move { flusher.wait(flush(&runs, first_release)).await })
+        };
+        while runs.load(Ordering::SeqCst) == 0 {
+            tokio::task::yield_now().await;
+        }
+        // These committed while the first flush ran, which may not cover them.
+        let waiters: Vec<_> = (0..10)
+            .map(|_| {
+                let (flusher, runs) = (flusher.clone(), runs.clone());
+                tokio::spawn(async move { flusher.wait(quick_flush(&runs)).await })
+            })
+            .collect();
+        tokio::task::yield_now().await;
+        first_go.send(()).unwrap();
+        first.await.unwrap().unwrap();
+        for waiter in waiters {
+            waiter.await.unwrap().unwrap();
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn a_failed_flush_fails_its_caller_and_the_next_wait_flushes_again() {
+        let (flusher, runs) = (Flusher::default(), AtomicUsize::new(0));
+        let (abandon, release) = oneshot::channel::<()>();
+        drop(abandon);
+        assert!(flusher.wait(flush(&runs, release)).await.is_err());
+        flusher.wait(quick_flush(&runs)).await.unwrap();
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
     }
 }
