@@ -306,6 +306,18 @@ fn postgres_cpu() -> Duration {
     total
 }
 
+/// CPU time the hypervisor gave to others while this machine wanted it (steal, all cores).
+fn stolen_cpu() -> Duration {
+    let ticks: u64 = std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|stat| {
+            let cpu = stat.lines().next()?.strip_prefix("cpu ")?.to_owned();
+            cpu.split_whitespace().nth(7)?.parse().ok()
+        })
+        .unwrap_or(0);
+    Duration::from_millis(ticks * 1000 / USER_HZ)
+}
+
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -445,15 +457,27 @@ async fn run(deployment: &Deployment) -> Summary {
         "POST /v1/contacts, {CREATES_PER_RUN} creates per run after {WARM_UP_CREATES} warm-up creates"
     );
     println!(
-        "{:>9} {:>10} {:>8} {:>8} {:>8} {:>11} {:>11} {:>11}",
-        "in flight", "creates/s", "p50 ms", "p99 ms", "max ms", "server CPU", "pg CPU", "bench CPU"
+        "{:>9} {:>10} {:>8} {:>8} {:>8} {:>11} {:>11} {:>11} {:>8}",
+        "in flight",
+        "creates/s",
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "server CPU",
+        "pg CPU",
+        "bench CPU",
+        "steal"
     );
     let servers_cpu =
         |servers: &[Server]| -> Duration { servers.iter().map(|s| cpu_time(&s.pid())).sum() };
     let mut best_rate: f64 = 0.0;
     for in_flight in IN_FLIGHT {
-        let (server_cpu, pg_cpu, bench_cpu) =
-            (servers_cpu(&servers), postgres_cpu(), cpu_time("self"));
+        let (server_cpu, pg_cpu, bench_cpu, stolen) = (
+            servers_cpu(&servers),
+            postgres_cpu(),
+            cpu_time("self"),
+            stolen_cpu(),
+        );
         let run = create_run(&api, &folder, in_flight, CREATES_PER_RUN).await;
         if let Some(e) = run.error {
             panic!("create failed with {in_flight} in flight: {e}");
@@ -462,12 +486,13 @@ async fn run(deployment: &Deployment) -> Summary {
         let server_cpu = share(servers_cpu(&servers) - server_cpu);
         let pg_cpu = share(postgres_cpu() - pg_cpu);
         let bench_cpu = share(cpu_time("self") - bench_cpu);
+        let stolen = share(stolen_cpu() - stolen);
         let mut latencies: Vec<Duration> = run.created.iter().map(|(_, d)| *d).collect();
         latencies.sort();
         let rate = run.created.len() as f64 / run.elapsed.as_secs_f64();
         best_rate = best_rate.max(rate);
         println!(
-            "{in_flight:>9} {rate:>10.0} {:>8.2} {:>8.2} {:>8.2} {server_cpu:>10.0}% {pg_cpu:>10.0}% {bench_cpu:>10.0}%",
+            "{in_flight:>9} {rate:>10.0} {:>8.2} {:>8.2} {:>8.2} {server_cpu:>10.0}% {pg_cpu:>10.0}% {bench_cpu:>10.0}% {stolen:>7.0}%",
             ms(percentile(&latencies, 0.50)),
             ms(percentile(&latencies, 0.99)),
             ms(*latencies.last().expect("latencies")),
@@ -475,7 +500,8 @@ async fn run(deployment: &Deployment) -> Summary {
         acknowledged.extend(run.created.into_iter().map(|(id, _)| id));
     }
     println!(
-        "(CPU is the share of one core over the run's wall time, summed over processes; the machine has 200% on 2 cores)"
+        "(CPU is the share of one core over the run's wall time, summed over processes; the machine has 200% on 2 cores; \
+         steal is CPU time the hypervisor gave to other machines while this one wanted it)"
     );
     let loaded_rss = servers[0].memory_mb("VmRSS");
 

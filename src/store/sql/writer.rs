@@ -5,8 +5,8 @@
 //! the rest of the group goes on. Its caller is answered only after the group's `COMMIT`
 //! returned, so an acknowledged write survives a crash. A counter job (one statement, such as
 //! the burst window) is answered as soon as its statement ran; losing it to a crash costs a
-//! request count, never data. A group that holds only counters stays open for a moment to
-//! take the next durable job along instead of paying an `fsync` of its own.
+//! request count, never data. A group that holds only counters stays open a while (see
+//! `COUNTER_LINGER`) to take the next durable job along instead of paying an `fsync` of its own.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -15,6 +15,7 @@ use std::time::Duration;
 use sqlx::AnyConnection;
 use sqlx::{Connection, Executor};
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 
 use super::super::{StoreError, StoreResult};
 
@@ -22,8 +23,11 @@ pub type BoxFuture<'c, T> = Pin<Box<dyn Future<Output = T> + Send + 'c>>;
 
 /// Jobs taken into one transaction at most.
 const MAX_GROUP: usize = 256;
-/// How long a group of counters alone may wait for a durable job before it commits.
-const COUNTER_LINGER: Duration = Duration::from_millis(5);
+/// How long a group stays open while it holds counters alone: a durable job that comes along
+/// commits it, else it commits when this has passed since it opened. Reads count their key's
+/// burst window but write nothing else, so a stream of reads pays one `fsync` per period
+/// instead of one every few requests, and a read rarely waits behind a commit.
+const COUNTER_LINGER: Duration = Duration::from_millis(200);
 const QUEUE: usize = 4096;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +144,11 @@ fn stopped() -> StoreError {
 /// The open group: whether a transaction is open and who waits for its commit.
 struct Group {
     open: bool,
+    /// When the open transaction began.
+    opened_at: Instant,
+    /// The last durable job's savepoint, not released yet: the release rides along with the
+    /// next job's savepoint or the commit, which saves a round trip to the connection's thread.
+    savepoint: bool,
     waiting: Vec<CommitAnswer>,
 }
 
@@ -168,24 +177,31 @@ impl Group {
             answer(outcome.clone());
         }
         self.open = false;
+        self.savepoint = false;
     }
 
     async fn run(&mut self, conn: &mut AnyConnection, job: Box<dyn Job>) {
-        if !self.open {
-            if let Err(e) = conn.execute("BEGIN IMMEDIATE").await {
+        let kind = job.kind();
+        let opening = match (kind, self.open, self.savepoint) {
+            (Kind::Counter, false, _) => "BEGIN IMMEDIATE",
+            (Kind::Counter, true, _) => "",
+            (Kind::Durable, false, _) => "BEGIN IMMEDIATE; SAVEPOINT job",
+            (Kind::Durable, true, false) => "SAVEPOINT job",
+            (Kind::Durable, true, true) => "RELEASE job; SAVEPOINT job",
+        };
+        if !opening.is_empty() {
+            if let Err(e) = conn.execute(opening).await {
+                let message = e.to_string();
                 job.fail(StoreError::Db(e));
+                // Whatever part of `opening` ran is undone with the group.
+                self.abort(conn, message).await;
                 return;
             }
+            if !self.open {
+                self.opened_at = Instant::now();
+            }
             self.open = true;
-        }
-        let kind = job.kind();
-        if kind == Kind::Durable
-            && let Err(e) = conn.execute("SAVEPOINT job").await
-        {
-            let message = e.to_string();
-            job.fail(StoreError::Db(e));
-            self.abort(conn, message).await;
-            return;
+            self.savepoint = false;
         }
         let closed = match job.run(conn).await {
             Ran::Counted => Ok(()),
@@ -194,7 +210,8 @@ impl Group {
             Ran::Broken(message) => return self.abort(conn, message).await,
             Ran::AwaitingCommit(answer) => {
                 self.waiting.push(answer);
-                conn.execute("RELEASE job").await.map(drop)
+                self.savepoint = true;
+                Ok(())
             }
         };
         if let Err(e) = closed {
@@ -206,11 +223,13 @@ impl Group {
 async fn write_loop(mut conn: AnyConnection, mut queue: mpsc::Receiver<Box<dyn Job>>) {
     let mut group = Group {
         open: false,
+        opened_at: Instant::now(),
+        savepoint: false,
         waiting: Vec::new(),
     };
     loop {
         let next = if group.open {
-            match tokio::time::timeout(COUNTER_LINGER, queue.recv()).await {
+            match tokio::time::timeout_at(group.opened_at + COUNTER_LINGER, queue.recv()).await {
                 Ok(next) => next,
                 Err(_) => {
                     group.commit(&mut conn).await;
