@@ -85,7 +85,7 @@ pub async fn create(
     let folder_id = IdKind::Folder.parse("folderId", &input.folder_id)?;
     let folder = state
         .store
-        .folder(&who.account_id, &folder_id)
+        .folder_for_contacts(&who.account_id, &folder_id)
         .await?
         .ok_or_else(|| folder_not_found(&folder_id))?;
     let now = Timestamp::now();

@@ -281,6 +281,15 @@ pub trait Store: Send + Sync + 'static {
 
     async fn native_qso_count(&self, account_id: &str) -> StoreResult<i64>;
     async fn folder(&self, account_id: &str, folder_id: &str) -> StoreResult<Option<Folder>>;
+    /// The folder for the contact rules, which read only what never changes once a folder
+    /// exists (its type, name, month, program, reference and callsign; folders are never
+    /// deleted): it may come from this process's memory, with a stale `contact_count` and
+    /// `end_time`.
+    async fn folder_for_contacts(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+    ) -> StoreResult<Option<Folder>>;
     /// Folders in creation order after `after`, at most `limit` + 1 (the extra one says more exist).
     async fn list_folders(
         &self,

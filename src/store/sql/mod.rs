@@ -12,9 +12,10 @@
 
 mod writer;
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -41,7 +42,12 @@ pub struct SqlStore {
     /// every row and column doubled their cost, and take a whole page per hand-off.
     pages: Option<SqlitePool>,
     writes: Writes,
+    /// Folders as the contact rules read them, by account and id; see `folder_for_contacts`.
+    known_folders: Arc<Mutex<HashMap<(String, String), Folder>>>,
 }
+
+/// Folders a process keeps for the contact rules at most; past that it starts over.
+const KNOWN_FOLDERS: usize = 4096;
 
 macro_rules! folder_cols {
     () => {
@@ -733,6 +739,13 @@ enum Writes {
 }
 
 impl SqlStore {
+    fn known_folders(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Folder>> {
+        // The map holds only copies of rows; one left half-updated by a panic is still right.
+        self.known_folders
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Opens (creating if needed) an SQLite file and runs its migrations.
     pub async fn open_sqlite(path: &Path) -> StoreResult<SqlStore> {
         sqlx::any::install_default_drivers();
@@ -770,6 +783,7 @@ impl SqlStore {
             reader,
             pages: Some(pages),
             writes: Writes::Grouped(Writer::spawn(writer)),
+            known_folders: Arc::default(),
         })
     }
 
@@ -814,6 +828,7 @@ impl SqlStore {
                 quick,
                 flusher: Arc::default(),
             },
+            known_folders: Arc::default(),
         })
     }
 
@@ -1362,6 +1377,26 @@ impl Store for SqlStore {
         .fetch_optional(&self.reader)
         .await?;
         Ok(row.as_ref().map(folder_row).transpose()?)
+    }
+
+    async fn folder_for_contacts(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+    ) -> StoreResult<Option<Folder>> {
+        let key = (account_id.to_owned(), folder_id.to_owned());
+        if let Some(folder) = self.known_folders().get(&key) {
+            return Ok(Some(folder.clone()));
+        }
+        let folder = self.folder(account_id, folder_id).await?;
+        if let Some(folder) = &folder {
+            let mut known = self.known_folders();
+            if known.len() >= KNOWN_FOLDERS {
+                known.clear();
+            }
+            known.insert(key, folder.clone());
+        }
+        Ok(folder)
     }
 
     async fn list_folders(
