@@ -43,7 +43,7 @@ pub struct SqlStore {
     pages: Option<SqlitePool>,
     writes: Writes,
     /// Folders as the contact rules read them, by account and id; see `folder_for_contacts`.
-    known_folders: Arc<Mutex<HashMap<(String, String), Folder>>>,
+    known_folders: Mutex<HashMap<(String, String), Folder>>,
 }
 
 /// Folders a process keeps for the contact rules at most; past that it starts over.
@@ -783,7 +783,7 @@ impl SqlStore {
             reader,
             pages: Some(pages),
             writes: Writes::Grouped(Writer::spawn(writer)),
-            known_folders: Arc::default(),
+            known_folders: Mutex::default(),
         })
     }
 
@@ -828,7 +828,7 @@ impl SqlStore {
                 quick,
                 flusher: Arc::default(),
             },
-            known_folders: Arc::default(),
+            known_folders: Mutex::default(),
         })
     }
 
