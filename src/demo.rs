@@ -24,16 +24,9 @@ pub fn run(global: &GlobalArgs) -> ExitCode {
     }
     let color = !global.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let path = server::cmd::data_dir().join("demo.db");
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match tui::runtime("demo") {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("svc: demo: local_error: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     let result = runtime.block_on(demo(&path, color));
     runtime.shutdown_background();

@@ -97,18 +97,24 @@ pub async fn run(client: Client, options: Options) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs the logbook on a runtime of its own and reports a terminal failure.
-pub fn run_blocking(client: Client, options: Options) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+/// The runtime the logbook runs on; when it cannot start, the error is printed for `command`
+/// and the exit code returned.
+pub fn runtime(command: &str) -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-    {
+        .map_err(|e| {
+            eprintln!("svc: {command}: local_error: cannot start the async runtime: {e}");
+            ExitCode::FAILURE
+        })
+}
+
+/// Runs the logbook on a runtime of its own and reports a terminal failure.
+pub fn run_blocking(client: Client, options: Options) -> ExitCode {
+    let runtime = match runtime("tui") {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("svc: tui: local_error: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     let result = runtime.block_on(run(client, options));
     // A lookup stuck in a blocking thread must not keep the process alive after quitting.

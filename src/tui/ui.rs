@@ -12,8 +12,8 @@ use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Widge
 use tui_input::Input;
 
 use super::app::{
-    ActivationsPane, App, ContactsPane, Dialog, FoldersPane, Load, POTA_NEEDED, Pane, Tone,
-    format_mhz, qso_counter, short_time,
+    ActivationsPane, App, ContactsPane, Dialog, FoldersPane, ListView, Load, POTA_NEEDED, Pane,
+    Tone, format_mhz, qso_counter, short_time,
 };
 use super::form::{ActivationField, ActivationForm, EntryForm, Field};
 use crate::model::Timestamp;
@@ -114,15 +114,37 @@ pub struct View<'a, T> {
     pub theme: Theme,
 }
 
-fn pane_block<'a>(title: Vec<Span<'a>>, focused: bool, theme: Theme) -> Block<'a> {
-    Block::new()
-        .borders(Borders::ALL)
-        .border_style(theme.border(focused))
-        .title(Line::from(title))
+impl<T> View<'_, T> {
+    /// Draws the pane's border, titled with `title` and the list's filter; returns the inside.
+    fn frame(
+        &self,
+        mut title: Vec<Span<'_>>,
+        list: &ListView,
+        area: Rect,
+        buf: &mut Buffer,
+    ) -> Rect {
+        title.extend(filter_span(list, self.theme));
+        let block = Block::new()
+            .borders(Borders::ALL)
+            .border_style(self.theme.border(self.focused))
+            .title(Line::from(title));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        inner
+    }
+
+    /// Row `i` of the list highlighted when it is the selection.
+    fn row_style(&self, i: usize, list: &ListView) -> Style {
+        if i == list.selected {
+            self.theme.selected(self.focused)
+        } else {
+            Style::new()
+        }
+    }
 }
 
 /// The title's filter part: `/text` while it is typed, `[text]` while it applies.
-fn filter_span(view: &super::app::ListView, theme: Theme) -> Option<Span<'static>> {
+fn filter_span(view: &ListView, theme: Theme) -> Option<Span<'static>> {
     match &view.filter_input {
         Some(input) => Some(Span::styled(format!("/{} ", input.value()), theme.header())),
         None if !view.filter.is_empty() => {
@@ -142,11 +164,7 @@ fn placeholder(area: Rect, buf: &mut Buffer, text: &str, style: Style) {
 impl Widget for View<'_, FoldersPane> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let pane = self.state;
-        let mut title = vec![Span::raw(" Folders ")];
-        title.extend(filter_span(&pane.view, self.theme));
-        let block = pane_block(title, self.focused, self.theme);
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let inner = self.frame(vec![Span::raw(" Folders ")], &pane.view, area, buf);
         if pane.items.is_empty() {
             let text = match &pane.load {
                 Load::Failed(why) => format!("Folders did not load: {why}"),
@@ -174,11 +192,7 @@ impl Widget for View<'_, FoldersPane> {
                     "  ".repeat(tree.depth),
                     f.name
                 );
-                let style = if i == pane.view.selected {
-                    self.theme.selected(self.focused)
-                } else {
-                    Style::new()
-                };
+                let style = self.row_style(i, &pane.view);
                 Row::new(vec![
                     Cell::from(name),
                     Cell::from(f.folder_type.as_str()),
@@ -201,11 +215,7 @@ impl Widget for View<'_, FoldersPane> {
 impl Widget for View<'_, ActivationsPane> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let pane = self.state;
-        let mut title = vec![Span::raw(" Activations ")];
-        title.extend(filter_span(&pane.view, self.theme));
-        let block = pane_block(title, self.focused, self.theme);
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let inner = self.frame(vec![Span::raw(" Activations ")], &pane.view, area, buf);
         if pane.items.is_empty() {
             let text = match &pane.load {
                 Load::Failed(why) => format!("Activations did not load: {why}"),
@@ -243,11 +253,7 @@ impl Widget for View<'_, ActivationsPane> {
                     Some(_) => Span::raw("?"),
                     None => Span::raw(""),
                 };
-                let style = if i == pane.view.selected {
-                    self.theme.selected(self.focused)
-                } else {
-                    Style::new()
-                };
+                let style = self.row_style(i, &pane.view);
                 Row::new(vec![
                     Cell::from(a.location_reference.clone().unwrap_or_default()),
                     Cell::from(a.start_time.map(short_time).unwrap_or_default()),
@@ -306,10 +312,7 @@ impl Widget for View<'_, ContactsPane> {
         if pane.load == Load::Loading && !pane.items.is_empty() {
             title.push(Span::styled(LOADING_MORE, self.theme.dim()));
         }
-        title.extend(filter_span(&pane.view, self.theme));
-        let block = pane_block(title, self.focused, self.theme);
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let inner = self.frame(title, &pane.view, area, buf);
         if pane.folder.is_none() {
             placeholder(
                 inner,
@@ -341,11 +344,7 @@ impl Widget for View<'_, ContactsPane> {
             .take(inner.height.saturating_sub(1) as usize)
             .map(|(i, index)| {
                 let c = &pane.items[*index];
-                let style = if i == pane.view.selected {
-                    self.theme.selected(self.focused)
-                } else {
-                    Style::new()
-                };
+                let style = self.row_style(i, &pane.view);
                 Row::new(vec![
                     Cell::from(short_time(c.time_on)),
                     Cell::from(c.callsign.as_str()),

@@ -57,6 +57,22 @@ fn state_of(key: &KeyRecord) -> Html {
     }
 }
 
+/// What the keys list and the revoke page show of a key.
+fn key_fields(key: &KeyRecord) -> Vec<(&'static str, Html)> {
+    vec![
+        ("id", Html::text(&key.id)),
+        ("name", Html::text(&key.name)),
+        ("tier", Html::text(key.tier.as_str())),
+        ("prefix", Html::text(&key.key_prefix)),
+        ("created", time(key.created_at)),
+        (
+            "last_used",
+            key.last_used_at
+                .map_or_else(|| Html::trusted("never"), time),
+        ),
+    ]
+}
+
 fn key_list(keys: &[KeyRecord]) -> Html {
     if keys.is_empty() {
         return Html::trusted("<p>No keys yet: generate one below.</p>");
@@ -71,22 +87,11 @@ fn key_list(keys: &[KeyRecord]) -> Html {
         } else {
             Html::default()
         };
+        let mut fields = key_fields(key);
+        fields.extend([("state", state_of(key)), ("action", action)]);
         rows.push(render(
             include_str!("../../../assets/key_row.html"),
-            &[
-                ("id", Html::text(&key.id)),
-                ("name", Html::text(&key.name)),
-                ("tier", Html::text(key.tier.as_str())),
-                ("prefix", Html::text(&key.key_prefix)),
-                ("created", time(key.created_at)),
-                (
-                    "last_used",
-                    key.last_used_at
-                        .map_or_else(|| Html::trusted("never"), time),
-                ),
-                ("state", state_of(key)),
-                ("action", action),
-            ],
+            &fields,
         ));
     }
     render(
@@ -315,22 +320,9 @@ pub async fn confirm_revoke(
     if key.revoked_at.is_some() {
         return Err(revoked_already(&key));
     }
-    let content = render(
-        include_str!("../../../assets/revoke.html"),
-        &[
-            ("id", Html::text(&key.id)),
-            ("name", Html::text(&key.name)),
-            ("tier", Html::text(key.tier.as_str())),
-            ("prefix", Html::text(&key.key_prefix)),
-            ("created", time(key.created_at)),
-            (
-                "last_used",
-                key.last_used_at
-                    .map_or_else(|| Html::trusted("never"), time),
-            ),
-            ("csrf", Html::text(&visitor.csrf_token())),
-        ],
-    );
+    let mut fields = key_fields(&key);
+    fields.push(("csrf", Html::text(&visitor.csrf_token())));
+    let content = render(include_str!("../../../assets/revoke.html"), &fields);
     Ok(Page::new("Revoke this key?", Nav::Keys, content).render(&visitor))
 }
 
