@@ -10,12 +10,12 @@
 //! `ON CONFLICT`, `RETURNING`). Each rule that concurrency could break is a unique index or a
 //! conditional write, so it holds across processes as well as across tasks.
 
+mod grouped;
 mod writer;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -29,6 +29,7 @@ use subtle::ConstantTimeEq;
 
 use super::*;
 use crate::model::{IdKind, Program, RateLimitReason, folder::ROOT_NAME};
+use grouped::{Create, Created, Groups, Lookup};
 use writer::{BoxFuture, Kind, Writer};
 
 /// Connections a PostgreSQL store keeps at most in each of its pools, per server process.
@@ -597,129 +598,6 @@ async fn create_contact_in(
     Ok(Idem::Fresh(created))
 }
 
-/// Makes everything committed so far durable on PostgreSQL: a transaction that writes a WAL
-/// record commits synchronously, which flushes the WAL up to its commit, and so every commit
-/// before it too.
-async fn wait_for_disk(pool: &AnyPool) -> StoreResult<()> {
-    sqlx::query("SELECT 1 FROM pg_logical_emit_message(true, 'svc', 'flush')")
-        .execute(pool)
-        .await?;
-    Ok(())
-}
-
-/// Shares WAL flushes among the creates of a process that wait at once: any flush that starts
-/// after a create committed makes it durable, so a create waits for the first such flush
-/// instead of running its own, and the database runs one flush statement per group of
-/// creates rather than one per create.
-#[derive(Default)]
-struct Flusher {
-    /// Flushes started so far; only changed with `done` held, so they run one at a time.
-    started: AtomicU64,
-    /// The number of the last flush that succeeded.
-    done: tokio::sync::Mutex<u64>,
-}
-
-impl Flusher {
-    /// Returns once everything the caller committed before the call is on disk; `flush` is
-    /// run only when no flush that started after the call has finished.
-    async fn wait<F>(&self, flush: F) -> StoreResult<()>
-    where
-        F: Future<Output = StoreResult<()>>,
-    {
-        // Flushes numbered above this one start after the call, so after the caller's commit.
-        let needed = self.started.load(Ordering::Acquire) + 1;
-        let mut done = self.done.lock().await;
-        if *done >= needed {
-            return Ok(());
-        }
-        let number = self.started.fetch_add(1, Ordering::AcqRel) + 1;
-        flush.await?;
-        *done = number;
-        Ok(())
-    }
-}
-
-/// Creates a contact on PostgreSQL in one statement: the key is claimed, the account charged
-/// (every limit checked on its locked row) and the contact stored, or, when a limit refuses,
-/// the statement raises and nothing of it stays. It runs on a connection that commits without waiting for the disk, so the account's
-/// row, which every create of the account locks, is held for the statement alone and not for a
-/// flush; the caller waits for the disk afterwards, with no lock held, before acknowledging.
-async fn create_contact_at_once(
-    pool: &AnyPool,
-    account_id: &str,
-    c: &NewContact,
-    limits: &Limits,
-    now: Timestamp,
-    idem: Option<&IdemRequest>,
-) -> StoreResult<Idem<ContactCreated>> {
-    let mut conn = pool.acquire().await?;
-    let created = ContactCreated {
-        id: IdKind::Contact.generate(),
-        duplicate_of: duplicate_of(&mut conn, c).await?,
-    };
-    let response = idem.map(|_| to_json(&created)).transpose()?;
-    let statement = sqlx::query(concat!(
-        "WITH claimed AS ( \
-           INSERT INTO idempotency (account_id, key, fingerprint, response, created_at) \
-           SELECT $1, $6, $7, $8, $10 WHERE $6 IS NOT NULL \
-           ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, \
-             response = excluded.response, created_at = excluded.created_at \
-           WHERE idempotency.created_at < $9 \
-           RETURNING 1 \
-         ), go AS ( \
-           SELECT 1 WHERE $6 IS NULL OR EXISTS (SELECT 1 FROM claimed) \
-         ), charged AS (",
-        charge_account!(),
-        " AND EXISTS (SELECT 1 FROM go) RETURNING 1 \
-         ), stored AS ( \
-           INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, \
-             time_on, rst_sent, rst_received, name, notes, sig, sig_info, my_sig, my_sig_info, \
-             activation_id, station_callsign, dupe_key, created_at) \
-           SELECT $11, $1, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, \
-             $26, $27, $28, $10 FROM charged \
-           RETURNING 1 \
-         ), counted AS ( \
-           UPDATE folders SET contact_count = contact_count + 1 \
-           WHERE id = $12 AND EXISTS (SELECT 1 FROM charged) \
-         ) \
-         SELECT CASE \
-           WHEN EXISTS (SELECT 1 FROM stored) THEN 'stored' \
-           WHEN NOT EXISTS (SELECT 1 FROM go) THEN 'answered' \
-           ELSE svc_limit_reached() END AS outcome"
-    ))
-    .bind(account_id)
-    .bind(limits.lifetime_contact_budget)
-    .bind(limits.free_plan_cap)
-    .bind(now.utc_day())
-    .bind(limits.daily_contact_budget)
-    .bind(idem.map(|i| i.key.as_str()))
-    .bind(idem.map_or(&[][..], |i| &i.fingerprint[..]))
-    .bind(response)
-    .bind(now.millis() - IDEMPOTENCY_TTL_MS)
-    .bind(now.millis())
-    .bind(&created.id)
-    .bind(&c.folder_id);
-    let outcome = bind_contact(statement, c).fetch_one(&mut *conn).await;
-    match outcome.map(|row| row.try_get::<String, _>("outcome")) {
-        Ok(Ok(outcome)) if outcome == "stored" => Ok(Idem::Fresh(created)),
-        // The key is live: the same request replays, another one is refused.
-        Ok(Ok(_)) => match idem {
-            Some(idem) => match answered_before(&mut conn, account_id, idem, now).await? {
-                Some(previous) => replay(&previous),
-                None => Err(StoreError::Db(decode_err(
-                    "idempotency key vanished".into(),
-                ))),
-            },
-            None => Err(StoreError::Db(decode_err("no key, yet answered".into()))),
-        },
-        Ok(Err(e)) => Err(e.into()),
-        Err(sqlx::Error::Database(e)) if e.message() == "svc_limit_reached" => {
-            Err(limit_reached(&mut conn, account_id, limits, now).await)
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
 /// Settings every SQLite connection needs; WAL mode itself is kept in the file.
 const SQLITE_CONNECTION: &str = "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;";
 
@@ -728,13 +606,11 @@ enum Writes {
     /// SQLite: the one write connection, committing in groups.
     Grouped(Writer),
     /// PostgreSQL: a transaction per write on a pooled connection; the server orders them.
-    /// `quick` connections commit without waiting for the disk: counters use them (a count lost
-    /// to a crash costs a request's worth of a limit, never data), and so do contact creates,
-    /// which then wait for the disk on a connection of `pool` before they are acknowledged.
+    /// Contact creates and key lookups, the writes of every busy request, go in groups.
     Pooled {
         pool: AnyPool,
-        quick: AnyPool,
-        flusher: Arc<Flusher>,
+        creates: Groups<Create>,
+        lookups: Groups<Lookup>,
     },
 }
 
@@ -824,9 +700,11 @@ impl SqlStore {
             reader: pool.clone(),
             pages: None,
             writes: Writes::Pooled {
+                creates: Groups::spawn(pool.clone()),
+                // A burst count lost to a crash costs a request's worth of a limit, never data,
+                // so lookups commit without waiting for the disk.
+                lookups: Groups::spawn(quick),
                 pool,
-                quick,
-                flusher: Arc::default(),
             },
             known_folders: Mutex::default(),
         })
@@ -905,7 +783,7 @@ impl SqlStore {
     {
         match &self.writes {
             Writes::Grouped(writer) => writer.run(Kind::Counter, work).await,
-            Writes::Pooled { quick, .. } => work(&mut *quick.acquire().await?).await,
+            Writes::Pooled { pool, .. } => work(&mut *pool.acquire().await?).await,
         }
     }
 }
@@ -1276,26 +1154,16 @@ impl Store for SqlStore {
         let hash = key.hash();
         let window_start = now.millis() - now.millis().rem_euclid(window_ms);
         let rows = match &self.writes {
-            // PostgreSQL finds the key and counts the request in one round trip, on a
-            // connection that commits without waiting for the disk.
-            Writes::Pooled { quick, .. } => {
-                sqlx::query(concat!(
-                    "WITH found AS (SELECT ",
-                    key_lookup!(),
-                    "), counted AS ( \
-                       INSERT INTO key_usage (key_id, window_start, count, last_used_at) \
-                       SELECT id, $2, 1, $3 FROM found WHERE revoked_at IS NULL \
-                       ON CONFLICT (key_id) DO UPDATE SET ",
-                    count_in_window!(),
-                    " RETURNING key_id, count) \
-                     SELECT found.*, counted.count AS window_count \
-                     FROM found LEFT JOIN counted ON counted.key_id = found.id"
-                ))
-                .bind(lookup_of(&hash))
-                .bind(window_start)
-                .bind(now.millis())
-                .fetch_all(quick)
-                .await?
+            // PostgreSQL finds the key and counts the request in one statement, with the other
+            // requests of this process that wait at the same moment.
+            Writes::Pooled { lookups, .. } => {
+                lookups
+                    .run(Lookup {
+                        lookup: lookup_of(&hash),
+                        window_start,
+                        now,
+                    })
+                    .await?
             }
             Writes::Grouped(_) => {
                 sqlx::query(concat!(
@@ -1521,16 +1389,30 @@ impl Store for SqlStore {
                     })
                     .await
             }
-            Writes::Pooled {
-                pool,
-                quick,
-                flusher,
-            } => {
-                let created = create_contact_at_once(quick, account_id, c, limits, now, idem).await;
-                if created.is_ok() {
-                    flusher.wait(wait_for_disk(pool)).await?;
+            Writes::Pooled { creates, .. } => {
+                let id = IdKind::Contact.generate();
+                let create = Create {
+                    account_id: account_id.to_owned(),
+                    id: id.clone(),
+                    contact: c.clone(),
+                    idem: idem.cloned(),
+                    limits: *limits,
+                    now,
+                };
+                match creates.run(create).await? {
+                    Created::Stored { duplicate_of } => {
+                        Ok(Idem::Fresh(ContactCreated { id, duplicate_of }))
+                    }
+                    Created::Answered => {
+                        let idem = idem.ok_or_else(|| decode_err("no key, yet answered".into()))?;
+                        let mut conn = self.reader.acquire().await?;
+                        match answered_before(&mut conn, account_id, idem, now).await? {
+                            Some(previous) => replay(&previous),
+                            None => Err(decode_err("idempotency key vanished".into()).into()),
+                        }
+                    }
+                    Created::Refused(limit) => Err(limit.error(limits, now)),
                 }
-                created
             }
         }
     }
@@ -1795,75 +1677,5 @@ impl Store for SqlStore {
             })
         })
         .await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::atomic::AtomicUsize;
-
-    use tokio::sync::oneshot;
-
-    use super::*;
-
-    /// A flush that counts its runs and finishes when `release` fires.
-    async fn flush(runs: &AtomicUsize, release: oneshot::Receiver<()>) -> StoreResult<()> {
-        runs.fetch_add(1, Ordering::SeqCst);
-        release
-            .await
-            .map_err(|_| decode_err("flush abandoned".into()))?;
-        Ok(())
-    }
-
-    async fn quick_flush(runs: &AtomicUsize) -> StoreResult<()> {
-        let (go, release) = oneshot::channel();
-        go.send(()).ok();
-        flush(runs, release).await
-    }
-
-    #[tokio::test]
-    async fn a_wait_after_a_flush_finished_runs_its_own() {
-        let (flusher, runs) = (Flusher::default(), AtomicUsize::new(0));
-        flusher.wait(quick_flush(&runs)).await.unwrap();
-        flusher.wait(quick_flush(&runs)).await.unwrap();
-        assert_eq!(runs.load(Ordering::SeqCst), 2);
-    }
-
-    #[tokio::test]
-    async fn waits_during_a_flush_share_the_next_one() {
-        let flusher = Arc::new(Flusher::default());
-        let runs = Arc::new(AtomicUsize::new(0));
-        let (first_go, first_release) = oneshot::channel();
-        let first = {
-            let (flusher, runs) = (flusher.clone(), runs.clone());
-            tokio::spawn(async move { flusher.wait(flush(&runs, first_release)).await })
-        };
-        while runs.load(Ordering::SeqCst) == 0 {
-            tokio::task::yield_now().await;
-        }
-        // These committed while the first flush ran, which may not cover them.
-        let waiters: Vec<_> = (0..10)
-            .map(|_| {
-                let (flusher, runs) = (flusher.clone(), runs.clone());
-                tokio::spawn(async move { flusher.wait(quick_flush(&runs)).await })
-            })
-            .collect();
-        tokio::task::yield_now().await;
-        first_go.send(()).unwrap();
-        first.await.unwrap().unwrap();
-        for waiter in waiters {
-            waiter.await.unwrap().unwrap();
-        }
-        assert_eq!(runs.load(Ordering::SeqCst), 2);
-    }
-
-    #[tokio::test]
-    async fn a_failed_flush_fails_its_caller_and_the_next_wait_flushes_again() {
-        let (flusher, runs) = (Flusher::default(), AtomicUsize::new(0));
-        let (abandon, release) = oneshot::channel::<()>();
-        drop(abandon);
-        assert!(flusher.wait(flush(&runs, release)).await.is_err());
-        flusher.wait(quick_flush(&runs)).await.unwrap();
-        assert_eq!(runs.load(Ordering::SeqCst), 2);
     }
 }

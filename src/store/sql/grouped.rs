@@ -1,0 +1,332 @@
+//! PostgreSQL: the contact creates and the key lookups that a server process's requests make
+//! at the same moment go to the database together, each kind as one statement per group.
+//!
+//! A statement's cost on PostgreSQL is mostly its own overhead (parsing the protocol, starting
+//! and ending the executor, the transaction, the commit's WAL flush, a context switch), not the
+//! rows it touches. A task per kind takes the requests that wait when it is free, up to
+//! [`MAX_GROUP`], runs them as one statement and answers each; requests that come meanwhile
+//! wait for the next group. Under load the groups grow and the cost per request falls; a lone
+//! request runs at once, in a group of one.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+use sqlx::any::AnyRow;
+use sqlx::{AnyPool, Row};
+use tokio::sync::{mpsc, oneshot};
+
+use super::writer::BoxFuture;
+use super::{Limit, decode_err};
+use crate::model::{NewContact, Timestamp};
+use crate::store::{IDEMPOTENCY_TTL_MS, IdemRequest, Limits, StoreError, StoreResult};
+
+/// Requests in one statement at most.
+const MAX_GROUP: usize = 128;
+const QUEUE: usize = 4096;
+
+/// A request that can share a statement with others of its kind.
+pub(super) trait Grouped: Send + Sync + Sized + 'static {
+    type Answer: Send + 'static;
+    /// Whether this request may join `group`, whose requests share the statement's parameters.
+    fn fits(&self, group: &[Self]) -> bool;
+    /// Runs `group` as one statement: one answer per request, in the group's order.
+    fn run<'a>(
+        pool: &'a AnyPool,
+        group: &'a [Self],
+    ) -> BoxFuture<'a, Result<Vec<Self::Answer>, sqlx::Error>>;
+}
+
+type Waiting<R> = (R, oneshot::Sender<StoreResult<<R as Grouped>::Answer>>);
+
+/// The queue of one kind of request, served by its own task.
+pub(super) struct Groups<R: Grouped> {
+    queue: mpsc::Sender<Waiting<R>>,
+}
+
+impl<R: Grouped> Groups<R> {
+    pub(super) fn spawn(pool: AnyPool) -> Self {
+        let (queue, waiting) = mpsc::channel(QUEUE);
+        tokio::spawn(serve(pool, waiting));
+        Groups { queue }
+    }
+
+    pub(super) async fn run(&self, request: R) -> StoreResult<R::Answer> {
+        let (answer, answered) = oneshot::channel();
+        let gone = || StoreError::Db(sqlx::Error::PoolClosed);
+        self.queue
+            .send((request, answer))
+            .await
+            .map_err(|_| gone())?;
+        answered.await.map_err(|_| gone())?
+    }
+}
+
+async fn serve<R: Grouped>(pool: AnyPool, mut waiting: mpsc::Receiver<Waiting<R>>) {
+    // Requests that did not fit the last group, oldest first; they open the next one.
+    let mut held: VecDeque<Waiting<R>> = VecDeque::new();
+    loop {
+        let first = match held.pop_front() {
+            Some(first) => first,
+            None => match waiting.recv().await {
+                Some(first) => first,
+                None => return,
+            },
+        };
+        let (mut group, mut answers) = (vec![first.0], vec![first.1]);
+        let mut later = VecDeque::new();
+        let mut place = |(request, answer): Waiting<R>| {
+            if group.len() < MAX_GROUP && request.fits(&group) {
+                group.push(request);
+                answers.push(answer);
+            } else {
+                later.push_back((request, answer));
+            }
+        };
+        held.drain(..).for_each(&mut place);
+        while let Ok(next) = waiting.try_recv() {
+            place(next);
+        }
+        held = later;
+        match R::run(&pool, &group).await {
+            Ok(answered) if answered.len() == answers.len() => {
+                for (answer, value) in answers.into_iter().zip(answered) {
+                    let _ = answer.send(Ok(value));
+                }
+            }
+            Ok(_) => fail_all(
+                answers,
+                &decode_err("a group's answers do not match it".into()),
+            ),
+            Err(e) => fail_all(answers, &e),
+        }
+    }
+}
+
+/// Answers every request of a failed group with the failure; each request answers `internal`.
+fn fail_all<A>(answers: Vec<oneshot::Sender<StoreResult<A>>>, error: &sqlx::Error) {
+    for answer in answers {
+        let error = std::io::Error::other(format!("a grouped statement failed: {error}"));
+        let _ = answer.send(Err(StoreError::Db(sqlx::Error::Io(error))));
+    }
+}
+
+/// A contact create, for `svc_create_contacts` (migrations/postgres/0003).
+pub(super) struct Create {
+    pub account_id: String,
+    pub id: String,
+    pub contact: NewContact,
+    pub idem: Option<IdemRequest>,
+    pub limits: Limits,
+    pub now: Timestamp,
+}
+
+/// What became of a create.
+pub(super) enum Created {
+    Stored {
+        duplicate_of: Option<String>,
+    },
+    /// Its idempotency key is live: the same request replays, another is refused.
+    Answered,
+    Refused(Limit),
+}
+
+/// A create as `svc_create_contacts` reads it (the type `svc_new_contact`).
+#[derive(Serialize)]
+struct Item<'a> {
+    item: usize,
+    account_id: &'a str,
+    id: &'a str,
+    folder_id: &'a str,
+    idem_key: Option<&'a str>,
+    /// `bytea` in its text form.
+    fingerprint: Option<String>,
+    callsign: &'a str,
+    frequency: f64,
+    band: &'a str,
+    mode: &'a str,
+    time_on: i64,
+    rst_sent: Option<&'a str>,
+    rst_received: Option<&'a str>,
+    name: Option<&'a str>,
+    notes: Option<&'a str>,
+    sig: Option<&'a str>,
+    sig_info: Option<&'a str>,
+    my_sig: Option<&'a str>,
+    my_sig_info: Option<&'a str>,
+    activation_id: Option<&'a str>,
+    station_callsign: Option<&'a str>,
+    dupe_key: Option<&'a str>,
+    created_at: i64,
+}
+
+impl Create {
+    fn item(&self, item: usize) -> Item<'_> {
+        let c = &self.contact;
+        Item {
+            item,
+            account_id: &self.account_id,
+            id: &self.id,
+            folder_id: &c.folder_id,
+            idem_key: self.idem.as_ref().map(|i| i.key.as_str()),
+            fingerprint: self.idem.as_ref().map(|i| {
+                let hex: String = i.fingerprint.iter().map(|b| format!("{b:02x}")).collect();
+                format!("\\x{hex}")
+            }),
+            callsign: &c.callsign,
+            frequency: c.frequency.mhz,
+            band: c.frequency.band,
+            mode: &c.mode,
+            time_on: c.time_on.millis(),
+            rst_sent: c.rst_sent.as_deref(),
+            rst_received: c.rst_received.as_deref(),
+            name: c.name.as_deref(),
+            notes: c.notes.as_deref(),
+            sig: c.sig.as_deref(),
+            sig_info: c.sig_info.as_deref(),
+            my_sig: c.my_sig.as_deref(),
+            my_sig_info: c.my_sig_info.as_deref(),
+            activation_id: c.activation_id.as_deref(),
+            station_callsign: c.station_callsign.as_deref(),
+            dupe_key: c.dupe_key.as_deref(),
+            created_at: self.now.millis(),
+        }
+    }
+}
+
+impl Grouped for Create {
+    type Answer = Created;
+
+    fn fits(&self, group: &[Self]) -> bool {
+        let first = &group[0];
+        // The function claims each idempotency key once; a repeat waits for the next group,
+        // where it finds the key answered.
+        let repeats = |other: &Create| {
+            other.account_id == self.account_id
+                && other.idem.is_some()
+                && other.idem.as_ref().map(|i| &i.key) == self.idem.as_ref().map(|i| &i.key)
+        };
+        first.limits == self.limits
+            && first.now.utc_day() == self.now.utc_day()
+            && !group.iter().any(repeats)
+    }
+
+    fn run<'a>(
+        pool: &'a AnyPool,
+        group: &'a [Self],
+    ) -> BoxFuture<'a, Result<Vec<Created>, sqlx::Error>> {
+        Box::pin(async move {
+            let items: Vec<Item> = group.iter().enumerate().map(|(n, c)| c.item(n)).collect();
+            let items = serde_json::to_string(&items).map_err(|e| sqlx::Error::Encode(e.into()))?;
+            let (first, limits) = (&group[0], &group[0].limits);
+            let rows = sqlx::query(
+                "SELECT item, outcome, duplicate_of \
+                 FROM svc_create_contacts($1::jsonb, $2, $3, $4, $5, $6)",
+            )
+            .bind(items)
+            .bind(first.now.utc_day())
+            .bind(first.now.millis() - IDEMPOTENCY_TTL_MS)
+            .bind(limits.lifetime_contact_budget)
+            .bind(limits.free_plan_cap)
+            .bind(limits.daily_contact_budget)
+            .fetch_all(pool)
+            .await?;
+            let mut answers: Vec<Option<Created>> = group.iter().map(|_| None).collect();
+            for row in rows {
+                let item: i32 = row.try_get("item")?;
+                let outcome: String = row.try_get("outcome")?;
+                let created = match outcome.as_str() {
+                    "stored" => Created::Stored {
+                        duplicate_of: row.try_get("duplicate_of")?,
+                    },
+                    "answered" => Created::Answered,
+                    "lifetime" => Created::Refused(Limit::Lifetime),
+                    "cap" => Created::Refused(Limit::Cap),
+                    "daily" => Created::Refused(Limit::Daily),
+                    other => return Err(decode_err(format!("create outcome {other:?}"))),
+                };
+                let slot = usize::try_from(item)
+                    .ok()
+                    .and_then(|item| answers.get_mut(item))
+                    .ok_or_else(|| decode_err(format!("create item {item}")))?;
+                *slot = Some(created);
+            }
+            answers
+                .into_iter()
+                .map(|a| a.ok_or_else(|| decode_err("a create without an outcome".into())))
+                .collect()
+        })
+    }
+}
+
+/// A request's key lookup, which also counts the request in its key's burst window.
+pub(super) struct Lookup {
+    /// The first 8 bytes of the key's hash.
+    pub lookup: i64,
+    pub window_start: i64,
+    pub now: Timestamp,
+}
+
+impl Grouped for Lookup {
+    /// The keys with that lookup, with their accounts and, when live, the request's count in
+    /// its burst window (`window_count`).
+    type Answer = Vec<AnyRow>;
+
+    fn fits(&self, group: &[Self]) -> bool {
+        group[0].window_start == self.window_start
+    }
+
+    fn run<'a>(
+        pool: &'a AnyPool,
+        group: &'a [Self],
+    ) -> BoxFuture<'a, Result<Vec<Vec<AnyRow>>, sqlx::Error>> {
+        Box::pin(async move {
+            let lookups: Vec<String> = group.iter().map(|l| l.lookup.to_string()).collect();
+            let now = group
+                .iter()
+                .map(|l| l.now.millis())
+                .max()
+                .unwrap_or_default();
+            // A key counts all its requests of the group at once; each request's count is its
+            // place among them.
+            let rows = sqlx::query(
+                "WITH wanted AS ( \
+                   SELECT r.lookup, r.item \
+                   FROM unnest($1::text::bigint[]) WITH ORDINALITY AS r (lookup, item) \
+                 ), found AS ( \
+                   SELECT w.item, k.id, k.key_prefix, k.key_hash, k.tier, k.revoked_at, \
+                     a.id AS account_id, a.callsign, a.plan \
+                   FROM wanted w JOIN api_keys k ON k.lookup = w.lookup \
+                   JOIN accounts a ON a.id = k.account_id \
+                 ), uses AS ( \
+                   SELECT f.id, count(*) AS n FROM found f WHERE f.revoked_at IS NULL GROUP BY f.id \
+                 ), counted AS ( \
+                   INSERT INTO key_usage (key_id, window_start, count, last_used_at) \
+                   SELECT u.id, $2, u.n, $3 FROM uses u ORDER BY u.id \
+                   ON CONFLICT (key_id) DO UPDATE SET count = CASE \
+                       WHEN key_usage.window_start = excluded.window_start \
+                       THEN key_usage.count + excluded.count ELSE excluded.count END, \
+                     window_start = excluded.window_start, last_used_at = excluded.last_used_at \
+                   RETURNING key_id, count \
+                 ) \
+                 SELECT f.*, c.count - u.n \
+                   + row_number() OVER (PARTITION BY f.id ORDER BY f.item) AS window_count \
+                 FROM found f LEFT JOIN uses u ON u.id = f.id LEFT JOIN counted c ON c.key_id = f.id",
+            )
+            .bind(format!("{{{}}}", lookups.join(",")))
+            .bind(group[0].window_start)
+            .bind(now)
+            .fetch_all(pool)
+            .await?;
+            let mut answers: Vec<Vec<AnyRow>> = group.iter().map(|_| Vec::new()).collect();
+            for row in rows {
+                let item: i64 = row.try_get("item")?;
+                let slot = usize::try_from(item - 1)
+                    .ok()
+                    .and_then(|item| answers.get_mut(item))
+                    .ok_or_else(|| decode_err(format!("lookup item {item}")))?;
+                slot.push(row);
+            }
+            Ok(answers)
+        })
+    }
+}
