@@ -2,6 +2,35 @@
 -- moment as one call of svc_create_contacts, so a group costs one statement, one transaction
 -- and one commit instead of several per create.
 
+-- Identifiers and keys compare as bytes: they are ASCII, nothing shows them in an order, and
+-- the database's locale (strcoll on every index comparison) made up a third of a create's
+-- cost. This rebuilds the indexes on these columns once; the rows stay as they are.
+ALTER TABLE accounts ALTER COLUMN id TYPE TEXT COLLATE "C";
+ALTER TABLE api_keys ALTER COLUMN id TYPE TEXT COLLATE "C",
+    ALTER COLUMN account_id TYPE TEXT COLLATE "C";
+ALTER TABLE key_usage ALTER COLUMN key_id TYPE TEXT COLLATE "C";
+ALTER TABLE folders ALTER COLUMN id TYPE TEXT COLLATE "C",
+    ALTER COLUMN account_id TYPE TEXT COLLATE "C",
+    ALTER COLUMN parent_id TYPE TEXT COLLATE "C",
+    ALTER COLUMN identity_key TYPE TEXT COLLATE "C";
+ALTER TABLE contacts ALTER COLUMN id TYPE TEXT COLLATE "C",
+    ALTER COLUMN account_id TYPE TEXT COLLATE "C",
+    ALTER COLUMN folder_id TYPE TEXT COLLATE "C",
+    ALTER COLUMN dupe_key TYPE TEXT COLLATE "C";
+ALTER TABLE idempotency ALTER COLUMN account_id TYPE TEXT COLLATE "C",
+    ALTER COLUMN key TYPE TEXT COLLATE "C";
+ALTER TABLE web_sessions ALTER COLUMN account_id TYPE TEXT COLLATE "C";
+
+-- PostgreSQL checks a foreign key with a query of its own for every row written (and again
+-- when a row written in the same transaction is updated): a fifth of a create's cost. Accounts
+-- and folders are never deleted, so these keys can only catch a row written for an account or
+-- folder that never existed; svc_create_contacts checks that for its whole group at once (and
+-- that each folder is the account's, which the keys did not), and idempotency keys are only
+-- written for the account of an authenticated request.
+ALTER TABLE contacts DROP CONSTRAINT contacts_account_id_fkey,
+    DROP CONSTRAINT contacts_folder_id_fkey;
+ALTER TABLE idempotency DROP CONSTRAINT idempotency_account_id_fkey;
+
 -- One create of a group, as the server sends it (a JSON array of these).
 CREATE TYPE svc_new_contact AS (
     item INT,
@@ -55,6 +84,13 @@ BEGIN
     PERFORM 1 FROM accounts a
     WHERE a.id IN (SELECT i.account_id FROM unnest(batch) i)
     ORDER BY a.id FOR UPDATE;
+    IF EXISTS (
+        SELECT 1 FROM unnest(batch) i
+        WHERE NOT EXISTS (
+            SELECT 1 FROM folders f WHERE f.id = i.folder_id AND f.account_id = i.account_id)
+    ) THEN
+        RAISE EXCEPTION 'svc_create_contacts: a folder that is not its account''s';
+    END IF;
 
     -- A key that is live already is not claimed; one older than the TTL is taken over.
     WITH claims AS (

@@ -201,8 +201,39 @@ fn idempotency_keys_replay_across_processes() {
     );
 }
 
+fn duplicates_point_to_one_first_contact_across_processes() {
+    let c = Cluster::start(&["--burst-limit", "10000"], "basic");
+    let folder = c.clients[0].monthly(&this_month().0, Some("pota"));
+    // The same hunted park logged many times at once, each with its own key, on every process.
+    let responses = c.fire(12, 3, move |api, n| {
+        let mut body = contact(&folder, "K1ABC");
+        body["sig"] = json!("POTA");
+        body["sigInfo"] = json!("US-1234");
+        api.send(
+            "POST",
+            "/v1/contacts",
+            Some(&body),
+            &[("Idempotency-Key", &format!("hunt-{n}"))],
+        )
+    });
+    assert_eq!(count(&responses, 201), 36, "{:?}", statuses(&responses));
+    let firsts: Vec<&Resp> = responses
+        .iter()
+        .filter(|r| r.body.get("duplicateOf").is_none())
+        .collect();
+    assert_eq!(firsts.len(), 1, "one first contact, every other its duplicate");
+    let first = firsts[0].id();
+    for r in &responses {
+        if r.id() != first {
+            assert_eq!(r.body["duplicateOf"], first.as_str(), "{}", r.body);
+        }
+    }
+    assert_eq!(c.clients[1].qso_count(), 36);
+}
+
 crate::both_backends!(
     activation_find_or_create_gives_one_folder,
+    duplicates_point_to_one_first_contact_across_processes,
     monthly_find_or_create_gives_one_folder,
     the_free_plan_cap_holds_across_processes,
     the_burst_limit_counts_each_key_once_across_processes,
