@@ -221,7 +221,11 @@ fn duplicates_point_to_one_first_contact_across_processes() {
         .iter()
         .filter(|r| r.body.get("duplicateOf").is_none())
         .collect();
-    assert_eq!(firsts.len(), 1, "one first contact, every other its duplicate");
+    assert_eq!(
+        firsts.len(),
+        1,
+        "one first contact, every other its duplicate"
+    );
     let first = firsts[0].id();
     for r in &responses {
         if r.id() != first {

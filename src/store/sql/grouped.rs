@@ -7,8 +7,17 @@
 //! [`MAX_GROUP`], runs them as one statement and answers each; requests that come meanwhile
 //! wait for the next group. Under load the groups grow and the cost per request falls; a lone
 //! request runs at once, in a group of one.
+//!
+//! Groups commit without waiting for the disk, so that the rows a group locks (the account's,
+//! which every create of the account takes) are held for its statement alone and the next
+//! group, of this process or another, goes on at once. Creates are answered only after a WAL
+//! flush that started after their group committed ([`Disk`]); the groups waiting at once share
+//! one.
 
 use std::collections::VecDeque;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
 use sqlx::any::AnyRow;
@@ -44,9 +53,11 @@ pub(super) struct Groups<R: Grouped> {
 }
 
 impl<R: Grouped> Groups<R> {
-    pub(super) fn spawn(pool: AnyPool) -> Self {
+    /// Runs the groups on `pool`, whose connections commit without waiting for the disk; with
+    /// `disk`, each group is answered once its commit is on disk.
+    pub(super) fn spawn(pool: AnyPool, disk: Option<Arc<Disk>>) -> Self {
         let (queue, waiting) = mpsc::channel(QUEUE);
-        tokio::spawn(serve(pool, waiting));
+        tokio::spawn(serve(pool, disk, waiting));
         Groups { queue }
     }
 
@@ -61,7 +72,11 @@ impl<R: Grouped> Groups<R> {
     }
 }
 
-async fn serve<R: Grouped>(pool: AnyPool, mut waiting: mpsc::Receiver<Waiting<R>>) {
+async fn serve<R: Grouped>(
+    pool: AnyPool,
+    disk: Option<Arc<Disk>>,
+    mut waiting: mpsc::Receiver<Waiting<R>>,
+) {
     // Requests that did not fit the last group, oldest first; they open the next one.
     let mut held: VecDeque<Waiting<R>> = VecDeque::new();
     loop {
@@ -88,17 +103,91 @@ async fn serve<R: Grouped>(pool: AnyPool, mut waiting: mpsc::Receiver<Waiting<R>
         }
         held = later;
         match R::run(&pool, &group).await {
-            Ok(answered) if answered.len() == answers.len() => {
-                for (answer, value) in answers.into_iter().zip(answered) {
-                    let _ = answer.send(Ok(value));
+            Ok(answered) if answered.len() == answers.len() => match &disk {
+                None => answer_all(answers, answered),
+                // The next group runs while this one waits for the disk.
+                Some(disk) => {
+                    let disk = disk.clone();
+                    tokio::spawn(async move {
+                        match disk.flushed().await {
+                            Ok(()) => answer_all(answers, answered),
+                            Err(e) => fail_all(answers, &e),
+                        }
+                    });
                 }
-            }
+            },
             Ok(_) => fail_all(
                 answers,
                 &decode_err("a group's answers do not match it".into()),
             ),
             Err(e) => fail_all(answers, &e),
         }
+    }
+}
+
+fn answer_all<A>(answers: Vec<oneshot::Sender<StoreResult<A>>>, answered: Vec<A>) {
+    for (answer, value) in answers.into_iter().zip(answered) {
+        let _ = answer.send(Ok(value));
+    }
+}
+
+/// Makes commits durable: a transaction that writes a WAL record and commits synchronously
+/// flushes the WAL up to its commit, and so every commit before it too.
+pub(super) struct Disk {
+    /// Connections that commit synchronously.
+    pool: AnyPool,
+    flushes: Flusher,
+}
+
+impl Disk {
+    pub(super) fn new(pool: AnyPool) -> Self {
+        Disk {
+            pool,
+            flushes: Flusher::default(),
+        }
+    }
+
+    /// Returns once everything committed before the call is on disk.
+    async fn flushed(&self) -> Result<(), sqlx::Error> {
+        self.flushes
+            .wait(async {
+                sqlx::query("SELECT 1 FROM pg_logical_emit_message(true, 'svc', 'flush')")
+                    .execute(&self.pool)
+                    .await
+                    .map(drop)
+            })
+            .await
+    }
+}
+
+/// Shares flushes among the callers that wait at once: any flush that starts after a caller
+/// committed makes its commit durable, so a caller waits for the first such flush instead of
+/// running its own.
+#[derive(Default)]
+struct Flusher {
+    /// Flushes started so far; only changed with `done` held, so they run one at a time.
+    started: AtomicU64,
+    /// The number of the last flush that succeeded.
+    done: tokio::sync::Mutex<u64>,
+}
+
+impl Flusher {
+    /// Returns once a flush that started after the call has succeeded; `flush` is run only
+    /// when none has.
+    async fn wait<F>(&self, flush: F) -> Result<(), sqlx::Error>
+    where
+        F: Future<Output = Result<(), sqlx::Error>>,
+    {
+        // Flushes numbered above this one start after the call, so after the caller's commit.
+        let needed = self.started.load(Ordering::Acquire) + 1;
+        let mut done = self.done.lock().await;
+        if *done >= needed {
+            return Ok(());
+        }
+        let number = self.started.fetch_add(1, Ordering::AcqRel) + 1;
+        flush.await?;
+        *done = number;
+        Ok(())
     }
 }
 
@@ -328,5 +417,72 @@ impl Grouped for Lookup {
             }
             Ok(answers)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+
+    /// A flush that counts its runs and finishes when `release` fires.
+    async fn flush(runs: &AtomicUsize, release: oneshot::Receiver<()>) -> Result<(), sqlx::Error> {
+        runs.fetch_add(1, Ordering::SeqCst);
+        release
+            .await
+            .map_err(|_| decode_err("flush abandoned".into()))
+    }
+
+    async fn quick_flush(runs: &AtomicUsize) -> Result<(), sqlx::Error> {
+        let (go, release) = oneshot::channel();
+        go.send(()).ok();
+        flush(runs, release).await
+    }
+
+    #[tokio::test]
+    async fn a_wait_after_a_flush_finished_runs_its_own() {
+        let (flusher, runs) = (Flusher::default(), AtomicUsize::new(0));
+        flusher.wait(quick_flush(&runs)).await.unwrap();
+        flusher.wait(quick_flush(&runs)).await.unwrap();
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn waits_during_a_flush_share_the_next_one() {
+        let flusher = Arc::new(Flusher::default());
+        let runs = Arc::new(AtomicUsize::new(0));
+        let (first_go, first_release) = oneshot::channel();
+        let first = {
+            let (flusher, runs) = (flusher.clone(), runs.clone());
+            tokio::spawn(async move { flusher.wait(flush(&runs, first_release)).await })
+        };
+        while runs.load(Ordering::SeqCst) == 0 {
+            tokio::task::yield_now().await;
+        }
+        // These committed while the first flush ran, which may not cover them.
+        let waiters: Vec<_> = (0..10)
+            .map(|_| {
+                let (flusher, runs) = (flusher.clone(), runs.clone());
+                tokio::spawn(async move { flusher.wait(quick_flush(&runs)).await })
+            })
+            .collect();
+        tokio::task::yield_now().await;
+        first_go.send(()).unwrap();
+        first.await.unwrap().unwrap();
+        for waiter in waiters {
+            waiter.await.unwrap().unwrap();
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn a_failed_flush_fails_its_caller_and_the_next_wait_flushes_again() {
+        let (flusher, runs) = (Flusher::default(), AtomicUsize::new(0));
+        let (abandon, release) = oneshot::channel::<()>();
+        drop(abandon);
+        assert!(flusher.wait(flush(&runs, release)).await.is_err());
+        flusher.wait(quick_flush(&runs)).await.unwrap();
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
     }
 }

@@ -15,7 +15,7 @@ mod writer;
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -29,7 +29,7 @@ use subtle::ConstantTimeEq;
 
 use super::*;
 use crate::model::{IdKind, Program, RateLimitReason, folder::ROOT_NAME};
-use grouped::{Create, Created, Groups, Lookup};
+use grouped::{Create, Created, Disk, Groups, Lookup};
 use writer::{BoxFuture, Kind, Writer};
 
 /// Connections a PostgreSQL store keeps at most in each of its pools, per server process.
@@ -681,14 +681,20 @@ impl SqlStore {
             .connect(url)
             .await?;
         sqlx::migrate!("./migrations/postgres").run(&pool).await?;
-        let quick = AnyPoolOptions::new()
-            .max_connections(POSTGRES_CONNECTIONS)
+        // Groups run on connections of their own, one group of each kind at a time. They
+        // commit without waiting for the disk: creates wait for it afterwards, and a burst
+        // count lost to a crash costs a request's worth of a limit, never data. A connection
+        // keeps its plans, so they must read rows by index even if they were made while the
+        // tables were small.
+        let grouped = AnyPoolOptions::new()
+            .max_connections(2)
             .acquire_timeout(Duration::from_secs(5))
             .test_before_acquire(false)
             .after_connect(|conn, _| {
                 Box::pin(async move {
                     conn.execute(
-                        "SET synchronous_commit = off; SET plan_cache_mode = force_generic_plan",
+                        "SET synchronous_commit = off; SET plan_cache_mode = force_generic_plan; \
+                         SET enable_seqscan = off",
                     )
                     .await
                     .map(drop)
@@ -700,10 +706,8 @@ impl SqlStore {
             reader: pool.clone(),
             pages: None,
             writes: Writes::Pooled {
-                creates: Groups::spawn(pool.clone()),
-                // A burst count lost to a crash costs a request's worth of a limit, never data,
-                // so lookups commit without waiting for the disk.
-                lookups: Groups::spawn(quick),
+                creates: Groups::spawn(grouped.clone(), Some(Arc::new(Disk::new(pool.clone())))),
+                lookups: Groups::spawn(grouped, None),
                 pool,
             },
             known_folders: Mutex::default(),
