@@ -309,7 +309,7 @@ impl Grouped for Create {
             let (first, limits) = (&group[0], &group[0].limits);
             let rows = sqlx::query(
                 "SELECT item, outcome, duplicate_of \
-                 FROM svc_create_contacts($1::jsonb, $2, $3, $4, $5, $6)",
+                 FROM svc_create_contacts($1::json, $2, $3, $4, $5, $6)",
             )
             .bind(items)
             .bind(first.now.utc_day())
