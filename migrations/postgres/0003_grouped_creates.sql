@@ -97,7 +97,9 @@ BEGIN
         RAISE EXCEPTION 'svc_create_contacts: a folder that is not its account''s';
     END IF;
 
-    -- A key that is live already is not claimed; one older than the TTL is taken over.
+    -- A key that is live already is not claimed; one older than the TTL is taken over. Each
+    -- account admits its creates in the group's order while its limits leave room, and is
+    -- charged once for all of them.
     WITH claims AS (
         INSERT INTO idempotency (account_id, key, fingerprint, response, created_at)
         SELECT i.account_id, i.idem_key, i.fingerprint, NULL, i.created_at
@@ -107,17 +109,14 @@ BEGIN
             response = excluded.response, created_at = excluded.created_at
         WHERE idempotency.created_at < p_live_after
         RETURNING account_id, key
-    )
-    SELECT COALESCE(array_agg(i.item), '{}') INTO claimed
-    FROM unnest(batch) i JOIN claims c ON c.account_id = i.account_id AND c.key = i.idem_key;
-
-    -- Each account admits its creates in the group's order while its limits leave room, and
-    -- is charged once for all of them.
-    WITH wanting AS (
+    ), claiming AS (
+        SELECT i.item FROM unnest(batch) i
+        JOIN claims c ON c.account_id = i.account_id AND c.key = i.idem_key
+    ), wanting AS (
         SELECT i.item, i.account_id,
             row_number() OVER (PARTITION BY i.account_id ORDER BY i.item) AS place
         FROM unnest(batch) i
-        WHERE i.idem_key IS NULL OR i.item = ANY (claimed)
+        WHERE i.idem_key IS NULL OR i.item IN (SELECT c.item FROM claiming c)
     ), room AS (
         SELECT a.id, LEAST(
             p_lifetime_budget - a.lifetime_created,
@@ -138,7 +137,9 @@ BEGIN
         FROM (SELECT l.account_id, count(*) AS count FROM let_in l GROUP BY l.account_id) n
         WHERE a.id = n.account_id
     )
-    SELECT COALESCE(array_agg(l.item), '{}') INTO admitted FROM let_in l;
+    SELECT (SELECT COALESCE(array_agg(c.item), '{}') FROM claiming c),
+        (SELECT COALESCE(array_agg(l.item), '{}') FROM let_in l)
+    INTO claimed, admitted;
 
     RETURN QUERY
     WITH fresh AS (

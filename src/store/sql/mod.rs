@@ -4,7 +4,9 @@
 //!   commits them in groups (SQLite allows one writer at a time, and one `fsync` per group
 //!   instead of one per write is what makes creates fast); reads go through a pool of their own.
 //! - PostgreSQL, for several server processes on one database: each write is a transaction of
-//!   its own on a pooled connection, and the database orders concurrent ones.
+//!   its own on a pooled connection, and the database orders concurrent ones. Contact creates
+//!   and key lookups, which every busy request makes, go to the database in [`grouped`]
+//!   statements, one per group of requests that wait at the same moment.
 //!
 //! Every statement is written once for both, in the SQL they share (`$n` placeholders,
 //! `ON CONFLICT`, `RETURNING`). Each rule that concurrency could break is a unique index or a
