@@ -2,9 +2,10 @@
 -- moment as one call of svc_create_contacts, so a group costs one statement, one transaction
 -- and one commit instead of several per create.
 
--- Identifiers and keys compare as bytes: they are ASCII, nothing shows them in an order, and
--- the database's locale (strcoll on every index comparison) made up a third of a create's
--- cost. This rebuilds the indexes on these columns once; the rows stay as they are.
+-- Identifiers and keys compare as bytes: they are ASCII and nothing shows them in an order,
+-- while the database's locale costs a strcoll at every index comparison (a group of 32
+-- creates took 3.67 ms with it, 2.22 ms without). This rebuilds the indexes on these columns
+-- once; the rows stay as they are.
 ALTER TABLE accounts ALTER COLUMN id TYPE TEXT COLLATE "C";
 ALTER TABLE api_keys ALTER COLUMN id TYPE TEXT COLLATE "C",
     ALTER COLUMN account_id TYPE TEXT COLLATE "C";
@@ -22,11 +23,12 @@ ALTER TABLE idempotency ALTER COLUMN account_id TYPE TEXT COLLATE "C",
 ALTER TABLE web_sessions ALTER COLUMN account_id TYPE TEXT COLLATE "C";
 
 -- PostgreSQL checks a foreign key with a query of its own for every row written (and again
--- when a row written in the same transaction is updated): a fifth of a create's cost. Accounts
--- and folders are never deleted, so these keys can only catch a row written for an account or
--- folder that never existed; svc_create_contacts checks that for its whole group at once (and
--- that each folder is the account's, which the keys did not), and idempotency keys are only
--- written for the account of an authenticated request.
+-- when a row written in the same transaction is updated): a group of 32 creates took 3.09 ms
+-- with these keys, 2.39 ms without. Accounts and folders are never deleted, so these keys
+-- could only catch a row written for an account or folder that never existed;
+-- svc_create_contacts checks that for its whole group at once (and that each folder is the
+-- account's, which the keys did not), and idempotency keys are only written for the account
+-- of an authenticated request.
 ALTER TABLE contacts DROP CONSTRAINT contacts_account_id_fkey,
     DROP CONSTRAINT contacts_folder_id_fkey;
 ALTER TABLE idempotency DROP CONSTRAINT idempotency_account_id_fkey;
