@@ -377,30 +377,27 @@ impl Grouped for Lookup {
                 .unwrap_or_default();
             // A key counts all its requests of the group at once; each request's count is its
             // place among them.
-            let rows = sqlx::query(
+            let rows = sqlx::query(concat!(
                 "WITH wanted AS ( \
                    SELECT r.lookup, r.item \
                    FROM unnest($1::text::bigint[]) WITH ORDINALITY AS r (lookup, item) \
                  ), found AS ( \
-                   SELECT w.item, k.id, k.key_prefix, k.key_hash, k.tier, k.revoked_at, \
-                     a.id AS account_id, a.callsign, a.plan \
-                   FROM wanted w JOIN api_keys k ON k.lookup = w.lookup \
-                   JOIN accounts a ON a.id = k.account_id \
+                   SELECT w.item, ",
+                key_lookup!(),
+                " JOIN wanted w ON w.lookup = k.lookup \
                  ), uses AS ( \
                    SELECT f.id, count(*) AS n FROM found f WHERE f.revoked_at IS NULL GROUP BY f.id \
                  ), counted AS ( \
                    INSERT INTO key_usage (key_id, window_start, count, last_used_at) \
                    SELECT u.id, $2, u.n, $3 FROM uses u ORDER BY u.id \
-                   ON CONFLICT (key_id) DO UPDATE SET count = CASE \
-                       WHEN key_usage.window_start = excluded.window_start \
-                       THEN key_usage.count + excluded.count ELSE excluded.count END, \
-                     window_start = excluded.window_start, last_used_at = excluded.last_used_at \
-                   RETURNING key_id, count \
+                   ON CONFLICT (key_id) DO UPDATE SET ",
+                count_in_window!(),
+                " RETURNING key_id, count \
                  ) \
                  SELECT f.*, c.count - u.n \
                    + row_number() OVER (PARTITION BY f.id ORDER BY f.item) AS window_count \
-                 FROM found f LEFT JOIN uses u ON u.id = f.id LEFT JOIN counted c ON c.key_id = f.id",
-            )
+                 FROM found f LEFT JOIN uses u ON u.id = f.id LEFT JOIN counted c ON c.key_id = f.id"
+            ))
             .bind(format!("{{{}}}", lookups.join(",")))
             .bind(group[0].window_start)
             .bind(now)

@@ -12,7 +12,6 @@
 //! `ON CONFLICT`, `RETURNING`). Each rule that concurrency could break is a unique index or a
 //! conditional write, so it holds across processes as well as across tasks.
 
-mod grouped;
 mod writer;
 
 use std::collections::HashMap;
@@ -74,23 +73,27 @@ macro_rules! key_cols {
     };
 }
 
-/// The keys whose hash starts with the 8 bytes `$1`, with their accounts.
+/// The keys (`k`) with their accounts (`a`), as `authenticate` reads them; the query narrows
+/// them by `k.lookup`, the first 8 bytes of the hash.
 macro_rules! key_lookup {
     () => {
         "k.id, k.key_prefix, k.key_hash, k.tier, k.revoked_at, a.id AS account_id, a.callsign, \
-         a.plan FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.lookup = $1"
+         a.plan FROM api_keys k JOIN accounts a ON a.id = k.account_id"
     };
 }
 
-/// Counts a request in its key's burst window `$2` (the window's start), at `$3`: a new window
-/// starts the count again.
+/// Adds the requests of the inserted row (`excluded`) to its key's count in their burst window
+/// (`excluded.window_start`): a new window starts the count again.
 macro_rules! count_in_window {
     () => {
         "count = CASE WHEN key_usage.window_start = excluded.window_start \
-           THEN key_usage.count + 1 ELSE 1 END, \
+           THEN key_usage.count + excluded.count ELSE excluded.count END, \
          window_start = excluded.window_start, last_used_at = excluded.last_used_at"
     };
 }
+
+// After the SQL macros, which its statements share.
+mod grouped;
 
 fn decode_err(what: String) -> sqlx::Error {
     sqlx::Error::Decode(what.into())
@@ -1175,7 +1178,7 @@ impl Store for SqlStore {
                 sqlx::query(concat!(
                     "SELECT found.*, NULL AS window_count FROM (SELECT ",
                     key_lookup!(),
-                    ") found"
+                    " WHERE k.lookup = $1) found"
                 ))
                 .bind(lookup_of(&hash))
                 .fetch_all(&self.reader)
