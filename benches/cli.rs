@@ -4,11 +4,12 @@
 //!
 //! Run with `cargo bench --bench cli`. Timings are printed, never asserted.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_svc");
+mod common;
+
+use common::{BIN, start_server};
 /// Runs per command after the warm-up runs (which fill the page cache with the binary).
 const RUNS: usize = 300;
 const WARM_UP: usize = 20;
@@ -65,54 +66,11 @@ fn measure(label: &str, program: &str, args: &[&str], env: &[(&str, String)]) {
     );
 }
 
-fn admin(db: &str, args: &[&str]) -> String {
-    let out = Command::new(BIN)
-        .arg("server")
-        .args(args)
-        .args(["--database", db])
-        .output()
-        .expect("run svc server");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
 fn main() -> ExitCode {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = format!("sqlite://{}", dir.path().join("svc.db").display());
-    admin(&db, &["user", "add", "BENCH1", "--plan", "paid"]);
-    let key = admin(
-        &db,
-        &[
-            "key", "create", "BENCH1", "--name", "bench", "--tier", "basic",
-        ],
-    );
-    let mut server = Command::new(BIN)
-        .args([
-            "server",
-            "start",
-            "--bind",
-            "127.0.0.1:0",
-            "--database",
-            &db,
-        ])
-        .args(["--burst-limit", "100000000"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the server");
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .expect("server address");
-    let url = line.trim().trim_start_matches("listening on ").to_owned();
+    let server = start_server("basic", &["--burst-limit"]);
 
     println!("svc client start-up, {RUNS} runs each after {WARM_UP} warm-up runs ({BIN})");
-    let home = dir.path().join("home");
+    let home = server.dir.path().join("home");
     let env = vec![
         ("HOME", home.display().to_string()),
         ("XDG_CONFIG_HOME", home.join("config").display().to_string()),
@@ -122,11 +80,10 @@ fn main() -> ExitCode {
     measure("svc --version", BIN, &["--version"], &env);
     measure("svc --help-json", BIN, &["--help-json"], &env);
     let mut with_key = env.clone();
-    with_key.push(("SVC_API_KEY", key));
-    with_key.push(("SVC_API_BASE", url));
+    with_key.push(("SVC_API_KEY", server.key.clone()));
+    with_key.push(("SVC_API_BASE", server.url.clone()));
     measure("svc whoami --json", BIN, &["whoami", "--json"], &with_key);
 
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     ExitCode::SUCCESS
 }

@@ -12,12 +12,17 @@
 //!    paged in, a delete held by the slow service in flight.
 //! 3. Memory: VmRSS and VmHWM from /proc of the `svc` of (b), before and after the 10,000
 //!    contacts were paged in with End.
+//! 4. No link: (a) Enter to a cleared form for 1,000 contacts in a row, in process, with the
+//!    real journal on disk and its sender running against a dead address: `update`, the
+//!    journal commit, the answer and one frame. (b) Start to the first full frame of the
+//!    release `svc` in a pseudo-terminal, with no link and a journal whose copy holds the
+//!    account and a folder of 10,000 contacts; then Enter on that folder to its contacts.
 //!
-//! Run with `cargo bench --bench tui`.
+//! Run with `cargo bench --bench tui`; `cargo bench --bench tui -- offline` runs part 4 only.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
@@ -32,7 +37,9 @@ use svc::model::{Page, Timestamp};
 use svc::tui::app::Options;
 use svc::tui::{Action, App, update};
 
-const BIN: &str = env!("CARGO_BIN_EXE_svc");
+mod common;
+
+use common::{BIN, Server, start_server};
 const CONTACTS: usize = 10_000;
 /// How long the slow service holds each request.
 const SLOW: Duration = Duration::from_secs(3);
@@ -113,6 +120,7 @@ fn big_logbook() -> App {
             Action::ContactsLoaded {
                 folder_id: "fld_benchbenchbench1".into(),
                 generation,
+                source: svc::tui::app::Source::Service,
                 result: Ok(Page {
                     items,
                     cursor: (!last).then(|| format!("c{page}")),
@@ -204,74 +212,6 @@ fn frames() {
 
 // ---------------------------------------------------------------------------------------
 // The real service and the real binary
-
-struct Server {
-    child: Child,
-    url: String,
-    key: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn admin(db: &str, args: &[&str]) -> String {
-    let out = Command::new(BIN)
-        .arg("server")
-        .args(args)
-        .args(["--database", db])
-        .output()
-        .expect("run svc server");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
-fn start_server() -> Server {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let db = format!("sqlite://{}", dir.path().join("svc.db").display());
-    admin(&db, &["user", "add", "BENCH1", "--plan", "paid"]);
-    let key = admin(
-        &db,
-        &[
-            "key", "create", "BENCH1", "--name", "bench", "--tier", "elevated",
-        ],
-    );
-    let mut child = Command::new(BIN)
-        .args([
-            "server",
-            "start",
-            "--bind",
-            "127.0.0.1:0",
-            "--database",
-            &db,
-        ])
-        .args(["--burst-limit", "100000000"])
-        .args(["--daily-contact-budget", "100000000"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the server");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .expect("server address");
-    let url = line.trim().trim_start_matches("listening on ").to_owned();
-    Server {
-        child,
-        url,
-        key,
-        _dir: dir,
-    }
-}
 
 /// Makes this month's folder and fills it with `n` contacts; returns its name.
 fn fill(server: &Server, n: usize) -> String {
@@ -397,6 +337,7 @@ impl Pty {
         cmd.env("SVC_API_KEY", key);
         cmd.env("HOME", home);
         cmd.env("XDG_CONFIG_HOME", home.join("config"));
+        cmd.env("XDG_DATA_HOME", home.join("data"));
         cmd.env("TERM", "xterm-256color");
         cmd.env_remove("NO_COLOR");
         let child = pty.slave.spawn_command(cmd).unwrap();
@@ -633,10 +574,183 @@ fn big_folder(server: &Server, month: &str, home: &std::path::Path) {
     let _ = pty.child.wait();
 }
 
+// ---------------------------------------------------------------------------------------
+// 4. No link
+
+/// An address where nothing listens: every request fails at once, as with no route.
+fn dead_address() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    url
+}
+
+const MONTH_ID: &str = "fld_aaaabbbbccccdddd";
+
+fn month_folder(month: &str, count: usize) -> svc::model::Folder {
+    serde_json::from_value(json!({
+        "id": MONTH_ID, "name": month, "type": "monthly", "parentId": null,
+        "month": month, "contactCount": count, "createdAt": "2026-11-01T00:00:00Z",
+    }))
+    .unwrap()
+}
+
+fn enter_offline() {
+    use svc::tui::journal::{JournalEffect, JournalSource, Keeper};
+    println!(
+        "\n4a. Enter to a cleared form, no link, 1,000 contacts: update + journal commit (fsync) + answer + frame (in process)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = svc::tui::runtime("bench").unwrap();
+    let times = runtime.block_on(async {
+        let api_key = svc::model::ApiKey::generate();
+        let base = svc::client::parse_api_base(&dead_address()).unwrap();
+        let source = JournalSource::File(dir.path().join("journal.db"));
+        let link = svc::tui::Link::new(base, &api_key, source.clone()).unwrap();
+        let (events, _kept) = tokio::sync::mpsc::unbounded_channel();
+        let mut keeper = Keeper::new(source, std::sync::Arc::new(link.sender), events);
+        let now = Timestamp::now();
+        let (mut app, effects) = App::new(Options::default(), now, (80, 24));
+        let mut commits = Vec::new();
+        let mut run = async |app: &mut App, effects: Vec<svc::tui::Effect>| {
+            let mut work: std::collections::VecDeque<_> = effects.into();
+            while let Some(effect) = work.pop_front() {
+                if let svc::tui::Effect::Journal(effect) = effect {
+                    let started = Instant::now();
+                    let answer = keeper.perform(effect).await;
+                    commits.push(started.elapsed());
+                    work.extend(update(app, answer));
+                }
+            }
+        };
+        run(&mut app, effects).await;
+        update(
+            &mut app,
+            Action::FoldersLoaded(Ok(vec![month_folder(&now.utc_month(), 0)])),
+        );
+        update(&mut app, key(KeyCode::Enter));
+        update(&mut app, key(KeyCode::Char('n')));
+        for c in "\t14.074\tft8".chars() {
+            let code = if c == '\t' {
+                KeyCode::Tab
+            } else {
+                KeyCode::Char(c)
+            };
+            update(&mut app, key(code));
+        }
+        update(&mut app, key(KeyCode::BackTab));
+        update(&mut app, key(KeyCode::BackTab));
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        let mut times = Vec::new();
+        for i in 0..1000 {
+            for c in format!("K{i}OFF").chars() {
+                update(&mut app, key(KeyCode::Char(c)));
+            }
+            let started = Instant::now();
+            let effects = update(&mut app, key(KeyCode::Enter));
+            assert!(
+                matches!(
+                    &effects[..],
+                    [svc::tui::Effect::Journal(JournalEffect::LogContact(_))]
+                ),
+                "{effects:?} {:?}",
+                app.status
+            );
+            run(&mut app, effects).await;
+            terminal.draw(|f| svc::tui::ui::draw(&app, f)).unwrap();
+            times.push(started.elapsed());
+            let form = app.entry.as_ref().unwrap();
+            assert_eq!(form.value(svc::tui::form::Field::Callsign), "");
+        }
+        assert_eq!(app.outbox.counts.waiting, 1000);
+        // The first is the journal's load at start.
+        let commits = commits.split_off(1);
+        (times, commits)
+    });
+    let (times, commits) = times;
+    summary("Enter to cleared form, link down", times);
+    summary("  of which the journal commit", commits);
+}
+
+/// A journal for `key` on `base` in `data`, its copy holding the account and a folder of
+/// `CONTACTS` contacts.
+fn journal_copy(data: &std::path::Path, base: &str, key: &svc::model::ApiKey, month: &str) {
+    // Before any thread of this process reads the environment: the journal finds its folder
+    // there, as svc will.
+    unsafe { std::env::set_var("XDG_DATA_HOME", data) };
+    let runtime = svc::tui::runtime("bench").unwrap();
+    runtime.block_on(async {
+        let base = svc::client::parse_api_base(base).unwrap();
+        let journal = svc::client::journal::Journal::open(&base, key, "W1AW")
+            .await
+            .unwrap();
+        journal
+            .save_whoami(
+                &serde_json::from_value(json!({
+                    "callsign": "W1AW", "plan": "free", "tier": "elevated", "nativeQsoCount": 150,
+                }))
+                .unwrap(),
+            )
+            .await
+            .unwrap();
+        journal
+            .save_folders(&[month_folder(month, CONTACTS)])
+            .await
+            .unwrap();
+        journal.save_activations(&[]).await.unwrap();
+        let contacts: Vec<svc::model::Contact> = (0..CONTACTS)
+            .map(|n| {
+                serde_json::from_value(json!({
+                    "id": format!("qso_{n:016}"), "folderId": MONTH_ID,
+                    "callsign": format!("K{}X{n}", n % 10), "frequency": 14.074, "band": "20m",
+                    "mode": "FT8", "timeOn": format!("{month}-01T{:02}:{:02}:00Z", (n / 60) % 24, n % 60),
+                    "rstSent": "599", "rstReceived": "579", "createdAt": format!("{month}-01T00:00:00Z"),
+                }))
+                .unwrap()
+            })
+            .collect();
+        journal.save_contacts(MONTH_ID, &contacts).await.unwrap();
+    });
+}
+
+fn start_offline(home: &std::path::Path) {
+    println!(
+        "\n4b. Start to first full frame, release svc in a pty, no link, a copy of {CONTACTS} contacts"
+    );
+    let month = Timestamp::now().utc_month();
+    let key = svc::model::ApiKey::generate();
+    let dead = dead_address();
+    journal_copy(&home.join("data"), &dead, &key, &month);
+    let mut first = Vec::new();
+    let mut opened = Vec::new();
+    for _ in 0..20 {
+        let started = Instant::now();
+        let mut pty = Pty::start(&dead, key.expose(), home);
+        pty.wait("the copy", |s| {
+            s.contains("W1AW · free · elevated · QSOs 150/200") && s.contains(&month)
+        });
+        first.push(started.elapsed());
+        // The newest 1,000 of the copy (its read limit); the service cannot be reached.
+        let shown = format!("Contacts · {month} · 1000 (saved copy)");
+        let took = pty.time_key("G\r", |s| s.contains(&shown));
+        opened.push(took);
+        pty.keys("q");
+        let _ = pty.child.wait();
+    }
+    summary("start to the first full frame", first);
+    summary("Enter on the folder to its contacts (copy)", opened);
+}
+
 fn main() -> ExitCode {
-    frames();
-    let server = start_server();
     let home = tempfile::tempdir().unwrap();
+    // First: it sets the environment, which is safe only before other threads start.
+    start_offline(home.path());
+    enter_offline();
+    if std::env::args().any(|a| a == "offline") {
+        return ExitCode::SUCCESS;
+    }
+    frames();
+    let server = start_server("elevated", &["--burst-limit", "--daily-contact-budget"]);
     let seeding = Instant::now();
     let month = fill(&server, CONTACTS);
     println!(

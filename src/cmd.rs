@@ -72,13 +72,17 @@ fn open_logbook(global: &GlobalArgs, command: &str) -> ExitCode {
     }
     let ctx = cli::Ctx::new(global, "tui".into());
     // Not ctx.client(): its --verbose lines on stderr would scribble over the screen.
-    let client = ctx
-        .api_base()
-        .and_then(|base| Ok((base, ctx.key()?)))
-        .and_then(|(base, found)| Ok(crate::client::Client::new(base, &found.key)?));
-    match client {
-        Ok(client) => crate::tui::run_blocking(
-            client,
+    let link = ctx.api_base().and_then(|base| {
+        let found = ctx.key()?;
+        let journal = crate::tui::JournalSource::Account {
+            base: base.clone(),
+            key: found.key.clone(),
+        };
+        Ok(crate::tui::Link::new(base, &found.key, journal)?)
+    });
+    match link {
+        Ok(link) => crate::tui::run_blocking(
+            link,
             crate::tui::Options {
                 color: ctx.color,
                 label: None,

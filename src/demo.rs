@@ -3,9 +3,11 @@
 //!
 //! The demo key is made for each run and held in memory only: the store keeps only a key's
 //! hash, so a key of an earlier run could not be used again, and writing one to the keychain
-//! or the config file would replace the user's own. It is revoked when the demo ends.
+//! or the config file would replace the user's own. It is revoked when the demo ends. So the
+//! demo's journal is a file beside its database rather than one found by the key, which would
+//! make a new journal on every run.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cli::GlobalArgs;
@@ -24,14 +26,18 @@ pub fn run(global: &GlobalArgs) -> ExitCode {
     }
     let color = !global.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let path = server::cmd::data_dir().join("demo.db");
+    let journal = server::cmd::data_dir().join("demo-journal.db");
     let runtime = match tui::runtime("demo") {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let result = runtime.block_on(demo(&path, color));
+    let result = runtime.block_on(demo(&path, journal, color));
     runtime.shutdown_background();
     match result {
-        Ok(()) => {
+        Ok(left) => {
+            if let Some(message) = left.message() {
+                println!("{message}");
+            }
             println!("svc demo: the demo logbook is kept in {}", path.display());
             ExitCode::SUCCESS
         }
@@ -43,7 +49,7 @@ pub fn run(global: &GlobalArgs) -> ExitCode {
     }
 }
 
-async fn demo(path: &Path, color: bool) -> Result<(), String> {
+async fn demo(path: &Path, journal: PathBuf, color: bool) -> Result<tui::Left, String> {
     let store = store::open(&format!("sqlite://{}", path.display()))
         .await
         .map_err(|e| format!("cannot open the demo database {}: {e}", path.display()))?;
@@ -79,7 +85,7 @@ async fn demo(path: &Path, color: bool) -> Result<(), String> {
         let _ = stopped.await;
     }));
     let base = crate::client::parse_api_base(&format!("http://{addr}"))?;
-    let client = Client::new(base, &key).map_err(|e| e.to_string())?;
+    let client = Client::new(base.clone(), &key).map_err(|e| e.to_string())?;
     // This month's log, so a first contact can be logged right away.
     let month = NewFolderRequest::Monthly {
         month: Timestamp::now().utc_month(),
@@ -89,8 +95,10 @@ async fn demo(path: &Path, color: bool) -> Result<(), String> {
         .create_folder(&month)
         .await
         .map_err(|e| format!("cannot make this month's log: {e}"))?;
+    let link =
+        tui::Link::new(base, &key, tui::JournalSource::File(journal)).map_err(|e| e.to_string())?;
     let ran = tui::run(
-        client,
+        link,
         tui::Options {
             color,
             label: Some("demo".into()),

@@ -45,7 +45,7 @@ pub struct SetKeyArgs {
 }
 
 pub fn run(ctx: &Ctx, command: AuthCommand) -> Result<(), CliError> {
-    // The storage commands print text whatever the format (SPEC.md); --json still shapes
+    // The storage commands print text whatever the format (README, "Commands"); --json still shapes
     // their errors.
     match command {
         AuthCommand::Status => status(ctx),

@@ -85,6 +85,10 @@ pub struct CreateArgs {
     /// Your own program reference
     #[arg(long, value_parser = input::text, value_name = "INFO")]
     my_sig_info: Option<String>,
+    /// Only put it in the outbox (no network when this key was used here before) and return
+    /// at once with the entry id; svc outbox push sends it
+    #[arg(long)]
+    queue: bool,
 }
 
 #[derive(Debug, Args)]
@@ -172,6 +176,9 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
         my_sig: args.my_sig,
         my_sig_info: args.my_sig_info,
     };
+    if args.queue {
+        return queue(ctx, request);
+    }
     let client = ctx.client()?;
     let created = ctx.block_on(async { Ok(client.create_contact(&request).await?) })?;
     if let Some(first) = &created.duplicate_of
@@ -186,6 +193,28 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
         Format::Json => ctx.print_json(&created),
         _ if ctx.quiet => ctx.out(&format!("{}\n", created.id)),
         _ => ctx.out(&format!("created contact {}\n", created.id)),
+    }
+}
+
+/// `contacts create --queue`: the contact is committed to the outbox, time and all, and
+/// nothing is sent.
+fn queue(ctx: &Ctx, request: NewContactRequest) -> Result<(), CliError> {
+    let base = ctx.api_base()?;
+    let key = ctx.key()?;
+    let entry = ctx.block_on(async {
+        let (journal, _) = super::outbox::open(ctx, base, &key.key).await?;
+        Ok(journal.log_contact(request).await?)
+    })?;
+    match ctx.format {
+        Format::Json => ctx.print_json(&serde_json::json!({
+            "id": entry.id,
+            "state": entry.state,
+        })),
+        _ if ctx.quiet => ctx.out(&format!("{}\n", entry.id)),
+        _ => ctx.out(&format!(
+            "queued contact {} (svc outbox push sends it)\n",
+            entry.id
+        )),
     }
 }
 
@@ -227,7 +256,7 @@ fn delete(ctx: &Ctx, args: DeleteArgs) -> Result<(), CliError> {
 }
 
 /// Asks on the terminal; only `y` or `yes` agrees.
-fn confirm(question: &str) -> Result<bool, CliError> {
+pub(super) fn confirm(question: &str) -> Result<bool, CliError> {
     super::eprint_safe(question);
     let mut answer = String::new();
     std::io::stdin()

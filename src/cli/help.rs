@@ -102,6 +102,7 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         &[
             "svc contacts create --folder fld_6bd4d7ppqfy6hdvp --callsign K1ABC --frequency 14.074 --mode FT8",
             "svc contacts create --folder fld_6bd4d7ppqfy6hdvp --callsign N0CALL --frequency 7.185 --mode SSB --time-on 2026-11-22T14:05:00Z --rst-sent 59 --rst-received 57 --sig POTA --sig-info US-1234 --json",
+            "svc contacts create --queue --folder fld_6bd4d7ppqfy6hdvp --callsign K1ABC --frequency 14.074 --mode FT8",
         ],
     ),
     (
@@ -131,6 +132,21 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
             "svc activations end fld_6bd4d7ppqfy6hdvp --end-time 2026-11-22T18:00:00Z",
         ],
     ),
+    (
+        "outbox list",
+        &["svc outbox list", "svc outbox list --ndjson"],
+    ),
+    (
+        "outbox push",
+        &["svc outbox push", "svc outbox push --json"],
+    ),
+    (
+        "outbox drop",
+        &[
+            "svc outbox drop ent_kig4cpwianj2qdvz",
+            "svc outbox drop ent_kig4cpwianj2qdvz --yes --json",
+        ],
+    ),
     ("help", &["svc help contacts create", "svc help --all"]),
     (
         "completions",
@@ -145,7 +161,7 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// What each exit code means (SPEC.md, "Client exit codes"); the server codes behind each are
+/// What each exit code means (docs/API.md, "Errors"); the server codes behind each are
 /// read from `ErrorCode::exit_code`, the one place that maps them.
 const EXIT_CODES: [(u8, &str, &str); 9] = [
     (0, "success", "continue"),
@@ -425,6 +441,7 @@ pub fn manifest(root: &Command) -> Value {
             "SVC_NO_KEYRING": "1: never use the OS keychain (the key lives in the config file)",
             "NO_COLOR": "set: no colour",
             "XDG_CONFIG_HOME": "the config file is $XDG_CONFIG_HOME/svc/config.json (else ~/.config/svc/config.json)",
+            "XDG_DATA_HOME": "the outbox (one journal file per service and account) is in $XDG_DATA_HOME/svc/journal/ (else ~/.local/share/svc/journal/)",
         },
         "errors": {
             "text": "svc: <command>: <error>: <message> (one line on stderr)",

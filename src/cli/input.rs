@@ -65,6 +65,19 @@ pub fn limit(text: &str) -> Result<u32, String> {
         .ok_or_else(|| format!("{text:?} is not a whole number from 1 to {MAX_LIMIT}"))
 }
 
+/// An outbox entry's id, `ent_…`.
+pub fn entry_id(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    if crate::client::journal::is_entry_id(t) {
+        Ok(t.to_owned())
+    } else {
+        Err(format!(
+            "{:?} is not an outbox entry id: expected ent_ followed by 16 characters a-z or 2-7 (svc outbox list shows them)",
+            crate::model::ids::truncate(text, 40)
+        ))
+    }
+}
+
 /// Free text that must not be blank.
 pub fn text(text: &str) -> Result<String, String> {
     let t = text.trim();
@@ -113,5 +126,14 @@ mod tests {
         assert_eq!(reference(" us-1234 "), Ok("US-1234".into()));
         assert!(reference("US1234").unwrap_err().contains("e.g. US-1234"));
         assert!(text("  ").is_err());
+        assert_eq!(
+            entry_id(" ent_aaaaaaaaaaaaaaaa"),
+            Ok("ent_aaaaaaaaaaaaaaaa".into())
+        );
+        assert!(
+            entry_id("qso_aaaaaaaaaaaaaaaa")
+                .unwrap_err()
+                .contains("ent_")
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! The `svc` command-line client: every command of SPEC.md's table, on top of `crate::client`.
+//! The `svc` command-line client: every command of README's table, on top of `crate::client`.
 //! Results go to stdout, diagnostics to stderr, and each failure maps to one exit code.
 
 pub mod activations;
@@ -8,6 +8,7 @@ pub mod contacts;
 pub mod folders;
 pub mod help;
 pub mod input;
+pub mod outbox;
 pub mod output;
 pub mod whoami;
 
@@ -72,6 +73,11 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: activations::ActivationsCommand,
     },
+    /// See and send the outbox: contacts logged with no link, waiting or refused
+    Outbox {
+        #[command(subcommand)]
+        command: outbox::OutboxCommand,
+    },
     /// Print the help of a command, or of every command with --all
     Help(help::HelpArgs),
     /// Print a shell completion script
@@ -88,6 +94,7 @@ impl ClientCommand {
             ClientCommand::Folders { command } => format!("folders {}", command.name()),
             ClientCommand::Contacts { command } => format!("contacts {}", command.name()),
             ClientCommand::Activations { command } => format!("activations {}", command.name()),
+            ClientCommand::Outbox { command } => format!("outbox {}", command.name()),
             ClientCommand::Help(_) => "help".into(),
             ClientCommand::Completions(_) => "completions".into(),
             ClientCommand::Man(_) => "man".into(),
@@ -325,7 +332,7 @@ impl Ctx {
     pub fn no_ndjson(&self) -> Result<(), CliError> {
         if self.format == Format::Ndjson {
             return Err(CliError::input(format!(
-                "--ndjson is for lists (folders list, contacts list, activations list); use --json with {}",
+                "--ndjson is for lists (folders list, contacts list, activations list, outbox list); use --json with {}",
                 self.command
             )));
         }
@@ -376,6 +383,7 @@ pub fn run(global: GlobalArgs, command: ClientCommand, root: &clap::Command) -> 
         ClientCommand::Folders { command } => folders::run(&ctx, command),
         ClientCommand::Contacts { command } => contacts::run(&ctx, command),
         ClientCommand::Activations { command } => activations::run(&ctx, command),
+        ClientCommand::Outbox { command } => outbox::run(&ctx, command),
         ClientCommand::Help(args) => help::run_help(&ctx, &args, root),
         ClientCommand::Completions(args) => completions::run(&ctx, &args, root),
         ClientCommand::Man(args) => help::run_man(&ctx, &args, root),

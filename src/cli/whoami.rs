@@ -4,7 +4,7 @@ use super::output::{self, Format};
 use super::{CliError, Ctx};
 use crate::model::{FREE_PLAN_CAP, Whoami};
 
-/// Agents are advised to warn from 180 of the free plan's 200 QSOs on (SPEC.md, "Limits").
+/// Agents are advised to warn from 180 of the free plan's 200 QSOs on (docs/API.md, "Rate limits and the free-plan cap").
 pub const CAP_WARNING_AT: i64 = FREE_PLAN_CAP * 9 / 10;
 
 pub fn run(ctx: &Ctx) -> Result<(), CliError> {

@@ -46,7 +46,7 @@ pub enum ClientError {
 }
 
 impl ClientError {
-    /// The client's exit code (SPEC.md, "Client exit codes"). Known codes map through
+    /// The client's exit code (docs/API.md, "Errors"). Known codes map through
     /// `ErrorCode::exit_code`; anything else falls back on the HTTP status.
     pub fn exit_code(&self) -> u8 {
         match self {

@@ -1,8 +1,9 @@
 //! The typed HTTP client of the `/v1/` API, shared by the command line and the terminal UI:
-//! one method per endpoint, retries as PRODUCT.md decides, an `Idempotency-Key` on every create.
+//! one method per endpoint, retries as README says, an `Idempotency-Key` on every create.
 
 pub mod config;
 pub mod error;
+pub mod journal;
 pub mod keystore;
 pub mod types;
 
@@ -15,8 +16,8 @@ use serde::de::DeserializeOwned;
 
 pub use error::{ClientError, ServerError};
 pub use types::{
-    CreatedContact, Deleted, FolderCreated, NewActivationRequest, NewContactRequest,
-    NewFolderRequest,
+    BatchItem, BatchRequest, BatchResponse, BatchResult, CreatedContact, Deleted, FolderCreated,
+    NewActivationRequest, NewContactRequest, NewFolderRequest,
 };
 
 use crate::model::ids::{base32, random_bytes};
@@ -65,6 +66,9 @@ pub struct Attempt {
 
 pub type Observer = Box<dyn Fn(&Attempt) + Send + Sync>;
 
+/// The most contacts one `POST /v1/contacts/batch` takes.
+pub const MAX_BATCH: usize = 500;
+
 /// Page size used when a list is read to its end: the largest the server gives.
 pub const FULL_PAGE: u32 = crate::model::page::MAX_LIMIT;
 
@@ -95,7 +99,7 @@ pub fn parse_api_base(text: &str) -> Result<Url, String> {
     Ok(url)
 }
 
-/// The API base in PRODUCT.md's order: `flag` (`--api-base`, or `SVC_API_BASE` which clap
+/// The API base in README's order: `flag` (`--api-base`, or `SVC_API_BASE` which clap
 /// reads into it), else `apiBase` of the config file, else the local default. The error says
 /// which of them was wrong.
 pub fn resolve_api_base(flag: Option<&str>) -> Result<Url, String> {
@@ -132,6 +136,28 @@ pub fn idempotency_key() -> String {
     base32(&random_bytes::<16>())
 }
 
+fn http_client(
+    base: &Url,
+    connect: Duration,
+    answer: Duration,
+) -> Result<reqwest::Client, ClientError> {
+    let mut builder = reqwest::Client::builder()
+        .user_agent(concat!("svc/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(connect)
+        .timeout(answer)
+        // A redirect means the base address is wrong: report it rather than follow it.
+        .redirect(reqwest::redirect::Policy::none());
+    if base.scheme() == "http" {
+        // Nothing here speaks TLS, so skip reading the system's CA store: it is most of
+        // the start-up cost of a call.
+        builder = builder.tls_certs_only([]);
+    }
+    builder.build().map_err(|e| ClientError::Transport {
+        message: format!("cannot set up HTTP: {}", transport_message(&e)),
+        attempts: 0,
+    })
+}
+
 impl Client {
     pub fn new(base: Url, key: &ApiKey) -> Result<Client, ClientError> {
         let mut auth =
@@ -143,21 +169,7 @@ impl Client {
             })?;
         // Keeps the key out of reqwest's Debug output of the request.
         auth.set_sensitive(true);
-        let mut builder = reqwest::Client::builder()
-            .user_agent(concat!("svc/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(Duration::from_secs(10))
-            .timeout(Duration::from_secs(60))
-            // A redirect means the base address is wrong: report it rather than follow it.
-            .redirect(reqwest::redirect::Policy::none());
-        if base.scheme() == "http" {
-            // Nothing here speaks TLS, so skip reading the system's CA store: it is most of
-            // the start-up cost of a call.
-            builder = builder.tls_certs_only([]);
-        }
-        let http = builder.build().map_err(|e| ClientError::Transport {
-            message: format!("cannot set up HTTP: {}", transport_message(&e)),
-            attempts: 0,
-        })?;
+        let http = http_client(&base, Duration::from_secs(10), Duration::from_secs(60))?;
         Ok(Client {
             base,
             auth,
@@ -165,6 +177,27 @@ impl Client {
             policy: RetryPolicy::default(),
             observer: None,
         })
+    }
+
+    /// A client that gives up on a dead or stalled link sooner: `connect` to open a
+    /// connection, `answer` for a whole request. The offline journal's sender and the logbook
+    /// use it, so a link that accepts and never answers shows as offline within seconds.
+    pub fn with_timeouts(
+        mut self,
+        connect: Duration,
+        answer: Duration,
+    ) -> Result<Client, ClientError> {
+        self.http = http_client(&self.base, connect, answer)?;
+        Ok(self)
+    }
+
+    pub fn with_policy(mut self, policy: RetryPolicy) -> Client {
+        self.policy = policy;
+        self
+    }
+
+    pub fn base(&self) -> &Url {
+        &self.base
     }
 
     pub fn with_observer(mut self, observer: Observer) -> Client {
@@ -360,6 +393,23 @@ impl Client {
         .await
     }
 
+    /// `POST /v1/folders` with the caller's `Idempotency-Key`: the offline journal sends a
+    /// folder it logged with the key it gave it then, however late.
+    pub async fn create_folder_keyed(
+        &self,
+        request: &NewFolderRequest,
+        idempotency_key: &str,
+    ) -> Result<FolderCreated, ClientError> {
+        self.call_keyed(
+            Method::POST,
+            self.url(&["folders"]),
+            &[],
+            Some(encode(request)?),
+            Some(idempotency_key.to_owned()),
+        )
+        .await
+    }
+
     /// `GET /v1/folders/{id}/contacts`, one page.
     pub async fn contacts(
         &self,
@@ -407,6 +457,25 @@ impl Client {
             Some(idempotency_key.to_owned()),
         )
         .await
+    }
+
+    /// `POST /v1/contacts/batch`: up to [`MAX_BATCH`] contacts, one result per item in order.
+    /// Each item carries its own `Idempotency-Key`, so the whole batch is safe to send again.
+    pub async fn create_contacts_batch(
+        &self,
+        items: &[BatchItem],
+    ) -> Result<Vec<BatchResult>, ClientError> {
+        let body = encode(&BatchRequest { contacts: items })?;
+        let response: BatchResponse = self
+            .call_keyed(
+                Method::POST,
+                self.url(&["contacts", "batch"]),
+                &[],
+                Some(body),
+                None,
+            )
+            .await?;
+        Ok(response.results)
     }
 
     /// `DELETE /v1/contacts/{id}`
@@ -457,6 +526,23 @@ impl Client {
             self.url(&["activations"]),
             &[],
             Some(encode(request)?),
+        )
+        .await
+    }
+
+    /// `POST /v1/activations` with the caller's `Idempotency-Key` (see
+    /// [`Client::create_folder_keyed`]).
+    pub async fn create_activation_keyed(
+        &self,
+        request: &NewActivationRequest,
+        idempotency_key: &str,
+    ) -> Result<FolderCreated, ClientError> {
+        self.call_keyed(
+            Method::POST,
+            self.url(&["activations"]),
+            &[],
+            Some(encode(request)?),
+            Some(idempotency_key.to_owned()),
         )
         .await
     }

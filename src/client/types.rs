@@ -8,8 +8,8 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// Body of `POST /v1/contacts`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Body of `POST /v1/contacts`. It is read back too: the offline journal keeps it as JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewContactRequest {
     pub folder_id: String,
@@ -74,8 +74,8 @@ pub enum NewFolderRequest {
     },
 }
 
-/// Body of `POST /v1/activations`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Body of `POST /v1/activations` (kept as JSON by the offline journal too).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewActivationRequest {
     pub location_reference: String,
@@ -99,10 +99,128 @@ pub struct FolderCreated {
     pub replayed: bool,
 }
 
+/// One contact of `POST /v1/contacts/batch`: the body of a single create and the
+/// `Idempotency-Key` it would carry, so a batch sent again replays item by item.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchItem {
+    #[serde(flatten)]
+    pub contact: NewContactRequest,
+    pub idempotency_key: String,
+}
+
+/// Body of `POST /v1/contacts/batch`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BatchRequest<'a> {
+    pub contacts: &'a [BatchItem],
+}
+
+/// Answer of `POST /v1/contacts/batch`: one result per item, in the order sent.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct BatchResponse {
+    pub results: Vec<BatchResult>,
+}
+
+/// One item's result: `201` stored now, `200` an idempotent replay, else the error envelope
+/// fields a single create would have answered with that status.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchResult {
+    pub status: u16,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub duplicate_of: Option<String>,
+    #[serde(default)]
+    pub replayed: bool,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub details: Option<serde_json::Value>,
+    /// Seconds, for a `rate_limited` item that may be sent again later.
+    #[serde(default)]
+    pub retry_after: Option<u64>,
+    /// The batch request's id, on failed items.
+    #[serde(default)]
+    pub request_id: Option<String>,
+}
+
+impl BatchResult {
+    /// The item as a single create's outcome.
+    // The error is what a single create answers, unboxed like the rest of the client's.
+    #[allow(clippy::result_large_err)]
+    pub fn into_result(self) -> Result<CreatedContact, crate::client::ServerError> {
+        match (self.status, self.id) {
+            (200..=299, Some(id)) => Ok(CreatedContact {
+                id,
+                duplicate_of: self.duplicate_of,
+                replayed: self.replayed || self.status == 200,
+            }),
+            (status, _) => Err(crate::client::ServerError {
+                error: self.error.unwrap_or_else(|| "internal".into()),
+                message: self
+                    .message
+                    .unwrap_or_else(|| format!("the item was answered with HTTP {status}")),
+                details: self.details,
+                request_id: self.request_id,
+                status,
+                retry_after: self.retry_after,
+            }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn batch_items_flatten_the_contact_and_results_read_as_single_creates() {
+        let item = BatchItem {
+            contact: NewContactRequest {
+                folder_id: "fld_a".into(),
+                callsign: "K1ABC".into(),
+                frequency: 14.074,
+                mode: "FT8".into(),
+                time_on: "2026-11-22T14:05:00Z".into(),
+                rst_sent: None,
+                rst_received: None,
+                name: None,
+                notes: None,
+                sig: None,
+                sig_info: None,
+                my_sig: None,
+                my_sig_info: None,
+            },
+            idempotency_key: "k1".into(),
+        };
+        let body = serde_json::to_value(BatchRequest {
+            contacts: std::slice::from_ref(&item),
+        })
+        .unwrap();
+        assert_eq!(body["contacts"][0]["callsign"], "K1ABC");
+        assert_eq!(body["contacts"][0]["idempotencyKey"], "k1");
+        let answer: BatchResponse = serde_json::from_value(json!({"results": [
+            {"status": 201, "id": "qso_a", "duplicateOf": "qso_b"},
+            {"status": 200, "id": "qso_c", "replayed": true},
+            {"status": 429, "error": "rate_limited", "message": "slow down",
+             "details": {"reason": "burst"}, "retryAfter": 7, "requestId": "req_x"}
+        ]}))
+        .unwrap();
+        let mut results = answer.results.into_iter().map(BatchResult::into_result);
+        let first = results.next().unwrap().unwrap();
+        assert_eq!((first.id.as_str(), first.replayed), ("qso_a", false));
+        assert_eq!(first.duplicate_of.as_deref(), Some("qso_b"));
+        assert!(results.next().unwrap().unwrap().replayed);
+        let refused = results.next().unwrap().unwrap_err();
+        assert_eq!(refused.reason(), Some("burst"));
+        assert_eq!(refused.retry_after, Some(7));
+        assert_eq!(refused.request_id.as_deref(), Some("req_x"));
+        assert_eq!(refused.exit_code(), 4);
+    }
 
     #[test]
     fn folder_bodies_use_the_wire_names() {

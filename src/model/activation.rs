@@ -1,4 +1,4 @@
-//! Activations (SPEC.md, activation rules 1–5): one portable operation under a program.
+//! Activations (docs/API.md, "Activation rules"): one portable operation under a program.
 
 use super::ApiError;
 use super::callsign::normalize_callsign;

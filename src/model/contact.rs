@@ -1,4 +1,4 @@
-//! Contacts (QSOs) and the rules a new one must pass in its destination folder (SPEC.md, contact
+//! Contacts (QSOs) and the rules a new one must pass in its destination folder (docs/API.md, contact
 //! rules 1–8; the cap and rate limits are enforced by the store).
 
 use serde::{Deserialize, Serialize};

@@ -45,7 +45,7 @@ impl ErrorCode {
         Self::ALL.into_iter().find(|c| c.as_str() == code)
     }
 
-    /// HTTP status of the code (PRODUCT.md, "Wire format").
+    /// HTTP status of the code (docs/API.md, "Errors").
     pub fn http_status(self) -> u16 {
         match self {
             ErrorCode::ValidationError => 400,
@@ -58,7 +58,7 @@ impl ErrorCode {
         }
     }
 
-    /// Exit code of the `svc` client (SPEC.md, "Client exit codes").
+    /// Exit code of the `svc` client (docs/API.md, "Errors").
     pub fn exit_code(self) -> u8 {
         match self {
             ErrorCode::NotFound => 1,

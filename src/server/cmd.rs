@@ -364,7 +364,7 @@ async fn key_command(command: KeyCommand) -> Result<(), Fail> {
                     .into());
                 }
             };
-            // The operator revokes on the owner's behalf: SPEC.md knows only the reason `user`.
+            // The operator revokes on the owner's behalf: the API knows only the reason `user`.
             if !store
                 .revoke_key(&record.id, "user", Timestamp::now())
                 .await?

@@ -6,9 +6,10 @@ use serde_json::{Value, json};
 use super::error::ApiResult;
 use super::extract::{Auth, CursorKind, IdemKey, JsonBody, NoQuery, Params};
 use super::{AppState, page};
-use crate::model::{ApiError, Contact, ContactInput, IdKind, NewContact, Page, Timestamp};
+use crate::model::{ApiError, Contact, ContactInput, Folder, IdKind, NewContact, Page, Timestamp};
 
-const FIELDS: &[&str] = &[
+/// The fields of a contact body.
+pub(super) const FIELDS: &[&str] = &[
     "folderId",
     "callsign",
     "frequency",
@@ -26,7 +27,7 @@ const FIELDS: &[&str] = &[
     "activationId",
 ];
 
-fn folder_not_found(id: &str) -> ApiError {
+pub(super) fn folder_not_found(id: &str) -> ApiError {
     ApiError::not_found(format!("folder {id} not found"))
 }
 
@@ -72,24 +73,40 @@ fn read_input(body: &mut JsonBody) -> Result<ContactInput, ApiError> {
     })
 }
 
+/// Reads a contact body: each field's type and presence, then unknown fields (refused with
+/// `known` as the list of what is taken), then the shape of the folder id.
+pub(super) fn read_contact(mut body: JsonBody, known: &[&str]) -> Result<ContactInput, ApiError> {
+    let mut input = read_input(&mut body)?;
+    body.finish(known)?;
+    input.folder_id = IdKind::Folder.parse("folderId", &input.folder_id)?;
+    Ok(input)
+}
+
+/// Applies the rules of the contact's folder, which must be the account's.
+pub(super) fn check_contact(
+    input: &ContactInput,
+    folder: Option<&Folder>,
+    now: Timestamp,
+) -> Result<NewContact, ApiError> {
+    let folder = folder.ok_or_else(|| folder_not_found(&input.folder_id))?;
+    NewContact::validate(input, folder, now)
+}
+
 pub async fn create(
     State(state): State<AppState>,
     Auth(who): Auth,
     _: NoQuery,
     idem_key: IdemKey,
-    mut body: JsonBody,
+    body: JsonBody,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    let input = read_input(&mut body)?;
     let idem = idem_key.request(&body);
-    body.finish(FIELDS)?;
-    let folder_id = IdKind::Folder.parse("folderId", &input.folder_id)?;
+    let input = read_contact(body, FIELDS)?;
     let folder = state
         .store
-        .folder_for_contacts(&who.account_id, &folder_id)
-        .await?
-        .ok_or_else(|| folder_not_found(&folder_id))?;
+        .folder_for_contacts(&who.account_id, &input.folder_id)
+        .await?;
     let now = Timestamp::now();
-    let contact = NewContact::validate(&input, &folder, now)?;
+    let contact = check_contact(&input, folder.as_ref(), now)?;
     let (created, replayed) = state
         .store
         .create_contact(&who.account_id, &contact, &state.limits, now, idem.as_ref())

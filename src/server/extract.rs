@@ -22,6 +22,36 @@ use crate::store::{AuthOutcome, IdemRequest, Position, Principal};
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 const BURST_WINDOW_MS: i64 = 60_000;
 
+/// The refusal of a request past its key's burst limit: `Retry-After` is the seconds until the
+/// next window (the next full minute), 1 to 60.
+pub fn burst_refusal(now: Timestamp) -> ApiError {
+    let into_window = now.millis().rem_euclid(BURST_WINDOW_MS);
+    let wait = ((BURST_WINDOW_MS - into_window) + 999) / 1000;
+    ApiError::rate_limited(RateLimitReason::Burst, Some(wait as u64))
+}
+
+/// Counts `extra` more requests of the caller's key in its burst window, for a request that
+/// stands for several (a batch of contacts counts one request per item). Returns how many of
+/// them fit under the limit: they take the window's places in order, so the first ones pass.
+pub async fn burst_allowance(
+    state: &AppState,
+    principal: &Principal,
+    extra: usize,
+    now: Timestamp,
+) -> Result<usize, Failure> {
+    if extra == 0 {
+        return Ok(0);
+    }
+    let count = state
+        .store
+        .count_requests(&principal.key_id, extra as i64, now, BURST_WINDOW_MS)
+        .await?;
+    // The extra requests hold the window's places count - extra + 1 ..= count.
+    let first_place = count - extra as i64 + 1;
+    let room = i64::from(state.limits.burst_per_minute) - first_place + 1;
+    Ok(room.clamp(0, extra as i64) as usize)
+}
+
 /// The authenticated caller.
 pub struct Auth(pub Principal);
 
@@ -78,12 +108,7 @@ impl FromRequestParts<AppState> for Auth {
             } => {
                 tracing::Span::current().record("key", principal.key_prefix.as_str());
                 if window_count > i64::from(state.limits.burst_per_minute) {
-                    let into_window = now.millis().rem_euclid(BURST_WINDOW_MS);
-                    let wait = ((BURST_WINDOW_MS - into_window) + 999) / 1000;
-                    return Err(Failure(ApiError::rate_limited(
-                        RateLimitReason::Burst,
-                        Some(wait as u64),
-                    )));
+                    return Err(Failure(burst_refusal(now)));
                 }
                 Ok(Auth(principal))
             }
@@ -102,62 +127,83 @@ impl FromRequest<AppState> for JsonBody {
     type Rejection = Failure;
 
     async fn from_request(request: Request, _state: &AppState) -> Result<Self, Failure> {
-        let (parts, body) = request.into_parts();
-        let bytes = axum::body::to_bytes(body, MAX_BODY_BYTES)
-            .await
-            .map_err(|_| {
-                ApiError::validation(format!(
-                    "the request body is larger than {} KiB; send a smaller JSON object",
-                    MAX_BODY_BYTES / 1024
-                ))
-            })?;
-        let fields = if bytes.iter().all(u8::is_ascii_whitespace) {
-            Map::new()
-        } else {
-            let content_type = parts
-                .headers
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
-            let mime = content_type.split(';').next().unwrap_or("").trim();
-            if !mime.eq_ignore_ascii_case("application/json") {
-                return Err(ApiError::validation(format!(
-                    "the body must be JSON sent with Content-Type: application/json (got {:?})",
-                    truncate(content_type, 60)
-                ))
-                .into());
-            }
-            match serde_json::from_slice::<Value>(&bytes) {
-                Ok(Value::Object(map)) => map,
-                Ok(other) => {
-                    return Err(ApiError::validation(format!(
-                        "the body must be a JSON object, not {}",
-                        json_kind(&other)
-                    ))
-                    .into());
-                }
-                Err(e) => {
-                    return Err(ApiError::validation(format!(
-                        "the body is not valid JSON ({e}); send a JSON object"
-                    ))
-                    .into());
-                }
-            }
-        };
-        let mut hasher = Sha256::new();
-        hasher.update(parts.method.as_str());
-        hasher.update(b" ");
-        hasher.update(parts.uri.path());
-        hasher.update(b"\n");
-        hasher.update(serde_json::to_vec(&fields).unwrap_or_default());
-        Ok(JsonBody {
+        let (parts, fields) = json_object(request, MAX_BODY_BYTES).await?;
+        Ok(JsonBody::new(
+            parts.method.as_str(),
+            parts.uri.path(),
             fields,
-            fingerprint: hasher.finalize().into(),
-        })
+        ))
+    }
+}
+
+/// Reads a request's body as a JSON object of at most `max_bytes`: an empty body is `{}`; a
+/// body that is too large, not sent as JSON, not JSON or not an object is refused.
+pub async fn json_object(
+    request: Request,
+    max_bytes: usize,
+) -> Result<(Parts, Map<String, Value>), Failure> {
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, max_bytes).await.map_err(|_| {
+        ApiError::validation(format!(
+            "the request body is larger than {}; send a smaller JSON object",
+            size_text(max_bytes)
+        ))
+    })?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok((parts, Map::new()));
+    }
+    let content_type = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let mime = content_type.split(';').next().unwrap_or("").trim();
+    if !mime.eq_ignore_ascii_case("application/json") {
+        return Err(ApiError::validation(format!(
+            "the body must be JSON sent with Content-Type: application/json (got {:?})",
+            truncate(content_type, 60)
+        ))
+        .into());
+    }
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(map)) => Ok((parts, map)),
+        Ok(other) => Err(ApiError::validation(format!(
+            "the body must be a JSON object, not {}",
+            json_kind(&other)
+        ))
+        .into()),
+        Err(e) => Err(ApiError::validation(format!(
+            "the body is not valid JSON ({e}); send a JSON object"
+        ))
+        .into()),
+    }
+}
+
+/// A size limit in words: `64 KiB`, `8 MiB`.
+pub fn size_text(bytes: usize) -> String {
+    if bytes >= 1024 * 1024 && bytes.is_multiple_of(1024 * 1024) {
+        format!("{} MiB", bytes / (1024 * 1024))
+    } else {
+        format!("{} KiB", bytes / 1024)
     }
 }
 
 impl JsonBody {
+    /// The fields of a body sent as `method path`, for a request that did not come on its own:
+    /// an item of a batch is fingerprinted as the single request it stands for.
+    pub fn new(method: &str, path: &str, fields: Map<String, Value>) -> JsonBody {
+        let (fingerprint, _) = fingerprint(method, path, &fields);
+        JsonBody::fingerprinted(fields, fingerprint)
+    }
+
+    /// Fields whose [`fingerprint`] the caller computed already.
+    pub fn fingerprinted(fields: Map<String, Value>, fingerprint: [u8; 32]) -> JsonBody {
+        JsonBody {
+            fields,
+            fingerprint,
+        }
+    }
+
     fn take(&mut self, name: &str) -> Option<Value> {
         self.fields.remove(name).filter(|v| !v.is_null())
     }
@@ -236,6 +282,24 @@ impl JsonBody {
     }
 }
 
+/// SHA-256 of the method, the path and the canonical body (the object's keys sorted, no
+/// whitespace), and the canonical body's length in bytes.
+pub fn fingerprint(method: &str, path: &str, fields: &Map<String, Value>) -> ([u8; 32], usize) {
+    let body = serde_json::to_vec(fields).unwrap_or_default();
+    let mut hasher = Sha256::new();
+    hasher.update(method);
+    hasher.update(b" ");
+    hasher.update(path);
+    hasher.update(b"\n");
+    hasher.update(&body);
+    (hasher.finalize().into(), body.len())
+}
+
+/// Whether `text` may be an idempotency key: 1 to 255 visible ASCII characters.
+pub fn valid_idempotency_key(text: &str) -> bool {
+    !text.is_empty() && text.len() <= 255 && text.bytes().all(|b| b.is_ascii_graphic())
+}
+
 /// The optional `Idempotency-Key` header.
 pub struct IdemKey(pub Option<String>);
 
@@ -268,7 +332,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdemKey {
             return Err(bad());
         }
         let text = value.to_str().map_err(|_| bad())?;
-        if text.is_empty() || text.len() > 255 || !text.bytes().all(|b| b.is_ascii_graphic()) {
+        if !valid_idempotency_key(text) {
             return Err(bad());
         }
         Ok(IdemKey(Some(text.to_owned())))

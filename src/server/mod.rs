@@ -9,6 +9,7 @@ pub mod extract;
 pub mod web;
 
 mod activations;
+mod batch;
 mod contacts;
 mod folders;
 mod whoami;
@@ -46,6 +47,7 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/folders", get(folders::list).post(folders::create))
         .route("/v1/folders/{folder_id}/contacts", get(contacts::list))
         .route("/v1/contacts", post(contacts::create))
+        .route("/v1/contacts/batch", post(batch::create))
         .route("/v1/contacts/{qso_id}", delete(contacts::delete))
         .route(
             "/v1/activations",
@@ -71,7 +73,7 @@ pub fn app(state: AppState) -> Router {
     with_middleware(routes(), state)
 }
 
-/// How often idempotency keys past their 24 hours, and expired sessions, are deleted.
+/// How often idempotency keys past their 30 days, and expired sessions, are deleted.
 const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Serves the API on `listener` until `shutdown` completes, then finishes the requests in flight.

@@ -53,10 +53,15 @@ impl std::error::Error for StoreError {}
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-/// How long an `Idempotency-Key` answers with its first response.
-pub const IDEMPOTENCY_TTL_MS: i64 = 24 * 3600 * 1000;
+/// How long an `Idempotency-Key` answers with its first response: 30 days, because the
+/// client's offline journal may send an entry again days after its first try (a laptop closed
+/// over a weekend, an answer lost on the way), and the key must still find the first contact.
+pub const IDEMPOTENCY_TTL_MS: i64 = 30 * 24 * 3600 * 1000;
 
-/// The service's limits (PRODUCT.md, "Running the service").
+/// [`IDEMPOTENCY_TTL_MS`] in words, for messages.
+pub const IDEMPOTENCY_TTL_TEXT: &str = "30 days";
+
+/// The service's limits (README, "Trying the service").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub burst_per_minute: u32,
@@ -153,6 +158,17 @@ pub struct ContactCreated {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate_of: Option<String>,
 }
+
+/// One contact of a batch, checked by its folder's rules, with its item's idempotency key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchCreate {
+    pub contact: NewContact,
+    pub idem: IdemRequest,
+}
+
+/// What became of one contact of a batch: stored now, replayed, or refused by a rule the
+/// database enforces (a limit, a key used for another request).
+pub type BatchOutcome = Result<Idem<ContactCreated>, ApiError>;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FolderCreated {
@@ -321,6 +337,27 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<ContactCreated>>;
+    /// Creates the account's contacts in the order given, each as [`Store::create_contact`]
+    /// would on its own with its idempotency key: a key used before replays (a key repeated in
+    /// the batch replays its first item), the limits admit the contacts in order while they
+    /// leave room, and a duplicate is flagged against earlier contacts and earlier items. One
+    /// outcome per item, in order; `Err` only when the database failed.
+    async fn create_contacts(
+        &self,
+        account_id: &str,
+        items: &[BatchCreate],
+        limits: &Limits,
+        now: Timestamp,
+    ) -> StoreResult<Vec<BatchOutcome>>;
+    /// Counts `n` more requests of the key in its burst window of `window_ms` (as
+    /// [`Store::authenticate`] counts one); returns the window's count after them.
+    async fn count_requests(
+        &self,
+        key_id: &str,
+        n: i64,
+        now: Timestamp,
+        window_ms: i64,
+    ) -> StoreResult<i64>;
     /// Deletes the account's contact; false when there is none with that id.
     async fn delete_contact(&self, account_id: &str, contact_id: &str) -> StoreResult<bool>;
     async fn find_or_create_activation(

@@ -9,10 +9,11 @@ use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModif
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use super::form::{ActivationForm, EntryForm, Field, Submission};
-use crate::client::{
-    ClientError, CreatedContact, Deleted, FolderCreated, NewActivationRequest, NewContactRequest,
-};
+use super::form::{ActivationForm, EntryForm, Field};
+use super::journal::{JournalAnswer, JournalEffect};
+use super::outbox::{JournalState, Mark, Outbox};
+use crate::client::journal::{SenderEvent, is_local_folder_id};
+use crate::client::{ClientError, Deleted};
 use crate::model::folder::ROOT_NAME;
 use crate::model::{
     Contact, ErrorCode, FREE_PLAN_CAP, Folder, FolderType, Page, Timestamp, Whoami,
@@ -20,6 +21,9 @@ use crate::model::{
 
 /// Contacts asked for per page.
 pub const PAGE_SIZE: u32 = 100;
+/// Contacts read from the journal's copy of a folder: enough for a day of logging, which the
+/// duplicate check and the POTA count look at.
+pub const COPY_LIMIT: u32 = 1000;
 /// The next page is asked for when the cursor comes this close to the last loaded contact.
 const PREFETCH: usize = 30;
 /// QSO count from which the free plan's counter is shown as a warning.
@@ -136,7 +140,13 @@ pub struct FoldersPane {
 pub struct ContactsPane {
     pub folder: Option<Folder>,
     pub load: Load,
+    /// The folder's contacts newest first, with the journal's waiting contacts of the folder
+    /// among them and every refused one at the top; those rows have a [`Mark`] and their
+    /// entry's id.
     pub items: Vec<Contact>,
+    pub marks: HashMap<String, Mark>,
+    /// The items came from the journal's copy, not (yet) from the service.
+    pub from_copy: bool,
     /// Where the next page starts; `None` once the last page is in.
     pub cursor: Option<String>,
     /// Tells answers for an earlier opening of a folder from the current one.
@@ -186,6 +196,18 @@ pub struct Status {
 pub enum Dialog {
     /// The entry form ([`App::entry`]) is shown.
     Entry,
+    /// A refused contact opened to be fixed and sent again.
+    Fix(Box<FixForm>),
+    /// The entry form's folder is an activation that has ended: y logs into it all the same.
+    ConfirmEnded {
+        folder_id: String,
+        label: String,
+    },
+    /// Removes a waiting or refused contact from the journal.
+    ConfirmDiscard {
+        id: String,
+        label: String,
+    },
     Activation(ActivationForm),
     ConfirmDelete {
         id: String,
@@ -196,6 +218,23 @@ pub enum Dialog {
         label: String,
     },
     Help,
+}
+
+/// A refused journal entry in the entry form.
+#[derive(Debug, Clone)]
+pub struct FixForm {
+    pub entry_id: String,
+    /// Why the service refused it.
+    pub refusal: String,
+    pub form: EntryForm,
+}
+
+/// Where a list of contacts came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The journal's copy, read with no network: shown at once, replaced by the service's.
+    Copy,
+    Service,
 }
 
 /// How the logbook was started.
@@ -226,41 +265,47 @@ pub struct App {
     pub connection: Connection,
     pub in_flight: usize,
     pub quit: bool,
-    /// A quit key was pressed once while a contact was not logged yet.
-    pub quit_armed: bool,
+    pub journal: JournalState,
+    pub outbox: Outbox,
+    /// When whoami is asked again while the account's journal is not known yet.
+    pub whoami_retry: Option<Timestamp>,
 }
 
 /// Work for the background: each becomes one task that answers with an [`Action`].
+// One per key or answer, moved and dropped at once: boxing the larger variants buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     LoadWhoami,
     LoadFolders,
+    /// A page of a folder's contacts. The first page is read from the journal's copy first,
+    /// and the service's first page is saved there when `save_copy` (an activation's copy is
+    /// its whole list, saved by [`Effect::LoadActivationContacts`]).
     LoadContacts {
         folder_id: String,
         cursor: Option<String>,
         generation: u64,
+        save_copy: bool,
     },
     LoadActivations,
-    /// Every contact of an activation folder, to count the valid ones.
+    /// Every contact of an activation folder, to count the valid ones: the copy first, then
+    /// the service's, saved as the copy.
     LoadActivationContacts {
         folder_id: String,
-    },
-    CreateContact {
-        request: NewContactRequest,
-        idempotency_key: String,
     },
     DeleteContact {
         id: String,
     },
-    CreateActivation(NewActivationRequest),
     EndActivation {
         id: String,
     },
-    CreateMonthly {
-        month: String,
-    },
+    /// Done on the journal before the next frame is drawn (a local commit takes about a
+    /// millisecond), so what the screen shows as logged is on disk.
+    Journal(JournalEffect),
 }
 
+// As for Effect: one per event, never stored.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Action {
     Key(KeyEvent),
@@ -271,24 +316,26 @@ pub enum Action {
     ContactsLoaded {
         folder_id: String,
         generation: u64,
+        source: Source,
         result: Result<Page<Contact>, ClientError>,
     },
     ActivationsLoaded(Result<Vec<Folder>, ClientError>),
     ActivationContactsLoaded {
         folder_id: String,
+        source: Source,
         result: Result<Vec<Contact>, ClientError>,
     },
-    ContactCreated(Result<CreatedContact, ClientError>),
     ContactDeleted {
         id: String,
         result: Result<Deleted, ClientError>,
     },
-    ActivationCreated(Result<FolderCreated, ClientError>),
     ActivationEnded {
         id: String,
         result: Result<Folder, ClientError>,
     },
-    MonthlyCreated(Result<FolderCreated, ClientError>),
+    Journal(JournalAnswer),
+    /// What the journal's background sender reports.
+    Sender(SenderEvent),
 }
 
 /// Rows of the panes for a terminal of `size`: (folders and activations, contacts).
@@ -433,6 +480,8 @@ impl App {
                 folder: None,
                 load: Load::Idle,
                 items: Vec::new(),
+                marks: HashMap::new(),
+                from_copy: false,
                 cursor: None,
                 generation: 0,
                 view: ListView::default(),
@@ -450,18 +499,22 @@ impl App {
             connection: Connection::Connecting,
             in_flight: 0,
             quit: false,
-            quit_armed: false,
+            journal: JournalState::Opening,
+            outbox: Outbox::default(),
+            whoami_retry: None,
         };
-        let effects = vec![
+        let mut effects = vec![Effect::Journal(JournalEffect::Load)];
+        let loads = [
             Effect::LoadWhoami,
             Effect::LoadFolders,
             Effect::LoadActivations,
         ];
-        app.in_flight = effects.len();
+        app.in_flight = loads.len();
+        effects.extend(loads);
         (app, effects)
     }
 
-    fn say(&mut self, tone: Tone, text: impl Into<String>) {
+    pub(super) fn say(&mut self, tone: Tone, text: impl Into<String>) {
         self.status = Some(Status {
             text: text.into(),
             tone,
@@ -469,7 +522,7 @@ impl App {
     }
 
     /// Records the outcome of a request: whether the service answered, and a failure's text.
-    fn answered<T>(&mut self, result: &Result<T, ClientError>) -> Option<String> {
+    pub(super) fn answered<T>(&mut self, result: &Result<T, ClientError>) -> Option<String> {
         self.in_flight = self.in_flight.saturating_sub(1);
         match result {
             Ok(_) => {
@@ -491,7 +544,7 @@ impl App {
         }
     }
 
-    fn heights(&self) -> (usize, usize) {
+    pub(super) fn heights(&self) -> (usize, usize) {
         list_heights(self.size, self.message_rows(self.size.0))
     }
 
@@ -529,7 +582,7 @@ impl App {
             .get(self.activations.view.selected_item()?)
     }
 
-    fn refilter_folders(&mut self) {
+    pub(super) fn refilter_folders(&mut self) {
         let texts: Vec<String> = self
             .folders
             .tree
@@ -541,14 +594,14 @@ impl App {
         self.folders.view.clamp(h);
     }
 
-    fn refilter_contacts(&mut self) {
+    pub(super) fn refilter_contacts(&mut self) {
         let items = &self.contacts.items;
         self.contacts.view.refilter(items.iter().map(contact_text));
         let h = self.heights().1;
         self.contacts.view.clamp(h);
     }
 
-    fn refilter_activations(&mut self) {
+    pub(super) fn refilter_activations(&mut self) {
         let items = &self.activations.items;
         self.activations
             .view
@@ -558,10 +611,12 @@ impl App {
     }
 
     /// Opens `folder` in the contacts pane and asks for its first page.
-    fn open_folder(&mut self, folder: Folder) -> Vec<Effect> {
+    pub(super) fn open_folder(&mut self, folder: Folder) -> Vec<Effect> {
         self.folders.open = Some(folder.id.clone());
         self.contacts.generation += 1;
         self.contacts.items.clear();
+        self.contacts.marks.clear();
+        self.contacts.from_copy = false;
         self.contacts.cursor = None;
         self.contacts.view = ListView::default();
         self.contacts.load = Load::Loading;
@@ -569,9 +624,14 @@ impl App {
             folder_id: folder.id.clone(),
             cursor: None,
             generation: self.contacts.generation,
+            save_copy: folder.folder_type != FolderType::Activation,
         };
+        // A folder logged here with no link exists only in the journal: nothing to ask.
+        if !is_local_folder_id(&folder.id) {
+            self.in_flight += 1;
+        }
         self.contacts.folder = Some(folder);
-        self.in_flight += 1;
+        self.merge_pending();
         vec![effect]
     }
 
@@ -602,6 +662,7 @@ impl App {
             folder_id: folder.id.clone(),
             cursor: Some(cursor.clone()),
             generation: self.contacts.generation,
+            save_copy: false,
         }]
     }
 
@@ -623,6 +684,10 @@ impl App {
     }
 
     fn open_entry(&mut self) -> Vec<Effect> {
+        if let Some(why) = self.journal.cannot_log() {
+            self.say(Tone::Warning, why);
+            return vec![];
+        }
         let Some(folder) = self.contacts.folder.clone() else {
             self.say(
                 Tone::Warning,
@@ -655,22 +720,19 @@ impl App {
                     .map(|c| (format_mhz(c.frequency), c.mode.clone()))
             })
             .unwrap_or_default();
-        let mut busy = None;
         match &mut self.entry {
             Some(form) if form.folder_id == folder.id => {}
-            Some(form) if form.sending.is_some() => busy = Some(form.folder_name.clone()),
             Some(form) => {
                 // Typed text follows the user to the newly opened folder.
                 form.folder_id = folder.id.clone();
                 form.folder_name = folder.name.clone();
-                form.failed = None;
             }
             None => self.entry = Some(EntryForm::new(&folder.id, &folder.name, &frequency, &mode)),
         }
-        if let Some(name) = busy {
+        if let Some(label) = self.ended_activation(&folder.id) {
             self.say(
                 Tone::Warning,
-                format!("a contact for {name} is still being logged there; wait for the answer"),
+                format!("{label} has ended; Enter asks before logging into it"),
             );
         }
         self.dialog = Some(Dialog::Entry);
@@ -678,15 +740,22 @@ impl App {
         self.more_contacts()
     }
 
-    fn check_duplicate(&mut self) {
+    pub(super) fn check_duplicate(&mut self) {
         let Some(form) = &self.entry else { return };
         let same_folder = self
             .contacts
             .folder
             .as_ref()
             .is_some_and(|f| f.id == form.folder_id);
+        let marks = &self.contacts.marks;
+        // Stored and waiting contacts count alike; a refused one is not in the log.
+        let logged = self
+            .contacts
+            .items
+            .iter()
+            .filter(|c| !matches!(marks.get(&c.id), Some(Mark::Refused(_))));
         let duplicate = same_folder
-            .then(|| form.find_duplicate(&self.contacts.items, self.now))
+            .then(|| form.find_duplicate(logged, self.now))
             .flatten()
             .map(|c| {
                 format!(
@@ -702,134 +771,52 @@ impl App {
         }
     }
 
-    fn submit_entry(&mut self) -> Vec<Effect> {
-        let now = self.now;
-        let Some(form) = &mut self.entry else {
-            return vec![];
-        };
-        if let Some(sending) = &form.sending {
-            let call = sending.request.callsign.clone();
-            self.say(
-                Tone::Warning,
-                format!("still logging {call}; wait for the service to answer"),
-            );
-            return vec![];
-        }
-        let values = form.values();
-        let submission = match form.failed.take() {
-            // The same text as the attempt that failed: the same request and key, so that if
-            // the service did store it and only the answer was lost, it is not stored twice.
-            Some(failed) if failed.values == values => failed,
-            _ => match form.request(now) {
-                Ok(request) => Submission {
-                    request,
-                    idempotency_key: crate::client::idempotency_key(),
-                    values,
-                },
-                Err((field, message)) => {
-                    form.focus = field;
-                    self.say(Tone::Error, message);
-                    return vec![];
-                }
-            },
-        };
-        let effect = Effect::CreateContact {
-            request: submission.request.clone(),
-            idempotency_key: submission.idempotency_key.clone(),
-        };
-        let text = format!(
-            "logging {} on {} {}…",
-            submission.request.callsign,
-            format_mhz(submission.request.frequency),
-            submission.request.mode
-        );
-        form.sending = Some(submission);
-        self.say(Tone::Info, text);
-        self.in_flight += 1;
-        vec![effect]
+    /// The label of the folder `id` when it is an activation that has ended.
+    fn ended_activation(&self, id: &str) -> Option<String> {
+        self.activations
+            .items
+            .iter()
+            .chain(self.folders.items.iter())
+            .find(|f| f.id == id)
+            .filter(|f| f.folder_type == FolderType::Activation && !f.in_progress())
+            .map(|f| {
+                f.location_reference
+                    .clone()
+                    .unwrap_or_else(|| f.name.clone())
+            })
     }
 
-    fn contact_created(&mut self, result: Result<CreatedContact, ClientError>) -> Vec<Effect> {
-        let failure = self.answered(&result);
+    /// Checks the form and hands the contact to the journal. An ended activation is asked
+    /// about once per form and folder: logging into it from paper afterwards is common, and a
+    /// question on every contact would be noise.
+    fn submit_entry(&mut self) -> Vec<Effect> {
+        let now = self.now;
+        let ended = self.entry.as_ref().and_then(|f| {
+            self.ended_activation(&f.folder_id)
+                .map(|l| (f.folder_id.clone(), l))
+        });
         let Some(form) = &mut self.entry else {
             return vec![];
         };
-        let Some(submission) = form.sending.take() else {
-            return vec![];
-        };
-        let created = match result {
-            Ok(created) => created,
-            Err(_) => {
-                let why = failure.unwrap_or_default();
-                form.failed = Some(submission);
-                let hidden = !matches!(self.dialog, Some(Dialog::Entry));
-                self.say(
-                    Tone::Error,
-                    format!(
-                        "not logged, the form keeps it{}: {why}",
-                        if hidden { " (n shows it)" } else { "" }
-                    ),
-                );
+        let request = match form.request(now) {
+            Ok(request) => request,
+            Err((field, message)) => {
+                form.focus = field;
+                self.say(Tone::Error, message);
                 return vec![];
             }
         };
-        let request = submission.request;
-        if form.values() == submission.values {
-            form.clear_for_next();
-            // As the service stored them: 14074 becomes 14.074, ft8 becomes FT8.
-            form.set(Field::Frequency, &format_mhz(request.frequency));
-            form.set(Field::Mode, &request.mode);
+        if let Some((folder_id, label)) = ended
+            && form.ended_ok.as_deref() != Some(folder_id.as_str())
+        {
+            self.dialog = Some(Dialog::ConfirmEnded { folder_id, label });
+            return vec![];
         }
-        self.last_frequency_mode = Some((format_mhz(request.frequency), request.mode.clone()));
-        let band = crate::model::band::band_for_mhz(request.frequency).unwrap_or("?");
-        let time_on = Timestamp::parse("timeOn", &request.time_on).unwrap_or(self.now);
-        let contact = Contact {
-            id: created.id.clone(),
-            folder_id: request.folder_id.clone(),
-            callsign: request.callsign.clone(),
-            frequency: request.frequency,
-            band: band.to_owned(),
-            mode: request.mode.clone(),
-            time_on,
-            rst_sent: request.rst_sent.clone(),
-            rst_received: request.rst_received.clone(),
-            name: request.name.clone(),
-            notes: request.notes.clone(),
-            sig: None,
-            sig_info: None,
-            my_sig: None,
-            my_sig_info: None,
-            activation_id: None,
-            station_callsign: None,
-            created_at: self.now,
-        };
-        let mut text = format!(
-            "logged {} {} {} at {} UTC",
-            contact.callsign,
-            band,
-            contact.mode,
-            hhmm(time_on)
-        );
-        if let Some(first) = &created.duplicate_of {
-            text.push_str(&format!(" (a duplicate of {first}, stored all the same)"));
-        }
-        self.say(Tone::Success, text);
-        if !created.replayed {
-            if let Some(me) = &mut self.me {
-                me.native_qso_count += 1;
-            }
-            for f in self
-                .folders
-                .items
-                .iter_mut()
-                .chain(self.activations.items.iter_mut())
-                .chain(self.contacts.folder.iter_mut())
-            {
-                if f.id == contact.folder_id {
-                    f.contact_count += 1;
-                }
-            }
-        }
+        vec![Effect::Journal(JournalEffect::LogContact(request))]
+    }
+
+    /// The contact a stored or waiting row stands for, for the activation count.
+    pub(super) fn count_toward_activation(&mut self, contact: &Contact) {
         if let Some(activation) = self
             .activations
             .items
@@ -839,31 +826,8 @@ impl App {
         {
             stats
                 .valid
-                .extend(valid_keys(activation, std::slice::from_ref(&contact)));
+                .extend(valid_keys(activation, std::slice::from_ref(contact)));
         }
-        let open = self.contacts.folder.as_ref().map(|f| f.id.as_str());
-        if open == Some(contact.folder_id.as_str())
-            && !self.contacts.items.iter().any(|c| c.id == contact.id)
-        {
-            // Newest first, as the service lists them.
-            let at = self
-                .contacts
-                .items
-                .iter()
-                .position(|c| c.time_on <= contact.time_on)
-                .unwrap_or(self.contacts.items.len());
-            let selected = self.contacts.view.selected_item();
-            self.contacts.items.insert(at, contact);
-            self.refilter_contacts();
-            if let Some(s) = selected {
-                let keep = if s >= at { s + 1 } else { s };
-                if let Some(p) = self.contacts.view.shown.iter().position(|i| *i == keep) {
-                    self.contacts.view.selected = p;
-                }
-            }
-        }
-        self.check_duplicate();
-        vec![]
     }
 
     fn dialog_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -885,6 +849,53 @@ impl App {
                     vec![]
                 }
             }
+            Dialog::ConfirmEnded { folder_id, label } => {
+                self.dialog = Some(Dialog::Entry);
+                if key.code == KeyCode::Char('y') {
+                    if let Some(form) = &mut self.entry {
+                        form.ended_ok = Some(folder_id);
+                    }
+                    self.submit_entry()
+                } else {
+                    self.say(
+                        Tone::Info,
+                        format!("not logged into {label}, which has ended; the form keeps it"),
+                    );
+                    vec![]
+                }
+            }
+            Dialog::ConfirmDiscard { id, label } => {
+                if key.code == KeyCode::Char('y') {
+                    vec![Effect::Journal(JournalEffect::Discard { id })]
+                } else {
+                    self.say(Tone::Info, format!("kept {label} in the journal"));
+                    vec![]
+                }
+            }
+            Dialog::Fix(mut fix) => match form_key(&mut fix.form, key) {
+                FormKey::Close => {
+                    self.say(Tone::Info, "the refused contact stays as it was");
+                    vec![]
+                }
+                FormKey::Submit => match fix.form.request(self.now) {
+                    Ok(request) => {
+                        let id = fix.entry_id.clone();
+                        // Open until the journal has it: a failure leaves the text to fix.
+                        self.dialog = Some(Dialog::Fix(fix));
+                        vec![Effect::Journal(JournalEffect::Retry { id, request })]
+                    }
+                    Err((field, message)) => {
+                        fix.form.focus = field;
+                        self.say(Tone::Error, message);
+                        self.dialog = Some(Dialog::Fix(fix));
+                        vec![]
+                    }
+                },
+                FormKey::Edited(_) | FormKey::Stay => {
+                    self.dialog = Some(Dialog::Fix(fix));
+                    vec![]
+                }
+            },
             Dialog::ConfirmEnd { id, label } => {
                 if key.code == KeyCode::Char('y') {
                     self.say(Tone::Info, format!("ending activation {label}…"));
@@ -906,22 +917,11 @@ impl App {
                         form.next_field(true);
                         vec![]
                     }
-                    KeyCode::Enter if form.sending => {
-                        self.say(
-                            Tone::Warning,
-                            "still starting the activation; wait for the answer",
-                        );
-                        vec![]
-                    }
                     KeyCode::Enter => match form.request() {
-                        Ok(request) => {
-                            form.sending = true;
-                            self.say(
-                                Tone::Info,
-                                format!("starting activation {}…", request.location_reference),
-                            );
-                            self.in_flight += 1;
-                            vec![Effect::CreateActivation(request)]
+                        Ok(mut request) => {
+                            // The activation starts now, whenever the service hears of it.
+                            request.start_time = Some(self.now.to_string());
+                            vec![Effect::Journal(JournalEffect::LogActivation(request))]
                         }
                         Err((field, message)) => {
                             form.focus = field;
@@ -938,37 +938,26 @@ impl App {
                 effects
             }
             Dialog::Entry => {
-                self.dialog = Some(Dialog::Entry);
                 let Some(form) = &mut self.entry else {
-                    self.dialog = None;
                     return vec![];
                 };
-                match key.code {
-                    KeyCode::Esc => {
+                self.dialog = Some(Dialog::Entry);
+                match form_key(form, key) {
+                    FormKey::Close => {
                         self.dialog = None;
                         vec![]
                     }
-                    KeyCode::Tab | KeyCode::Down => {
-                        form.next_field();
-                        vec![]
-                    }
-                    KeyCode::BackTab | KeyCode::Up => {
-                        form.previous_field();
-                        vec![]
-                    }
-                    KeyCode::Enter => self.submit_entry(),
-                    _ => {
-                        let focus = form.focus;
-                        if form.edit(&Event::Key(key))
-                            && matches!(
-                                focus,
-                                Field::Callsign | Field::Frequency | Field::Mode | Field::Time
-                            )
-                        {
+                    FormKey::Submit => self.submit_entry(),
+                    FormKey::Edited(field) => {
+                        if matches!(
+                            field,
+                            Field::Callsign | Field::Frequency | Field::Mode | Field::Time
+                        ) {
                             self.check_duplicate();
                         }
                         vec![]
                     }
+                    FormKey::Stay => vec![],
                 }
             }
         }
@@ -1039,7 +1028,10 @@ impl App {
             _ => {}
         }
         match self.focus {
-            Pane::Contacts => self.more_contacts(),
+            Pane::Contacts => {
+                self.tell_refusal();
+                self.more_contacts()
+            }
             Pane::Activations => self.activation_stats(),
             Pane::Folders => vec![],
         }
@@ -1054,15 +1046,7 @@ impl App {
         if self.activations.stats.contains_key(&id) {
             return vec![];
         }
-        self.activations.stats.insert(
-            id.clone(),
-            ActivationStats {
-                load: Load::Loading,
-                valid: HashSet::new(),
-            },
-        );
-        self.in_flight += 1;
-        vec![Effect::LoadActivationContacts { folder_id: id }]
+        self.load_stats(id)
     }
 
     fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -1070,12 +1054,16 @@ impl App {
             return vec![];
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let typing = matches!(self.dialog, Some(Dialog::Entry | Dialog::Activation(_)));
+        let typing = matches!(
+            self.dialog,
+            Some(Dialog::Entry | Dialog::Fix(_) | Dialog::Activation(_))
+        );
         let quit_key = (ctrl && key.code == KeyCode::Char('c'))
             || (key.code == KeyCode::Char('q') && !ctrl && !typing && !self.filtering());
-        let armed = std::mem::take(&mut self.quit_armed);
         if quit_key {
-            self.request_quit(armed);
+            // Nothing typed and entered is only in memory: the journal holds it, and what it
+            // holds is told once the terminal is back.
+            self.quit = true;
             return vec![];
         }
         if self.dialog.is_some() {
@@ -1121,6 +1109,10 @@ impl App {
             KeyCode::Char('r') => self.refresh(),
             KeyCode::Char('n') => self.open_entry(),
             KeyCode::Char('a') => {
+                if let Some(why) = self.journal.cannot_log() {
+                    self.say(Tone::Warning, why);
+                    return vec![];
+                }
                 let call = self
                     .me
                     .as_ref()
@@ -1130,10 +1122,15 @@ impl App {
                 vec![]
             }
             KeyCode::Char('m') => {
-                let month = self.now.utc_month();
-                self.say(Tone::Info, format!("opening the {month} log…"));
-                self.in_flight += 1;
-                vec![Effect::CreateMonthly { month }]
+                if let Some(why) = self.journal.cannot_log() {
+                    self.say(Tone::Warning, why);
+                    return vec![];
+                }
+                // Through the journal with a link or without: it finds the log in its copy,
+                // or makes a local one that the sender creates on the service.
+                vec![Effect::Journal(JournalEffect::LogMonthly {
+                    month: self.now.utc_month(),
+                })]
             }
             KeyCode::Char('/') => {
                 let view = match self.focus {
@@ -1154,6 +1151,13 @@ impl App {
                     return vec![];
                 }
                 match self.selected_contact() {
+                    Some(c) if self.contacts.marks.contains_key(&c.id) => {
+                        let label = format!("{} at {}", c.callsign, short_time(c.time_on));
+                        self.dialog = Some(Dialog::ConfirmDiscard {
+                            id: c.id.clone(),
+                            label,
+                        });
+                    }
                     Some(c) => {
                         let label = format!(
                             "{} {} {} at {}",
@@ -1209,28 +1213,6 @@ impl App {
         }
     }
 
-    /// Quits, unless a contact the user tried to log is not stored yet: then the first quit
-    /// key only warns, and a second one quits.
-    fn request_quit(&mut self, armed: bool) {
-        let unlogged = self
-            .entry
-            .as_ref()
-            .and_then(|f| f.sending.as_ref().or(f.failed.as_ref()))
-            .map(|s| s.request.callsign.clone());
-        match unlogged {
-            Some(call) if !armed => {
-                self.quit_armed = true;
-                self.say(
-                    Tone::Warning,
-                    format!(
-                        "{call} is not logged yet and would be lost: press q (or Ctrl-C) again to quit anyway, any other key to stay"
-                    ),
-                );
-            }
-            _ => self.quit = true,
-        }
-    }
-
     fn filtering(&self) -> bool {
         let view = match self.focus {
             Pane::Folders => &self.folders.view,
@@ -1254,34 +1236,42 @@ impl App {
                 }
                 None => vec![],
             },
-            Pane::Contacts => vec![],
+            Pane::Contacts => {
+                self.open_pending();
+                vec![]
+            }
         }
     }
 
     fn folders_loaded(&mut self, result: Result<Vec<Folder>, ClientError>) -> Vec<Effect> {
         let failure = self.answered(&result);
         match result {
-            Ok(items) => {
-                let selected = self.selected_folder().map(|f| f.id.clone());
-                self.folders.items = items;
-                self.folders.tree = build_tree(&self.folders.items);
-                self.folders.load = Load::Loaded;
-                self.refilter_folders();
-                if let Some(id) = selected {
-                    self.select_folder(&id);
-                }
-                if let Some(open) = &self.contacts.folder
-                    && let Some(fresh) = self.folders.items.iter().find(|f| f.id == open.id)
-                {
-                    self.contacts.folder = Some(fresh.clone());
-                }
-            }
+            Ok(items) => self.set_folders(with_local(items, &self.folders.items)),
+            // What the copy showed stays on screen.
+            Err(_) if self.folders.load == Load::Loaded => {}
             Err(_) => self.folders.load = Load::Failed(failure.unwrap_or_default()),
         }
         vec![]
     }
 
-    fn select_folder(&mut self, id: &str) {
+    /// Shows `items` as the folder tree, keeping the selection and the open folder.
+    pub(super) fn set_folders(&mut self, items: Vec<Folder>) {
+        let selected = self.selected_folder().map(|f| f.id.clone());
+        self.folders.items = items;
+        self.folders.tree = build_tree(&self.folders.items);
+        self.folders.load = Load::Loaded;
+        self.refilter_folders();
+        if let Some(id) = selected {
+            self.select_folder(&id);
+        }
+        if let Some(open) = &self.contacts.folder
+            && let Some(fresh) = self.folders.items.iter().find(|f| f.id == open.id)
+        {
+            self.contacts.folder = Some(fresh.clone());
+        }
+    }
+
+    pub(super) fn select_folder(&mut self, id: &str) {
         let row = self
             .folders
             .tree
@@ -1298,9 +1288,13 @@ impl App {
         &mut self,
         folder_id: String,
         generation: u64,
+        source: Source,
         result: Result<Page<Contact>, ClientError>,
     ) -> Vec<Effect> {
-        let failure = self.answered(&result);
+        let failure = match source {
+            Source::Service => self.answered(&result),
+            Source::Copy => None,
+        };
         let current = generation == self.contacts.generation
             && self
                 .contacts
@@ -1310,8 +1304,25 @@ impl App {
         if !current {
             return vec![];
         }
-        match result {
-            Ok(page) => {
+        match (source, result) {
+            (Source::Copy, Ok(page)) => {
+                let marks = &self.contacts.marks;
+                self.contacts.items.retain(|c| marks.contains_key(&c.id));
+                self.contacts.items.extend(page.items);
+                self.contacts.from_copy = true;
+                if is_local_folder_id(&folder_id) {
+                    // No more than the copy and the journal exists of it.
+                    self.contacts.load = Load::Loaded;
+                }
+                self.merge_pending();
+                self.check_duplicate();
+                vec![]
+            }
+            (Source::Service, Ok(page)) => {
+                if std::mem::take(&mut self.contacts.from_copy) {
+                    let marks = &self.contacts.marks;
+                    self.contacts.items.retain(|c| marks.contains_key(&c.id));
+                }
                 let known: HashSet<String> =
                     self.contacts.items.iter().map(|c| c.id.clone()).collect();
                 // A contact logged here meanwhile may come again in a page.
@@ -1320,11 +1331,12 @@ impl App {
                     .extend(page.items.into_iter().filter(|c| !known.contains(&c.id)));
                 self.contacts.cursor = page.cursor;
                 self.contacts.load = Load::Loaded;
-                self.refilter_contacts();
+                self.merge_pending();
                 self.check_duplicate();
                 self.more_contacts()
             }
-            Err(_) => {
+            (Source::Copy, Err(_)) => vec![],
+            (Source::Service, Err(_)) => {
                 self.contacts.load = Load::Failed(failure.unwrap_or_default());
                 vec![]
             }
@@ -1334,44 +1346,140 @@ impl App {
     fn activations_loaded(&mut self, result: Result<Vec<Folder>, ClientError>) -> Vec<Effect> {
         let failure = self.answered(&result);
         match result {
-            Ok(items) => {
-                let selected = self.selected_activation().map(|a| a.id.clone());
-                self.activations.items = items;
-                self.activations.load = Load::Loaded;
-                self.refilter_activations();
-                if let Some(id) = selected
-                    && let Some(i) = self.activations.items.iter().position(|a| a.id == id)
-                    && let Some(p) = self.activations.view.shown.iter().position(|s| *s == i)
-                {
-                    self.activations.view.selected = p;
-                }
-                // The counts that matter in the field: those of activations still on the air.
-                let mut effects = Vec::new();
-                self.activations.stats.retain(|_, s| s.load == Load::Loaded);
-                let live: Vec<String> = self
-                    .activations
-                    .items
-                    .iter()
-                    .filter(|a| a.in_progress())
-                    .map(|a| a.id.clone())
-                    .collect();
-                for id in live {
-                    self.activations.stats.insert(
-                        id.clone(),
-                        ActivationStats {
-                            load: Load::Loading,
-                            valid: HashSet::new(),
-                        },
-                    );
-                    self.in_flight += 1;
-                    effects.push(Effect::LoadActivationContacts { folder_id: id });
-                }
-                effects.extend(self.activation_stats());
-                effects
-            }
+            Ok(items) => self.set_activations(with_local(items, &self.activations.items)),
+            Err(_) if self.activations.load == Load::Loaded => vec![],
             Err(_) => {
                 self.activations.load = Load::Failed(failure.unwrap_or_default());
                 vec![]
+            }
+        }
+    }
+
+    /// Shows `items` as the activations, and asks for the counts of those still on the air:
+    /// the ones that matter in the field.
+    pub(super) fn set_activations(&mut self, items: Vec<Folder>) -> Vec<Effect> {
+        let selected = self.selected_activation().map(|a| a.id.clone());
+        self.activations.items = items;
+        self.activations.load = Load::Loaded;
+        self.refilter_activations();
+        if let Some(id) = selected
+            && let Some(i) = self.activations.items.iter().position(|a| a.id == id)
+            && let Some(p) = self.activations.view.shown.iter().position(|s| *s == i)
+        {
+            self.activations.view.selected = p;
+        }
+        let mut effects = Vec::new();
+        let live: Vec<String> = self
+            .activations
+            .items
+            .iter()
+            .filter(|a| a.in_progress())
+            .map(|a| a.id.clone())
+            .collect();
+        for id in live {
+            effects.extend(self.load_stats(id));
+        }
+        effects.extend(self.activation_stats());
+        effects
+    }
+
+    /// Asks for an activation's contacts to count them, unless that is under way; the count
+    /// shown so far stays until the answer.
+    pub(super) fn load_stats(&mut self, id: String) -> Vec<Effect> {
+        let stats = self
+            .activations
+            .stats
+            .entry(id.clone())
+            .or_insert_with(|| ActivationStats {
+                load: Load::Idle,
+                valid: HashSet::new(),
+            });
+        match stats.load {
+            Load::Loading => return vec![],
+            Load::Loaded => {}
+            _ => stats.load = Load::Loading,
+        }
+        if !is_local_folder_id(&id) {
+            self.in_flight += 1;
+        }
+        vec![Effect::LoadActivationContacts { folder_id: id }]
+    }
+
+    fn activation_contacts_loaded(
+        &mut self,
+        folder_id: String,
+        source: Source,
+        result: Result<Vec<Contact>, ClientError>,
+    ) {
+        let failure = match source {
+            Source::Service => self.answered(&result),
+            Source::Copy => None,
+        };
+        let Some(activation) = self.activations.items.iter().find(|a| a.id == folder_id) else {
+            return;
+        };
+        let stats = match result {
+            Ok(contacts) => {
+                let mut valid = valid_keys(activation, &contacts);
+                valid.extend(valid_keys(activation, &self.outbox.waiting_in(&folder_id)));
+                ActivationStats {
+                    load: Load::Loaded,
+                    valid,
+                }
+            }
+            // A count from the copy stays when the service cannot be reached.
+            Err(_)
+                if self
+                    .activations
+                    .stats
+                    .get(&folder_id)
+                    .is_some_and(|s| s.load == Load::Loaded) =>
+            {
+                return;
+            }
+            Err(_) => ActivationStats {
+                load: Load::Failed(failure.unwrap_or_default()),
+                valid: HashSet::new(),
+            },
+        };
+        self.activations.stats.insert(folder_id, stats);
+    }
+}
+
+/// A fresh list from the service, with the folders logged here that it does not know yet.
+fn with_local(mut items: Vec<Folder>, shown: &[Folder]) -> Vec<Folder> {
+    items.extend(shown.iter().filter(|f| is_local_folder_id(&f.id)).cloned());
+    items
+}
+
+/// What a key did in an entry form.
+enum FormKey {
+    Close,
+    Submit,
+    /// The focus moved, or a key changed nothing.
+    Stay,
+    /// The text of this field changed.
+    Edited(Field),
+}
+
+fn form_key(form: &mut EntryForm, key: KeyEvent) -> FormKey {
+    match key.code {
+        KeyCode::Esc => FormKey::Close,
+        KeyCode::Enter => FormKey::Submit,
+        KeyCode::Tab | KeyCode::Down => {
+            form.next_field();
+            FormKey::Stay
+        }
+        KeyCode::BackTab | KeyCode::Up => {
+            form.previous_field();
+            FormKey::Stay
+        }
+        _ => {
+            let focus = form.focus;
+            if form.edit(&Event::Key(key)) {
+                FormKey::Edited(focus)
+            } else {
+                FormKey::Stay
             }
         }
     }
@@ -1390,7 +1498,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Tick(now) => {
             app.now = now;
-            vec![]
+            app.ask_whoami_again()
         }
         Action::WhoamiLoaded(result) => {
             let failure = app.answered(&result);
@@ -1400,10 +1508,18 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     if let Some(Dialog::Activation(form)) = &mut app.dialog {
                         form.default_callsign(&me.callsign);
                     }
+                    let callsign = me.callsign.clone();
                     app.me = Some(me);
                     app.me_load = Load::Loaded;
+                    if app.journal == JournalState::Missing {
+                        app.journal = JournalState::Opening;
+                        return vec![Effect::Journal(JournalEffect::Open { callsign })];
+                    }
                 }
-                Err(_) => app.me_load = Load::Failed(failure.unwrap_or_default()),
+                Err(_) => {
+                    app.me_load = Load::Failed(failure.unwrap_or_default());
+                    app.whoami_retry = Some(app.now);
+                }
             }
             vec![]
         }
@@ -1411,26 +1527,18 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ContactsLoaded {
             folder_id,
             generation,
+            source,
             result,
-        } => app.contacts_loaded(folder_id, generation, result),
+        } => app.contacts_loaded(folder_id, generation, source, result),
         Action::ActivationsLoaded(result) => app.activations_loaded(result),
-        Action::ActivationContactsLoaded { folder_id, result } => {
-            let failure = app.answered(&result);
-            let activation = app.activations.items.iter().find(|a| a.id == folder_id);
-            let stats = match (result, activation) {
-                (Ok(contacts), Some(a)) => ActivationStats {
-                    load: Load::Loaded,
-                    valid: valid_keys(a, &contacts),
-                },
-                _ => ActivationStats {
-                    load: Load::Failed(failure.unwrap_or_default()),
-                    valid: HashSet::new(),
-                },
-            };
-            app.activations.stats.insert(folder_id, stats);
+        Action::ActivationContactsLoaded {
+            folder_id,
+            source,
+            result,
+        } => {
+            app.activation_contacts_loaded(folder_id, source, result);
             vec![]
         }
-        Action::ContactCreated(result) => app.contact_created(result),
         Action::ContactDeleted { id, result } => {
             if app.answered(&result).is_none() {
                 if let Some(i) = app.contacts.items.iter().position(|c| c.id == id) {
@@ -1440,17 +1548,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                         Tone::Success,
                         format!("deleted {} {} {}", gone.callsign, gone.band, gone.mode),
                     );
-                    for f in app
-                        .folders
-                        .items
-                        .iter_mut()
-                        .chain(app.activations.items.iter_mut())
-                        .chain(app.contacts.folder.iter_mut())
-                    {
-                        if f.id == gone.folder_id {
-                            f.contact_count -= 1;
-                        }
-                    }
+                    app.count_contact(&gone.folder_id, -1);
                 } else {
                     app.say(Tone::Success, format!("deleted contact {id}"));
                 }
@@ -1459,44 +1557,6 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 }
             }
             vec![]
-        }
-        Action::ActivationCreated(result) => {
-            let failure = app.answered(&result);
-            match result {
-                Ok(created) => {
-                    app.dialog = None;
-                    let folder = created.folder;
-                    let reference = folder.location_reference.clone().unwrap_or_default();
-                    app.say(
-                        Tone::Success,
-                        if created.created {
-                            format!(
-                                "activation {reference} started: {}; n logs into it",
-                                folder.name
-                            )
-                        } else {
-                            format!(
-                                "activation {reference} of today is open again: {}",
-                                folder.name
-                            )
-                        },
-                    );
-                    let mut effects = vec![Effect::LoadFolders, Effect::LoadActivations];
-                    app.in_flight += effects.len();
-                    effects.extend(app.open_folder(folder));
-                    effects
-                }
-                Err(_) => {
-                    if let Some(Dialog::Activation(form)) = &mut app.dialog {
-                        form.sending = false;
-                    }
-                    app.say(
-                        Tone::Error,
-                        format!("activation not started: {}", failure.unwrap_or_default()),
-                    );
-                    vec![]
-                }
-            }
         }
         Action::ActivationEnded { id, result } => {
             if app.answered(&result).is_none()
@@ -1517,24 +1577,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             }
             vec![]
         }
-        Action::MonthlyCreated(result) => {
-            if app.answered(&result).is_some() {
-                return vec![];
-            }
-            let Ok(created) = result else { return vec![] };
-            let folder = created.folder;
-            app.say(
-                Tone::Success,
-                format!("opened the {} log; n logs a contact", folder.name),
-            );
-            if !app.folders.items.iter().any(|f| f.id == folder.id) {
-                app.folders.items.push(folder.clone());
-                app.folders.tree = build_tree(&app.folders.items);
-                app.refilter_folders();
-            }
-            app.select_folder(&folder.id);
-            app.open_folder(folder)
-        }
+        Action::Journal(answer) => app.journal_answer(answer),
+        Action::Sender(event) => app.sender_event(event),
     }
 }
 

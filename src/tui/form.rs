@@ -66,16 +66,6 @@ pub fn default_rst(mode: &str) -> &'static str {
     }
 }
 
-/// A contact submitted to the server and not answered yet (or answered with a failure).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Submission {
-    pub request: NewContactRequest,
-    /// The same key on a repeat of this exact request, so a lost answer cannot log it twice.
-    pub idempotency_key: String,
-    /// The form's text when it was sent: the form is cleared on success only if unchanged.
-    pub values: Vec<String>,
-}
-
 #[derive(Debug, Clone)]
 pub struct EntryForm {
     /// The folder the contact goes to.
@@ -87,10 +77,8 @@ pub struct EntryForm {
     pub band: Result<&'static str, String>,
     /// The contact this one would duplicate, as a warning line.
     pub duplicate: Option<String>,
-    /// A request in flight.
-    pub sending: Option<Submission>,
-    /// The last request that failed, sent again with its key while the form is unchanged.
-    pub failed: Option<Submission>,
+    /// The ended activation the operator said yes to logging into.
+    pub ended_ok: Option<String>,
 }
 
 impl EntryForm {
@@ -103,14 +91,36 @@ impl EntryForm {
             focus: Field::Callsign,
             band: Err(String::new()),
             duplicate: None,
-            sending: None,
-            failed: None,
+            ended_ok: None,
         };
         form.set(Field::Frequency, frequency);
         form.set(Field::Mode, mode);
         form.set(Field::RstSent, default_rst(mode));
         form.set(Field::RstReceived, default_rst(mode));
         form.refresh_band();
+        form
+    }
+
+    /// A form holding a contact logged before, to be fixed and logged into `folder`.
+    pub fn from_request(
+        folder_id: &str,
+        folder_name: &str,
+        request: &NewContactRequest,
+    ) -> EntryForm {
+        let mut form = EntryForm::new(
+            folder_id,
+            folder_name,
+            &crate::tui::app::format_mhz(request.frequency),
+            &request.mode,
+        );
+        let text = |v: &Option<String>| v.clone().unwrap_or_default();
+        form.set(Field::Callsign, &request.callsign);
+        form.set(Field::RstSent, &text(&request.rst_sent));
+        form.set(Field::RstReceived, &text(&request.rst_received));
+        form.set(Field::Name, &text(&request.name));
+        form.set(Field::Notes, &text(&request.notes));
+        // The time it was logged with, whole: the contact keeps its time however late it goes.
+        form.set(Field::Time, &request.time_on);
         form
     }
 
@@ -124,10 +134,6 @@ impl EntryForm {
 
     pub fn set(&mut self, field: Field, value: &str) {
         self.inputs[field.index()] = Input::new(value.to_owned());
-    }
-
-    pub fn values(&self) -> Vec<String> {
-        self.inputs.iter().map(|i| i.value().to_owned()).collect()
     }
 
     pub fn next_field(&mut self) {
@@ -188,7 +194,6 @@ impl EntryForm {
         self.set(Field::RstReceived, default_rst(&mode));
         self.focus = Field::Callsign;
         self.duplicate = None;
-        self.failed = None;
     }
 
     /// Checks every field and builds the request, timed `now` unless a time was typed.
@@ -255,7 +260,7 @@ impl EntryForm {
     /// the same UTC day (the day of the typed time, else of `now`).
     pub fn find_duplicate<'a>(
         &self,
-        contacts: &'a [Contact],
+        contacts: impl IntoIterator<Item = &'a Contact>,
         now: Timestamp,
     ) -> Option<&'a Contact> {
         let call = self.value(Field::Callsign).trim().to_ascii_uppercase();
@@ -267,7 +272,7 @@ impl EntryForm {
         let day = time_on(self.value(Field::Time), now)
             .unwrap_or(now)
             .utc_day();
-        contacts.iter().find(|c| {
+        contacts.into_iter().find(|c| {
             c.callsign == call
                 && c.band == band
                 && c.mode.eq_ignore_ascii_case(mode)
@@ -285,8 +290,11 @@ fn parse_number(text: &str) -> Option<f64> {
         .filter(|v| v.is_finite())
 }
 
-/// The time-on: `now` when empty; `HHMM`, `HH:MM` or `HH:MM:SS` on the UTC day of `now`; or a
-/// whole ISO 8601 time with its offset.
+/// The time-on: `now` when empty; `HHMM`, `HH:MM` or `HH:MM:SS` in UTC; or a whole ISO 8601
+/// time with its offset. A time of day later than `now` is read as yesterday's: an operator
+/// typing contacts from paper after midnight UTC means the evening that just ended, never a
+/// time still to come. A whole time in the future is refused, since no contact has happened
+/// there yet.
 pub fn time_on(text: &str, now: Timestamp) -> Result<Timestamp, String> {
     let text = text.trim();
     if text.is_empty() {
@@ -300,17 +308,32 @@ pub fn time_on(text: &str, now: Timestamp) -> Result<Timestamp, String> {
             .ok()
     };
     if let Some(clock) = clock {
-        let day = now.utc_date();
-        let at = day
-            .and_hms_opt(clock.hour(), clock.minute(), clock.second())
-            .map(|t| Timestamp(t.and_utc().timestamp_millis()));
-        return at.ok_or_else(|| format!("time {text:?} is not a time of day"));
+        let today = now.utc_date();
+        let at = |day: chrono::NaiveDate| {
+            day.and_hms_opt(clock.hour(), clock.minute(), clock.second())
+                .map(|t| Timestamp(t.and_utc().timestamp_millis()))
+        };
+        return match at(today) {
+            Some(t) if t <= now => Ok(t),
+            Some(_) => today
+                .pred_opt()
+                .and_then(at)
+                .ok_or_else(|| format!("time {text:?} is not a time of day")),
+            None => Err(format!("time {text:?} is not a time of day")),
+        };
     }
-    Timestamp::parse("time", text).map_err(|_| {
+    let at = Timestamp::parse("time", text).map_err(|_| {
         format!(
-            "time {text:?} is not a time: type HH:MM (UTC, today), a full time such as 2026-11-22T14:05:00Z, or leave it empty for now"
+            "time {text:?} is not a time: type HH:MM (UTC; later than now means yesterday), a full time such as 2026-11-22T14:05:00Z, or leave it empty for now"
         )
-    })
+    })?;
+    if at > now {
+        return Err(format!(
+            "time {text:?} is in the future (it is {} UTC now): a contact is logged once it has happened; leave the time empty for now",
+            now.to_string().get(..16).unwrap_or("").replace('T', " ")
+        ));
+    }
+    Ok(at)
 }
 
 /// The fields of the activation form, in Tab order.
@@ -341,7 +364,6 @@ impl ActivationField {
 pub struct ActivationForm {
     pub inputs: Vec<Input>,
     pub focus: ActivationField,
-    pub sending: bool,
 }
 
 impl ActivationForm {
@@ -353,7 +375,6 @@ impl ActivationForm {
                 Input::new("pota".to_owned()),
             ],
             focus: ActivationField::Reference,
-            sending: false,
         }
     }
 
@@ -465,7 +486,7 @@ mod tests {
     }
 
     #[test]
-    fn times_of_day_are_today_in_utc() {
+    fn times_of_day_are_today_in_utc_or_yesterday_when_later_than_now() {
         assert_eq!(time_on("", now()), Ok(now()));
         assert_eq!(
             time_on("1400", now()).unwrap().to_string(),
@@ -475,13 +496,62 @@ mod tests {
             time_on("09:30", now()).unwrap().to_string(),
             "2026-11-22T09:30:00Z"
         );
+        // The minute of now is today; anything later is the evening before.
+        assert_eq!(
+            time_on("14:05", now()).unwrap().to_string(),
+            "2026-11-22T14:05:00Z"
+        );
+        assert_eq!(
+            time_on("14:05:10", now()).unwrap().to_string(),
+            "2026-11-21T14:05:10Z"
+        );
+        assert_eq!(
+            time_on("2350", now()).unwrap().to_string(),
+            "2026-11-21T23:50:00Z"
+        );
+        // Just after midnight UTC, from paper: 23:58 is the day that just ended, across a
+        // month and a year.
+        let new_year = Timestamp::parse("now", "2027-01-01T00:03:00Z").unwrap();
+        assert_eq!(
+            time_on("23:58", new_year).unwrap().to_string(),
+            "2026-12-31T23:58:00Z"
+        );
+        assert_eq!(
+            time_on("0001", new_year).unwrap().to_string(),
+            "2027-01-01T00:01:00Z"
+        );
         assert_eq!(
             time_on("2026-11-21T23:59:00Z", now()).unwrap().to_string(),
             "2026-11-21T23:59:00Z"
         );
-        for bad in ["25:00", "noon", "2026-11-22T14:05:00"] {
+        for bad in ["25:00", "noon", "2026-11-22T14:05:00", "1460"] {
             assert!(time_on(bad, now()).unwrap_err().contains("HH:MM"), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_whole_time_in_the_future_is_refused() {
+        assert_eq!(
+            time_on("2026-11-22T14:05:09Z", now()).unwrap(),
+            now(),
+            "now itself is no future"
+        );
+        for ahead in [
+            "2026-11-22T14:05:10Z",
+            "2026-11-23T09:00:00Z",
+            "2026-11-22T15:00:00+00:30",
+        ] {
+            let message = time_on(ahead, now()).unwrap_err();
+            assert!(message.contains("is in the future"), "{ahead}: {message}");
+            assert!(message.contains("2026-11-22 14:05 UTC now"), "{message}");
+        }
+        // An offset that puts it in the past is fine.
+        assert_eq!(
+            time_on("2026-11-22T15:00:00+01:00", now())
+                .unwrap()
+                .to_string(),
+            "2026-11-22T14:00:00Z"
+        );
     }
 
     #[test]

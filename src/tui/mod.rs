@@ -8,10 +8,13 @@
 
 pub mod app;
 pub mod form;
+pub mod journal;
+pub mod outbox;
 pub mod tasks;
 pub mod terminal;
 pub mod ui;
 
+use std::collections::VecDeque;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -19,13 +22,54 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use ratatui::crossterm::event::{Event, EventStream};
+use reqwest::Url;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 pub use app::{Action, App, Effect, Options, update};
+pub use journal::{JournalSource, Left};
 
-use crate::client::Client;
-use crate::model::Timestamp;
+use crate::client::{Client, ClientError, RetryPolicy};
+use crate::model::{ApiKey, Timestamp};
+
+/// How long the logbook waits to open a connection, and for a whole answer: a dead link, or
+/// one that accepts and never answers, shows as offline within seconds, not minutes. Nothing
+/// typed waits for it either way: contacts go to the journal first.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
+/// The sender's batches of up to 500 contacts may take longer over a slow link than a read.
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// What the logbook talks to: a client for its reads and one for the journal's sender, and
+/// the journal.
+pub struct Link {
+    pub reads: Client,
+    pub sender: Client,
+    pub journal: JournalSource,
+}
+
+impl Link {
+    /// Clients with short time-outs and one attempt per request: the logbook asks again by
+    /// itself (the sender backs off and retries; `r` reloads), so a retry inside the client
+    /// would only keep `offline` off the screen longer.
+    pub fn new(base: Url, key: &ApiKey, journal: JournalSource) -> Result<Link, ClientError> {
+        let policy = RetryPolicy {
+            transport_attempts: 1,
+            ..RetryPolicy::default()
+        };
+        let reads = Client::new(base.clone(), key)?
+            .with_timeouts(CONNECT_TIMEOUT, ANSWER_TIMEOUT)?
+            .with_policy(policy.clone());
+        let sender = Client::new(base, key)?
+            .with_timeouts(CONNECT_TIMEOUT, SEND_TIMEOUT)?
+            .with_policy(policy);
+        Ok(Link {
+            reads,
+            sender,
+            journal,
+        })
+    }
+}
 
 /// Whether stdin and stdout are both a terminal, as the logbook needs.
 pub fn on_terminal() -> bool {
@@ -49,23 +93,37 @@ fn panic_key() -> Option<char> {
         .and_then(|v| v.chars().next())
 }
 
-/// Runs the logbook on this terminal until the user quits.
-pub async fn run(client: Client, options: Options) -> std::io::Result<()> {
-    let client = Arc::new(client);
+/// Runs the logbook on this terminal until the user quits; says what stays in the journal.
+pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
+    let client = Arc::new(link.reads);
+    let (sender_tx, mut sender_rx) = mpsc::unbounded_channel();
+    let mut keeper = journal::Keeper::new(link.journal, Arc::new(link.sender), sender_tx);
     let mut guard = terminal::Guard::enter()?;
     let size = guard.terminal.size()?;
     let (mut app, effects) = App::new(options, Timestamp::now(), (size.width, size.height));
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut tasks = JoinSet::new();
-    for effect in effects {
-        tasks::spawn(effect, &client, &tx, &mut tasks);
-    }
+    let mut work = VecDeque::from(effects);
     let mut events = EventStream::new();
     let mut clock = tokio::time::interval(Duration::from_secs(1));
     clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     #[cfg(debug_assertions)]
     let panic_key = panic_key();
-    while !app.quit {
+    loop {
+        // Journal work is done here, before the frame that shows its outcome.
+        while let Some(effect) = work.pop_front() {
+            match effect {
+                Effect::Journal(effect) => {
+                    let answer = keeper.perform(effect).await;
+                    work.extend(update(&mut app, answer));
+                }
+                effect => tasks::spawn(effect, &client, keeper.journal(), &tx, &mut tasks),
+            }
+        }
+        while tasks.try_join_next().is_some() {}
+        if app.quit {
+            break;
+        }
         guard.terminal.draw(|frame| ui::draw(&app, frame))?;
         let action = tokio::select! {
             event = events.next() => match event {
@@ -76,6 +134,9 @@ pub async fn run(client: Client, options: Options) -> std::io::Result<()> {
                     {
                         panic!("the test panic key {c:?} was pressed");
                     }
+                    // The time of the key: a contact logged with it is timed now, not at
+                    // the last tick of the clock.
+                    work.extend(update(&mut app, Action::Tick(Timestamp::now())));
                     Action::Key(key)
                 }
                 Some(Ok(Event::Resize(w, h))) => Action::Resize(w, h),
@@ -85,16 +146,15 @@ pub async fn run(client: Client, options: Options) -> std::io::Result<()> {
                 None => break,
             },
             Some(action) = rx.recv() => action,
+            Some(event) = sender_rx.recv() => Action::Sender(event),
             _ = clock.tick() => Action::Tick(Timestamp::now()),
         };
-        for effect in update(&mut app, action) {
-            tasks::spawn(effect, &client, &tx, &mut tasks);
-        }
-        while tasks.try_join_next().is_some() {}
+        work.extend(update(&mut app, action));
     }
     // Requests still waiting for a slow service must not hold up quitting.
     tasks.abort_all();
-    Ok(())
+    drop(guard);
+    Ok(keeper.close().await)
 }
 
 /// The runtime the logbook runs on; when it cannot start, the error is printed for `command`
@@ -110,17 +170,23 @@ pub fn runtime(command: &str) -> Result<tokio::runtime::Runtime, ExitCode> {
         })
 }
 
-/// Runs the logbook on a runtime of its own and reports a terminal failure.
-pub fn run_blocking(client: Client, options: Options) -> ExitCode {
+/// Runs the logbook on a runtime of its own, says what stays in the journal once the
+/// terminal is back, and reports a terminal failure.
+pub fn run_blocking(link: Link, options: Options) -> ExitCode {
     let runtime = match runtime("tui") {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let result = runtime.block_on(run(client, options));
+    let result = runtime.block_on(run(link, options));
     // A lookup stuck in a blocking thread must not keep the process alive after quitting.
     runtime.shutdown_background();
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(left) => {
+            if let Some(message) = left.message() {
+                println!("{message}");
+            }
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("svc: tui: local_error: the terminal failed: {e}");
             ExitCode::FAILURE

@@ -1,81 +1,143 @@
-//! The background: each [`Effect`] runs as one tokio task with a shared client and answers
-//! with an [`Action`] through the channel, so the screen never waits for the network.
+//! The background: each network [`Effect`] runs as one tokio task with a shared client and
+//! answers with [`Action`]s through the channel, so the screen never waits for the network.
+//! With a journal, what the service answers is saved there as the copy for working with no
+//! link, and a folder's contacts are read from that copy first, so they show at once.
 
 use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinSet;
 
-use super::app::{Action, Effect, PAGE_SIZE};
-use crate::client::{Client, ClientError, FULL_PAGE, NewFolderRequest};
-use crate::model::Contact;
+use super::app::{Action, COPY_LIMIT, Effect, PAGE_SIZE, Source};
+use crate::client::journal::{Journal, is_local_folder_id};
+use crate::client::{Client, ClientError, FULL_PAGE};
+use crate::model::{Contact, Page};
 
+/// Runs `effect` on a task of `tasks`. Journal effects are not for here: the run loop awaits
+/// them itself.
 pub fn spawn(
     effect: Effect,
     client: &Arc<Client>,
+    journal: Option<&Journal>,
     tx: &UnboundedSender<Action>,
     tasks: &mut JoinSet<()>,
 ) {
     let client = client.clone();
+    let journal = journal.cloned();
     let tx = tx.clone();
     tasks.spawn(async move {
-        let action = perform(&client, effect).await;
-        // The receiver is gone only when the logbook is closing.
-        let _ = tx.send(action);
+        perform(&client, journal.as_ref(), effect, &tx).await;
     });
 }
 
-/// Carries out one effect against the service.
-pub async fn perform(client: &Client, effect: Effect) -> Action {
+/// A copy that cannot be saved costs only the next start with no link: the screen goes on.
+async fn keep<T>(saved: impl std::future::Future<Output = Result<T, impl std::fmt::Debug>>) {
+    let _ = saved.await;
+}
+
+/// Carries out one effect; its answers go to `tx` (the receiver is gone only when the
+/// logbook is closing).
+pub async fn perform(
+    client: &Client,
+    journal: Option<&Journal>,
+    effect: Effect,
+    tx: &UnboundedSender<Action>,
+) {
+    let send = |action: Action| {
+        let _ = tx.send(action);
+    };
     match effect {
-        Effect::LoadWhoami => Action::WhoamiLoaded(client.whoami().await),
-        Effect::LoadFolders => Action::FoldersLoaded(client.all_folders(None).await),
+        Effect::LoadWhoami => {
+            let result = client.whoami().await;
+            if let (Some(j), Ok(me)) = (journal, &result) {
+                keep(j.save_whoami(me)).await;
+            }
+            send(Action::WhoamiLoaded(result));
+        }
+        Effect::LoadFolders => {
+            let result = client.all_folders(None).await;
+            if let (Some(j), Ok(folders)) = (journal, &result) {
+                keep(j.save_folders(folders)).await;
+            }
+            send(Action::FoldersLoaded(result));
+        }
+        Effect::LoadActivations => {
+            let result = client.all_activations(false).await;
+            if let (Some(j), Ok(activations)) = (journal, &result) {
+                keep(j.save_activations(activations)).await;
+            }
+            send(Action::ActivationsLoaded(result));
+        }
         Effect::LoadContacts {
             folder_id,
             cursor,
             generation,
+            save_copy,
         } => {
+            let first = cursor.is_none();
+            if first && let Some(j) = journal {
+                let copy = j.cached_contacts(&folder_id, COPY_LIMIT).await;
+                if let Ok(items) = copy {
+                    send(Action::ContactsLoaded {
+                        folder_id: folder_id.clone(),
+                        generation,
+                        source: Source::Copy,
+                        result: Ok(Page {
+                            items,
+                            cursor: None,
+                        }),
+                    });
+                }
+            }
+            // Not on the service yet: the copy (empty) and the journal are all there is.
+            if is_local_folder_id(&folder_id) {
+                return;
+            }
             let result = client
                 .contacts(&folder_id, Some(PAGE_SIZE), cursor.as_deref())
                 .await;
-            Action::ContactsLoaded {
+            if save_copy && let (Some(j), Ok(page)) = (journal, &result) {
+                keep(j.save_contacts(&folder_id, &page.items)).await;
+            }
+            send(Action::ContactsLoaded {
                 folder_id,
                 generation,
+                source: Source::Service,
                 result,
-            }
+            });
         }
-        Effect::LoadActivations => Action::ActivationsLoaded(client.all_activations(false).await),
         Effect::LoadActivationContacts { folder_id } => {
+            if let Some(j) = journal
+                && let Ok(copy) = j.cached_contacts(&folder_id, COPY_LIMIT).await
+            {
+                send(Action::ActivationContactsLoaded {
+                    folder_id: folder_id.clone(),
+                    source: Source::Copy,
+                    result: Ok(copy),
+                });
+            }
+            if is_local_folder_id(&folder_id) {
+                return;
+            }
             let result = all_contacts(client, &folder_id).await;
-            Action::ActivationContactsLoaded { folder_id, result }
+            if let (Some(j), Ok(contacts)) = (journal, &result) {
+                keep(j.save_contacts(&folder_id, contacts)).await;
+            }
+            send(Action::ActivationContactsLoaded {
+                folder_id,
+                source: Source::Service,
+                result,
+            });
         }
-        Effect::CreateContact {
-            request,
-            idempotency_key,
-        } => Action::ContactCreated(
-            client
-                .create_contact_keyed(&request, &idempotency_key)
-                .await,
-        ),
         Effect::DeleteContact { id } => {
             let result = client.delete_contact(&id).await;
-            Action::ContactDeleted { id, result }
-        }
-        Effect::CreateActivation(request) => {
-            Action::ActivationCreated(client.create_activation(&request).await)
+            send(Action::ContactDeleted { id, result });
         }
         Effect::EndActivation { id } => {
             let result = client.end_activation(&id, None).await;
-            Action::ActivationEnded { id, result }
+            send(Action::ActivationEnded { id, result });
         }
-        Effect::CreateMonthly { month } => Action::MonthlyCreated(
-            client
-                .create_folder(&NewFolderRequest::Monthly {
-                    month,
-                    program_id: None,
-                })
-                .await,
-        ),
+        Effect::Journal(_) => {}
     }
 }
 

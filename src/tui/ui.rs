@@ -16,6 +16,7 @@ use super::app::{
     Tone, format_mhz, qso_counter, short_time,
 };
 use super::form::{ActivationField, ActivationForm, EntryForm, Field};
+use super::outbox::Mark;
 use crate::model::Timestamp;
 
 /// Styles with colour, or (for `--no-color` and `NO_COLOR`) with attributes only.
@@ -277,23 +278,32 @@ impl Widget for View<'_, ActivationsPane> {
 
 const LOADING_MORE: &str = "loading… ";
 
-/// The contacts pane's title: the folder, and how many of its contacts are loaded.
+/// The contacts pane's title: the folder, and how many of its contacts are loaded (waiting
+/// ones included, refused ones not: they are not in the log).
 fn contacts_title(pane: &ContactsPane) -> String {
+    let refused = pane
+        .marks
+        .values()
+        .filter(|m| matches!(m, Mark::Refused(_)))
+        .count();
     match &pane.folder {
         None => " Contacts ".to_owned(),
         Some(f) => {
-            let loaded = pane.items.len();
+            let loaded = pane.items.len() - refused;
             let count = if pane.cursor.is_some() {
                 format!("{loaded} of {}", f.contact_count.max(loaded as i64))
             } else {
                 loaded.to_string()
             };
-            format!(" Contacts · {} · {count} ", f.name)
+            let copy = if pane.from_copy { " (saved copy)" } else { "" };
+            format!(" Contacts · {} · {count}{copy} ", f.name)
         }
     }
 }
 
-const CONTACT_WIDTHS: [Constraint; 9] = [
+/// The first column: `↑` waits to be sent, `✗` was refused.
+const CONTACT_WIDTHS: [Constraint; 10] = [
+    Constraint::Length(1),
     Constraint::Length(11),
     Constraint::Length(10),
     Constraint::Length(9),
@@ -313,7 +323,7 @@ impl Widget for View<'_, ContactsPane> {
             title.push(Span::styled(LOADING_MORE, self.theme.dim()));
         }
         let inner = self.frame(title, &pane.view, area, buf);
-        if pane.folder.is_none() {
+        if pane.folder.is_none() && pane.items.is_empty() {
             placeholder(
                 inner,
                 buf,
@@ -332,7 +342,7 @@ impl Widget for View<'_, ContactsPane> {
             return;
         }
         let header = Row::new([
-            "UTC", "Call", "MHz", "Band", "Mode", "S", "R", "Name", "Notes",
+            "", "UTC", "Call", "MHz", "Band", "Mode", "S", "R", "Name", "Notes",
         ])
         .style(self.theme.header());
         let rows = pane
@@ -345,7 +355,17 @@ impl Widget for View<'_, ContactsPane> {
             .map(|(i, index)| {
                 let c = &pane.items[*index];
                 let style = self.row_style(i, &pane.view);
+                let notes = Cell::from(first_line(c.notes.as_deref().unwrap_or("")));
+                let (mark, notes) = match pane.marks.get(&c.id) {
+                    None => (Cell::from(""), notes),
+                    Some(Mark::Waiting) => (Cell::from("↑"), notes),
+                    Some(Mark::Refused(why)) => (
+                        Cell::from(Span::styled("✗", self.theme.tone(Tone::Error))),
+                        Cell::from(Span::styled(why.as_str(), self.theme.tone(Tone::Error))),
+                    ),
+                };
                 Row::new(vec![
+                    mark,
                     Cell::from(short_time(c.time_on)),
                     Cell::from(c.callsign.as_str()),
                     Cell::from(Line::from(format_mhz(c.frequency)).alignment(Alignment::Right)),
@@ -354,7 +374,7 @@ impl Widget for View<'_, ContactsPane> {
                     Cell::from(c.rst_sent.as_deref().unwrap_or("")),
                     Cell::from(c.rst_received.as_deref().unwrap_or("")),
                     Cell::from(c.name.as_deref().unwrap_or("")),
-                    Cell::from(first_line(c.notes.as_deref().unwrap_or(""))),
+                    notes,
                 ])
                 .style(style)
             });
@@ -401,18 +421,22 @@ fn clock(t: Timestamp) -> String {
     format!("{} UTC", s.get(11..19).unwrap_or(""))
 }
 
+/// Parts of the status bar that give way, in this order, when the screen is too narrow for
+/// everything: the plan (the QSO counter shows the free plan's cap anyway), the request
+/// counter, the tier. The counts of waiting and refused contacts never do.
+const DROPPABLE: [&str; 3] = ["plan", "req", "tier"];
+
 impl Widget for StatusBar<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
         let base = Style::new().add_modifier(Modifier::REVERSED);
-        let sep = || Span::styled(" · ", base);
-        let mut spans = vec![Span::styled(" ", base)];
+        // (name, span): the names say which parts may be dropped.
+        let mut parts: Vec<(&str, Span)> = Vec::new();
         if let Some(label) = &app.options.label {
-            spans.push(Span::styled(
-                label.clone(),
-                base.add_modifier(Modifier::BOLD),
+            parts.push((
+                "",
+                Span::styled(label.clone(), base.add_modifier(Modifier::BOLD)),
             ));
-            spans.push(sep());
         }
         match &app.me {
             Some(me) => {
@@ -422,36 +446,76 @@ impl Widget for StatusBar<'_> {
                 } else {
                     base
                 };
-                spans.extend([
+                parts.push((
+                    "",
                     Span::styled(me.callsign.clone(), base.add_modifier(Modifier::BOLD)),
-                    sep(),
-                    Span::styled(me.plan.clone(), base),
-                    sep(),
-                    Span::styled(me.tier.as_str(), base),
-                    sep(),
-                    Span::styled(counter, counter_style),
-                ]);
+                ));
+                parts.push(("plan", Span::styled(me.plan.clone(), base)));
+                parts.push(("tier", Span::styled(me.tier.as_str(), base)));
+                parts.push(("", Span::styled(counter, counter_style)));
             }
-            None => spans.push(Span::styled(
-                match app.me_load {
-                    Load::Failed(_) => "account unknown",
-                    _ => "account…",
-                },
-                base,
+            None => parts.push((
+                "",
+                Span::styled(
+                    match app.me_load {
+                        Load::Failed(_) => "account unknown",
+                        _ => "account…",
+                    },
+                    base,
+                ),
             )),
         }
-        spans.push(sep());
-        spans.push(Span::styled(clock(app.now), base));
-        spans.push(sep());
+        parts.push(("", Span::styled(clock(app.now), base)));
         let (connection, tone) = match app.connection {
             super::app::Connection::Connecting => ("connecting", Tone::Info),
             super::app::Connection::Online => ("online", Tone::Info),
             super::app::Connection::Offline => ("offline", Tone::Error),
             super::app::Connection::KeyRejected => ("key rejected", Tone::Error),
         };
-        spans.push(Span::styled(connection, base.patch(self.theme.tone(tone))));
-        spans.push(sep());
-        spans.push(Span::styled(format!("{} req ", app.in_flight), base));
+        parts.push((
+            "",
+            Span::styled(connection, base.patch(self.theme.tone(tone))),
+        ));
+        let counts = app.outbox.counts;
+        let waiting_style = if counts.waiting > 0 {
+            base.add_modifier(Modifier::BOLD)
+        } else {
+            base
+        };
+        parts.push((
+            "",
+            Span::styled(format!("{} waiting", counts.waiting), waiting_style),
+        ));
+        if counts.refused > 0 {
+            parts.push((
+                "",
+                Span::styled(
+                    format!("{} refused", counts.refused),
+                    base.patch(self.theme.tone(Tone::Error)),
+                ),
+            ));
+        }
+        if app.in_flight > 0 {
+            parts.push(("req", Span::styled(format!("{} req", app.in_flight), base)));
+        }
+        // A space at each end and " · " between the parts.
+        let width = |parts: &[(&str, Span)]| -> usize {
+            parts.iter().map(|(_, s)| s.width() + 3).sum::<usize>() - 1
+        };
+        for name in DROPPABLE {
+            if width(&parts) <= area.width as usize {
+                break;
+            }
+            parts.retain(|(n, _)| *n != name);
+        }
+        let mut spans = vec![Span::styled(" ", base)];
+        for (i, (_, span)) in parts.into_iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled(" · ", base));
+            }
+            spans.push(span);
+        }
+        spans.push(Span::styled(" ", base));
         Paragraph::new(Line::from(spans))
             .style(base)
             .render(area, buf);
@@ -571,6 +635,8 @@ pub struct EntryView<'a> {
     /// The valid-contact count when the form logs into an activation: the activations pane
     /// is under the form.
     pub valid: Option<usize>,
+    /// Why the service refused the contact, when the form fixes a refused one.
+    pub refusal: Option<&'a str>,
     pub theme: Theme,
 }
 
@@ -588,12 +654,13 @@ impl Widget for EntryView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let form = self.form;
         Clear.render(area, buf);
+        let what = match self.refusal {
+            Some(_) => "Fix a refused contact",
+            None => "Log a contact",
+        };
         let title = match self.valid {
-            Some(n) => format!(
-                "Log a contact → {} · {n}/{POTA_NEEDED} valid",
-                form.folder_name
-            ),
-            None => format!("Log a contact → {}", form.folder_name),
+            Some(n) => format!("{what} → {} · {n}/{POTA_NEEDED} valid", form.folder_name),
+            None => format!("{what} → {}", form.folder_name),
         };
         let block = dialog_block(title, self.theme);
         let inner = block.inner(area);
@@ -626,24 +693,22 @@ impl Widget for EntryView<'_> {
                 self.theme.tone(Tone::Warning),
             ));
         }
-        if let Some(sending) = &form.sending {
-            lines.push(Line::styled(
-                format!(
-                    "sending {}… (keys still work; the form clears when it is stored)",
-                    sending.request.callsign
-                ),
+        match self.refusal {
+            Some(why) => {
+                lines.push(Line::styled(
+                    format!("refused: {why}"),
+                    self.theme.tone(Tone::Error),
+                ));
+                lines.push(Line::styled(
+                    "Enter sends it again as fixed · Esc leaves it as it was",
+                    self.theme.dim(),
+                ));
+            }
+            None => lines.push(Line::styled(
+                "Tab next field · Shift-Tab back · Enter log · Esc close (the text is kept)",
                 self.theme.dim(),
-            ));
-        } else if form.failed.is_some() {
-            lines.push(Line::styled(
-                "not logged yet: Enter sends it again (safely: it cannot be stored twice)",
-                self.theme.tone(Tone::Error),
-            ));
+            )),
         }
-        lines.push(Line::styled(
-            "Tab next field · Shift-Tab back · Enter log · Esc close (the text is kept)",
-            self.theme.dim(),
-        ));
         let notes = Rect::new(
             inner.x,
             inner.y + 4,
@@ -689,12 +754,7 @@ impl Widget for ActivationView<'_> {
                 hint,
             );
         }
-        let text = if self.form.sending {
-            "starting…"
-        } else {
-            "Tab next field · Enter start · Esc cancel"
-        };
-        Paragraph::new(text)
+        Paragraph::new("Tab next field · Enter start (now) · Esc cancel")
             .style(self.theme.dim())
             .wrap(Wrap { trim: true })
             .render(
@@ -743,16 +803,17 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("  Tab / Shift-Tab", "next / previous field"),
     ("  Enter", "log it; the form clears for the next one"),
     ("  Esc", "close the form (its text is kept)"),
-    ("a", "start an activation (POTA)"),
+    ("a", "start an activation (POTA), also offline"),
     ("e", "end the selected activation (after y)"),
-    ("d", "delete the selected contact (after y)"),
-    ("m", "open this month's log (made if missing)"),
+    (
+        "d",
+        "delete the selected contact, or discard a ↑ ✗ one (after y)",
+    ),
+    ("  Enter on ✗", "fix a refused contact and send it again"),
+    ("m", "open this month's log (made if missing, also offline)"),
     ("r", "refresh everything from the service"),
     ("?", "this help; any key closes it"),
-    (
-        "q  Ctrl-C",
-        "quit (twice while a contact is not logged yet)",
-    ),
+    ("q  Ctrl-C", "quit; waiting contacts stay in the journal"),
 ];
 
 pub struct HelpView {
@@ -820,6 +881,15 @@ pub fn draw(app: &App, frame: &mut Frame) {
         },
         areas.contacts,
     );
+    if app.contacts.folder.is_none()
+        && app.contacts.items.is_empty()
+        && let Some(why) = app.journal.cannot_log()
+    {
+        // In place of "no folder open": there is nothing to open yet, and this says why.
+        let inner = Block::new().borders(Borders::ALL).inner(areas.contacts);
+        Clear.render(inner, frame.buffer_mut());
+        placeholder(inner, frame.buffer_mut(), &why, theme.tone(Tone::Warning));
+    }
     frame.render_widget(MessageLine { app, theme }, areas.message);
     frame.render_widget(StatusBar { app, theme }, areas.bar);
     if let Some(position) = cursor(app, area) {
@@ -831,11 +901,45 @@ pub fn draw(app: &App, frame: &mut Frame) {
             if let Some(form) = &app.entry {
                 let valid = app.valid_count(&form.folder_id);
                 frame.render_widget(
-                    EntryView { form, valid, theme },
+                    EntryView {
+                        form,
+                        valid,
+                        refusal: None,
+                        theme,
+                    },
                     EntryView::area(areas.top, area),
                 );
             }
         }
+        Some(Dialog::Fix(fix)) => frame.render_widget(
+            EntryView {
+                form: &fix.form,
+                valid: app.valid_count(&fix.form.folder_id),
+                refusal: Some(&fix.refusal),
+                theme,
+            },
+            EntryView::area(areas.top, area),
+        ),
+        Some(Dialog::ConfirmEnded { label, .. }) => frame.render_widget(
+            ConfirmView {
+                title: "Activation ended",
+                question: format!(
+                    "Activation {label} has ended. Log this contact into it all the same?"
+                ),
+                theme,
+            },
+            centered(area, 56, 7),
+        ),
+        Some(Dialog::ConfirmDiscard { label, .. }) => frame.render_widget(
+            ConfirmView {
+                title: "Discard contact",
+                question: format!(
+                    "Discard {label}? It is not in the log, and it goes from the journal for good."
+                ),
+                theme,
+            },
+            centered(area, 56, 7),
+        ),
         Some(Dialog::Activation(form)) => {
             frame.render_widget(ActivationView { form, theme }, ActivationView::area(area));
         }
@@ -863,8 +967,11 @@ pub fn draw(app: &App, frame: &mut Frame) {
 pub fn cursor(app: &App, area: Rect) -> Option<Position> {
     let areas = layout(area, app.message_rows(area.width));
     match &app.dialog {
-        Some(Dialog::Entry) => {
-            let form = app.entry.as_ref()?;
+        Some(Dialog::Entry | Dialog::Fix(_)) => {
+            let form = match &app.dialog {
+                Some(Dialog::Fix(fix)) => &fix.form,
+                _ => app.entry.as_ref()?,
+            };
             let inner = Block::new()
                 .borders(Borders::ALL)
                 .inner(EntryView::area(areas.top, area));

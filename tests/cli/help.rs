@@ -70,6 +70,9 @@ fn help_json_walks_the_real_command_tree() {
         "activations list",
         "activations create",
         "activations end",
+        "outbox list",
+        "outbox push",
+        "outbox drop",
         "help",
         "completions",
         "man",
@@ -102,6 +105,29 @@ fn help_json_walks_the_real_command_tree() {
     );
     let delete = command(&m, "contacts delete");
     assert_eq!(delete["args"][0]["required"], true);
+    assert_eq!(flag(create, "--queue")["type"], "boolean");
+    assert!(
+        create["examples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().unwrap().contains("--queue"))
+    );
+    let drop = command(&m, "outbox drop");
+    assert_eq!(drop["args"][0]["required"], true);
+    assert_eq!(flag(drop, "--yes")["type"], "boolean");
+    assert!(
+        !command(&m, "outbox push")["examples"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        m["environment"]["XDG_DATA_HOME"]
+            .as_str()
+            .unwrap()
+            .contains("journal")
+    );
     let api_base = m["global_flags"]
         .as_array()
         .unwrap()

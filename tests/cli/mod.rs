@@ -9,6 +9,7 @@ mod errors;
 mod folders;
 mod help;
 mod keychain;
+mod outbox;
 mod retries;
 mod terminal;
 mod whoami;
@@ -128,6 +129,11 @@ impl Cli {
         self.home.path().join("config")
     }
 
+    /// Where this user's outbox journals live.
+    pub fn data_dir(&self) -> PathBuf {
+        self.home.path().join("data")
+    }
+
     pub fn config_file(&self) -> PathBuf {
         self.config_dir().join("svc").join("config.json")
     }
@@ -153,6 +159,7 @@ impl Cli {
         }
         cmd.env("HOME", self.home.path())
             .env("XDG_CONFIG_HOME", self.config_dir())
+            .env("XDG_DATA_HOME", self.data_dir())
             .env("XDG_RUNTIME_DIR", self.home.path())
             .env("SVC_API_BASE", &self.base)
             // A bus that does not exist: no keychain unless a test starts its own.

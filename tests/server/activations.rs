@@ -1,4 +1,4 @@
-//! Activations (SPEC.md activation rules 1–5), their listing and ending.
+//! Activations (docs/API.md activation rules 1–5), their listing and ending.
 
 use std::sync::{Arc, Barrier};
 

@@ -729,7 +729,7 @@ fn unknown_and_repeated_query_parameters_are_refused() {
 }
 
 fn unknown_query_parameters_on_writes_and_whoami_are_refused() {
-    // PRODUCT.md: unknown query input is a validation_error, never a guess. A client that puts
+    // docs/API.md: unknown query input is a validation_error, never a guess. A client that puts
     // `dryRun=true` (or a misplaced body field) in the query of a write must not get a write.
     let fx = setup();
     let qso = fx.api.contacts(&fx.folder)[0]["id"]

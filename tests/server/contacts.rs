@@ -1,4 +1,4 @@
-//! Contact creation rules (SPEC.md contact rules 1–8), listing and deletion.
+//! Contact creation rules (docs/API.md contact rules 1–8), listing and deletion.
 
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! The folder model of PRODUCT.md: root, categories, monthly folders, paging.
+//! The folder model of docs/API.md: root, categories, monthly folders, paging.
 
 use std::sync::{Arc, Barrier};
 

@@ -1,4 +1,4 @@
-//! `Idempotency-Key` on creates (PRODUCT.md): a replay returns the first response and stores
+//! `Idempotency-Key` on creates (docs/API.md): a replay returns the first response and stores
 //! nothing new.
 
 use serde_json::json;
@@ -151,7 +151,44 @@ fn a_create_refused_by_the_store_releases_its_key() {
     assert_eq!(api.qso_count(), 1);
 }
 
-fn a_key_older_than_24_hours_is_a_new_request() {
+/// Milliseconds in a day, as SQL text both backends read as a 64-bit integer.
+const DAY_MS: i64 = 86_400_000;
+
+fn a_key_first_used_days_ago_still_replays() {
+    // The offline journal may send an entry again days after its first try (a laptop closed
+    // over a weekend): the key must still find the first contact.
+    let s = Server::start();
+    let api = s.account("W1AW", "basic");
+    let (month, _) = this_month();
+    let folder = api.monthly(&month, None);
+    let key = [("Idempotency-Key", "weekend-key")];
+    let body = contact(&folder, "K1ABC");
+    let first = api.send("POST", "/v1/contacts", Some(&body), &key);
+    assert_eq!(first.status, 201, "{}", first.body);
+    let aged = s.exec_sql(
+        "UPDATE idempotency SET created_at = created_at - 259200000 WHERE key = $1",
+        &["weekend-key"],
+    );
+    assert_eq!(aged, 1);
+    assert_eq!(3 * DAY_MS, 259_200_000);
+    let again = api.send("POST", "/v1/contacts", Some(&body), &key);
+    assert_eq!(again.status, 201, "{}", again.body);
+    assert_eq!(again.id(), first.id());
+    assert_eq!(again.body["replayed"], true);
+    // Another body with the 3-day-old key is still a conflict, not a new contact.
+    let r = api.send(
+        "POST",
+        "/v1/contacts",
+        Some(&contact(&folder, "K2ABC")),
+        &key,
+    );
+    let message = r.expect_error(400, "validation_error");
+    assert!(message.contains("within the last 30 days"), "{message}");
+    assert_eq!(r.body["details"]["field"], "Idempotency-Key");
+    assert_eq!(api.qso_count(), 1);
+}
+
+fn a_key_older_than_30_days_is_a_new_request() {
     let s = Server::start();
     let api = s.account("W1AW", "basic");
     let (month, _) = this_month();
@@ -164,11 +201,13 @@ fn a_key_older_than_24_hours_is_a_new_request() {
         &key,
     );
     assert_eq!(first.status, 201, "{}", first.body);
+    // 30 days and one minute ago.
     let aged = s.exec_sql(
-        "UPDATE idempotency SET created_at = created_at - 25 * 3600 * 1000 WHERE key = $1",
+        "UPDATE idempotency SET created_at = created_at - 2592060000 WHERE key = $1",
         &["old-key"],
     );
     assert_eq!(aged, 1);
+    assert_eq!(30 * DAY_MS + 60_000, 2_592_060_000);
     // Another body with the expired key is no longer a conflict but a new contact.
     let body = contact(&folder, "K2ABC");
     let second = api.send("POST", "/v1/contacts", Some(&body), &key);
@@ -187,7 +226,7 @@ fn expired_keys_are_purged_and_live_ones_kept() {
     let api = s.account("W1AW", "basic");
     let (month, _) = this_month();
     let folder = api.monthly(&month, None);
-    for key in ["aged", "live"] {
+    for key in ["aged", "live", "days-old"] {
         let r = api.send(
             "POST",
             "/v1/contacts",
@@ -196,9 +235,14 @@ fn expired_keys_are_purged_and_live_ones_kept() {
         );
         assert_eq!(r.status, 201, "{}", r.body);
     }
+    // 31 days and 29 days ago.
     s.exec_sql(
-        "UPDATE idempotency SET created_at = created_at - 25 * 3600 * 1000 WHERE key = $1",
+        "UPDATE idempotency SET created_at = created_at - 2678400000 WHERE key = $1",
         &["aged"],
+    );
+    s.exec_sql(
+        "UPDATE idempotency SET created_at = created_at - 2505600000 WHERE key = $1",
+        &["days-old"],
     );
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -214,11 +258,14 @@ fn expired_keys_are_purged_and_live_ones_kept() {
         (first, second)
     });
     assert_eq!(purged, (1, 0));
-    // The live key is kept.
-    assert_eq!(
-        s.exec_sql("UPDATE idempotency SET key = key WHERE key = $1", &["live"]),
-        1
-    );
+    // The live keys are kept, the 29-day-old one included.
+    for key in ["live", "days-old"] {
+        assert_eq!(
+            s.exec_sql("UPDATE idempotency SET key = key WHERE key = $1", &[key]),
+            1,
+            "{key}"
+        );
+    }
 }
 
 crate::both_backends!(
@@ -227,6 +274,7 @@ crate::both_backends!(
     keys_belong_to_one_account_and_survive_a_restart,
     activation_and_folder_creates_replay_too,
     a_create_refused_by_the_store_releases_its_key,
-    a_key_older_than_24_hours_is_a_new_request,
+    a_key_first_used_days_ago_still_replays,
+    a_key_older_than_30_days_is_a_new_request,
     expired_keys_are_purged_and_live_ones_kept,
 );

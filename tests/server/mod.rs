@@ -1,6 +1,7 @@
 mod activations;
 mod auth;
 mod bad_input;
+mod batch;
 mod contacts;
 mod errors;
 mod folders;

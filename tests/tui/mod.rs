@@ -2,15 +2,21 @@
 //! ratatui's TestBackend against committed snapshots (`render`), and the real `svc` binary in
 //! a pseudo-terminal against the real server (`terminal`).
 
+mod offline;
+mod outbox;
 mod render;
 mod state;
 mod terminal;
 
+use std::collections::VecDeque;
+
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
+use svc::client::journal::{Entry, EntryError, EntryRequest, EntryState};
 use svc::client::{ClientError, ServerError};
 use svc::model::{Contact, Folder, Timestamp, Whoami};
-use svc::tui::app::Options;
+use svc::tui::app::{Options, Source};
+use svc::tui::journal::{JournalAnswer, JournalCopy, JournalEffect};
 use svc::tui::{Action, App, Effect, update};
 
 /// The fixed "now" of the state and render tests.
@@ -171,18 +177,160 @@ pub fn offline() -> ClientError {
     }
 }
 
-/// A logbook at 80×24 before any answer came.
+/// A logbook at 80×24 with an empty journal, before the service answered.
 pub fn fresh(color: bool) -> App {
-    let (app, effects) = App::new(Options { color, label: None }, at(NOW), (80, 24));
+    let (mut app, effects) = App::new(Options { color, label: None }, at(NOW), (80, 24));
     assert_eq!(
         effects,
         [
+            Effect::Journal(JournalEffect::Load),
             Effect::LoadWhoami,
             Effect::LoadFolders,
             Effect::LoadActivations
         ]
     );
+    let effects = update(
+        &mut app,
+        Action::Journal(JournalAnswer::Loaded(Ok(JournalCopy::default()))),
+    );
+    assert!(effects.is_empty(), "{effects:?}");
     app
+}
+
+/// Stands in for the journal in state tests: answers journal effects as the real one does
+/// (entries waiting, folders local), and hands back the other effects.
+#[derive(Default)]
+pub struct FakeJournal {
+    seq: i64,
+    /// Every entry it made, as made.
+    pub made: Vec<Entry>,
+}
+
+/// An id of the journal's shape for `prefix` (`ent_`, `loc_`): 16 letters of base32.
+pub fn journal_id(prefix: &str, n: i64) -> String {
+    let letters: String = format!("{n:016}")
+        .bytes()
+        .map(|b| (b'a' + (b - b'0')) as char)
+        .collect();
+    format!("{prefix}{letters}")
+}
+
+pub fn entry(id: &str, seq: i64, request: EntryRequest) -> Entry {
+    Entry {
+        id: id.into(),
+        seq,
+        state: EntryState::Waiting,
+        request,
+        idempotency_key: format!("KEY{seq}"),
+        local_folder_id: None,
+        logged_at: at(NOW),
+        attempts: 0,
+        sent_id: None,
+        error: None,
+    }
+}
+
+impl FakeJournal {
+    /// Applies the journal effects among `effects` (and those their answers ask for); returns
+    /// the others.
+    pub fn run(&mut self, app: &mut App, effects: Vec<Effect>) -> Vec<Effect> {
+        let mut others = Vec::new();
+        let mut work = VecDeque::from(effects);
+        while let Some(effect) = work.pop_front() {
+            match effect {
+                Effect::Journal(j) => {
+                    let answer = self.answer(j);
+                    work.extend(update(app, Action::Journal(answer)));
+                }
+                other => others.push(other),
+            }
+        }
+        others
+    }
+
+    /// Presses `code` and runs the journal effects it asks for.
+    pub fn press(&mut self, app: &mut App, code: KeyCode) -> Vec<Effect> {
+        let effects = press(app, code);
+        self.run(app, effects)
+    }
+
+    fn next(&mut self, request: EntryRequest) -> Entry {
+        self.seq += 1;
+        let mut e = entry(&journal_id("ent_", self.seq), self.seq, request);
+        if !matches!(e.request, EntryRequest::Contact(_)) {
+            e.local_folder_id = Some(journal_id("loc_", self.seq));
+        }
+        self.made.push(e.clone());
+        e
+    }
+
+    fn answer(&mut self, effect: JournalEffect) -> JournalAnswer {
+        match effect {
+            JournalEffect::Load | JournalEffect::Open { .. } => {
+                JournalAnswer::Loaded(Ok(JournalCopy::default()))
+            }
+            JournalEffect::LogContact(request) => {
+                JournalAnswer::Logged(Ok(self.next(EntryRequest::Contact(request))))
+            }
+            JournalEffect::LogActivation(request) => {
+                let start = request.start_time.clone().unwrap();
+                let reference = request.location_reference.clone();
+                let e = self.next(EntryRequest::Activation(request));
+                let local = e.local_folder_id.clone().unwrap();
+                let folder = activation(&local, &reference, &start, None, 0);
+                JournalAnswer::FolderLogged(Ok((Some(e), folder)))
+            }
+            JournalEffect::LogMonthly { month } => {
+                // The same month again: the same local folder and its waiting entry.
+                let known = self.made.iter().find(
+                    |e| matches!(&e.request, EntryRequest::Monthly { month: m } if *m == month),
+                );
+                let e = match known {
+                    Some(e) => e.clone(),
+                    None => self.next(EntryRequest::Monthly {
+                        month: month.clone(),
+                    }),
+                };
+                let local = e.local_folder_id.clone().unwrap();
+                let folder = folder(
+                    &local,
+                    &month,
+                    "monthly",
+                    Some(ROOT),
+                    json!({"month": month}),
+                );
+                JournalAnswer::FolderLogged(Ok((Some(e), folder)))
+            }
+            JournalEffect::Retry { id, request } => {
+                let mut e = entry(&id, 0, EntryRequest::Contact(request));
+                e.idempotency_key = "KEYNEW".into();
+                JournalAnswer::Retried(Ok(e))
+            }
+            JournalEffect::Discard { id } => JournalAnswer::Discarded {
+                id,
+                result: Ok(true),
+            },
+        }
+    }
+}
+
+/// `entry` as the sender reports it stored, with the contact's new id.
+pub fn sent(mut entry: Entry, id: &str) -> Entry {
+    entry.state = EntryState::Sent;
+    entry.sent_id = Some(id.into());
+    entry
+}
+
+/// `entry` as the sender reports it refused.
+pub fn refused(mut entry: Entry, code: &str, message: &str) -> Entry {
+    entry.state = EntryState::Refused;
+    entry.error = Some(EntryError {
+        status: 400,
+        code: code.into(),
+        message: message.into(),
+        details: None,
+    });
+    entry
 }
 
 /// A logbook whose account, folders and activations came in, with the activation's count.
@@ -218,6 +366,7 @@ pub fn loaded() -> App {
         &mut app,
         Action::ActivationContactsLoaded {
             folder_id: PARK.into(),
+            source: Source::Service,
             result: Ok(park),
         },
     );
@@ -265,6 +414,7 @@ pub fn month_open() -> App {
         Action::ContactsLoaded {
             folder_id: MONTH.into(),
             generation,
+            source: Source::Service,
             result: Ok(svc::model::Page {
                 items: month_contacts(),
                 cursor: None,

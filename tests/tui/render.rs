@@ -5,6 +5,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use ratatui::style::Color;
+use svc::client::journal::{Counts, SenderEvent};
+use svc::tui::journal::JournalAnswer;
 use svc::tui::ui;
 use svc::tui::{Action, App, update};
 
@@ -56,18 +58,78 @@ fn entry_form_with_a_duplicate_warning() {
 }
 
 #[test]
-fn entry_form_after_a_failed_create() {
+fn waiting_and_refused_contacts_offline() {
     let mut app = month_open();
+    let mut journal = FakeJournal::default();
+    update(&mut app, Action::FoldersLoaded(Err(offline())));
     press(&mut app, KeyCode::Char('n'));
-    typed(&mut app, "K9XYZ");
+    for call in ["K2OFF", "K3OFF", "K4OFF"] {
+        typed(&mut app, call);
+        journal.press(&mut app, KeyCode::Enter);
+    }
+    press(&mut app, KeyCode::Esc);
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Refused(vec![refused(
+            journal.made[0].clone(),
+            "validation_error",
+            "the folder is an ended activation of another day",
+        )])),
+    );
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Counts(Counts {
+            waiting: 2,
+            refused: 1,
+        })),
+    );
     press(&mut app, KeyCode::Tab);
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn a_refused_contact_in_the_fix_form() {
+    let mut app = month_open();
+    let mut journal = FakeJournal::default();
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "K2OFF");
+    journal.press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Esc);
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Refused(vec![refused(
+            journal.made[0].clone(),
+            "qso_cap_reached",
+            "the free plan holds 200 native QSOs",
+        )])),
+    );
     press(&mut app, KeyCode::Tab);
-    press(&mut app, KeyCode::Tab);
-    press(&mut app, KeyCode::Tab);
-    press(&mut app, KeyCode::Tab);
-    typed(&mut app, "Hiram");
+    press(&mut app, KeyCode::Home);
     press(&mut app, KeyCode::Enter);
-    update(&mut app, Action::ContactCreated(Err(offline())));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn a_key_new_here_with_no_link() {
+    let (mut app, _) = App::new(Default::default(), at(NOW), (80, 24));
+    update(&mut app, Action::Journal(JournalAnswer::Missing));
+    update(&mut app, Action::WhoamiLoaded(Err(offline())));
+    update(&mut app, Action::FoldersLoaded(Err(offline())));
+    update(&mut app, Action::ActivationsLoaded(Err(offline())));
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
+fn logging_into_an_ended_activation_asks_first() {
+    let mut app = loaded();
+    open(&mut app, "W1AW@K-0001-20261115");
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "K5END");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "7.074");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "cw");
+    press(&mut app, KeyCode::Enter);
     insta::assert_snapshot!(screen(&app));
 }
 

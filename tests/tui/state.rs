@@ -2,39 +2,34 @@
 //! start.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use svc::client::{CreatedContact, Deleted, FolderCreated};
+use svc::client::Deleted;
+use svc::client::journal::{EntryRequest, SenderEvent};
 use svc::model::Page;
-use svc::tui::app::{Connection, Dialog, Load, Pane, Tone};
+use svc::tui::app::{Connection, Dialog, Load, Pane, Source, Tone};
 use svc::tui::form::Field;
+use svc::tui::journal::{JournalAnswer, JournalEffect};
 use svc::tui::{Action, Effect, update};
 
 use super::*;
+use svc::tui::outbox::Mark;
 
-fn status(app: &svc::tui::App) -> String {
+pub fn status(app: &svc::tui::App) -> String {
     app.status
         .as_ref()
         .map(|s| s.text.clone())
         .unwrap_or_default()
 }
 
-fn tone(app: &svc::tui::App) -> Option<Tone> {
+pub fn tone(app: &svc::tui::App) -> Option<Tone> {
     app.status.as_ref().map(|s| s.tone)
 }
 
-fn entry(app: &svc::tui::App) -> &svc::tui::form::EntryForm {
+pub fn form(app: &svc::tui::App) -> &svc::tui::form::EntryForm {
     assert!(
         matches!(app.dialog, Some(Dialog::Entry)),
         "the entry form is not shown"
     );
     app.entry.as_ref().unwrap()
-}
-
-fn created(id: &str) -> Action {
-    Action::ContactCreated(Ok(CreatedContact {
-        id: id.into(),
-        duplicate_of: None,
-        replayed: false,
-    }))
 }
 
 #[test]
@@ -99,7 +94,8 @@ fn arrows_and_j_k_move_and_enter_opens_the_folder() {
         [Effect::LoadContacts {
             folder_id: MONTH.into(),
             cursor: None,
-            generation: 1
+            generation: 1,
+            save_copy: true,
         }]
     );
     assert_eq!(app.in_flight, before + 1);
@@ -176,6 +172,7 @@ fn contacts_load_page_by_page_as_the_cursor_moves_down() {
         Action::ContactsLoaded {
             folder_id: MONTH.into(),
             generation: 1,
+            source: Source::Service,
             result: Ok(Page {
                 items: page(0, 100),
                 cursor: Some("c1".into()),
@@ -192,7 +189,8 @@ fn contacts_load_page_by_page_as_the_cursor_moves_down() {
         [Effect::LoadContacts {
             folder_id: MONTH.into(),
             cursor: Some("c1".into()),
-            generation: 1
+            generation: 1,
+            save_copy: false,
         }]
     );
     // Only one page at a time.
@@ -203,6 +201,7 @@ fn contacts_load_page_by_page_as_the_cursor_moves_down() {
         Action::ContactsLoaded {
             folder_id: MONTH.into(),
             generation: 0,
+            source: Source::Service,
             result: Ok(Page {
                 items: page(500, 100),
                 cursor: None,
@@ -215,6 +214,7 @@ fn contacts_load_page_by_page_as_the_cursor_moves_down() {
         Action::ContactsLoaded {
             folder_id: MONTH.into(),
             generation: 1,
+            source: Source::Service,
             result: Ok(Page {
                 items: page(100, 100),
                 cursor: None,
@@ -233,30 +233,31 @@ fn contacts_load_page_by_page_as_the_cursor_moves_down() {
 #[test]
 fn the_entry_form_logs_a_contact_and_clears_for_the_next() {
     let mut app = month_open();
+    let mut journal = FakeJournal::default();
     press(&mut app, KeyCode::Char('n'));
-    let form = entry(&app);
-    assert_eq!(form.focus, Field::Callsign);
+    let f = form(&app);
+    assert_eq!(f.focus, Field::Callsign);
     // Frequency and mode of the newest contact of the folder; reports follow the mode.
-    assert_eq!(form.value(Field::Frequency), "14.074");
-    assert_eq!(form.value(Field::Mode), "FT8");
-    assert_eq!(form.value(Field::RstSent), "599");
-    assert_eq!(form.band, Ok("20m"));
+    assert_eq!(f.value(Field::Frequency), "14.074");
+    assert_eq!(f.value(Field::Mode), "FT8");
+    assert_eq!(f.value(Field::RstSent), "599");
+    assert_eq!(f.band, Ok("20m"));
     typed(&mut app, "k9xyz");
-    let mut order = vec![entry(&app).focus];
+    let mut order = vec![form(&app).focus];
     for _ in 0..8 {
         press(&mut app, KeyCode::Tab);
-        order.push(entry(&app).focus);
+        order.push(form(&app).focus);
     }
     assert_eq!(order[..8], Field::ALL);
     assert_eq!(order[8], Field::Callsign, "Tab wraps around");
     press(&mut app, KeyCode::BackTab);
-    assert_eq!(entry(&app).focus, Field::Time);
+    assert_eq!(form(&app).focus, Field::Time);
     press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Tab);
     typed(&mut app, "7.074");
     let effects = press(&mut app, KeyCode::Enter);
     assert!(effects.is_empty(), "14.0747.074 is no frequency");
-    assert_eq!(entry(&app).focus, Field::Frequency);
+    assert_eq!(form(&app).focus, Field::Frequency);
     assert!(status(&app).contains("frequency"), "{}", status(&app));
     for _ in 0..5 {
         press(&mut app, KeyCode::Backspace);
@@ -266,21 +267,16 @@ fn the_entry_form_logs_a_contact_and_clears_for_the_next() {
         press(&mut app, KeyCode::Backspace);
     }
     typed(&mut app, "ssb");
-    assert_eq!(entry(&app).value(Field::RstSent), "59");
-    assert_eq!(entry(&app).value(Field::RstReceived), "59");
+    assert_eq!(form(&app).value(Field::RstSent), "59");
+    assert_eq!(form(&app).value(Field::RstReceived), "59");
     for _ in 0..3 {
         press(&mut app, KeyCode::Tab);
     }
     typed(&mut app, "Hiram");
     let before = app.in_flight;
+    // Enter asks the journal, and nothing else: the network is the sender's business.
     let effects = press(&mut app, KeyCode::Enter);
-    let [
-        Effect::CreateContact {
-            request,
-            idempotency_key,
-        },
-    ] = &effects[..]
-    else {
+    let [Effect::Journal(JournalEffect::LogContact(request))] = &effects[..] else {
         panic!("{effects:?}")
     };
     assert_eq!(request.folder_id, MONTH);
@@ -289,39 +285,113 @@ fn the_entry_form_logs_a_contact_and_clears_for_the_next() {
     assert_eq!(request.mode, "SSB");
     assert_eq!(request.rst_sent.as_deref(), Some("59"));
     assert_eq!(request.name.as_deref(), Some("Hiram"));
-    assert_eq!(request.time_on, NOW, "time-on is now in UTC");
-    assert!(!idempotency_key.is_empty());
-    assert_eq!(app.in_flight, before + 1);
-    // While it is sent the text stays, and a second Enter sends nothing.
-    assert_eq!(entry(&app).value(Field::Callsign), "k9xyz");
-    assert!(press(&mut app, KeyCode::Enter).is_empty());
-    assert!(status(&app).contains("still logging K9XYZ"));
+    assert_eq!(
+        request.time_on, NOW,
+        "time-on is the moment of Enter, in UTC"
+    );
+    assert_eq!(
+        form(&app).value(Field::Callsign),
+        "k9xyz",
+        "not cleared before the commit"
+    );
+    assert!(journal.run(&mut app, effects).is_empty());
 
-    update(&mut app, created("qso_new"));
-    let form = entry(&app);
-    assert_eq!(form.value(Field::Callsign), "");
-    assert_eq!(form.value(Field::Name), "");
-    assert_eq!(form.focus, Field::Callsign);
-    assert_eq!(form.value(Field::Frequency), "14.074", "frequency stays");
-    assert_eq!(form.value(Field::Mode), "SSB", "mode stays, as stored");
-    assert_eq!(form.value(Field::RstSent), "59");
-    assert_eq!(app.in_flight, before);
+    // Committed: the form is cleared at once, link or no link.
+    let f = form(&app);
+    assert_eq!(f.value(Field::Callsign), "");
+    assert_eq!(f.value(Field::Name), "");
+    assert_eq!(f.focus, Field::Callsign);
+    assert_eq!(f.value(Field::Frequency), "14.074", "frequency stays");
+    assert_eq!(
+        f.value(Field::Mode),
+        "SSB",
+        "mode stays, as it will be stored"
+    );
+    assert_eq!(f.value(Field::RstSent), "59");
+    assert_eq!(app.in_flight, before, "nothing was sent from here");
     assert_eq!(tone(&app), Some(Tone::Success));
-    assert!(
-        status(&app).contains("logged K9XYZ 20m SSB at 14:05 UTC"),
-        "{}",
-        status(&app)
+    let text = status(&app);
+    assert!(text.contains("logged K9XYZ 20m SSB at 14:05 UTC"), "{text}");
+    // Online: it goes at once, so the message says nothing of waiting.
+    assert!(!text.contains("waits"), "{text}");
+    // The contact shows among the folder's, newest first, marked as waiting.
+    let id = journal.made[0].id.clone();
+    assert_eq!(app.contacts.items[0].id, id);
+    assert_eq!(app.contacts.items[0].callsign, "K9XYZ");
+    assert_eq!(app.contacts.marks.get(&id), Some(&Mark::Waiting));
+    assert_eq!(app.contacts.items.len(), 4);
+    assert_eq!(app.outbox.counts.waiting, 1);
+    assert_eq!(
+        app.me.as_ref().unwrap().native_qso_count,
+        12,
+        "not stored yet"
+    );
+
+    // The sender stored it: the same row, now the service's contact.
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Sent(vec![sent(
+            journal.made[0].clone(),
+            "qso_new",
+        )])),
+    );
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Counts(Default::default())),
     );
     assert_eq!(app.contacts.items[0].id, "qso_new");
+    assert!(app.contacts.marks.is_empty());
     assert_eq!(app.contacts.items.len(), 4);
     assert_eq!(app.me.as_ref().unwrap().native_qso_count, 13);
     assert_eq!(app.contacts.folder.as_ref().unwrap().contact_count, 4);
+    assert!(app.outbox.entries.is_empty());
+    assert_eq!(app.outbox.counts.waiting, 0);
 
     press(&mut app, KeyCode::Esc);
     assert!(app.dialog.is_none());
     // The next form keeps frequency and mode of the last contact logged.
     press(&mut app, KeyCode::Char('n'));
-    assert_eq!(entry(&app).value(Field::Frequency), "14.074");
+    assert_eq!(form(&app).value(Field::Frequency), "14.074");
+}
+
+#[test]
+fn contacts_typed_with_no_link_all_wait_and_none_replaces_another() {
+    let mut app = month_open();
+    let mut journal = FakeJournal::default();
+    update(&mut app, Action::FoldersLoaded(Err(offline())));
+    assert_eq!(app.connection, Connection::Offline);
+    press(&mut app, KeyCode::Char('n'));
+    for call in ["K2OFF", "K3OFF", "K4OFF"] {
+        typed(&mut app, call);
+        journal.press(&mut app, KeyCode::Enter);
+        assert_eq!(form(&app).value(Field::Callsign), "");
+    }
+    assert_eq!(app.outbox.counts.waiting, 3);
+    assert!(
+        status(&app).contains("logged K4OFF 20m FT8 at 14:05 UTC; it waits in the journal"),
+        "{}",
+        status(&app)
+    );
+    let requests: Vec<String> = journal
+        .made
+        .iter()
+        .map(|e| match &e.request {
+            EntryRequest::Contact(c) => c.callsign.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(requests, ["K2OFF", "K3OFF", "K4OFF"]);
+    let waiting = app
+        .contacts
+        .items
+        .iter()
+        .filter(|c| app.contacts.marks.get(&c.id) == Some(&Mark::Waiting))
+        .count();
+    assert_eq!(waiting, 3);
+    // Quitting does not ask: they are on disk.
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.quit);
 }
 
 #[test]
@@ -332,78 +402,112 @@ fn a_typed_time_is_used_instead_of_now() {
     press(&mut app, KeyCode::BackTab);
     typed(&mut app, "1350");
     let effects = press(&mut app, KeyCode::Enter);
-    let [Effect::CreateContact { request, .. }] = &effects[..] else {
+    let [Effect::Journal(JournalEffect::LogContact(request))] = &effects[..] else {
         panic!("{effects:?}")
     };
     assert_eq!(request.time_on, "2026-11-22T13:50:00Z");
 }
 
 #[test]
-fn a_failed_create_keeps_the_form_and_a_retry_reuses_the_key() {
+fn a_time_later_than_now_is_yesterday_and_a_future_time_is_refused() {
+    let mut app = month_open();
+    let mut journal = FakeJournal::default();
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "W2AB");
+    press(&mut app, KeyCode::BackTab);
+    // From paper, after midnight: 23:50 is last night's.
+    typed(&mut app, "23:50");
+    let effects = press(&mut app, KeyCode::Enter);
+    let [Effect::Journal(JournalEffect::LogContact(request))] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(request.time_on, "2026-11-21T23:50:00Z");
+    journal.run(&mut app, effects);
+    assert!(
+        status(&app).contains("logged W2AB 20m FT8 at 23:50 UTC"),
+        "{}",
+        status(&app)
+    );
+    // A whole time still to come is refused, and the form keeps it.
+    typed(&mut app, "W3AB");
+    press(&mut app, KeyCode::BackTab);
+    typed(&mut app, "2026-11-22T15:00:00Z");
+    assert!(press(&mut app, KeyCode::Enter).is_empty());
+    assert_eq!(tone(&app), Some(Tone::Error));
+    assert!(
+        status(&app).contains("is in the future"),
+        "{}",
+        status(&app)
+    );
+    assert_eq!(form(&app).focus, Field::Time);
+    assert_eq!(form(&app).value(Field::Callsign), "W3AB");
+    assert_eq!(journal.made.len(), 1);
+}
+
+#[test]
+fn a_journal_failure_keeps_the_form_and_says_why() {
     let mut app = month_open();
     press(&mut app, KeyCode::Char('n'));
     typed(&mut app, "K9XYZ");
-    let first = press(&mut app, KeyCode::Enter);
-    update(&mut app, Action::ContactCreated(Err(offline())));
-    let form = entry(&app);
-    assert_eq!(form.value(Field::Callsign), "K9XYZ", "nothing is lost");
-    assert!(form.sending.is_none() && form.failed.is_some());
-    assert_eq!(app.connection, Connection::Offline);
+    press(&mut app, KeyCode::Enter);
+    update(
+        &mut app,
+        Action::Journal(JournalAnswer::Logged(Err("disk full".into()))),
+    );
+    assert_eq!(
+        form(&app).value(Field::Callsign),
+        "K9XYZ",
+        "nothing is lost"
+    );
     assert_eq!(tone(&app), Some(Tone::Error));
     assert!(
         status(&app).contains("not logged, the form keeps it"),
         "{}",
         status(&app)
     );
-    assert!(
-        status(&app).contains("connection refused"),
-        "{}",
-        status(&app)
-    );
-    // A minute later the same text is sent as the same request with the same key: if the
-    // first one was stored and only its answer lost, the service replays it.
-    update(&mut app, Action::Tick(at("2026-11-22T14:06:30Z")));
-    let again = press(&mut app, KeyCode::Enter);
-    assert_eq!(first, again);
-    update(
-        &mut app,
-        Action::ContactCreated(Err(server_error("internal", 500, "database failure"))),
-    );
-    assert!(
-        status(&app).contains("internal: database failure"),
-        "{}",
-        status(&app)
-    );
-    // Changed text is a new contact: a new request and key.
-    press(&mut app, KeyCode::Backspace);
-    let changed = press(&mut app, KeyCode::Enter);
-    assert_ne!(first, changed);
-    let [Effect::CreateContact { request, .. }] = &changed[..] else {
-        panic!("{changed:?}")
-    };
-    assert_eq!(request.callsign, "K9XY");
-    assert_eq!(request.time_on, "2026-11-22T14:06:30Z");
+    assert!(status(&app).contains("disk full"), "{}", status(&app));
+    assert_eq!(app.outbox.counts.waiting, 0);
 }
 
 #[test]
-fn closing_the_form_while_sending_keeps_a_failed_contact() {
-    let mut app = month_open();
+fn an_ended_activation_asks_before_logging_into_it() {
+    let mut app = loaded();
+    let mut journal = FakeJournal::default();
+    open(&mut app, "W1AW@K-0001-20261115");
     press(&mut app, KeyCode::Char('n'));
-    typed(&mut app, "K9XYZ");
-    press(&mut app, KeyCode::Enter);
-    press(&mut app, KeyCode::Esc);
-    update(
-        &mut app,
-        Action::ContactCreated(Err(server_error(
-            "qso_cap_reached",
-            402,
-            "the free plan holds 200 native QSOs",
-        ))),
+    assert!(
+        status(&app).contains("K-0001 has ended"),
+        "{}",
+        status(&app)
     );
-    assert!(status(&app).contains("(n shows it)"), "{}", status(&app));
-    assert!(status(&app).contains("qso_cap_reached"), "{}", status(&app));
-    press(&mut app, KeyCode::Char('n'));
-    assert_eq!(entry(&app).value(Field::Callsign), "K9XYZ");
+    typed(&mut app, "K5END");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "7.074");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "cw");
+    assert!(press(&mut app, KeyCode::Enter).is_empty());
+    let Some(Dialog::ConfirmEnded { label, .. }) = &app.dialog else {
+        panic!("{:?}", app.dialog)
+    };
+    assert_eq!(label, "K-0001");
+    // Any other key: back to the form, nothing logged.
+    assert!(press(&mut app, KeyCode::Char('n')).is_empty());
+    assert_eq!(form(&app).value(Field::Callsign), "K5END");
+    assert!(
+        status(&app).contains("not logged into K-0001"),
+        "{}",
+        status(&app)
+    );
+    assert!(press(&mut app, KeyCode::Enter).is_empty(), "asks again");
+    let effects = journal.press(&mut app, KeyCode::Char('y'));
+    assert!(effects.is_empty(), "{effects:?}");
+    assert_eq!(journal.made.len(), 1);
+    assert_eq!(form(&app).value(Field::Callsign), "");
+    // Once said yes to, the next contact into it goes without asking.
+    typed(&mut app, "K6END");
+    journal.press(&mut app, KeyCode::Enter);
+    assert_eq!(journal.made.len(), 2);
+    assert!(matches!(app.dialog, Some(Dialog::Entry)));
 }
 
 #[test]
@@ -411,9 +515,9 @@ fn a_duplicate_is_flagged_while_typing_and_can_still_be_logged() {
     let mut app = month_open();
     press(&mut app, KeyCode::Char('n'));
     typed(&mut app, "K1AB");
-    assert_eq!(entry(&app).duplicate, None);
+    assert_eq!(form(&app).duplicate, None);
     typed(&mut app, "c");
-    let warning = entry(&app).duplicate.clone().expect("a duplicate warning");
+    let warning = form(&app).duplicate.clone().expect("a duplicate warning");
     assert!(
         warning.contains("K1ABC 20m FT8 logged today at 14:01 UTC"),
         "{warning}"
@@ -424,15 +528,33 @@ fn a_duplicate_is_flagged_while_typing_and_can_still_be_logged() {
         press(&mut app, KeyCode::Backspace);
     }
     typed(&mut app, "7.074");
-    assert_eq!(entry(&app).duplicate, None);
+    assert_eq!(form(&app).duplicate, None);
     for _ in 0..5 {
         press(&mut app, KeyCode::Backspace);
     }
     typed(&mut app, "14.074");
-    assert!(entry(&app).duplicate.is_some());
+    assert!(form(&app).duplicate.is_some());
     // Yesterday's G4ABC on 15m is no duplicate of today's.
     let effects = press(&mut app, KeyCode::Enter);
-    assert!(matches!(&effects[..], [Effect::CreateContact { .. }]));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Journal(JournalEffect::LogContact(_))]
+    ));
+    // A waiting contact counts as much as a stored one.
+    let mut journal = FakeJournal::default();
+    journal.run(&mut app, effects);
+    typed(&mut app, "K7NEW");
+    assert_eq!(form(&app).duplicate, None);
+    journal.press(&mut app, KeyCode::Enter);
+    typed(&mut app, "K7NEW");
+    let warning = form(&app)
+        .duplicate
+        .clone()
+        .expect("a duplicate of the waiting one");
+    assert!(
+        warning.contains("K7NEW 20m FT8 logged today at 14:05 UTC"),
+        "{warning}"
+    );
 }
 
 #[test]
@@ -462,7 +584,7 @@ fn bad_input_gets_a_message_and_nothing_is_sent() {
         "{}",
         status(&app)
     );
-    assert_eq!(entry(&app).band, Err("not in a band".to_owned()));
+    assert_eq!(form(&app).band, Err("not in a band".to_owned()));
 }
 
 #[test]
@@ -486,9 +608,9 @@ fn n_needs_a_folder_that_holds_contacts() {
     let effects = press(&mut app, KeyCode::Char('m'));
     assert_eq!(
         effects,
-        [Effect::CreateMonthly {
+        [Effect::Journal(JournalEffect::LogMonthly {
             month: "2026-11".into()
-        }]
+        })]
     );
 }
 
@@ -579,29 +701,41 @@ fn activations_start_count_and_end() {
     assert_eq!(form.value(svc::tui::form::ActivationField::Program), "pota");
     typed(&mut app, "us-5678");
     let effects = press(&mut app, KeyCode::Enter);
-    let [Effect::CreateActivation(request)] = &effects[..] else {
+    let [Effect::Journal(JournalEffect::LogActivation(request))] = &effects[..] else {
         panic!("{effects:?}")
     };
     assert_eq!(request.location_reference, "US-5678");
     assert_eq!(request.callsign, "W1AW");
     assert_eq!(request.program_id.as_deref(), Some("pota"));
-    let new = activation("fld_new0000000000000", "US-5678", NOW, None, 0);
-    let effects = update(
-        &mut app,
-        Action::ActivationCreated(Ok(FolderCreated {
-            folder: new.clone(),
-            created: true,
-            replayed: false,
-        })),
+    assert_eq!(
+        request.start_time.as_deref(),
+        Some(NOW),
+        "it starts when Enter is pressed, whenever the service hears of it"
     );
-    assert_eq!(effects[..2], [Effect::LoadFolders, Effect::LoadActivations]);
-    assert!(matches!(&effects[2], Effect::LoadContacts { folder_id, .. } if *folder_id == new.id));
+    let mut journal = FakeJournal::default();
+    let effects = journal.run(&mut app, effects);
+    let local = journal.made[0].local_folder_id.clone().unwrap();
+    assert!(local.starts_with("loc_"), "{local}");
     assert!(app.dialog.is_none());
     assert!(
         status(&app).contains("activation US-5678 started"),
         "{}",
         status(&app)
     );
+    // Open in Contacts at once, counted from the journal alone: nothing to ask the service.
+    assert_eq!(app.contacts.folder.as_ref().unwrap().id, local);
+    assert_eq!(app.folders.open.as_deref(), Some(local.as_str()));
+    assert!(effects.contains(&Effect::LoadActivationContacts {
+        folder_id: local.clone()
+    }));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::LoadContacts { folder_id, .. } if *folder_id == local))
+    );
+    assert_eq!(effects.len(), 2, "{effects:?}");
+    assert_eq!(app.outbox.counts.waiting, 1);
+    assert!(app.activations.items.iter().any(|a| a.id == local));
 
     // End the running one at US-1234, after y.
     press(&mut app, KeyCode::BackTab);
@@ -663,7 +797,8 @@ fn the_valid_count_is_unique_call_band_mode_on_the_start_day() {
         &mut app,
         Action::ActivationContactsLoaded {
             folder_id: PARK.into(),
-            result: Ok(contacts),
+            source: Source::Service,
+            result: Ok(contacts.clone()),
         },
     );
     assert_eq!(app.activations.stats[PARK].valid.len(), 3);
@@ -677,8 +812,31 @@ fn the_valid_count_is_unique_call_band_mode_on_the_start_day() {
     typed(&mut app, "14.285");
     press(&mut app, KeyCode::Tab);
     typed(&mut app, "SSB");
-    press(&mut app, KeyCode::Enter);
-    update(&mut app, created("qso_6"));
+    let mut journal = FakeJournal::default();
+    journal.press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.activations.stats[PARK].valid.len(),
+        4,
+        "a waiting contact counts at once"
+    );
+    // A fresh count (from the copy or the service) that does not know it yet still has it.
+    update(
+        &mut app,
+        Action::ActivationContactsLoaded {
+            folder_id: PARK.into(),
+            source: Source::Copy,
+            result: Ok(contacts),
+        },
+    );
+    assert_eq!(app.activations.stats[PARK].valid.len(), 4);
+    // Once sent, it is counted once.
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Sent(vec![sent(
+            journal.made[0].clone(),
+            "qso_6",
+        )])),
+    );
     assert_eq!(app.activations.stats[PARK].valid.len(), 4);
 }
 
@@ -688,7 +846,7 @@ fn q_and_ctrl_c_quit_but_q_is_a_letter_in_the_form() {
     press(&mut app, KeyCode::Char('n'));
     typed(&mut app, "q");
     assert!(!app.quit);
-    assert_eq!(entry(&app).value(Field::Callsign), "q");
+    assert_eq!(form(&app).value(Field::Callsign), "q");
     update(
         &mut app,
         Action::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
@@ -699,44 +857,6 @@ fn q_and_ctrl_c_quit_but_q_is_a_letter_in_the_form() {
     assert!(matches!(app.dialog, Some(Dialog::Help)));
     press(&mut app, KeyCode::Char('x'));
     assert!(app.dialog.is_none(), "any key closes the help");
-    press(&mut app, KeyCode::Char('q'));
-    assert!(app.quit);
-}
-
-#[test]
-fn quitting_with_a_contact_not_yet_logged_asks_first() {
-    let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
-    typed(&mut app, "K9XYZ");
-    press(&mut app, KeyCode::Enter);
-    let ctrl_c = || Action::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
-    update(&mut app, ctrl_c());
-    assert!(!app.quit, "the contact is still being sent");
-    assert!(
-        status(&app).contains("K9XYZ is not logged yet"),
-        "{}",
-        status(&app)
-    );
-    // Any other key disarms it.
-    press(&mut app, KeyCode::Char('x'));
-    update(&mut app, ctrl_c());
-    assert!(!app.quit);
-    update(&mut app, ctrl_c());
-    assert!(app.quit, "a second quit key quits anyway");
-
-    // A failed one too, and q outside the form; once logged, q quits at once.
-    let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
-    typed(&mut app, "K9XYZ");
-    press(&mut app, KeyCode::Enter);
-    update(&mut app, Action::ContactCreated(Err(offline())));
-    press(&mut app, KeyCode::Esc);
-    press(&mut app, KeyCode::Char('q'));
-    assert!(!app.quit);
-    press(&mut app, KeyCode::Char('n'));
-    press(&mut app, KeyCode::Enter);
-    update(&mut app, created("qso_k9xyz"));
-    press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('q'));
     assert!(app.quit);
 }
@@ -755,7 +875,8 @@ fn r_refreshes_everything_and_requests_are_counted() {
             Effect::LoadContacts {
                 folder_id: MONTH.into(),
                 cursor: None,
-                generation: 2
+                generation: 2,
+                save_copy: true,
             }
         ]
     );
@@ -791,6 +912,7 @@ fn a_resize_keeps_the_selection_on_screen() {
         Action::ContactsLoaded {
             folder_id: MONTH.into(),
             generation: 1,
+            source: Source::Service,
             result: Ok(Page {
                 items: many,
                 cursor: None,

@@ -36,7 +36,7 @@ pub const SIGNIN_LIMIT: SigninLimit = SigninLimit {
     window_ms: 15 * 60 * 1000,
 };
 
-/// How long the reveal dialog shows a new key (SPEC.md, "Authentication").
+/// How long the reveal dialog shows a new key (docs/API.md, "Web pages").
 pub const REVEAL_MS: i64 = 90_000;
 
 /// How the service is reached, for cookies and the origin check of form posts.

@@ -61,6 +61,26 @@ impl<R: Grouped> Groups<R> {
         Groups { queue }
     }
 
+    /// Runs the requests in their order (each group takes them in the order they wait), and
+    /// answers them in that order.
+    pub(super) async fn run_all(&self, requests: Vec<R>) -> StoreResult<Vec<R::Answer>> {
+        let gone = || StoreError::Db(sqlx::Error::PoolClosed);
+        let mut waiting = Vec::with_capacity(requests.len());
+        for request in requests {
+            let (answer, answered) = oneshot::channel();
+            self.queue
+                .send((request, answer))
+                .await
+                .map_err(|_| gone())?;
+            waiting.push(answered);
+        }
+        let mut answers = Vec::with_capacity(waiting.len());
+        for answered in waiting {
+            answers.push(answered.await.map_err(|_| gone())??);
+        }
+        Ok(answers)
+    }
+
     pub(super) async fn run(&self, request: R) -> StoreResult<R::Answer> {
         let (answer, answered) = oneshot::channel();
         let gone = || StoreError::Db(sqlx::Error::PoolClosed);
@@ -282,6 +302,12 @@ impl Create {
     }
 }
 
+/// Creates as the JSON array `svc_create_contacts` reads (and the SQLite batch, likewise).
+pub(super) fn items_json(creates: &[Create]) -> Result<String, sqlx::Error> {
+    let items: Vec<Item> = creates.iter().enumerate().map(|(n, c)| c.item(n)).collect();
+    serde_json::to_string(&items).map_err(|e| sqlx::Error::Encode(e.into()))
+}
+
 impl Grouped for Create {
     type Answer = Created;
 
@@ -304,8 +330,7 @@ impl Grouped for Create {
         group: &'a [Self],
     ) -> BoxFuture<'a, Result<Vec<Created>, sqlx::Error>> {
         Box::pin(async move {
-            let items: Vec<Item> = group.iter().enumerate().map(|(n, c)| c.item(n)).collect();
-            let items = serde_json::to_string(&items).map_err(|e| sqlx::Error::Encode(e.into()))?;
+            let items = items_json(group)?;
             let (first, limits) = (&group[0], &group[0].limits);
             let rows = sqlx::query(
                 "SELECT item, outcome, duplicate_of \

@@ -92,7 +92,8 @@ macro_rules! count_in_window {
     };
 }
 
-// After the SQL macros, which its statements share.
+// After the SQL macros, which their statements share.
+mod batch;
 mod grouped;
 
 fn decode_err(what: String) -> sqlx::Error {
@@ -290,17 +291,22 @@ async fn answered_before(
     let Some(row) = row else { return Ok(None) };
     let fingerprint: Vec<u8> = row.try_get("fingerprint")?;
     if fingerprint != idem.fingerprint {
-        return Err(ApiError::validation(format!(
-            "Idempotency-Key {:?} was used within the last 24 hours for a different request; send a new key for a new request",
-            crate::model::ids::truncate(&idem.key, 40)
-        ))
-        .with_details(serde_json::json!({ "field": "Idempotency-Key" }))
-        .into());
+        return Err(key_reused("Idempotency-Key", &idem.key).into());
     }
     let response: Option<String> = row.try_get("response")?;
     response
         .map(Some)
         .ok_or_else(|| StoreError::Db(decode_err("idempotency row without a response".into())))
+}
+
+/// The refusal of a live idempotency key sent with a request other than its first; `field`
+/// names where the key came: the `Idempotency-Key` header, or a batch item's `idempotencyKey`.
+fn key_reused(field: &str, key: &str) -> ApiError {
+    ApiError::validation(format!(
+        "{field} {:?} was used within the last {IDEMPOTENCY_TTL_TEXT} for a different request; send a new key for a new request",
+        crate::model::ids::truncate(key, 40)
+    ))
+    .with_details(serde_json::json!({ "field": field }))
 }
 
 fn to_json<T: Serialize>(outcome: &T) -> StoreResult<String> {
@@ -427,6 +433,7 @@ macro_rules! charge_account {
 }
 
 /// The limits a create can hit, in the order they are reported when several are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Limit {
     Lifetime,
     Cap,
@@ -434,7 +441,7 @@ enum Limit {
 }
 
 impl Limit {
-    fn error(self, limits: &Limits, now: Timestamp) -> StoreError {
+    fn api_error(self, limits: &Limits, now: Timestamp) -> ApiError {
         match self {
             Limit::Lifetime => ApiError::rate_limited(RateLimitReason::LifetimeLogbookBudget, None),
             Limit::Cap => ApiError::new(
@@ -450,7 +457,82 @@ impl Limit {
                 ApiError::rate_limited(RateLimitReason::DailyLogbookBudget, Some(wait as u64))
             }
         }
-        .into()
+    }
+
+    fn error(self, limits: &Limits, now: Timestamp) -> StoreError {
+        self.api_error(limits, now).into()
+    }
+}
+
+/// An account's counters as the limits read them, for the UTC day of the read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Counters {
+    lifetime_created: i64,
+    free: bool,
+    native_qso_count: i64,
+    /// Contacts created on the day of the read.
+    today_created: i64,
+}
+
+impl Counters {
+    async fn read(
+        conn: &mut AnyConnection,
+        account_id: &str,
+        now: Timestamp,
+    ) -> Result<Counters, sqlx::Error> {
+        let row = sqlx::query(
+            "SELECT lifetime_created, plan, native_qso_count, daily_day, daily_created \
+             FROM accounts WHERE id = $1",
+        )
+        .bind(account_id)
+        .fetch_one(&mut *conn)
+        .await?;
+        let today_created = if row.try_get::<i64, _>("daily_day")? == now.utc_day() {
+            row.try_get("daily_created")?
+        } else {
+            0
+        };
+        Ok(Counters {
+            lifetime_created: row.try_get("lifetime_created")?,
+            free: row.try_get::<String, _>("plan")? == Plan::Free.as_str(),
+            native_qso_count: row.try_get("native_qso_count")?,
+            today_created,
+        })
+    }
+
+    /// How many more contacts every limit admits (0 when one is reached).
+    fn room(&self, limits: &Limits) -> i64 {
+        let cap = if self.free {
+            limits.free_plan_cap - self.native_qso_count
+        } else {
+            i64::MAX
+        };
+        (limits.lifetime_contact_budget - self.lifetime_created)
+            .min(cap)
+            .min(limits.daily_contact_budget - self.today_created)
+            .max(0)
+    }
+
+    /// The counters once `n` more contacts are charged.
+    fn charged(self, n: i64) -> Counters {
+        Counters {
+            lifetime_created: self.lifetime_created + n,
+            native_qso_count: self.native_qso_count + n,
+            today_created: self.today_created + n,
+            ..self
+        }
+    }
+
+    /// The first limit that admits no more contacts.
+    fn reached(&self, limits: &Limits) -> Limit {
+        if self.lifetime_created >= limits.lifetime_contact_budget {
+            Limit::Lifetime
+        } else if self.free && self.native_qso_count >= limits.free_plan_cap {
+            Limit::Cap
+        } else {
+            debug_assert!(self.today_created >= limits.daily_contact_budget);
+            Limit::Daily
+        }
     }
 }
 
@@ -462,34 +544,8 @@ async fn limit_reached(
     limits: &Limits,
     now: Timestamp,
 ) -> StoreError {
-    let row = sqlx::query(
-        "SELECT lifetime_created, plan, native_qso_count, daily_day, daily_created \
-         FROM accounts WHERE id = $1",
-    )
-    .bind(account_id)
-    .fetch_one(&mut *conn)
-    .await;
-    let reached = |row: &AnyRow| -> Result<Limit, sqlx::Error> {
-        let today = if row.try_get::<i64, _>("daily_day")? == now.utc_day() {
-            row.try_get("daily_created")?
-        } else {
-            0
-        };
-        Ok(
-            if row.try_get::<i64, _>("lifetime_created")? >= limits.lifetime_contact_budget {
-                Limit::Lifetime
-            } else if row.try_get::<String, _>("plan")? == Plan::Free.as_str()
-                && row.try_get::<i64, _>("native_qso_count")? >= limits.free_plan_cap
-            {
-                Limit::Cap
-            } else {
-                debug_assert!(today >= limits.daily_contact_budget);
-                Limit::Daily
-            },
-        )
-    };
-    match row.and_then(|row| reached(&row)) {
-        Ok(limit) => limit.error(limits, now),
+    match Counters::read(conn, account_id, now).await {
+        Ok(counters) => counters.reached(limits).error(limits, now),
         Err(e) => StoreError::Db(e),
     }
 }
@@ -1424,6 +1480,62 @@ impl Store for SqlStore {
                 }
             }
         }
+    }
+
+    async fn create_contacts(
+        &self,
+        account_id: &str,
+        items: &[BatchCreate],
+        limits: &Limits,
+        now: Timestamp,
+    ) -> StoreResult<Vec<BatchOutcome>> {
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        match &self.writes {
+            Writes::Grouped(writer) => {
+                let (account_id, items, limits) = (account_id.to_owned(), items.to_vec(), *limits);
+                writer
+                    .run(Kind::Durable, move |tx| {
+                        Box::pin(async move {
+                            batch::sqlite_batch(tx, &account_id, &items, &limits, now).await
+                        })
+                    })
+                    .await
+            }
+            Writes::Pooled { creates, .. } => {
+                batch::postgres_batch(creates, &self.reader, account_id, items, limits, now).await
+            }
+        }
+    }
+
+    async fn count_requests(
+        &self,
+        key_id: &str,
+        n: i64,
+        now: Timestamp,
+        window_ms: i64,
+    ) -> StoreResult<i64> {
+        let window_start = now.millis() - now.millis().rem_euclid(window_ms);
+        let key_id = key_id.to_owned();
+        self.count(move |tx| {
+            Box::pin(async move {
+                let count = sqlx::query_scalar(concat!(
+                    "INSERT INTO key_usage (key_id, window_start, count, last_used_at) \
+                     VALUES ($1, $2, $3, $4) ON CONFLICT (key_id) DO UPDATE SET ",
+                    count_in_window!(),
+                    " RETURNING count"
+                ))
+                .bind(&key_id)
+                .bind(window_start)
+                .bind(n)
+                .bind(now.millis())
+                .fetch_one(&mut *tx)
+                .await?;
+                Ok(count)
+            })
+        })
+        .await
     }
 
     async fn delete_contact(&self, account_id: &str, contact_id: &str) -> StoreResult<bool> {

@@ -1,0 +1,812 @@
+use std::collections::HashSet;
+
+use super::*;
+
+const FOLDER: &str = "fld_aaaaaaaaaaaaaaaa";
+
+fn contact(folder: &str, callsign: &str) -> NewContactRequest {
+    NewContactRequest {
+        folder_id: folder.into(),
+        callsign: callsign.into(),
+        frequency: 14.074,
+        mode: "FT8".into(),
+        time_on: "2026-11-22T14:05:00Z".into(),
+        rst_sent: None,
+        rst_received: None,
+        name: None,
+        notes: None,
+        sig: None,
+        sig_info: None,
+        my_sig: None,
+        my_sig_info: None,
+    }
+}
+
+fn folder(id: &str, folder_type: FolderType) -> Folder {
+    Folder {
+        id: id.into(),
+        name: id.into(),
+        folder_type,
+        parent_id: Some("fld_rootrootrootroot".into()),
+        program_id: None,
+        month: None,
+        start_time: None,
+        end_time: None,
+        location_reference: None,
+        location_name: None,
+        callsign: None,
+        auto_folder_key: None,
+        contact_count: 0,
+        created_at: Timestamp(0),
+    }
+}
+
+fn activation_request(start: &str) -> NewActivationRequest {
+    NewActivationRequest {
+        location_reference: "us-1234".into(),
+        callsign: "w1aw".into(),
+        program_id: None,
+        location_name: Some("Test Park".into()),
+        start_time: Some(start.into()),
+    }
+}
+
+fn refusal(message: &str) -> EntryError {
+    EntryError {
+        status: 400,
+        code: "validation_error".into(),
+        message: message.into(),
+        details: None,
+    }
+}
+
+async fn journal() -> (tempfile::TempDir, Journal) {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = Journal::open_path(&dir.path().join("j.db")).await.unwrap();
+    (dir, journal)
+}
+
+const LONG: Duration = Duration::from_secs(600);
+
+#[tokio::test]
+async fn logged_contacts_wait_in_order_and_outlive_the_process() {
+    let (dir, journal) = journal().await;
+    let mut logged = Vec::new();
+    for call in ["K1ABC", "N0CALL", "W9XYZ"] {
+        logged.push(journal.log_contact(contact(FOLDER, call)).await.unwrap());
+    }
+    assert!(logged.iter().all(|e| e.state == EntryState::Waiting));
+    assert!(logged.iter().all(|e| is_entry_id(&e.id)));
+    let keys: HashSet<_> = logged.iter().map(|e| e.idempotency_key.clone()).collect();
+    assert_eq!(keys.len(), 3, "each entry has its own key");
+    assert!(logged.windows(2).all(|w| w[0].seq < w[1].seq));
+    // A crash: the handle goes away without closing anything.
+    drop(journal);
+    let reopened = Journal::open_path(&dir.path().join("j.db")).await.unwrap();
+    assert_eq!(reopened.entries().await.unwrap(), logged);
+    assert_eq!(
+        reopened.counts().await.unwrap(),
+        Counts {
+            waiting: 3,
+            refused: 0
+        }
+    );
+    let EntryRequest::Contact(first) = &logged[0].request else {
+        panic!()
+    };
+    assert_eq!(first.time_on, "2026-11-22T14:05:00Z");
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_and_changes_nothing() {
+    let (_dir, journal) = journal().await;
+    let mut no_time = contact(FOLDER, "K1ABC");
+    no_time.time_on = String::new();
+    let mut nan = contact(FOLDER, "K1ABC");
+    nan.frequency = f64::NAN;
+    let mut no_call = contact(FOLDER, "K1ABC");
+    no_call.callsign = " ".into();
+    for bad in [
+        no_time,
+        nan,
+        no_call,
+        contact("qso_aaaaaaaaaaaaaaaa", "K1ABC"),
+        contact("loc_aaaaaaaaaaaaaaaa", "K1ABC"),
+    ] {
+        let e = journal.log_contact(bad).await.unwrap_err();
+        assert!(matches!(e, JournalError::Invalid(_)), "{e:?}");
+    }
+    let mut no_start = activation_request("2026-11-22T12:00:00Z");
+    no_start.start_time = None;
+    let mut bad_ref = activation_request("2026-11-22T12:00:00Z");
+    bad_ref.location_reference = "park".into();
+    let mut hunting = activation_request("2026-11-22T12:00:00Z");
+    hunting.program_id = Some("dx".into());
+    for bad in [no_start, bad_ref, hunting] {
+        let e = journal.log_activation(bad).await.unwrap_err();
+        assert!(matches!(e, JournalError::Invalid(_)), "{e:?}");
+    }
+    assert!(matches!(
+        journal.log_monthly("2026-13").await,
+        Err(JournalError::Invalid(_))
+    ));
+    assert!(journal.entries().await.unwrap().is_empty());
+    assert!(journal.snapshot().await.unwrap().folders.is_empty());
+}
+
+#[tokio::test]
+async fn a_claim_takes_the_oldest_and_holds_them_until_the_lease_runs_out() {
+    let (_dir, journal) = journal().await;
+    for call in ["A1A", "B1B", "C1C"] {
+        journal.log_contact(contact(FOLDER, call)).await.unwrap();
+    }
+    let first = journal
+        .claim(Claim::Contacts, 2, Duration::from_millis(300), "one")
+        .await
+        .unwrap();
+    let calls: Vec<_> = first
+        .iter()
+        .map(|e| match &e.request {
+            EntryRequest::Contact(c) => c.callsign.clone(),
+            _ => panic!(),
+        })
+        .collect();
+    assert_eq!(calls, ["A1A", "B1B"]);
+    assert!(first.iter().all(|e| e.attempts == 1));
+    let second = journal
+        .claim(Claim::Contacts, 10, LONG, "two")
+        .await
+        .unwrap();
+    assert_eq!(second.len(), 1, "only the one nobody holds");
+    assert!(
+        journal
+            .claim(Claim::Contacts, 10, LONG, "two")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        journal
+            .claim(Claim::Folders, 10, LONG, "two")
+            .await
+            .unwrap()
+            .is_empty(),
+        "contacts are not folders"
+    );
+    // The first sender died: its lease runs out and the entries are taken over.
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    let taken_over = journal
+        .claim(Claim::Contacts, 10, LONG, "three")
+        .await
+        .unwrap();
+    assert_eq!(
+        taken_over.iter().map(|e| &e.id).collect::<Vec<_>>(),
+        first.iter().map(|e| &e.id).collect::<Vec<_>>()
+    );
+    assert!(taken_over.iter().all(|e| e.attempts == 2));
+    // Still waiting all along.
+    assert_eq!(journal.counts().await.unwrap().waiting, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_claimers_on_one_file_never_get_the_same_entry() {
+    let (dir, journal) = journal().await;
+    for i in 0..120 {
+        journal
+            .log_contact(contact(FOLDER, &format!("K{i}ABC")))
+            .await
+            .unwrap();
+    }
+    // Two handles with their own connections, as two processes would have.
+    let other = Journal::open_path(&dir.path().join("j.db")).await.unwrap();
+    let run = |j: Journal, owner: &'static str| {
+        tokio::spawn(async move {
+            let mut got = Vec::new();
+            loop {
+                let claimed = j.claim(Claim::Contacts, 7, LONG, owner).await.unwrap();
+                if claimed.is_empty() {
+                    return got;
+                }
+                got.extend(claimed.into_iter().map(|e| e.id));
+                tokio::task::yield_now().await;
+            }
+        })
+    };
+    let (a, b) = (run(journal.clone(), "a"), run(other, "b"));
+    let (a, b) = (a.await.unwrap(), b.await.unwrap());
+    let all: HashSet<_> = a.iter().chain(&b).cloned().collect();
+    assert_eq!(all.len(), a.len() + b.len(), "an entry was claimed twice");
+    assert_eq!(all.len(), 120);
+}
+
+#[tokio::test]
+async fn settling_marks_sent_refused_or_later() {
+    let (_dir, journal) = journal().await;
+    let a = journal.log_contact(contact(FOLDER, "A1A")).await.unwrap();
+    let b = journal.log_contact(contact(FOLDER, "B1B")).await.unwrap();
+    let c = journal.log_contact(contact(FOLDER, "C1C")).await.unwrap();
+    journal
+        .claim(Claim::Contacts, 10, LONG, "me")
+        .await
+        .unwrap();
+    let mut details = refusal("the month does not match");
+    details.details = Some(serde_json::json!({"field": "timeOn"}));
+    let settled = journal
+        .settle(
+            "me",
+            &[
+                (a.id.clone(), Outcome::Sent("qso_aaaaaaaaaaaaaaaa".into())),
+                (b.id.clone(), Outcome::Refused(details.clone())),
+                (c.id.clone(), Outcome::Later(Duration::from_millis(300))),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(settled.sent.len(), 1);
+    assert_eq!(
+        settled.sent[0].sent_id.as_deref(),
+        Some("qso_aaaaaaaaaaaaaaaa")
+    );
+    assert_eq!(settled.sent[0].state, EntryState::Sent);
+    assert_eq!(settled.refused[0].error.as_ref(), Some(&details));
+    // The sent entry leaves the list but keeps its record (and key).
+    let listed = journal.entries().await.unwrap();
+    assert_eq!(
+        listed.iter().map(|e| &e.id).collect::<Vec<_>>(),
+        [&b.id, &c.id]
+    );
+    assert_eq!(listed[0].state, EntryState::Refused);
+    let sent = journal.entry(&a.id).await.unwrap().unwrap();
+    assert_eq!(sent.idempotency_key, a.idempotency_key);
+    assert_eq!(
+        journal.counts().await.unwrap(),
+        Counts {
+            waiting: 1,
+            refused: 1
+        }
+    );
+    // Later: not taken up before its time, then taken up again.
+    assert!(
+        journal
+            .claim(Claim::Contacts, 10, LONG, "me")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(journal.next_due().await.unwrap().unwrap() > Timestamp::now());
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    let again = journal
+        .claim(Claim::Contacts, 10, LONG, "me")
+        .await
+        .unwrap();
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].id, c.id);
+    assert_eq!(again[0].idempotency_key, c.idempotency_key);
+    // A settle for an entry settled already (by a sender whose lease it outlived) changes
+    // nothing.
+    let late = journal
+        .settle(
+            "other",
+            &[(a.id.clone(), Outcome::Refused(refusal("late")))],
+        )
+        .await
+        .unwrap();
+    assert!(late.refused.is_empty());
+    assert_eq!(
+        journal.entry(&a.id).await.unwrap().unwrap().state,
+        EntryState::Sent
+    );
+}
+
+#[tokio::test]
+async fn entries_of_a_sender_whose_process_ended_are_taken_back() {
+    let (_dir, journal) = journal().await;
+    journal.log_contact(contact(FOLDER, "A1A")).await.unwrap();
+    journal.log_contact(contact(FOLDER, "B1B")).await.unwrap();
+    // No process has an id this high (Linux caps them at 2^22), so its sender has ended.
+    let dead = format!("snd_{}_x", u32::MAX);
+    let alive = sender_id();
+    assert!(!sender_ended(&alive));
+    assert!(!sender_ended("not a sender"));
+    journal
+        .claim(Claim::Contacts, 1, LONG, &dead)
+        .await
+        .unwrap();
+    journal
+        .claim(Claim::Contacts, 1, LONG, &alive)
+        .await
+        .unwrap();
+    journal.release_dead_senders().await.unwrap();
+    let freed = journal
+        .claim(Claim::Contacts, 10, LONG, "next")
+        .await
+        .unwrap();
+    let expected = usize::from(cfg!(target_os = "linux"));
+    assert_eq!(
+        freed.len(),
+        expected,
+        "only the dead sender's entry: {freed:?}"
+    );
+    if let Some(entry) = freed.first() {
+        assert!(
+            matches!(&entry.request, EntryRequest::Contact(c) if c.callsign == "A1A"),
+            "{entry:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_released_claim_is_free_at_once() {
+    let (_dir, journal) = journal().await;
+    journal.log_contact(contact(FOLDER, "A1A")).await.unwrap();
+    journal
+        .claim(Claim::Contacts, 10, LONG, "me")
+        .await
+        .unwrap();
+    journal.release("someone else").await.unwrap();
+    assert!(
+        journal
+            .claim(Claim::Contacts, 10, LONG, "x")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    journal.release("me").await.unwrap();
+    assert_eq!(
+        journal
+            .claim(Claim::Contacts, 10, LONG, "x")
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_fixed_refused_contact_waits_again_with_a_new_key_in_its_place() {
+    let (_dir, journal) = journal().await;
+    let a = journal.log_contact(contact(FOLDER, "A1A")).await.unwrap();
+    let b = journal.log_contact(contact(FOLDER, "B1B")).await.unwrap();
+    let e = journal
+        .retry(&a.id, contact(FOLDER, "A1B"))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, JournalError::Invalid(_)), "waiting: {e:?}");
+    journal
+        .claim(Claim::Contacts, 10, LONG, "me")
+        .await
+        .unwrap();
+    journal
+        .settle("me", &[(a.id.clone(), Outcome::Refused(refusal("bad")))])
+        .await
+        .unwrap();
+    let fixed = journal.retry(&a.id, contact(FOLDER, "A1B")).await.unwrap();
+    assert_eq!(fixed.state, EntryState::Waiting);
+    assert_eq!(fixed.seq, a.seq);
+    assert_ne!(fixed.idempotency_key, a.idempotency_key);
+    assert_eq!(fixed.error, None);
+    let EntryRequest::Contact(body) = &fixed.request else {
+        panic!()
+    };
+    assert_eq!(body.callsign, "A1B");
+    let order: Vec<_> = journal
+        .entries()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(order, [a.id.clone(), b.id.clone()]);
+    assert!(matches!(
+        journal
+            .retry("ent_aaaaaaaaaaaaaaaa", contact(FOLDER, "A1A"))
+            .await,
+        Err(JournalError::NotFound(_))
+    ));
+    let mut bad = contact(FOLDER, "A1A");
+    bad.time_on = "yesterday".into();
+    assert!(matches!(
+        journal.retry(&a.id, bad).await,
+        Err(JournalError::Invalid(_))
+    ));
+}
+
+#[tokio::test]
+async fn drop_removes_waiting_and_refused_entries_but_not_one_in_flight() {
+    let (_dir, journal) = journal().await;
+    let a = journal.log_contact(contact(FOLDER, "A1A")).await.unwrap();
+    let b = journal.log_contact(contact(FOLDER, "B1B")).await.unwrap();
+    assert!(journal.drop_entry(&a.id).await.unwrap());
+    assert!(!journal.drop_entry(&a.id).await.unwrap());
+    assert!(!journal.drop_entry("ent_aaaaaaaaaaaaaaaa").await.unwrap());
+    journal
+        .claim(Claim::Contacts, 10, LONG, "me")
+        .await
+        .unwrap();
+    assert!(matches!(
+        journal.drop_entry(&b.id).await,
+        Err(JournalError::Invalid(_))
+    ));
+    journal
+        .settle("me", &[(b.id.clone(), Outcome::Refused(refusal("no")))])
+        .await
+        .unwrap();
+    assert!(journal.drop_entry(&b.id).await.unwrap());
+    assert!(journal.entries().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_sent_entry_cannot_be_dropped() {
+    let (_dir, journal) = journal().await;
+    let a = journal.log_contact(contact(FOLDER, "A1A")).await.unwrap();
+    journal
+        .claim(Claim::Contacts, 10, LONG, "me")
+        .await
+        .unwrap();
+    journal
+        .settle("me", &[(a.id.clone(), Outcome::Sent("qso_x".into()))])
+        .await
+        .unwrap();
+    assert!(!journal.drop_entry(&a.id).await.unwrap());
+    assert!(journal.entry(&a.id).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_local_folder_is_sent_first_and_its_id_replaced_everywhere() {
+    let (_dir, journal) = journal().await;
+    let (entry, local) = journal.log_monthly("2026-11").await.unwrap();
+    let entry = entry.unwrap();
+    assert!(is_local_folder_id(&local.id));
+    assert_eq!(entry.local_folder_id.as_deref(), Some(local.id.as_str()));
+    assert_eq!(
+        entry.request,
+        EntryRequest::Monthly {
+            month: "2026-11".into()
+        }
+    );
+    assert_eq!(
+        (local.name.as_str(), local.folder_type),
+        ("2026-11", FolderType::Monthly)
+    );
+    // The same month again: the same local folder, no second entry.
+    let (again, same) = journal.log_monthly("2026-11").await.unwrap();
+    assert_eq!(same.id, local.id);
+    assert_eq!(again.unwrap().id, entry.id);
+    let c = journal
+        .log_contact(contact(&local.id, "K1ABC"))
+        .await
+        .unwrap();
+    let other = journal
+        .log_contact(contact(FOLDER, "N0CALL"))
+        .await
+        .unwrap();
+    let snapshot = journal.snapshot().await.unwrap();
+    assert_eq!(snapshot.folders, vec![local.clone()]);
+    assert!(snapshot.activations.is_empty());
+    // The contact waits for its folder; the one in a real folder may go.
+    let contacts = journal
+        .claim(Claim::Contacts, 10, LONG, "me")
+        .await
+        .unwrap();
+    assert_eq!(
+        contacts.iter().map(|e| &e.id).collect::<Vec<_>>(),
+        [&other.id]
+    );
+    let folders = journal.claim(Claim::Folders, 10, LONG, "me").await.unwrap();
+    assert_eq!(folders.len(), 1);
+    let mut real = folder("fld_bbbbbbbbbbbbbbbb", FolderType::Monthly);
+    real.month = Some("2026-11".into());
+    let sent = journal
+        .resolve_folder(&entry.id, &real)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(sent.sent_id.as_deref(), Some(real.id.as_str()));
+    // Resolving again (another sender) changes nothing.
+    assert!(
+        journal
+            .resolve_folder(&entry.id, &real)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let waiting = journal.entry(&c.id).await.unwrap().unwrap();
+    let EntryRequest::Contact(body) = &waiting.request else {
+        panic!()
+    };
+    assert_eq!(body.folder_id, real.id);
+    let next = journal
+        .claim(Claim::Contacts, 10, LONG, "me")
+        .await
+        .unwrap();
+    assert_eq!(next.len(), 1);
+    assert_eq!(next[0].id, c.id);
+    // The cached list holds the real folder now; the local one is gone from it.
+    let snapshot = journal.snapshot().await.unwrap();
+    assert_eq!(snapshot.folders, vec![real.clone()]);
+    // A logbook still holding the loc_ id logs into the real folder.
+    let late = journal
+        .log_contact(contact(&local.id, "W1AW"))
+        .await
+        .unwrap();
+    let EntryRequest::Contact(body) = &late.request else {
+        panic!()
+    };
+    assert_eq!(body.folder_id, real.id);
+    let (none, known) = journal.log_monthly("2026-11").await.unwrap();
+    assert!(none.is_none());
+    assert_eq!(known.id, real.id);
+}
+
+#[tokio::test]
+async fn an_activation_logged_offline_is_a_local_folder_until_sent() {
+    let (_dir, journal) = journal().await;
+    let root = Folder {
+        parent_id: None,
+        ..folder("fld_rootrootrootroot", FolderType::Category)
+    };
+    let mut pota = folder("fld_potapotapotapota", FolderType::Category);
+    pota.name = "POTA".into();
+    pota.program_id = Some("pota".into());
+    journal.save_folders(&[root, pota.clone()]).await.unwrap();
+    let (entry, local) = journal
+        .log_activation(activation_request("2026-11-22T12:00:00Z"))
+        .await
+        .unwrap();
+    assert!(entry.is_some());
+    assert_eq!(local.name, "W1AW@US-1234-20261122");
+    assert_eq!(local.folder_type, FolderType::Activation);
+    assert_eq!(local.parent_id.as_deref(), Some(pota.id.as_str()));
+    assert_eq!(local.location_reference.as_deref(), Some("US-1234"));
+    assert!(local.in_progress());
+    // Same identity (same UTC day, other hour, other spelling): the same local folder.
+    let mut later = activation_request("2026-11-22T18:00:00Z");
+    later.location_reference = "US-1234".into();
+    let (_, same) = journal.log_activation(later).await.unwrap();
+    assert_eq!(same.id, local.id);
+    let snapshot = journal.snapshot().await.unwrap();
+    assert_eq!(snapshot.activations, vec![local.clone()]);
+    assert_eq!(snapshot.folders.last(), Some(&local));
+    // A real folder of that identity, known from the service: no entry needed.
+    let mut real = folder("fld_realrealrealreal", FolderType::Activation);
+    real.program_id = Some("pota".into());
+    real.callsign = Some("W1AW".into());
+    real.location_reference = Some("US-4321".into());
+    real.start_time = Some(Timestamp::parse("t", "2026-11-21T09:00:00Z").unwrap());
+    journal
+        .save_activations(std::slice::from_ref(&real))
+        .await
+        .unwrap();
+    let mut known = activation_request("2026-11-21T15:00:00Z");
+    known.location_reference = "us-4321".into();
+    let (none, found) = journal.log_activation(known).await.unwrap();
+    assert!(none.is_none());
+    assert_eq!(found, real);
+}
+
+#[tokio::test]
+async fn contacts_of_a_refused_or_dropped_folder_are_refused_saying_why() {
+    let (_dir, journal) = journal().await;
+    let (entry, local) = journal
+        .log_activation(activation_request("2026-11-22T12:00:00Z"))
+        .await
+        .unwrap();
+    let entry = entry.unwrap();
+    let c = journal
+        .log_contact(contact(&local.id, "K1ABC"))
+        .await
+        .unwrap();
+    assert!(
+        journal.refuse_orphans().await.unwrap().is_empty(),
+        "its folder waits"
+    );
+    journal.claim(Claim::Folders, 10, LONG, "me").await.unwrap();
+    journal
+        .settle(
+            "me",
+            &[(entry.id.clone(), Outcome::Refused(refusal("no such park")))],
+        )
+        .await
+        .unwrap();
+    let orphans = journal.refuse_orphans().await.unwrap();
+    assert_eq!(orphans.len(), 1);
+    assert_eq!(orphans[0].id, c.id);
+    let message = &orphans[0].error.as_ref().unwrap().message;
+    assert!(message.contains("W1AW@US-1234-20261122"), "{message}");
+    assert!(message.contains("no such park"), "{message}");
+    assert_eq!(orphans[0].error.as_ref().unwrap().exit_code(), 2);
+    // The refused folder is not offered as a folder any more.
+    assert!(journal.snapshot().await.unwrap().activations.is_empty());
+    // Logged again: a new entry for the same local folder.
+    let (again, same) = journal
+        .log_activation(activation_request("2026-11-22T12:00:00Z"))
+        .await
+        .unwrap();
+    let again = again.unwrap();
+    assert_ne!(again.id, entry.id);
+    assert_eq!(same.id, local.id);
+    let d = journal
+        .log_contact(contact(&local.id, "N0CALL"))
+        .await
+        .unwrap();
+    assert!(journal.drop_entry(&again.id).await.unwrap());
+    let orphans = journal.refuse_orphans().await.unwrap();
+    assert_eq!(orphans.len(), 1);
+    assert_eq!(orphans[0].id, d.id);
+    assert!(
+        orphans[0]
+            .error
+            .as_ref()
+            .unwrap()
+            .message
+            .contains("dropped")
+    );
+}
+
+#[tokio::test]
+async fn a_crash_mid_send_keeps_the_entries_waiting() {
+    let (dir, journal) = journal().await;
+    let a = journal.log_contact(contact(FOLDER, "A1A")).await.unwrap();
+    journal
+        .claim(Claim::Contacts, 10, Duration::from_millis(200), "dead")
+        .await
+        .unwrap();
+    drop(journal);
+    let reopened = Journal::open_path(&dir.path().join("j.db")).await.unwrap();
+    let listed = reopened.entries().await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].state, EntryState::Waiting);
+    assert_eq!(listed[0].idempotency_key, a.idempotency_key);
+    assert!(
+        reopened
+            .claim(Claim::Contacts, 10, LONG, "new")
+            .await
+            .unwrap()
+            .is_empty(),
+        "held until the dead sender's lease runs out"
+    );
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    let claimed = reopened
+        .claim(Claim::Contacts, 10, LONG, "new")
+        .await
+        .unwrap();
+    assert_eq!(claimed[0].idempotency_key, a.idempotency_key);
+}
+
+#[tokio::test]
+async fn the_copy_of_the_account_is_kept_and_replaced() {
+    let (_dir, journal) = journal().await;
+    assert_eq!(journal.snapshot().await.unwrap(), Snapshot::default());
+    let me = Whoami {
+        callsign: "W1AW".into(),
+        plan: "free".into(),
+        tier: crate::model::Tier::Basic,
+        native_qso_count: 12,
+    };
+    journal.save_whoami(&me).await.unwrap();
+    let a = folder("fld_aaaaaaaaaaaaaaaa", FolderType::Monthly);
+    let b = folder("fld_bbbbbbbbbbbbbbbb", FolderType::Activation);
+    journal.save_folders(&[b.clone(), a.clone()]).await.unwrap();
+    journal
+        .save_activations(std::slice::from_ref(&b))
+        .await
+        .unwrap();
+    let snapshot = journal.snapshot().await.unwrap();
+    assert_eq!(snapshot.whoami, Some(me));
+    assert_eq!(
+        snapshot.folders,
+        vec![b.clone(), a.clone()],
+        "in the order saved"
+    );
+    assert_eq!(snapshot.activations, vec![b.clone()]);
+    journal
+        .save_folders(std::slice::from_ref(&a))
+        .await
+        .unwrap();
+    assert_eq!(journal.snapshot().await.unwrap().folders, vec![a.clone()]);
+
+    let contact_at = |id: &str, time: &str| Contact {
+        id: id.into(),
+        folder_id: a.id.clone(),
+        callsign: "K1ABC".into(),
+        frequency: 14.074,
+        band: "20m".into(),
+        mode: "FT8".into(),
+        time_on: Timestamp::parse("t", time).unwrap(),
+        rst_sent: None,
+        rst_received: None,
+        name: None,
+        notes: None,
+        sig: None,
+        sig_info: None,
+        my_sig: None,
+        my_sig_info: None,
+        activation_id: None,
+        station_callsign: None,
+        created_at: Timestamp(0),
+    };
+    let old = contact_at("qso_aaaaaaaaaaaaaaaa", "2026-11-01T10:00:00Z");
+    let new = contact_at("qso_bbbbbbbbbbbbbbbb", "2026-11-20T10:00:00Z");
+    journal
+        .save_contacts(&a.id, &[old.clone(), new.clone()])
+        .await
+        .unwrap();
+    assert_eq!(
+        journal.cached_contacts(&a.id, 10).await.unwrap(),
+        vec![new.clone(), old.clone()]
+    );
+    assert_eq!(
+        journal.cached_contacts(&a.id, 1).await.unwrap(),
+        vec![new.clone()]
+    );
+    journal
+        .save_contacts(&a.id, std::slice::from_ref(&old))
+        .await
+        .unwrap();
+    assert_eq!(journal.cached_contacts(&a.id, 10).await.unwrap(), vec![old]);
+    assert!(journal.cached_contacts(&b.id, 10).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_key_finds_its_journal_without_the_network_and_is_never_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let journals = dir.path().join("svc").join("journal");
+    let base = Url::parse("http://127.0.0.1:8787").unwrap();
+    let key = ApiKey::generate();
+    assert!(find_in(&journals, &base, &key).await.unwrap().is_none());
+    assert!(!journals.exists(), "looking creates nothing");
+    let opened = open_in(&journals, &base, &key, "w1aw/p").await.unwrap();
+    assert_eq!(
+        opened.path(),
+        journals.join("127.0.0.1_8787-W1AW_P.db").as_path()
+    );
+    opened.log_contact(contact(FOLDER, "K1ABC")).await.unwrap();
+    let found = find_in(&journals, &base, &key).await.unwrap().unwrap();
+    assert_eq!(found.path(), opened.path());
+    assert_eq!(found.entries().await.unwrap().len(), 1);
+    // Another key, or the same key on another service: not found.
+    assert!(
+        find_in(&journals, &base, &ApiKey::generate())
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let other = Url::parse("https://logbook.example.org/club/").unwrap();
+    assert!(find_in(&journals, &other, &key).await.unwrap().is_none());
+    let club = open_in(&journals, &other, &key, "W1AW").await.unwrap();
+    assert_eq!(
+        club.path(),
+        journals
+            .join("logbook.example.org_443_club-W1AW.db")
+            .as_path()
+    );
+    drop((opened, found, club));
+    for entry in std::fs::read_dir(&journals).unwrap() {
+        // SQLite removes its -wal and -shm files as the last connection closes.
+        let Ok(bytes) = std::fs::read(entry.unwrap().path()) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains(&key.expose()[9..]), "the key was written");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&journals).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "the journal folder is private: {mode:o}");
+    }
+}
+
+#[tokio::test]
+async fn a_journal_from_a_newer_svc_is_refused() {
+    let (dir, journal) = journal().await;
+    sqlx::query("PRAGMA user_version = 99")
+        .execute(&journal.pool)
+        .await
+        .unwrap();
+    drop(journal);
+    let e = Journal::open_path(&dir.path().join("j.db"))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("newer svc"), "{e}");
+}

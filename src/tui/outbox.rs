@@ -1,0 +1,710 @@
+//! What the journal holds that the service has not stored yet, as the logbook shows it: the
+//! waiting contacts among the open folder's, the refused ones at the top of the Contacts pane
+//! (any folder: each needs the operator), the counts in the status bar; and how the answers of
+//! the journal and the reports of its background sender change the state. Pure, like `app`.
+
+use std::collections::HashMap;
+
+use super::app::{
+    App, Connection, Dialog, Effect, FixForm, Load, Tone, describe, format_mhz, hhmm,
+    holds_contacts,
+};
+use super::form::{EntryForm, Field};
+use super::journal::{JournalAnswer, JournalCopy};
+use crate::client::journal::{Counts, Entry, EntryRequest, EntryState, SenderEvent};
+use crate::client::{ClientError, NewContactRequest};
+use crate::model::{Contact, ErrorCode, Folder, FolderType, Timestamp};
+
+/// How long whoami waits before it is asked again while this key's journal is not known.
+const WHOAMI_RETRY_MS: i64 = 10_000;
+
+/// A row of the Contacts pane that the service has not stored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mark {
+    Waiting,
+    /// The service's code and message.
+    Refused(String),
+}
+
+/// The journal's entries as last heard of.
+#[derive(Debug, Clone, Default)]
+pub struct Outbox {
+    /// Waiting and refused entries, in the order logged.
+    pub entries: Vec<Entry>,
+    /// As the journal counts them: they include entries another `svc` logged into the file.
+    pub counts: Counts,
+}
+
+impl Outbox {
+    /// The waiting contacts of a folder, as rows.
+    pub fn waiting_in(&self, folder_id: &str) -> Vec<Contact> {
+        self.entries
+            .iter()
+            .filter(|e| e.state == EntryState::Waiting)
+            .filter_map(contact_row)
+            .filter(|c| c.folder_id == folder_id)
+            .collect()
+    }
+
+    fn request(&self, id: &str) -> Option<&NewContactRequest> {
+        self.entries
+            .iter()
+            .find(|e| e.id == id)
+            .and_then(|e| match &e.request {
+                EntryRequest::Contact(c) => Some(c),
+                _ => None,
+            })
+    }
+}
+
+/// Where the account's journal stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JournalState {
+    Opening,
+    Open,
+    /// This key was never used on this computer: whoami must name the account once.
+    Missing,
+    Failed(String),
+}
+
+impl JournalState {
+    /// Why nothing can be logged now, if so.
+    pub fn cannot_log(&self) -> Option<String> {
+        match self {
+            JournalState::Open => None,
+            JournalState::Opening => Some("the journal is being opened; try again in a moment".into()),
+            JournalState::Missing => Some(
+                "nothing can be logged yet: this key is new on this computer, and the logbook must reach the service once to learn its account (it keeps trying; r tries now)".into(),
+            ),
+            JournalState::Failed(why) => Some(format!(
+                "nothing can be logged: the journal cannot be used ({why})"
+            )),
+        }
+    }
+}
+
+/// The row a contact entry stands for, with the entry's id.
+pub fn contact_row(entry: &Entry) -> Option<Contact> {
+    let EntryRequest::Contact(r) = &entry.request else {
+        return None;
+    };
+    Some(Contact {
+        id: entry.id.clone(),
+        folder_id: r.folder_id.clone(),
+        callsign: r.callsign.clone(),
+        frequency: r.frequency,
+        band: crate::model::band::band_for_mhz(r.frequency)
+            .unwrap_or("?")
+            .to_owned(),
+        // As the service will store it.
+        mode: r.mode.to_ascii_uppercase(),
+        time_on: Timestamp::parse("timeOn", &r.time_on).unwrap_or(entry.logged_at),
+        rst_sent: r.rst_sent.clone(),
+        rst_received: r.rst_received.clone(),
+        name: r.name.clone(),
+        notes: r.notes.clone(),
+        sig: r.sig.clone(),
+        sig_info: r.sig_info.clone(),
+        my_sig: r.my_sig.clone(),
+        my_sig_info: r.my_sig_info.clone(),
+        activation_id: None,
+        station_callsign: None,
+        created_at: entry.logged_at,
+    })
+}
+
+fn refusal(entry: &Entry) -> String {
+    match &entry.error {
+        Some(e) => format!("{}: {}", e.code, e.message),
+        None => "refused".into(),
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl App {
+    /// Puts the journal's rows among the open folder's contacts: waiting ones of this folder
+    /// by time, refused ones of any folder at the top. The selection stays on its row.
+    pub(super) fn merge_pending(&mut self) {
+        let selected = self.selected_contact().map(|c| c.id.clone());
+        let old = std::mem::take(&mut self.contacts.marks);
+        let stored: Vec<Contact> = std::mem::take(&mut self.contacts.items)
+            .into_iter()
+            .filter(|c| !old.contains_key(&c.id))
+            .collect();
+        let open = self.contacts.folder.as_ref().map(|f| f.id.clone());
+        let mut marks = HashMap::new();
+        let mut refused = Vec::new();
+        let mut waiting = Vec::new();
+        // Latest logged first, so rows of the same minute show in the order they were typed.
+        for entry in self.outbox.entries.iter().rev() {
+            let Some(row) = contact_row(entry) else {
+                continue;
+            };
+            match entry.state {
+                EntryState::Refused => {
+                    marks.insert(row.id.clone(), Mark::Refused(refusal(entry)));
+                    refused.push(row);
+                }
+                EntryState::Waiting if open.as_deref() == Some(row.folder_id.as_str()) => {
+                    marks.insert(row.id.clone(), Mark::Waiting);
+                    waiting.push(row);
+                }
+                _ => {}
+            }
+        }
+        // Both newest first, merged in one pass: a log of thousands stays quick to update.
+        waiting.sort_by_key(|c| std::cmp::Reverse(c.time_on));
+        let mut items = Vec::with_capacity(refused.len() + waiting.len() + stored.len());
+        items.extend(refused.into_iter().rev());
+        let mut waiting = waiting.into_iter().peekable();
+        for c in stored {
+            while let Some(w) = waiting.next_if(|w| w.time_on >= c.time_on) {
+                items.push(w);
+            }
+            items.push(c);
+        }
+        items.extend(waiting);
+        self.contacts.items = items;
+        self.contacts.marks = marks;
+        self.refilter_contacts();
+        if let Some(id) = selected {
+            self.select_contact(&id);
+        }
+    }
+
+    fn select_contact(&mut self, id: &str) {
+        let Some(i) = self.contacts.items.iter().position(|c| c.id == id) else {
+            return;
+        };
+        if let Some(p) = self.contacts.view.shown.iter().position(|s| *s == i) {
+            self.contacts.view.selected = p;
+            self.refilter_contacts();
+        }
+    }
+
+    fn select_activation(&mut self, id: &str) {
+        if let Some(i) = self.activations.items.iter().position(|a| a.id == id)
+            && let Some(p) = self.activations.view.shown.iter().position(|s| *s == i)
+        {
+            self.activations.view.selected = p;
+        }
+    }
+
+    /// Adds `delta` to the contact count of the folder wherever it is shown.
+    pub(super) fn count_contact(&mut self, folder_id: &str, delta: i64) {
+        for f in self
+            .folders
+            .items
+            .iter_mut()
+            .chain(self.activations.items.iter_mut())
+            .chain(self.contacts.folder.iter_mut())
+        {
+            if f.id == folder_id {
+                f.contact_count = (f.contact_count + delta).max(0);
+            }
+        }
+    }
+
+    /// Asks whoami again now and then while this key's journal is not known: the first answer
+    /// opens it.
+    pub(super) fn ask_whoami_again(&mut self) -> Vec<Effect> {
+        let due = self
+            .whoami_retry
+            .is_some_and(|t| self.now.millis() - t.millis() >= WHOAMI_RETRY_MS);
+        // A refused key is not asked again: only a new key helps, and the screen says so.
+        let rejected = self.connection == Connection::KeyRejected;
+        if self.journal != JournalState::Missing || !due || rejected {
+            return vec![];
+        }
+        self.whoami_retry = None;
+        self.me_load = Load::Loading;
+        self.in_flight += 1;
+        vec![Effect::LoadWhoami]
+    }
+
+    /// The whole refusal of the selected row, which its column cuts short.
+    pub(super) fn tell_refusal(&mut self) {
+        let Some(c) = self.selected_contact() else {
+            return;
+        };
+        if let Some(Mark::Refused(why)) = self.contacts.marks.get(&c.id) {
+            let text = format!(
+                "{} was refused: {why}; Enter fixes it, d discards it",
+                c.callsign
+            );
+            self.say(Tone::Error, text);
+        }
+    }
+
+    /// Enter on a row of the Contacts pane: a refused contact opens to be fixed.
+    pub(super) fn open_pending(&mut self) {
+        let Some(c) = self.selected_contact() else {
+            return;
+        };
+        let (id, call) = (c.id.clone(), c.callsign.clone());
+        let why = match self.contacts.marks.get(&id) {
+            None => return,
+            Some(Mark::Waiting) => {
+                self.say(
+                    Tone::Info,
+                    format!(
+                        "{call} waits in the journal and goes out by itself once the service can be reached; d discards it"
+                    ),
+                );
+                return;
+            }
+            Some(Mark::Refused(why)) => why.clone(),
+        };
+        let Some(request) = self.outbox.request(&id) else {
+            return;
+        };
+        // Into the folder open now, when it takes contacts: the usual fix for a contact
+        // refused by its folder is another folder.
+        let target = self
+            .contacts
+            .folder
+            .as_ref()
+            .filter(|f| holds_contacts(f))
+            .map(|f| (f.id.clone(), f.name.clone()))
+            .unwrap_or_else(|| {
+                let name = self
+                    .folders
+                    .items
+                    .iter()
+                    .find(|f| f.id == request.folder_id)
+                    .map_or_else(|| request.folder_id.clone(), |f| f.name.clone());
+                (request.folder_id.clone(), name)
+            });
+        let form = EntryForm::from_request(&target.0, &target.1, request);
+        self.dialog = Some(Dialog::Fix(Box::new(FixForm {
+            entry_id: id,
+            refusal: why,
+            form,
+        })));
+    }
+
+    pub(super) fn journal_answer(&mut self, answer: JournalAnswer) -> Vec<Effect> {
+        match answer {
+            JournalAnswer::Loaded(Ok(copy)) => self.copy_loaded(copy),
+            JournalAnswer::Loaded(Err(why)) => {
+                self.say(
+                    Tone::Error,
+                    format!("the journal cannot be used, so nothing can be logged: {why}"),
+                );
+                self.journal = JournalState::Failed(why);
+                vec![]
+            }
+            JournalAnswer::Missing => {
+                self.journal = JournalState::Missing;
+                vec![]
+            }
+            JournalAnswer::Logged(Ok(entry)) => {
+                self.contact_logged(entry);
+                vec![]
+            }
+            JournalAnswer::Logged(Err(why)) => {
+                self.say(
+                    Tone::Error,
+                    format!("not logged, the form keeps it: the journal failed: {why}"),
+                );
+                vec![]
+            }
+            JournalAnswer::FolderLogged(Ok((entry, folder))) => self.folder_logged(entry, folder),
+            JournalAnswer::FolderLogged(Err(why)) => {
+                self.say(Tone::Error, format!("not started: {why}"));
+                vec![]
+            }
+            JournalAnswer::Retried(Ok(entry)) => {
+                if matches!(self.dialog, Some(Dialog::Fix(_))) {
+                    self.dialog = None;
+                }
+                let call = contact_row(&entry).map(|c| c.callsign).unwrap_or_default();
+                if let Some(e) = self.outbox.entries.iter_mut().find(|e| e.id == entry.id) {
+                    *e = entry;
+                }
+                self.outbox.counts.refused = self.outbox.counts.refused.saturating_sub(1);
+                self.outbox.counts.waiting += 1;
+                self.merge_pending();
+                self.say(
+                    Tone::Success,
+                    format!("{call} fixed; it waits in the journal and goes out by itself"),
+                );
+                vec![]
+            }
+            JournalAnswer::Retried(Err(why)) => {
+                self.say(Tone::Error, format!("not fixed: {why}"));
+                vec![]
+            }
+            JournalAnswer::Discarded { id, result } => {
+                match result {
+                    Ok(true) => {
+                        if let Some(i) = self.outbox.entries.iter().position(|e| e.id == id) {
+                            let gone = self.outbox.entries.remove(i);
+                            let counts = &mut self.outbox.counts;
+                            match gone.state {
+                                EntryState::Refused => {
+                                    counts.refused = counts.refused.saturating_sub(1)
+                                }
+                                _ => counts.waiting = counts.waiting.saturating_sub(1),
+                            }
+                            let call = contact_row(&gone).map(|c| c.callsign).unwrap_or(id);
+                            self.say(Tone::Success, format!("discarded {call}"));
+                        }
+                        self.merge_pending();
+                    }
+                    Ok(false) => self.say(
+                        Tone::Info,
+                        "it was sent meanwhile, so it is in the log now (d deletes it there)",
+                    ),
+                    Err(why) => self.say(Tone::Error, format!("not discarded: {why}")),
+                }
+                vec![]
+            }
+        }
+    }
+
+    /// The journal's copy at start (or once a first whoami opened it): shown until the
+    /// service's lists come, and the entries that wait.
+    fn copy_loaded(&mut self, copy: JournalCopy) -> Vec<Effect> {
+        let JournalCopy {
+            snapshot,
+            entries,
+            counts,
+        } = copy;
+        // Opened after whoami answered: the service's lists came before there was a journal
+        // to keep them in, so they are asked for again to be saved.
+        let first_time = self.journal == JournalState::Opening && self.me_load == Load::Loaded;
+        self.journal = JournalState::Open;
+        self.outbox = Outbox { entries, counts };
+        let mut effects = Vec::new();
+        if self.me.is_none() {
+            self.me = snapshot.whoami;
+        }
+        if self.folders.load != Load::Loaded && !snapshot.folders.is_empty() {
+            self.set_folders(snapshot.folders);
+        }
+        if self.activations.load != Load::Loaded && !snapshot.activations.is_empty() {
+            effects.extend(self.set_activations(snapshot.activations));
+        }
+        self.merge_pending();
+        if counts.refused > 0 {
+            self.say(
+                Tone::Warning,
+                format!(
+                    "{} refused by the service: Tab to Contacts, Enter on a ✗ row fixes it, d discards it",
+                    plural(counts.refused, "contact was", "contacts were")
+                ),
+            );
+        }
+        if first_time {
+            let loads = [
+                Effect::LoadWhoami,
+                Effect::LoadFolders,
+                Effect::LoadActivations,
+            ];
+            self.in_flight += loads.len();
+            effects.extend(loads);
+        }
+        effects
+    }
+
+    fn contact_logged(&mut self, entry: Entry) {
+        let Some(row) = contact_row(&entry) else {
+            return;
+        };
+        if let Some(form) = &mut self.entry {
+            form.clear_for_next();
+            // As the service will store them: 14074 becomes 14.074, ft8 becomes FT8.
+            form.set(Field::Frequency, &format_mhz(row.frequency));
+            form.set(Field::Mode, &row.mode);
+        }
+        self.last_frequency_mode = Some((format_mhz(row.frequency), row.mode.clone()));
+        let mut text = format!(
+            "logged {} {} {} at {} UTC",
+            row.callsign,
+            row.band,
+            row.mode,
+            hhmm(row.time_on)
+        );
+        if self.connection != Connection::Online {
+            text.push_str("; it waits in the journal and goes out once the link is back");
+        }
+        self.say(Tone::Success, text);
+        self.count_toward_activation(&row);
+        self.outbox.entries.push(entry);
+        self.outbox.counts.waiting += 1;
+        self.merge_pending();
+        self.check_duplicate();
+    }
+
+    fn folder_logged(&mut self, entry: Option<Entry>, folder: Folder) -> Vec<Effect> {
+        // The same folder logged again gives the entry already waiting for it.
+        if let Some(entry) = entry
+            && !self.outbox.entries.iter().any(|e| e.id == entry.id)
+        {
+            self.outbox.entries.push(entry);
+            self.outbox.counts.waiting += 1;
+        }
+        if matches!(self.dialog, Some(Dialog::Activation(_))) {
+            self.dialog = None;
+        }
+        if !self.folders.items.iter().any(|f| f.id == folder.id) {
+            let mut items = self.folders.items.clone();
+            items.push(folder.clone());
+            self.set_folders(items);
+        }
+        let mut effects = Vec::new();
+        if folder.folder_type == FolderType::Activation {
+            let reference = folder.location_reference.clone().unwrap_or_default();
+            self.say(
+                Tone::Success,
+                format!(
+                    "activation {reference} started: {}; n logs into it",
+                    folder.name
+                ),
+            );
+            if !self.activations.items.iter().any(|a| a.id == folder.id) {
+                // Newest first, as the service lists them; only its count is new to ask for.
+                let selected = self.selected_activation().map(|a| a.id.clone());
+                self.activations.items.insert(0, folder.clone());
+                self.refilter_activations();
+                if let Some(id) = selected {
+                    self.select_activation(&id);
+                }
+                effects.extend(self.load_stats(folder.id.clone()));
+            }
+        } else {
+            self.say(
+                Tone::Success,
+                format!("opened the {} log; n logs a contact", folder.name),
+            );
+        }
+        self.select_folder(&folder.id);
+        effects.extend(self.open_folder(folder));
+        effects
+    }
+
+    pub(super) fn sender_event(&mut self, event: SenderEvent) -> Vec<Effect> {
+        match event {
+            SenderEvent::Sent(entries) => {
+                for entry in entries {
+                    self.entry_sent(entry);
+                }
+                self.merge_pending();
+                vec![]
+            }
+            SenderEvent::Refused(entries) => {
+                let mut last = None;
+                for entry in entries {
+                    last = Some(self.entry_refused(entry));
+                }
+                self.merge_pending();
+                if let Some(text) = last {
+                    self.say(Tone::Error, text);
+                }
+                vec![]
+            }
+            SenderEvent::Online => {
+                let was_offline = self.connection == Connection::Offline;
+                if self.connection != Connection::KeyRejected {
+                    self.connection = Connection::Online;
+                }
+                // Back from a dead link: what the screen shows may be old.
+                if was_offline { self.reload() } else { vec![] }
+            }
+            SenderEvent::Offline(_) => {
+                if self.connection != Connection::KeyRejected {
+                    self.connection = Connection::Offline;
+                }
+                vec![]
+            }
+            SenderEvent::Held(e) => {
+                self.sender_held(&e);
+                vec![]
+            }
+            SenderEvent::FolderResolved { local_id, folder } => {
+                self.folder_resolved(&local_id, *folder)
+            }
+            SenderEvent::Counts(counts) => {
+                self.outbox.counts = counts;
+                vec![]
+            }
+            SenderEvent::Failed(why) => {
+                self.say(Tone::Error, format!("the journal failed: {why}"));
+                vec![]
+            }
+        }
+    }
+
+    /// Loads what the screen shows again, without a message.
+    fn reload(&mut self) -> Vec<Effect> {
+        let mut effects = vec![
+            Effect::LoadWhoami,
+            Effect::LoadFolders,
+            Effect::LoadActivations,
+        ];
+        self.in_flight += effects.len();
+        if let Some(folder) = self.contacts.folder.clone() {
+            effects.extend(self.open_folder(folder));
+        }
+        effects
+    }
+
+    fn sender_held(&mut self, e: &ClientError) {
+        let key = matches!(e, ClientError::Server(s)
+            if matches!(s.code(), Some(ErrorCode::Unauthorized | ErrorCode::KeyRevoked)));
+        if key {
+            self.connection = Connection::KeyRejected;
+        }
+        self.say(
+            Tone::Error,
+            format!(
+                "{} wait in the journal: {}",
+                plural(self.outbox.counts.waiting, "contact", "contacts"),
+                describe(e)
+            ),
+        );
+    }
+
+    fn entry_sent(&mut self, entry: Entry) {
+        // The journal's own counts follow the event; until then the bar must not show a
+        // stored contact as waiting.
+        self.outbox.counts.waiting = self.outbox.counts.waiting.saturating_sub(1);
+        self.outbox.entries.retain(|e| e.id != entry.id);
+        let Some(row) = contact_row(&entry) else {
+            return;
+        };
+        let Some(qso) = entry.sent_id else {
+            return;
+        };
+        // The row keeps its place; it is the service's contact now.
+        if self.contacts.marks.remove(&entry.id).is_some()
+            && let Some(c) = self.contacts.items.iter_mut().find(|c| c.id == entry.id)
+        {
+            c.id = qso;
+        }
+        self.count_contact(&row.folder_id, 1);
+        if let Some(me) = &mut self.me {
+            me.native_qso_count += 1;
+        }
+    }
+
+    /// Records a refusal; returns what to tell the operator.
+    fn entry_refused(&mut self, entry: Entry) -> String {
+        let why = refusal(&entry);
+        let counts = &mut self.outbox.counts;
+        counts.waiting = counts.waiting.saturating_sub(1);
+        counts.refused += 1;
+        let what = match &entry.request {
+            EntryRequest::Contact(c) => c.callsign.clone(),
+            EntryRequest::Activation(a) => format!("activation {}", a.location_reference),
+            EntryRequest::Monthly { month } => format!("the {month} log"),
+        };
+        // What to do comes before the service's message, which may be long.
+        let fix = if matches!(entry.request, EntryRequest::Contact(_)) {
+            " (kept as ✗ in Contacts: Enter fixes it, d discards it)"
+        } else {
+            " (the contacts logged into it are kept as refused too)"
+        };
+        match self.outbox.entries.iter_mut().find(|e| e.id == entry.id) {
+            Some(e) => *e = entry,
+            None => self.outbox.entries.push(entry),
+        }
+        format!("refused: {what}{fix}: {why}")
+    }
+
+    /// A folder logged with no link exists on the service now: its real id replaces the
+    /// local one everywhere. Open in Contacts, it is read from the service from now on.
+    fn folder_resolved(&mut self, local_id: &str, folder: Folder) -> Vec<Effect> {
+        let open = self
+            .contacts
+            .folder
+            .as_ref()
+            .is_some_and(|f| f.id == local_id);
+        let swap = |items: &[Folder]| -> Vec<Folder> {
+            let known = items.iter().any(|f| f.id == folder.id);
+            items
+                .iter()
+                .filter(|f| !(known && f.id == local_id))
+                .map(|f| {
+                    if f.id == local_id {
+                        folder.clone()
+                    } else {
+                        f.clone()
+                    }
+                })
+                .collect()
+        };
+        let folders = swap(&self.folders.items);
+        if self.folders.open.as_deref() == Some(local_id) {
+            self.folders.open = Some(folder.id.clone());
+        }
+        if self
+            .contacts
+            .folder
+            .as_ref()
+            .is_some_and(|f| f.id == local_id)
+        {
+            self.contacts.folder = Some(folder.clone());
+        }
+        self.set_folders(folders);
+        let activations = swap(&self.activations.items);
+        if let Some(stats) = self.activations.stats.remove(local_id) {
+            self.activations.stats.insert(folder.id.clone(), stats);
+        }
+        // Not set_activations: the stats were moved, so nothing new is asked for.
+        let selected = self.selected_activation().map(|a| {
+            if a.id == local_id {
+                folder.id.clone()
+            } else {
+                a.id.clone()
+            }
+        });
+        self.activations.items = activations;
+        self.refilter_activations();
+        if let Some(id) = selected {
+            self.select_activation(&id);
+        }
+        let forms = self
+            .entry
+            .iter_mut()
+            .chain(self.dialog.iter_mut().filter_map(|d| match d {
+                Dialog::Fix(fix) => Some(&mut fix.form),
+                _ => None,
+            }));
+        for form in forms {
+            if form.folder_id == local_id {
+                form.folder_id = folder.id.clone();
+                form.folder_name = folder.name.clone();
+            }
+        }
+        for e in &mut self.outbox.entries {
+            if let EntryRequest::Contact(c) = &mut e.request
+                && c.folder_id == local_id
+            {
+                c.folder_id = folder.id.clone();
+            }
+        }
+        for c in &mut self.contacts.items {
+            if c.folder_id == local_id {
+                c.folder_id = folder.id.clone();
+            }
+        }
+        if !open {
+            return vec![];
+        }
+        // The rows shown stay until the service's page replaces them.
+        self.contacts.from_copy = true;
+        self.contacts.load = Load::Loading;
+        self.in_flight += 1;
+        vec![Effect::LoadContacts {
+            folder_id: folder.id.clone(),
+            cursor: None,
+            generation: self.contacts.generation,
+            save_copy: folder.folder_type != FolderType::Activation,
+        }]
+    }
+}

@@ -1,0 +1,464 @@
+//! The journal in the logbook's state, with no terminal: the copy shown at start, waiting and
+//! refused contacts, the sender's reports, folders made with no link, and a key the journal
+//! has never seen.
+
+use ratatui::crossterm::event::KeyCode;
+use svc::client::journal::{Counts, EntryRequest, EntryState, SenderEvent, Snapshot};
+use svc::model::Page;
+use svc::tui::app::{Connection, Dialog, Load, Pane, Source, Tone};
+use svc::tui::form::Field;
+use svc::tui::journal::{JournalAnswer, JournalCopy, JournalEffect};
+use svc::tui::outbox::{JournalState, Mark};
+use svc::tui::{Action, App, Effect, update};
+
+use super::state::{status, tone};
+use super::*;
+
+/// The month open with two contacts logged into it through the journal, not sent.
+fn two_waiting() -> (App, FakeJournal) {
+    let mut app = month_open();
+    let mut journal = FakeJournal::default();
+    press(&mut app, KeyCode::Char('n'));
+    for call in ["K2OFF", "K3OFF"] {
+        typed(&mut app, call);
+        journal.press(&mut app, KeyCode::Enter);
+    }
+    press(&mut app, KeyCode::Esc);
+    (app, journal)
+}
+
+fn marks(app: &App) -> Vec<(String, Option<Mark>)> {
+    app.contacts
+        .items
+        .iter()
+        .map(|c| (c.callsign.clone(), app.contacts.marks.get(&c.id).cloned()))
+        .collect()
+}
+
+#[test]
+fn the_copy_shows_at_start_and_the_service_replaces_it() {
+    let (mut app, effects) = App::new(Options::default(), at(NOW), (80, 24));
+    assert_eq!(effects[0], Effect::Journal(JournalEffect::Load));
+    let waiting = entry(
+        &journal_id("ent_", 7),
+        7,
+        EntryRequest::Contact(svc::client::NewContactRequest {
+            folder_id: MONTH.into(),
+            callsign: "K8WAIT".into(),
+            frequency: 7.074,
+            mode: "FT8".into(),
+            time_on: "2026-11-22T12:00:00Z".into(),
+            rst_sent: None,
+            rst_received: None,
+            name: None,
+            notes: None,
+            sig: None,
+            sig_info: None,
+            my_sig: None,
+            my_sig_info: None,
+        }),
+    );
+    let copy = JournalCopy {
+        snapshot: Snapshot {
+            whoami: Some(whoami(40)),
+            folders: folders(),
+            activations: activations(),
+        },
+        entries: vec![waiting.clone()],
+        counts: Counts {
+            waiting: 1,
+            refused: 0,
+        },
+    };
+    let effects = update(&mut app, Action::Journal(JournalAnswer::Loaded(Ok(copy))));
+    // Shown at once, before the service said anything.
+    assert_eq!(app.journal, JournalState::Open);
+    assert_eq!(app.connection, Connection::Connecting);
+    assert_eq!(app.me.as_ref().unwrap().native_qso_count, 40);
+    assert_eq!(app.folders.load, Load::Loaded);
+    assert_eq!(app.folders.tree.len(), folders().len());
+    assert_eq!(app.outbox.counts.waiting, 1);
+    // The running activation's count is asked for (copy first, then the service).
+    assert_eq!(
+        effects,
+        [Effect::LoadActivationContacts {
+            folder_id: PARK.into()
+        }]
+    );
+    // No link: the copy stays on screen.
+    update(&mut app, Action::WhoamiLoaded(Err(offline())));
+    update(&mut app, Action::FoldersLoaded(Err(offline())));
+    assert_eq!(app.connection, Connection::Offline);
+    assert_eq!(app.folders.load, Load::Loaded);
+    assert_eq!(app.me.as_ref().unwrap().native_qso_count, 40);
+    // The month opens from the copy, with the journal's waiting contact among them.
+    let effects = open(&mut app, "2026-11");
+    let [Effect::LoadContacts { generation, .. }] = effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(marks(&app), [("K8WAIT".to_owned(), Some(Mark::Waiting))]);
+    let contacts_loaded = |source, result| Action::ContactsLoaded {
+        folder_id: MONTH.into(),
+        generation,
+        source,
+        result,
+    };
+    update(
+        &mut app,
+        contacts_loaded(
+            Source::Copy,
+            Ok(Page {
+                items: month_contacts(),
+                cursor: None,
+            }),
+        ),
+    );
+    let calls: Vec<String> = app
+        .contacts
+        .items
+        .iter()
+        .map(|c| c.callsign.clone())
+        .collect();
+    assert_eq!(calls, ["K1ABC", "N0XYZ", "K8WAIT", "G4ABC"], "newest first");
+    assert!(app.contacts.from_copy);
+    update(&mut app, contacts_loaded(Source::Service, Err(offline())));
+    assert_eq!(app.contacts.items.len(), 4, "the copy stays");
+    assert!(matches!(app.contacts.load, Load::Failed(_)));
+    // The link comes back: the service's page replaces the copy, the waiting one stays.
+    let fresh = vec![month_contacts()[0].clone()];
+    update(
+        &mut app,
+        contacts_loaded(
+            Source::Service,
+            Ok(Page {
+                items: fresh,
+                cursor: None,
+            }),
+        ),
+    );
+    assert!(!app.contacts.from_copy);
+    let calls: Vec<String> = app
+        .contacts
+        .items
+        .iter()
+        .map(|c| c.callsign.clone())
+        .collect();
+    assert_eq!(calls, ["K1ABC", "K8WAIT"]);
+}
+
+#[test]
+fn folders_made_with_no_link_stay_until_the_service_has_them() {
+    let mut app = loaded();
+    let mut journal = FakeJournal::default();
+    journal.press(&mut app, KeyCode::Char('a'));
+    typed(&mut app, "us-9999");
+    journal.press(&mut app, KeyCode::Enter);
+    let local = journal.made[0].local_folder_id.clone().unwrap();
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "K2PARK");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "14.285");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "ssb");
+    journal.press(&mut app, KeyCode::Enter);
+    let EntryRequest::Contact(c) = &journal.made[1].request else {
+        panic!()
+    };
+    assert_eq!(c.folder_id, local, "logged into the local folder");
+    update(
+        &mut app,
+        Action::ActivationContactsLoaded {
+            folder_id: local.clone(),
+            source: Source::Copy,
+            result: Ok(vec![]),
+        },
+    );
+    assert_eq!(app.valid_count(&local), Some(1));
+    // A reload from the service does not know it yet: it stays.
+    update(&mut app, Action::FoldersLoaded(Ok(folders())));
+    update(&mut app, Action::ActivationsLoaded(Ok(activations())));
+    assert!(app.folders.items.iter().any(|f| f.id == local));
+    assert!(app.activations.items.iter().any(|f| f.id == local));
+    // The sender made it: the real id replaces the local one everywhere.
+    let real = activation("fld_real000000000000", "US-9999", NOW, None, 0);
+    let effects = update(
+        &mut app,
+        Action::Sender(SenderEvent::FolderResolved {
+            local_id: local.clone(),
+            folder: Box::new(real.clone()),
+        }),
+    );
+    // Open in Contacts: read from the service from now on.
+    assert!(
+        matches!(&effects[..], [Effect::LoadContacts { folder_id, cursor: None, .. }] if *folder_id == real.id),
+        "{effects:?}"
+    );
+    assert!(!app.folders.items.iter().any(|f| f.id == local));
+    assert!(app.folders.items.iter().any(|f| f.id == real.id));
+    assert_eq!(app.folders.open.as_deref(), Some(real.id.as_str()));
+    assert_eq!(app.contacts.folder.as_ref().unwrap().id, real.id);
+    assert_eq!(app.entry.as_ref().unwrap().folder_id, real.id);
+    assert_eq!(app.valid_count(&real.id), Some(1));
+    let EntryRequest::Contact(c) = &app.outbox.entries[1].request else {
+        panic!()
+    };
+    assert_eq!(c.folder_id, real.id);
+    assert_eq!(app.contacts.items[0].folder_id, real.id);
+    assert_eq!(app.contacts.marks.len(), 1, "still waiting");
+    // Then the contact goes.
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Sent(vec![
+            sent(journal.made[0].clone(), &real.id),
+            sent(journal.made[1].clone(), "qso_park"),
+        ])),
+    );
+    assert!(app.outbox.entries.is_empty());
+    assert_eq!(app.contacts.items[0].id, "qso_park");
+}
+
+#[test]
+fn a_refused_contact_is_shown_fixed_into_the_open_folder_and_sent_again() {
+    let (mut app, mut journal) = two_waiting();
+    let first = journal.made[0].clone();
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Refused(vec![refused(
+            first.clone(),
+            "validation_error",
+            "the contact's UTC month 2026-11 is not the folder's month 2026-10",
+        )])),
+    );
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Counts(Counts {
+            waiting: 1,
+            refused: 1,
+        })),
+    );
+    assert_eq!(tone(&app), Some(Tone::Error));
+    let text = status(&app);
+    assert!(
+        text.starts_with(
+            "refused: K2OFF (kept as ✗ in Contacts: Enter fixes it, d discards it): validation_error: "
+        ),
+        "{text}"
+    );
+    // At the top, marked, with the service's message; the other still waits.
+    let rows = marks(&app);
+    assert_eq!(rows[0].0, "K2OFF");
+    let Some(Mark::Refused(why)) = &rows[0].1 else {
+        panic!("{rows:?}")
+    };
+    assert!(
+        why.starts_with("validation_error: the contact's UTC month"),
+        "{why}"
+    );
+    assert_eq!(rows[1], ("K3OFF".to_owned(), Some(Mark::Waiting)));
+    // Another folder open: the refused one is still on top; the waiting one is not there.
+    open(&mut app, "W1AW@US-1234-20261122");
+    let rows = marks(&app);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].0, "K2OFF");
+    // Enter on it opens it in the form, into the folder open now.
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Pane::Contacts);
+    press(&mut app, KeyCode::Home);
+    press(&mut app, KeyCode::Enter);
+    let Some(Dialog::Fix(fix)) = &app.dialog else {
+        panic!("{:?}", app.dialog)
+    };
+    assert_eq!(fix.entry_id, first.id);
+    assert_eq!(fix.form.folder_id, PARK);
+    assert_eq!(fix.form.value(Field::Callsign), "K2OFF");
+    assert_eq!(
+        fix.form.value(Field::Time),
+        NOW,
+        "the time it was logged with"
+    );
+    // Esc leaves it as it was.
+    press(&mut app, KeyCode::Esc);
+    assert!(app.dialog.is_none());
+    press(&mut app, KeyCode::Enter);
+    let effects = press(&mut app, KeyCode::Enter);
+    let [Effect::Journal(JournalEffect::Retry { id, request })] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(*id, first.id);
+    assert_eq!(request.folder_id, PARK);
+    assert_eq!(request.callsign, "K2OFF");
+    assert_eq!(request.time_on, NOW);
+    journal.run(&mut app, effects);
+    assert!(app.dialog.is_none());
+    assert!(status(&app).contains("K2OFF fixed"), "{}", status(&app));
+    assert_eq!(
+        app.outbox.counts,
+        Counts {
+            waiting: 2,
+            refused: 0
+        }
+    );
+    // Waiting now, in the activation it was fixed into.
+    assert_eq!(marks(&app)[0], ("K2OFF".to_owned(), Some(Mark::Waiting)));
+    assert_eq!(app.outbox.entries[0].state, EntryState::Waiting);
+}
+
+#[test]
+fn a_waiting_or_refused_contact_is_discarded_only_after_y() {
+    let (mut app, mut journal) = two_waiting();
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Home);
+    assert_eq!(app.selected_contact().unwrap().callsign, "K3OFF");
+    // Enter on a waiting one says what happens to it.
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_none());
+    assert!(
+        status(&app).contains("K3OFF waits in the journal"),
+        "{}",
+        status(&app)
+    );
+    press(&mut app, KeyCode::Char('d'));
+    assert!(matches!(app.dialog, Some(Dialog::ConfirmDiscard { .. })));
+    assert!(journal.press(&mut app, KeyCode::Char('x')).is_empty());
+    assert!(status(&app).contains("kept K3OFF"), "{}", status(&app));
+    assert_eq!(app.outbox.entries.len(), 2);
+    press(&mut app, KeyCode::Char('d'));
+    let effects = press(&mut app, KeyCode::Char('y'));
+    assert_eq!(
+        effects,
+        [Effect::Journal(JournalEffect::Discard {
+            id: journal.made[1].id.clone()
+        })]
+    );
+    journal.run(&mut app, effects);
+    assert!(status(&app).contains("discarded K3OFF"), "{}", status(&app));
+    assert_eq!(app.outbox.entries.len(), 1);
+    assert_eq!(app.outbox.counts.waiting, 1);
+    assert!(!app.contacts.items.iter().any(|c| c.callsign == "K3OFF"));
+    // A stored contact is deleted, as before, not discarded.
+    press(&mut app, KeyCode::End);
+    press(&mut app, KeyCode::Char('d'));
+    assert!(matches!(app.dialog, Some(Dialog::ConfirmDelete { .. })));
+}
+
+#[test]
+fn the_sender_tells_the_link_state_and_a_returning_link_reloads() {
+    let (mut app, _) = two_waiting();
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Offline("refused".into())),
+    );
+    assert_eq!(app.connection, Connection::Offline);
+    let effects = update(&mut app, Action::Sender(SenderEvent::Online));
+    assert_eq!(app.connection, Connection::Online);
+    assert_eq!(
+        effects[..3],
+        [
+            Effect::LoadWhoami,
+            Effect::LoadFolders,
+            Effect::LoadActivations
+        ]
+    );
+    assert!(matches!(&effects[3], Effect::LoadContacts { folder_id, .. } if folder_id == MONTH));
+    // Online again without having been offline: nothing to reload.
+    assert!(update(&mut app, Action::Sender(SenderEvent::Online)).is_empty());
+    // A refused key holds everything back, and says so.
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Held(server_error(
+            "key_revoked",
+            401,
+            "the API key was revoked",
+        ))),
+    );
+    assert_eq!(app.connection, Connection::KeyRejected);
+    let text = status(&app);
+    assert!(
+        text.contains("2 contacts wait in the journal: key_revoked"),
+        "{text}"
+    );
+    assert!(text.contains("svc auth login"), "{text}");
+}
+
+#[test]
+fn a_key_new_here_needs_the_service_once() {
+    let (mut app, _) = App::new(Options::default(), at(NOW), (80, 24));
+    update(&mut app, Action::Journal(JournalAnswer::Missing));
+    assert_eq!(app.journal, JournalState::Missing);
+    update(&mut app, Action::WhoamiLoaded(Err(offline())));
+    update(&mut app, Action::FoldersLoaded(Err(offline())));
+    for key in ['n', 'a', 'm'] {
+        assert!(press(&mut app, KeyCode::Char(key)).is_empty());
+        assert!(app.dialog.is_none());
+        assert!(
+            status(&app).contains("this key is new on this computer"),
+            "{key}: {}",
+            status(&app)
+        );
+    }
+    // Asked again after ten seconds, not on every tick.
+    assert!(update(&mut app, Action::Tick(at("2026-11-22T14:05:15Z"))).is_empty());
+    let effects = update(&mut app, Action::Tick(at("2026-11-22T14:05:20Z")));
+    assert_eq!(effects, [Effect::LoadWhoami]);
+    assert!(update(&mut app, Action::Tick(at("2026-11-22T14:05:40Z"))).is_empty());
+    // The first answer names the account: its journal is made, then the lists are asked for
+    // again so they are kept in it.
+    let effects = update(&mut app, Action::WhoamiLoaded(Ok(whoami(3))));
+    assert_eq!(
+        effects,
+        [Effect::Journal(JournalEffect::Open {
+            callsign: "W1AW".into()
+        })]
+    );
+    let mut journal = FakeJournal::default();
+    let effects = journal.run(&mut app, effects);
+    assert_eq!(app.journal, JournalState::Open);
+    assert_eq!(
+        effects,
+        [
+            Effect::LoadWhoami,
+            Effect::LoadFolders,
+            Effect::LoadActivations
+        ]
+    );
+    update(&mut app, Action::FoldersLoaded(Ok(folders())));
+    let effects = journal.press(&mut app, KeyCode::Char('m'));
+    assert!(
+        matches!(&effects[..], [Effect::LoadContacts { .. }]),
+        "{effects:?}"
+    );
+    assert!(
+        status(&app).contains("opened the 2026-11 log"),
+        "{}",
+        status(&app)
+    );
+    assert_eq!(app.outbox.counts.waiting, 1);
+    // Again: the same log, not a second one.
+    journal.press(&mut app, KeyCode::Char('m'));
+    assert_eq!(app.outbox.counts.waiting, 1);
+    assert_eq!(app.outbox.entries.len(), 1);
+}
+
+#[test]
+fn a_journal_that_cannot_open_says_so_and_logs_nothing() {
+    let (mut app, _) = App::new(Options::default(), at(NOW), (80, 24));
+    update(
+        &mut app,
+        Action::Journal(JournalAnswer::Loaded(Err("permission denied".into()))),
+    );
+    assert!(matches!(app.journal, JournalState::Failed(_)));
+    assert!(
+        status(&app).contains("permission denied"),
+        "{}",
+        status(&app)
+    );
+    update(&mut app, Action::FoldersLoaded(Ok(folders())));
+    open(&mut app, "2026-11");
+    assert!(press(&mut app, KeyCode::Char('n')).is_empty());
+    assert!(app.dialog.is_none());
+    assert!(
+        status(&app).contains("nothing can be logged: the journal cannot be used"),
+        "{}",
+        status(&app)
+    );
+}
