@@ -51,6 +51,7 @@ fn contact(folder: &str, i: usize, time_on: &str) -> NewContactRequest {
         sig_info: None,
         my_sig: None,
         my_sig_info: None,
+        station_callsign: None,
     }
 }
 

@@ -175,6 +175,7 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
         sig_info: args.sig_info,
         my_sig: args.my_sig,
         my_sig_info: args.my_sig_info,
+        station_callsign: None,
     };
     if args.queue {
         return queue(ctx, request);

@@ -461,11 +461,16 @@ impl Client {
 
     /// `POST /v1/contacts/batch`: up to [`MAX_BATCH`] contacts, one result per item in order.
     /// Each item carries its own `Idempotency-Key`, so the whole batch is safe to send again.
+    /// `import` marks contacts brought over from another logbook.
     pub async fn create_contacts_batch(
         &self,
         items: &[BatchItem],
+        import: bool,
     ) -> Result<Vec<BatchResult>, ClientError> {
-        let body = encode(&BatchRequest { contacts: items })?;
+        let body = encode(&BatchRequest {
+            contacts: items,
+            import,
+        })?;
         let response: BatchResponse = self
             .call_keyed(
                 Method::POST,

@@ -34,6 +34,10 @@ pub struct NewContactRequest {
     pub my_sig: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub my_sig_info: Option<String>,
+    /// The own station's callsign when it is not the account's (an import of another
+    /// station's log); an activation folder sets it to the activator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub station_callsign: Option<String>,
 }
 
 /// Answer of `POST /v1/contacts`.
@@ -113,6 +117,10 @@ pub struct BatchItem {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BatchRequest<'a> {
     pub contacts: &'a [BatchItem],
+    /// Contacts brought over from another logbook: the batch is one request in the burst
+    /// window and does not use the daily budget (docs/API.md, "Imports").
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub import: bool,
 }
 
 /// Answer of `POST /v1/contacts/batch`: one result per item, in the order sent.
@@ -194,11 +202,13 @@ mod tests {
                 sig_info: None,
                 my_sig: None,
                 my_sig_info: None,
+                station_callsign: None,
             },
             idempotency_key: "k1".into(),
         };
         let body = serde_json::to_value(BatchRequest {
             contacts: std::slice::from_ref(&item),
+            import: false,
         })
         .unwrap();
         assert_eq!(body["contacts"][0]["callsign"], "K1ABC");

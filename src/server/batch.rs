@@ -36,14 +36,33 @@ fn item_fields() -> Vec<&'static str> {
     fields
 }
 
-/// The items of a batch body: `{"contacts": [ {…}, … ]}` with 1 to [`MAX_ITEMS`] objects.
-fn read_items(mut body: Map<String, Value>) -> Result<Vec<Map<String, Value>>, ApiError> {
+/// A batch body: `{"contacts": [ {…}, … ], "import": bool}` with 1 to [`MAX_ITEMS`] objects.
+struct Body {
+    items: Vec<Map<String, Value>>,
+    /// Contacts brought over from another logbook (docs/API.md, "Imports").
+    import: bool,
+}
+
+fn read_body(mut body: Map<String, Value>) -> Result<Body, ApiError> {
     let contacts = body.remove("contacts").filter(|v| !v.is_null());
+    let import = match body.remove("import") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+        Some(Value::Bool(true)) => true,
+        Some(other) => {
+            return Err(ApiError::field(
+                "import",
+                format!(
+                    "import must be true or false, not {}; send true for contacts imported from another logbook",
+                    json_kind(&other)
+                ),
+            ));
+        }
+    };
     if let Some(unknown) = body.keys().min() {
         return Err(ApiError::field(
             &truncate(unknown, 40),
             format!(
-                "unknown field {:?}; this endpoint takes contacts, an array of contacts",
+                "unknown field {:?}; this endpoint takes contacts, an array of contacts, and import",
                 truncate(unknown, 40)
             ),
         ));
@@ -83,7 +102,7 @@ fn read_items(mut body: Map<String, Value>) -> Result<Vec<Map<String, Value>>, A
             ),
         ));
     }
-    items
+    let items = items
         .into_iter()
         .enumerate()
         .map(|(n, item)| match item {
@@ -96,7 +115,8 @@ fn read_items(mut body: Map<String, Value>) -> Result<Vec<Map<String, Value>>, A
                 ),
             )),
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok(Body { items, import })
 }
 
 /// An item's key and the single create it stands for, checked in the order a single create
@@ -203,11 +223,17 @@ pub async fn create(
         .into());
     }
     let (_, body) = json_object(request, MAX_BATCH_BODY_BYTES).await?;
-    let items = read_items(body)?;
+    let Body { items, import } = read_body(body)?;
     let now = Timestamp::now();
-    // The batch counts as one request per item in its key's burst window; the request itself
-    // was counted (as the first item) when its key was checked.
-    let allowed = 1 + burst_allowance(&state, &who, items.len() - 1, now).await?;
+    // A batch of logged contacts counts as one request per item in its key's burst window; the
+    // request itself was counted (as the first item) when its key was checked. An import is
+    // one request: its size is bounded by the batch, and its contacts by the lifetime budget.
+    let (allowed, limits) = if import {
+        (items.len(), state.limits.for_import())
+    } else {
+        let allowed = 1 + burst_allowance(&state, &who, items.len() - 1, now).await?;
+        (allowed, state.limits)
+    };
 
     let known = item_fields();
     let mut folders: HashMap<String, Option<Folder>> = HashMap::new();
@@ -247,7 +273,7 @@ pub async fn create(
     }
     let stored = state
         .store
-        .create_contacts(&who.account_id, &creates, &state.limits, now)
+        .create_contacts(&who.account_id, &creates, &limits, now)
         .await?;
     for (n, outcome) in places.into_iter().zip(stored) {
         outcomes[n] = Some(outcome);

@@ -462,6 +462,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         daily_contact_budget: args.daily_contact_budget,
         lifetime_contact_budget: args.lifetime_contact_budget,
         free_plan_cap: args.free_plan_cap,
+        daily_applies: true,
     };
     let store = open(&args.db).await?;
     let listener = tokio::net::TcpListener::bind(&args.bind)

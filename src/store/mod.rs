@@ -68,6 +68,19 @@ pub struct Limits {
     pub daily_contact_budget: i64,
     pub lifetime_contact_budget: i64,
     pub free_plan_cap: i64,
+    /// Whether the creates count toward the daily budget: contacts logged do, contacts
+    /// imported from another logbook do not (docs/API.md, "Imports").
+    pub daily_applies: bool,
+}
+
+impl Limits {
+    /// The limits of an import: the lifetime budget and the cap, not the daily budget.
+    pub fn for_import(self) -> Limits {
+        Limits {
+            daily_applies: false,
+            ..self
+        }
+    }
 }
 
 impl Default for Limits {
@@ -77,6 +90,7 @@ impl Default for Limits {
             daily_contact_budget: 1000,
             lifetime_contact_budget: 100_000,
             free_plan_cap: crate::model::FREE_PLAN_CAP,
+            daily_applies: true,
         }
     }
 }

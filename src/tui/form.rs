@@ -240,6 +240,7 @@ impl EntryForm {
             sig_info: None,
             my_sig: None,
             my_sig_info: None,
+            station_callsign: None,
         })
     }
 

@@ -279,6 +279,7 @@ fn contact_request(folder: &str, callsign: &str) -> NewContactRequest {
         sig_info: None,
         my_sig: None,
         my_sig_info: None,
+        station_callsign: None,
     }
 }
 

@@ -448,6 +448,74 @@ fn a_batch_counts_one_request_per_item_in_the_burst_window() {
     assert_eq!(api.qso_count(), 5);
 }
 
+/// An import (`"import": true`) is one request in the burst window and does not use the daily
+/// budget; the lifetime budget holds as for any create.
+fn an_import_counts_once_for_the_burst_and_not_toward_the_daily_budget() {
+    let s = Server::start_with(&[
+        "--burst-limit",
+        "7",
+        "--daily-contact-budget",
+        "3",
+        "--lifetime-contact-budget",
+        "12",
+    ]);
+    let api = s.account("W1AW", "basic");
+    let folder = api.monthly(&this_month().0, None);
+    for call in ["K1AAA", "K2AAA"] {
+        assert_eq!(api.post("/v1/contacts", contact(&folder, call)).status, 201);
+    }
+    early_in_a_minute();
+    let importer = s.new_key("W1AW", "basic");
+    let import = |items: &[Value]| {
+        let r = importer.post(
+            "/v1/contacts/batch",
+            json!({ "contacts": items, "import": true }),
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.body["results"].as_array().unwrap().clone()
+    };
+    // Eight items: past the burst limit of 7 and the daily budget of 3, all stored.
+    let items: Vec<Value> = (0..8)
+        .map(|n| item(contact(&folder, &format!("K{n}IMP")), &format!("imp-{n}")))
+        .collect();
+    for result in import(&items) {
+        assert_eq!(result["status"], 201, "{result}");
+    }
+    assert_eq!(api.qso_count(), 10);
+    // The day's budget is as the two logged contacts left it: one more may be logged.
+    let logger = s.new_key("W1AW", "basic");
+    assert_eq!(
+        logger
+            .post("/v1/contacts", contact(&folder, "K3AAA"))
+            .status,
+        201
+    );
+    let r = logger.post("/v1/contacts", contact(&folder, "K4AAA"));
+    r.expect_error(429, "rate_limited");
+    assert_eq!(r.body["details"]["reason"], "daily_logbook_budget");
+    // The lifetime budget (12) admits one more import and refuses the next.
+    let items: Vec<Value> = (8..10)
+        .map(|n| item(contact(&folder, &format!("K{n}IMP")), &format!("imp-{n}")))
+        .collect();
+    let results = import(&items);
+    assert_eq!(results[0]["status"], 201, "{}", results[0]);
+    refused(&results[1], 429, "rate_limited");
+    assert_eq!(results[1]["details"]["reason"], "lifetime_logbook_budget");
+    assert_eq!(api.qso_count(), 12);
+    // Sent again, an import replays.
+    let again = import(&items[..1]);
+    assert_eq!(again[0]["replayed"], true, "{}", again[0]);
+
+    let r = importer.post(
+        "/v1/contacts/batch",
+        json!({ "contacts": [item(contact(&folder, "K9IMP"), "imp-9")], "import": "yes" }),
+    );
+    let msg = r.expect_error(400, "validation_error");
+    assert!(msg.contains("import must be true or false"), "{msg}");
+    assert_eq!(r.body["details"]["field"], "import");
+    assert_eq!(api.qso_count(), 12);
+}
+
 fn whole_request_errors_store_nothing() {
     let s = Server::start_with(&["--burst-limit", "100000", "--free-plan-cap", "1000"]);
     let api = s.account("W1AW", "basic");
@@ -527,5 +595,6 @@ crate::both_backends!(
     concurrent_batches_near_the_cap_end_exactly_at_it,
     the_daily_and_lifetime_budgets_hold_for_each_item,
     a_batch_counts_one_request_per_item_in_the_burst_window,
+    an_import_counts_once_for_the_burst_and_not_toward_the_daily_budget,
     whole_request_errors_store_nothing,
 );

@@ -56,6 +56,7 @@ fn the_copy_shows_at_start_and_the_service_replaces_it() {
             sig_info: None,
             my_sig: None,
             my_sig_info: None,
+            station_callsign: None,
         }),
     );
     let copy = JournalCopy {

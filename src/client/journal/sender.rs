@@ -276,7 +276,7 @@ async fn send_batch(
 ) -> Result<Flow, JournalError> {
     let items = items(contacts);
     report.requests += 1;
-    match client.create_contacts_batch(&items).await {
+    match client.create_contacts_batch(&items, false).await {
         Ok(results) if results.len() == contacts.len() => {
             let mut held = None;
             let outcomes = contacts

@@ -19,6 +19,7 @@ fn contact(folder: &str, callsign: &str) -> NewContactRequest {
         sig_info: None,
         my_sig: None,
         my_sig_info: None,
+        station_callsign: None,
     }
 }
 

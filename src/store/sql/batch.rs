@@ -153,11 +153,11 @@ async fn sqlite_round(
         let charged = sqlx::query(
             "UPDATE accounts SET lifetime_created = lifetime_created + $2, \
              native_qso_count = native_qso_count + $2, \
-             daily_created = CASE WHEN daily_day = $3 THEN daily_created + $2 ELSE $2 END, \
+             daily_created = CASE WHEN daily_day = $3 THEN daily_created + $7 ELSE $7 END, \
              daily_day = $3 \
              WHERE id = $1 AND lifetime_created + $2 <= $4 \
              AND (plan <> 'free' OR native_qso_count + $2 <= $5) \
-             AND CASE WHEN daily_day = $3 THEN daily_created ELSE 0 END + $2 <= $6",
+             AND CASE WHEN daily_day = $3 THEN daily_created ELSE 0 END + $7 <= $6",
         )
         .bind(account_id)
         .bind(admitted)
@@ -165,6 +165,7 @@ async fn sqlite_round(
         .bind(limits.lifetime_contact_budget)
         .bind(limits.free_plan_cap)
         .bind(limits.daily_contact_budget)
+        .bind(if limits.daily_applies { admitted } else { 0 })
         .execute(&mut *conn)
         .await?
         .rows_affected();
@@ -176,7 +177,7 @@ async fn sqlite_round(
     }
     let (stored, refused) = fresh.split_at(admitted as usize);
     if !refused.is_empty() {
-        let limit = counters.charged(admitted).reached(limits);
+        let limit = counters.charged(admitted, limits).reached(limits);
         let keys: Vec<&str> = refused
             .iter()
             .map(|&i| items[i].idem.key.as_str())

@@ -219,7 +219,7 @@ fn fail_all<A>(answers: Vec<oneshot::Sender<StoreResult<A>>>, error: &sqlx::Erro
     }
 }
 
-/// A contact create, for `svc_create_contacts` (migrations/postgres/0003).
+/// A contact create, for `svc_create_contacts` (migrations/postgres/0004).
 pub(super) struct Create {
     pub account_id: String,
     pub id: String,
@@ -334,7 +334,7 @@ impl Grouped for Create {
             let (first, limits) = (&group[0], &group[0].limits);
             let rows = sqlx::query(
                 "SELECT item, outcome, duplicate_of \
-                 FROM svc_create_contacts($1::json, $2, $3, $4, $5, $6)",
+                 FROM svc_create_contacts($1::json, $2, $3, $4, $5, $6, $7)",
             )
             .bind(items)
             .bind(first.now.utc_day())
@@ -342,6 +342,7 @@ impl Grouped for Create {
             .bind(limits.lifetime_contact_budget)
             .bind(limits.free_plan_cap)
             .bind(limits.daily_contact_budget)
+            .bind(limits.daily_applies)
             .fetch_all(pool)
             .await?;
             let mut answers: Vec<Option<Created>> = group.iter().map(|_| None).collect();

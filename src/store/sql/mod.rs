@@ -507,18 +507,23 @@ impl Counters {
         } else {
             i64::MAX
         };
+        let daily = if limits.daily_applies {
+            limits.daily_contact_budget - self.today_created
+        } else {
+            i64::MAX
+        };
         (limits.lifetime_contact_budget - self.lifetime_created)
             .min(cap)
-            .min(limits.daily_contact_budget - self.today_created)
+            .min(daily)
             .max(0)
     }
 
     /// The counters once `n` more contacts are charged.
-    fn charged(self, n: i64) -> Counters {
+    fn charged(self, n: i64, limits: &Limits) -> Counters {
         Counters {
             lifetime_created: self.lifetime_created + n,
             native_qso_count: self.native_qso_count + n,
-            today_created: self.today_created + n,
+            today_created: self.today_created + if limits.daily_applies { n } else { 0 },
             ..self
         }
     }
