@@ -1,11 +1,14 @@
 //! `svc activations list|create|end`.
 
+use std::path::PathBuf;
+
 use clap::{Args, Subcommand};
 
 use super::folders::print_created;
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
 use crate::client::NewActivationRequest;
+use crate::client::export;
 use crate::model::{Folder, Page};
 
 #[derive(Debug, Subcommand)]
@@ -16,6 +19,8 @@ pub enum ActivationsCommand {
     Create(CreateArgs),
     /// End an activation
     End(EndArgs),
+    /// Write an activation's POTA upload file, CALL@PARK-YYYYMMDD.adi, and print its path
+    Export(ExportArgs),
 }
 
 impl ActivationsCommand {
@@ -24,6 +29,7 @@ impl ActivationsCommand {
             ActivationsCommand::List(_) => "list",
             ActivationsCommand::Create(_) => "create",
             ActivationsCommand::End(_) => "end",
+            ActivationsCommand::Export(_) => "export",
         }
     }
 }
@@ -64,11 +70,22 @@ pub struct EndArgs {
     end_time: Option<String>,
 }
 
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The activation's folder id (fld_…)
+    #[arg(value_parser = input::folder_id)]
+    id: String,
+    /// The directory the file goes into
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    dir: PathBuf,
+}
+
 pub fn run(ctx: &Ctx, command: ActivationsCommand) -> Result<(), CliError> {
     match command {
         ActivationsCommand::List(args) => list(ctx, args),
         ActivationsCommand::Create(args) => create(ctx, args),
         ActivationsCommand::End(args) => end(ctx, args),
+        ActivationsCommand::Export(args) => export(ctx, args),
     }
 }
 
@@ -154,6 +171,47 @@ fn end(ctx: &Ctx, args: EndArgs) -> Result<(), CliError> {
                 "ended activation {} ({}) at {at}\n",
                 folder.name, folder.id
             ))
+        }
+    }
+}
+
+fn export(ctx: &Ctx, args: ExportArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    if !args.dir.is_dir() {
+        return Err(CliError::input(format!(
+            "--dir {} is not a directory; give an existing directory",
+            args.dir.display()
+        )));
+    }
+    let client = ctx.client()?;
+    let exported = ctx.block_on(async {
+        let folder = client
+            .all_folders(None)
+            .await?
+            .into_iter()
+            .find(|f| f.id == args.id)
+            .ok_or_else(|| {
+                CliError::not_found(format!(
+                    "activation {} not found; svc activations list shows the account's activations",
+                    args.id
+                ))
+            })?;
+        // The activation names its activator; the account is the fallback of a damaged one.
+        let me = match &folder.callsign {
+            Some(call) => call.clone(),
+            None => client.whoami().await?.callsign,
+        };
+        Ok(export::activation_file(&client, &folder, &me, &args.dir).await?)
+    })?;
+    let path = exported.path.clone().unwrap_or_default();
+    match ctx.format {
+        Format::Json => ctx.print_json(&exported),
+        _ => {
+            ctx.info(&format!(
+                "{} contacts, {} records for POTA",
+                exported.contacts, exported.records
+            ));
+            ctx.out(&format!("{}\n", path.display()))
         }
     }
 }

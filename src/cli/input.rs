@@ -44,6 +44,31 @@ pub fn time(text: &str) -> Result<String, String> {
         })
 }
 
+/// The start of a day or a time: `2026-11-01` (UTC midnight) or an ISO 8601 time with offset.
+fn day_or_time(text: &str) -> Result<(Timestamp, bool), String> {
+    if let Ok(day) = chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d") {
+        let start = day.and_time(chrono::NaiveTime::MIN).and_utc();
+        return Ok((Timestamp(start.timestamp_millis()), true));
+    }
+    Timestamp::parse("time", text)
+        .map(|t| (t, false))
+        .map_err(|_| {
+            format!(
+                "{text:?} is neither a date nor a time; give a UTC day, e.g. 2026-11-01, or a time with offset, e.g. 2026-11-01T12:00:00Z"
+            )
+        })
+}
+
+/// `--since`: from the start of that UTC day, or from that moment.
+pub fn since(text: &str) -> Result<Timestamp, String> {
+    day_or_time(text).map(|(t, _)| t)
+}
+
+/// `--until`: through the end of that UTC day, or up to (not including) that moment.
+pub fn until(text: &str) -> Result<Timestamp, String> {
+    day_or_time(text).map(|(t, day)| if day { Timestamp(t.millis() + 86_400_000) } else { t })
+}
+
 pub fn month(text: &str) -> Result<String, String> {
     parse_month("month", text).map_err(|e| e.message)
 }

@@ -5,8 +5,10 @@ pub mod activations;
 pub mod auth;
 pub mod completions;
 pub mod contacts;
+pub mod export;
 pub mod folders;
 pub mod help;
+pub mod import;
 pub mod input;
 pub mod outbox;
 pub mod output;
@@ -78,6 +80,16 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: outbox::OutboxCommand,
     },
+    /// Write contacts out as ADIF for other loggers and POTA
+    Export {
+        #[command(subcommand)]
+        command: export::ExportCommand,
+    },
+    /// Read contacts in from another logger's ADIF file
+    Import {
+        #[command(subcommand)]
+        command: import::ImportCommand,
+    },
     /// Print the help of a command, or of every command with --all
     Help(help::HelpArgs),
     /// Print a shell completion script
@@ -95,6 +107,8 @@ impl ClientCommand {
             ClientCommand::Contacts { command } => format!("contacts {}", command.name()),
             ClientCommand::Activations { command } => format!("activations {}", command.name()),
             ClientCommand::Outbox { command } => format!("outbox {}", command.name()),
+            ClientCommand::Export { command } => format!("export {}", command.name()),
+            ClientCommand::Import { command } => format!("import {}", command.name()),
             ClientCommand::Help(_) => "help".into(),
             ClientCommand::Completions(_) => "completions".into(),
             ClientCommand::Man(_) => "man".into(),
@@ -384,6 +398,8 @@ pub fn run(global: GlobalArgs, command: ClientCommand, root: &clap::Command) -> 
         ClientCommand::Contacts { command } => contacts::run(&ctx, command),
         ClientCommand::Activations { command } => activations::run(&ctx, command),
         ClientCommand::Outbox { command } => outbox::run(&ctx, command),
+        ClientCommand::Export { command } => export::run(&ctx, command),
+        ClientCommand::Import { command } => import::run(&ctx, command),
         ClientCommand::Help(args) => help::run_help(&ctx, &args, root),
         ClientCommand::Completions(args) => completions::run(&ctx, &args, root),
         ClientCommand::Man(args) => help::run_man(&ctx, &args, root),

@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod error;
+pub mod export;
 pub mod journal;
 pub mod keystore;
 pub mod types;

@@ -13,6 +13,7 @@ use super::form::{ActivationForm, EntryForm, Field};
 use super::journal::{JournalAnswer, JournalEffect};
 use super::outbox::{JournalState, Mark, Outbox};
 use crate::client::journal::{SenderEvent, is_local_folder_id};
+use crate::client::export::Exported;
 use crate::client::{ClientError, Deleted};
 use crate::model::folder::ROOT_NAME;
 use crate::model::{
@@ -299,6 +300,11 @@ pub enum Effect {
     EndActivation {
         id: String,
     },
+    /// Writes a folder as ADIF (an activation as its POTA file) into the working directory.
+    Export {
+        folder: Folder,
+        callsign: String,
+    },
     /// Done on the journal before the next frame is drawn (a local commit takes about a
     /// millisecond), so what the screen shows as logged is on disk.
     Journal(JournalEffect),
@@ -332,6 +338,10 @@ pub enum Action {
     ActivationEnded {
         id: String,
         result: Result<Folder, ClientError>,
+    },
+    Exported {
+        name: String,
+        result: Result<Exported, String>,
     },
     Journal(JournalAnswer),
     /// What the journal's background sender reports.
@@ -1175,6 +1185,7 @@ impl App {
                 }
                 vec![]
             }
+            KeyCode::Char('x') => self.export_key(),
             KeyCode::Char('e') => {
                 if self.focus != Pane::Activations {
                     self.say(
@@ -1575,6 +1586,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     }
                 }
             }
+            vec![]
+        }
+        Action::Exported { name, result } => {
+            app.exported(&name, result);
             vec![]
         }
         Action::Journal(answer) => app.journal_answer(answer),

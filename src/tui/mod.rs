@@ -7,6 +7,7 @@
 //! while the network is slow or gone. This module uses only `client` and `model`.
 
 pub mod app;
+mod export;
 pub mod form;
 pub mod journal;
 pub mod outbox;

@@ -9,6 +9,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinSet;
 
 use super::app::{Action, COPY_LIMIT, Effect, PAGE_SIZE, Source};
+use crate::client::export;
 use crate::client::journal::{Journal, is_local_folder_id};
 use crate::client::{Client, ClientError, FULL_PAGE};
 use crate::model::{Contact, Page};
@@ -136,6 +137,18 @@ pub async fn perform(
         Effect::EndActivation { id } => {
             let result = client.end_activation(&id, None).await;
             send(Action::ActivationEnded { id, result });
+        }
+        Effect::Export { folder, callsign } => {
+            let result = match std::env::current_dir() {
+                Ok(dir) => export::folder_file(client, &folder, &callsign, &dir)
+                    .await
+                    .map_err(|e| e.to_string()),
+                Err(e) => Err(format!("cannot find the working directory: {e}")),
+            };
+            send(Action::Exported {
+                name: folder.name,
+                result,
+            });
         }
         Effect::Journal(_) => {}
     }

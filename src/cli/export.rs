@@ -1,0 +1,165 @@
+//! `svc export adif`: contacts out as ADIF 3.1 (ADI), to stdout or a file, streamed page by
+//! page so that memory stays flat (README, "ADIF").
+
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::{CliError, Ctx, input};
+use crate::adif::Writer;
+use crate::client::export::{self, ExportError, Exported, Window};
+use crate::model::{FolderType, Timestamp};
+
+#[derive(Debug, Subcommand)]
+pub enum ExportCommand {
+    /// Write contacts as ADIF 3.1 (ADI) for other loggers, LoTW, QRZ and POTA
+    Adif(AdifArgs),
+}
+
+impl ExportCommand {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ExportCommand::Adif(_) => "adif",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct AdifArgs {
+    /// The folder to export (fld_…)
+    #[arg(long, value_parser = input::folder_id, value_name = "ID", required_unless_present = "all", conflicts_with = "all")]
+    folder: Option<String>,
+    /// Export every folder that holds contacts
+    #[arg(long)]
+    all: bool,
+    /// Write to FILE instead of stdout (FILE appears whole or not at all)
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Only contacts from this UTC day (2026-11-01) or time (ISO 8601) on
+    #[arg(long, value_parser = input::since, value_name = "DATE")]
+    since: Option<Timestamp>,
+    /// Only contacts up to this UTC day, included, or before this time
+    #[arg(long, value_parser = input::until, value_name = "DATE")]
+    until: Option<Timestamp>,
+}
+
+impl From<ExportError> for CliError {
+    fn from(e: ExportError) -> Self {
+        match e {
+            ExportError::Client(e) => e.into(),
+            ExportError::Write(e) => CliError::local(format!("cannot write the ADIF: {e}")),
+            ExportError::Io(m) => CliError::local(m),
+            ExportError::Refused(m) => CliError::input(m),
+        }
+    }
+}
+
+pub fn run(ctx: &Ctx, command: ExportCommand) -> Result<(), CliError> {
+    match command {
+        ExportCommand::Adif(args) => adif(ctx, args),
+    }
+}
+
+fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    if ctx.format == super::Format::Json && args.out.is_none() {
+        return Err(CliError::input(
+            "--json needs --out FILE: without it stdout carries the ADIF itself",
+        ));
+    }
+    if let (Some(since), Some(until)) = (args.since, args.until)
+        && until <= since
+    {
+        return Err(CliError::input(
+            "--until is not after --since; give a later --until",
+        ));
+    }
+    let window = Window {
+        since: args.since,
+        until: args.until,
+    };
+    let client = ctx.client()?;
+    let work = async {
+        let me = client.whoami().await?;
+        let folders = client.all_folders(None).await?;
+        let chosen: Vec<_> = match &args.folder {
+            Some(id) => {
+                let folder = folders.into_iter().find(|f| &f.id == id).ok_or_else(|| {
+                    CliError::not_found(format!(
+                        "folder {id} not found; svc folders list shows the account's folders"
+                    ))
+                })?;
+                vec![folder]
+            }
+            // Categories and the root hold no contacts.
+            None => folders
+                .into_iter()
+                .filter(|f| f.folder_type != FolderType::Category)
+                .collect(),
+        };
+        let mut written = 0;
+        match &args.out {
+            None => {
+                let stdout = std::io::stdout();
+                let mut out = Writer::new(BufWriter::new(stdout.lock()), chrono::Utc::now())
+                    .map_err(stdout_error)?;
+                for folder in &chosen {
+                    written +=
+                        export::write_folder(&client, folder, &me.callsign, window, &mut out)
+                            .await
+                            .map_err(|e| match e {
+                                ExportError::Write(e) => stdout_error(e),
+                                other => other.into(),
+                            })?;
+                }
+                out.finish()
+                    .and_then(|mut w| w.flush())
+                    .map_err(stdout_error)?;
+                Ok(Exported {
+                    path: None,
+                    contacts: written,
+                    records: written,
+                })
+            }
+            Some(path) => {
+                let exported = export::to_file(path, async |out| {
+                    let mut n = 0;
+                    for folder in &chosen {
+                        n += export::write_folder(&client, folder, &me.callsign, window, out)
+                            .await?;
+                    }
+                    Ok(n)
+                })
+                .await?;
+                Ok(exported)
+            }
+        }
+    };
+    let exported = ctx.block_on(work)?;
+    match (&exported.path, ctx.format) {
+        (Some(_), super::Format::Json) => ctx.print_json(&exported),
+        (Some(path), _) => {
+            ctx.info(&format!(
+                "exported {} contacts to {}",
+                exported.contacts,
+                path.display()
+            ));
+            Ok(())
+        }
+        (None, _) => {
+            ctx.info(&format!("exported {} contacts", exported.contacts));
+            Ok(())
+        }
+    }
+}
+
+/// A failed write to stdout: its reader went away (`svc export adif … | head`), which is not
+/// a failure, or stdout itself failed.
+fn stdout_error(e: std::io::Error) -> CliError {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        CliError::broken_pipe()
+    } else {
+        CliError::local(format!("cannot write to stdout: {e}"))
+    }
+}

@@ -1,0 +1,665 @@
+//! `svc import adif`: another logger's ADIF (ADI or ADX) into the account, through
+//! `POST /v1/contacts/batch` marked as an import (README, "ADIF").
+//!
+//! The file is read as a stream and sent 500 records at a time, so memory stays flat however
+//! long the log is. Each record's idempotency key derives from its content and its folder:
+//! importing the same file again stores nothing new, and an import cut short is finished by
+//! running it again.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{BufReader, IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use super::{Answer, CliError, Ctx, Format, input};
+use crate::adif::contact::{Imported, idempotency_key, imported};
+use crate::adif::{ReadError, Reader};
+use crate::client::{
+    BatchItem, BatchResult, Client, ClientError, NewActivationRequest, NewContactRequest,
+    NewFolderRequest,
+};
+use crate::model::ErrorCode;
+
+/// Items per batch: the most `POST /v1/contacts/batch` takes.
+const BATCH: usize = 500;
+/// Refusals kept to show; past these only their number grows, so memory stays flat.
+const SHOWN_REFUSALS: usize = 1000;
+
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// Read an ADIF file (ADI or ADX) from another logger into the account
+    Adif(AdifArgs),
+}
+
+impl ImportCommand {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ImportCommand::Adif(_) => "adif",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct AdifArgs {
+    /// The ADIF file: .adi or .adx, from any logger
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+    /// Put every contact into this folder (fld_…)
+    #[arg(long, value_parser = input::folder_id, value_name = "ID", conflicts_with = "auto")]
+    folder: Option<String>,
+    /// File each contact where an operator would: POTA activations by park and UTC day, the
+    /// rest into the monthly log of their UTC month (a program's hunting log when SIG names it)
+    #[arg(long)]
+    auto: bool,
+    /// Read and check the whole file and show where each contact would go; send nothing
+    #[arg(long)]
+    dry_run: bool,
+}
+
+pub fn run(ctx: &Ctx, command: ImportCommand) -> Result<(), CliError> {
+    match command {
+        ImportCommand::Adif(args) => adif(ctx, args),
+    }
+}
+
+/// A record that did not go in, and why.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Refusal {
+    record: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    callsign: Option<String>,
+    error: String,
+    message: String,
+    #[serde(skip)]
+    exit: u8,
+}
+
+/// Where a contact goes with `--auto`, before the folder is known by id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Place {
+    Activation {
+        callsign: String,
+        park: String,
+        day: String,
+    },
+    Monthly {
+        month: String,
+        program: Option<&'static str>,
+    },
+}
+
+impl Place {
+    fn describe(&self) -> String {
+        match self {
+            Place::Activation {
+                callsign,
+                park,
+                day,
+            } => format!("activation {callsign}@{park}-{day}"),
+            Place::Monthly {
+                month,
+                program: Some(p),
+            } => format!("{} hunting log {month}", p.to_ascii_uppercase()),
+            Place::Monthly {
+                month,
+                program: None,
+            } => format!("monthly log {month}"),
+        }
+    }
+}
+
+/// The summary of an import, as `--json` prints it.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary {
+    file: String,
+    dry_run: bool,
+    records: u64,
+    imported: u64,
+    already_there: u64,
+    refused_count: u64,
+    refused: Vec<Refusal>,
+    /// Fields svc has no place for, by name: how many records carried each.
+    not_kept: BTreeMap<String, u64>,
+    /// Records with BAND and no FREQ: stored at the band's lower edge.
+    band_only: u64,
+    /// Where the contacts went (or would go, in a dry run), by folder.
+    folders: BTreeMap<String, u64>,
+    /// Why the import stopped before the end of the file, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<String>,
+}
+
+impl Summary {
+    fn refuse(&mut self, refusal: Refusal) {
+        self.refused_count += 1;
+        if self.refused.len() < SHOWN_REFUSALS {
+            self.refused.push(refusal);
+        }
+    }
+}
+
+/// A record on its way: its place in the file, what it became, and its folder.
+struct Pending {
+    record: u64,
+    item: BatchItem,
+    folder: String,
+}
+
+/// Counts the bytes read, for the progress bar.
+struct Counting<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    if args.folder.is_none() && !args.auto && !args.dry_run {
+        return Err(CliError::input(
+            "say where the contacts go: --folder <id> puts them all into one folder, --auto files each where an operator would (activations by park and day, monthly logs by month)",
+        ));
+    }
+    let (reader, size, read) = open(&args.file)?;
+    let client = if args.dry_run {
+        None
+    } else {
+        Some(ctx.client()?)
+    };
+    let bar = progress(ctx, size);
+    let mut summary = Summary {
+        file: args.file.display().to_string(),
+        dry_run: args.dry_run,
+        ..Summary::default()
+    };
+    let result = ctx.block_on(async {
+        let account = match &client {
+            Some(c) => Some(c.whoami().await?.callsign),
+            None => None,
+        };
+        let mut importer = Importer {
+            client: client.as_ref(),
+            account,
+            folder: args.folder.clone(),
+            places: HashMap::new(),
+            pending: Vec::with_capacity(BATCH),
+            summary: &mut summary,
+        };
+        let outcome = importer.run(reader, || {
+            if let Some(bar) = &bar {
+                bar.set_position(read.load(Ordering::Relaxed));
+            }
+        });
+        outcome.await
+    });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let stopped = result.err();
+    if let Some(e) = &stopped {
+        summary.stopped = Some(e.message.clone());
+    }
+    print_summary(ctx, &summary)?;
+    if let Some(e) = stopped {
+        return Err(e);
+    }
+    match summary.refused.first() {
+        None => Ok(()),
+        Some(first) => Err(CliError::new(
+            first.error.clone(),
+            first.exit,
+            format!(
+                "{} of {} records were not imported; the first: record {}: {}",
+                summary.refused_count, summary.records, first.record, first.message
+            ),
+        )),
+    }
+}
+
+/// The file as a stream of records, its size and a counter of the bytes read so far.
+fn open(path: &Path) -> Result<(Reader<BufReader<Counting<File>>>, u64, Arc<AtomicU64>), CliError> {
+    let file = File::open(path)
+        .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let read = Arc::new(AtomicU64::new(0));
+    let counting = Counting {
+        inner: file,
+        read: read.clone(),
+    };
+    let reader = Reader::new(BufReader::with_capacity(64 * 1024, counting))
+        .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
+    Ok((reader, size, read))
+}
+
+/// A progress bar on stderr for people: not with --json, --quiet or a stderr that is not a
+/// terminal, and not for small files, which are done before it would show.
+fn progress(ctx: &Ctx, size: u64) -> Option<indicatif::ProgressBar> {
+    if ctx.format != Format::Text || ctx.quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    if size < 256 * 1024 {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(size);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} importing {bytes}/{total_bytes} [{bar:30}] {eta} left",
+        )
+        .ok()?
+        .progress_chars("=> "),
+    );
+    Some(bar)
+}
+
+struct Importer<'a> {
+    /// None in a dry run: nothing is sent.
+    client: Option<&'a Client>,
+    account: Option<String>,
+    folder: Option<String>,
+    /// Folders found or made for `--auto`, or why one could not be.
+    places: HashMap<Place, Result<(String, String), Refusal>>,
+    pending: Vec<Pending>,
+    summary: &'a mut Summary,
+}
+
+impl Importer<'_> {
+    async fn run<R: std::io::BufRead>(
+        &mut self,
+        reader: Reader<R>,
+        mut tick: impl FnMut(),
+    ) -> Result<(), CliError> {
+        let mut last = 0;
+        for next in reader {
+            match next {
+                Ok(record) => {
+                    let number = last + 1;
+                    last = number;
+                    self.summary.records += 1;
+                    let callsign = record.get("CALL").map(str::to_owned);
+                    match imported(&record) {
+                        Ok(contact) => self.take(number, contact).await?,
+                        Err(message) => self.summary.refuse(Refusal {
+                            record: number,
+                            callsign,
+                            error: ErrorCode::ValidationError.as_str().into(),
+                            message,
+                            exit: ErrorCode::ValidationError.exit_code(),
+                        }),
+                    }
+                }
+                Err(ReadError {
+                    record, message, ..
+                }) => {
+                    last = last.max(record);
+                    self.summary.records += 1;
+                    self.summary.refuse(Refusal {
+                        record,
+                        callsign: None,
+                        error: ErrorCode::ValidationError.as_str().into(),
+                        message,
+                        exit: ErrorCode::ValidationError.exit_code(),
+                    });
+                }
+            }
+            if self.pending.len() >= BATCH {
+                self.send().await?;
+                tick();
+            }
+        }
+        self.send().await?;
+        tick();
+        Ok(())
+    }
+
+    /// A readable record: counted, filed, and queued for the next batch.
+    async fn take(&mut self, record: u64, contact: Imported) -> Result<(), CliError> {
+        for name in &contact.dropped {
+            *self.summary.not_kept.entry(name.clone()).or_default() += 1;
+        }
+        if contact.band_only {
+            self.summary.band_only += 1;
+        }
+        let (folder, name) = match &self.folder {
+            Some(id) => (id.clone(), id.clone()),
+            None => match self.place_of(record, &contact).await? {
+                Ok(found) => found,
+                Err(refusal) => {
+                    self.summary.refuse(refusal);
+                    return Ok(());
+                }
+            },
+        };
+        if self.client.is_none() {
+            *self.summary.folders.entry(name).or_default() += 1;
+            return Ok(());
+        }
+        let key = format!("{}:{folder}", idempotency_key(&contact));
+        self.pending.push(Pending {
+            record,
+            folder: name,
+            item: BatchItem {
+                contact: request(contact, folder),
+                idempotency_key: key,
+            },
+        });
+        Ok(())
+    }
+
+    /// The folder of a contact with `--auto`: found or made once per place. `Err` for a
+    /// failure that stops the import; `Ok(Err)` refuses this record alone.
+    async fn place_of(
+        &mut self,
+        record: u64,
+        c: &Imported,
+    ) -> Result<Result<(String, String), Refusal>, CliError> {
+        let place = place(c, self.account.as_deref());
+        if let Some(known) = self.places.get(&place) {
+            return Ok(known.clone().map_err(|r| Refusal {
+                record,
+                callsign: Some(c.callsign.clone()),
+                ..r
+            }));
+        }
+        let Some(client) = self.client else {
+            // A dry run makes no folders: the place's name stands for it.
+            let name = place.describe();
+            self.places
+                .insert(place, Ok((name.clone(), name.clone())));
+            return Ok(Ok((name.clone(), name)));
+        };
+        let made = match &place {
+            Place::Activation { callsign, park, .. } => {
+                client
+                    .create_activation(&NewActivationRequest {
+                        location_reference: park.clone(),
+                        callsign: callsign.clone(),
+                        program_id: Some("pota".into()),
+                        location_name: None,
+                        start_time: Some(c.time_on.clone()),
+                    })
+                    .await
+            }
+            Place::Monthly { month, program } => {
+                client
+                    .create_folder(&NewFolderRequest::Monthly {
+                        month: month.clone(),
+                        program_id: program.map(str::to_owned),
+                    })
+                    .await
+            }
+        };
+        let found = match made {
+            Ok(created) => Ok((created.folder.id.clone(), created.folder.name.clone())),
+            // The place itself was refused (a malformed park reference): its records are.
+            Err(ClientError::Server(e)) if e.exit_code() == 2 || e.status == 404 => {
+                Err(Refusal {
+                    record,
+                    callsign: Some(c.callsign.clone()),
+                    error: e.error.clone(),
+                    message: format!("{}: {}", place.describe(), e.message),
+                    exit: e.exit_code(),
+                })
+            }
+            Err(other) => return Err(self.stop(other)),
+        };
+        self.places.insert(place, found.clone());
+        Ok(found)
+    }
+
+    /// Sends what is queued as one import batch and counts each item's result.
+    async fn send(&mut self) -> Result<(), CliError> {
+        let Some(client) = self.client else {
+            return Ok(());
+        };
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let items: Vec<BatchItem> = pending.iter().map(|p| p.item.clone()).collect();
+        let results = match client.create_contacts_batch(&items, true).await {
+            Ok(results) => results,
+            Err(e) => return Err(self.stop(e)),
+        };
+        let mut cap = None;
+        for (p, result) in pending.into_iter().zip(results) {
+            self.counted(p, result, &mut cap);
+        }
+        match cap {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn counted(&mut self, p: Pending, result: BatchResult, stop: &mut Option<CliError>) {
+        match result.into_result() {
+            Ok(created) => {
+                if created.replayed {
+                    self.summary.already_there += 1;
+                } else {
+                    self.summary.imported += 1;
+                }
+                *self.summary.folders.entry(p.folder).or_default() += 1;
+            }
+            Err(e) => {
+                let code = e.code();
+                let exit = e.exit_code();
+                // The cap and the lifetime budget refuse every later record too: stop there.
+                let ends = code == Some(ErrorCode::QsoCapReached)
+                    || (code == Some(ErrorCode::RateLimited) && e.retry_after.is_none());
+                if ends && stop.is_none() {
+                    *stop = Some(CliError {
+                        error: e.error.clone(),
+                        exit,
+                        message: format!(
+                            "{}; the import stopped at record {} after {} contacts went in ({} were there already)",
+                            e.message, p.record, self.summary.imported, self.summary.already_there
+                        ),
+                        answer: Some(Box::new(Answer {
+                            status: Some(e.status),
+                            details: e.details.clone(),
+                            request_id: e.request_id.clone(),
+                            retry_after: e.retry_after,
+                        })),
+                    });
+                }
+                self.summary.refuse(Refusal {
+                    record: p.record,
+                    callsign: Some(p.item.contact.callsign),
+                    error: e.error,
+                    message: e.message,
+                    exit,
+                });
+            }
+        }
+    }
+
+    /// A failure that ends the import (no link, a bad key, the service failing): says how far
+    /// it got and that running it again finishes it.
+    fn stop(&self, e: ClientError) -> CliError {
+        let mut error = CliError::from(e);
+        error.message = format!(
+            "{}; {} contacts went in before it stopped: run the same import again to finish, nothing is stored twice",
+            error.message, self.summary.imported
+        );
+        error
+    }
+}
+
+/// Where `--auto` files a contact: a POTA activation by activator, park and UTC day when the
+/// record says it was made from a park; else the monthly log of its UTC month, the program's
+/// hunting log when SIG names POTA, DX or REPEATER.
+fn place(c: &Imported, account: Option<&str>) -> Place {
+    let day = &c.time_on[..10.min(c.time_on.len())];
+    if c.my_sig.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("POTA"))
+        && let Some(park) = &c.my_sig_info
+    {
+        let callsign = c
+            .station_callsign
+            .clone()
+            .or_else(|| account.map(str::to_owned))
+            .unwrap_or_else(|| "your callsign".into());
+        return Place::Activation {
+            callsign: callsign.to_ascii_uppercase(),
+            park: park.trim().to_ascii_uppercase(),
+            day: day.replace('-', ""),
+        };
+    }
+    let program = c.sig.as_deref().and_then(|s| match s.to_ascii_uppercase().as_str() {
+        "POTA" => Some("pota"),
+        "DX" => Some("dx"),
+        "REPEATER" => Some("repeaters"),
+        _ => None,
+    });
+    Place::Monthly {
+        month: day[..7.min(day.len())].to_owned(),
+        program,
+    }
+}
+
+fn request(c: Imported, folder_id: String) -> NewContactRequest {
+    NewContactRequest {
+        folder_id,
+        callsign: c.callsign,
+        frequency: c.frequency,
+        mode: c.mode,
+        time_on: c.time_on,
+        rst_sent: c.rst_sent,
+        rst_received: c.rst_received,
+        name: c.name,
+        notes: c.notes,
+        sig: c.sig,
+        sig_info: c.sig_info,
+        my_sig: c.my_sig,
+        my_sig_info: c.my_sig_info,
+        station_callsign: c.station_callsign,
+    }
+}
+
+fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
+    if ctx.format == Format::Json {
+        return ctx.print_json(s);
+    }
+    let mut out = String::new();
+    if s.dry_run {
+        out.push_str(&format!(
+            "dry run: {} records read, {} would be imported, {} refused; nothing was sent\n",
+            s.records,
+            s.folders.values().sum::<u64>(),
+            s.refused_count
+        ));
+    } else {
+        out.push_str(&format!(
+            "imported {}, already there {}, refused {} ({} records in {})\n",
+            s.imported, s.already_there, s.refused_count, s.records, s.file
+        ));
+    }
+    for (folder, n) in &s.folders {
+        out.push_str(&format!("  {n:>6}  {folder}\n"));
+    }
+    if !s.refused.is_empty() {
+        out.push_str("refused:\n");
+        for r in &s.refused {
+            out.push_str(&format!(
+                "  record {}  {}  {}: {}\n",
+                r.record,
+                r.callsign.as_deref().unwrap_or("-"),
+                r.error,
+                r.message
+            ));
+        }
+        let unshown = s.refused_count - s.refused.len() as u64;
+        if unshown > 0 {
+            out.push_str(&format!("  … and {unshown} more\n"));
+        }
+    }
+    if !s.not_kept.is_empty() {
+        let fields: Vec<String> = s
+            .not_kept
+            .iter()
+            .map(|(name, n)| format!("{name} ({n})"))
+            .collect();
+        out.push_str(&format!(
+            "not kept (svc has no field for them): {}\n",
+            fields.join(", ")
+        ));
+    }
+    if s.band_only > 0 {
+        out.push_str(&format!(
+            "{} records had BAND and no FREQ: stored at the band's lower edge (20m as 14.000 MHz)\n",
+            s.band_only
+        ));
+    }
+    if let Some(why) = &s.stopped {
+        out.push_str(&format!("stopped: {why}\n"));
+    }
+    ctx.out(&out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contact(time_on: &str) -> Imported {
+        Imported {
+            callsign: "K1ABC".into(),
+            frequency: 14.074,
+            band_only: false,
+            mode: "FT8".into(),
+            time_on: time_on.into(),
+            rst_sent: None,
+            rst_received: None,
+            name: None,
+            notes: None,
+            sig: None,
+            sig_info: None,
+            my_sig: None,
+            my_sig_info: None,
+            station_callsign: None,
+            dropped: vec![],
+        }
+    }
+
+    #[test]
+    fn auto_files_activations_by_park_and_day_and_the_rest_by_month() {
+        let mut c = contact("2026-11-01T23:59:00Z");
+        assert_eq!(
+            place(&c, Some("W1AW")),
+            Place::Monthly {
+                month: "2026-11".into(),
+                program: None
+            }
+        );
+        c.sig = Some("pota".into());
+        assert_eq!(
+            place(&c, Some("W1AW")).describe(),
+            "POTA hunting log 2026-11"
+        );
+        c.sig = Some("SOTA".into());
+        assert_eq!(place(&c, Some("W1AW")).describe(), "monthly log 2026-11");
+        c.my_sig = Some("POTA".into());
+        c.my_sig_info = Some("us-1234".into());
+        assert_eq!(
+            place(&c, Some("W1AW")).describe(),
+            "activation W1AW@US-1234-20261101"
+        );
+        c.station_callsign = Some("k1abc/p".into());
+        assert_eq!(
+            place(&c, Some("W1AW")).describe(),
+            "activation K1ABC/P@US-1234-20261101"
+        );
+    }
+}
+

@@ -1,0 +1,252 @@
+//! Folders out as ADIF: any folder's contacts as a stream of records, and an activation as the
+//! file POTA takes for upload. Shared by `svc export adif`, `svc activations export` and the
+//! logbook's export key (README, "ADIF").
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::{Client, ClientError};
+use crate::adif::{self, Writer};
+use crate::model::{Contact, Folder, FolderType, Timestamp};
+
+/// The most contacts a page of `GET /v1/folders/{id}/contacts` holds.
+const PAGE: u32 = 200;
+
+#[derive(Debug)]
+pub enum ExportError {
+    Client(ClientError),
+    /// A record could not be written to the output.
+    Write(std::io::Error),
+    /// The file could not be written; the message names it.
+    Io(String),
+    /// The folder cannot be exported this way; the message says what to do instead.
+    Refused(String),
+}
+
+impl From<ClientError> for ExportError {
+    fn from(e: ClientError) -> Self {
+        ExportError::Client(e)
+    }
+}
+
+impl std::fmt::Display for ExportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExportError::Client(e) => write!(f, "{e}"),
+            ExportError::Write(e) => write!(f, "cannot write the ADIF: {e}"),
+            ExportError::Io(m) | ExportError::Refused(m) => f.write_str(m),
+        }
+    }
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Exported {
+    /// The file, when the export went to one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    pub contacts: u64,
+    /// ADIF records: more than contacts when a park-to-park contact is split per park.
+    pub records: u64,
+}
+
+/// Which contacts of a folder go out: those whose time-on is in `[since, until)`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Window {
+    pub since: Option<Timestamp>,
+    pub until: Option<Timestamp>,
+}
+
+impl Window {
+    fn holds(&self, t: Timestamp) -> bool {
+        self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| t < u)
+    }
+}
+
+/// Writes one folder's contacts in `window` as records, page by page as the service lists
+/// them (newest first), so memory stays flat however large the folder is. Returns the count.
+pub async fn write_folder<W: Write>(
+    client: &Client,
+    folder: &Folder,
+    account_callsign: &str,
+    window: Window,
+    out: &mut Writer<W>,
+) -> Result<u64, ExportError> {
+    let mut cursor = None;
+    let mut written = 0;
+    loop {
+        let page = client
+            .contacts(&folder.id, Some(PAGE), cursor.as_deref())
+            .await?;
+        let mut older_than_window = false;
+        for contact in &page.items {
+            if window.holds(contact.time_on) {
+                out.record(&adif::contact::record_for(contact, account_callsign))
+                    .map_err(ExportError::Write)?;
+                written += 1;
+            } else if window.since.is_some_and(|s| contact.time_on < s) {
+                older_than_window = true;
+            }
+        }
+        // Newest first: once a page reaches before `since`, later pages are older still.
+        match page.cursor {
+            Some(next) if !older_than_window => cursor = Some(next),
+            _ => return Ok(written),
+        }
+    }
+}
+
+/// POTA's name for an activation's upload file: `CALL@PARK-YYYYMMDD.adi`, the activator's
+/// callsign with `/` as `_`, the park, and the activation's UTC start day.
+pub fn pota_file_name(folder: &Folder) -> Result<String, ExportError> {
+    let not_pota = || {
+        ExportError::Refused(format!(
+            "{} ({}) is a {} folder, not an activation: POTA's upload file is made from an activation; svc export adif --folder {} exports any folder",
+            folder.name,
+            folder.id,
+            folder.folder_type.as_str(),
+            folder.id
+        ))
+    };
+    if folder.folder_type != FolderType::Activation {
+        return Err(not_pota());
+    }
+    match (&folder.callsign, &folder.location_reference, folder.start_time) {
+        (Some(call), Some(park), Some(start)) => Ok(format!(
+            "{}@{}-{}.adi",
+            call.replace('/', "_"),
+            park,
+            start.utc_compact_date()
+        )),
+        _ => Err(not_pota()),
+    }
+}
+
+/// A file name for any folder's export: its name with what a file name cannot hold as `_`.
+pub fn folder_file_name(folder: &Folder) -> String {
+    if let Ok(name) = pota_file_name(folder) {
+        return name;
+    }
+    let safe: String = folder
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '@' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{safe}.adi")
+}
+
+/// Every contact of an activation, oldest first, for its upload file.
+async fn activation_contacts(client: &Client, folder: &Folder) -> Result<Vec<Contact>, ClientError> {
+    let mut contacts = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = client
+            .contacts(&folder.id, Some(PAGE), cursor.as_deref())
+            .await?;
+        contacts.extend(page.items);
+        match page.cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    contacts.sort_by_key(|c| c.time_on);
+    Ok(contacts)
+}
+
+/// Writes POTA's upload file of an activation into `dir`: every contact over all its UTC days,
+/// the activator as `STATION_CALLSIGN`, `MY_SIG` POTA and the park as `MY_SIG_INFO`, and one
+/// record per worked park of a park-to-park contact.
+pub async fn activation_file(
+    client: &Client,
+    folder: &Folder,
+    account_callsign: &str,
+    dir: &Path,
+) -> Result<Exported, ExportError> {
+    let name = pota_file_name(folder)?;
+    let contacts = activation_contacts(client, folder).await?;
+    let activator = folder.callsign.as_deref().unwrap_or(account_callsign);
+    let park = folder.location_reference.clone().unwrap_or_default();
+    let mut exported = to_file(&dir.join(name), async |out| {
+        let mut records = 0;
+        for contact in &contacts {
+            for mut record in adif::contact::records_per_park(contact, activator) {
+                record.set("STATION_CALLSIGN", activator);
+                record.set("MY_SIG", "POTA");
+                record.set("MY_SIG_INFO", &park);
+                record.set("MY_POTA_REF", &park);
+                out.record(&record).map_err(ExportError::Write)?;
+                records += 1;
+            }
+        }
+        Ok(records)
+    })
+    .await?;
+    exported.contacts = contacts.len() as u64;
+    Ok(exported)
+}
+
+/// Writes any folder into `dir` under [`folder_file_name`]: an activation as its POTA file,
+/// other folders as they are listed.
+pub async fn folder_file(
+    client: &Client,
+    folder: &Folder,
+    account_callsign: &str,
+    dir: &Path,
+) -> Result<Exported, ExportError> {
+    if folder.folder_type == FolderType::Activation {
+        return activation_file(client, folder, account_callsign, dir).await;
+    }
+    to_file(&dir.join(folder_file_name(folder)), async |out| {
+        write_folder(client, folder, account_callsign, Window::default(), out).await
+    })
+    .await
+}
+
+/// Writes the ADIF file `path`: `write` adds the records (and returns how many) to a file
+/// that takes the name only when whole, so an interrupted export never leaves a short file
+/// under the real name.
+pub async fn to_file(
+    path: &Path,
+    write: impl AsyncFnOnce(&mut Writer<BufWriter<File>>) -> Result<u64, ExportError>,
+) -> Result<Exported, ExportError> {
+    let mut name = std::ffi::OsString::from(".");
+    name.push(path.file_name().unwrap_or_default());
+    name.push(".part");
+    let tmp = path.with_file_name(name);
+    let failed = |at: &Path, e: std::io::Error| {
+        ExportError::Io(format!("cannot write {}: {e}", at.display()))
+    };
+    let result = async {
+        let file = File::create(&tmp).map_err(|e| failed(&tmp, e))?;
+        let mut out = Writer::new(BufWriter::new(file), chrono::Utc::now())
+            .map_err(|e| failed(&tmp, e))?;
+        let records = write(&mut out).await.map_err(|e| match e {
+            ExportError::Write(e) => failed(&tmp, e),
+            other => other,
+        })?;
+        let file = out
+            .finish()
+            .and_then(|w| w.into_inner().map_err(|e| e.into_error()))
+            .map_err(|e| failed(&tmp, e))?;
+        file.sync_all().map_err(|e| failed(&tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| failed(path, e))?;
+        Ok(Exported {
+            path: Some(path.to_owned()),
+            contacts: records,
+            records,
+        })
+    }
+    .await;
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,59 @@
+//! The logbook's `x`: the selected activation as its POTA upload file, else the open folder as
+//! ADIF, written by a background task into the directory the logbook was started in.
+
+use super::app::{App, Effect, Pane, Tone};
+use crate::client::export::Exported;
+use crate::client::journal::is_local_folder_id;
+
+impl App {
+    pub(super) fn export_key(&mut self) -> Vec<Effect> {
+        let folder = match self.focus {
+            Pane::Activations => self.selected_activation().cloned(),
+            _ => self.contacts.folder.clone(),
+        };
+        let Some(folder) = folder else {
+            self.say(
+                Tone::Warning,
+                "x exports: select an activation in Activations, or open a folder first",
+            );
+            return vec![];
+        };
+        if is_local_folder_id(&folder.id) {
+            self.say(
+                Tone::Warning,
+                format!(
+                    "{} is not on the service yet; x exports it once the journal has sent it",
+                    folder.name
+                ),
+            );
+            return vec![];
+        }
+        let Some(callsign) = self.me.as_ref().map(|me| me.callsign.clone()) else {
+            self.say(Tone::Warning, "the account has not loaded yet; try x again");
+            return vec![];
+        };
+        self.say(Tone::Info, format!("exporting {}…", folder.name));
+        vec![Effect::Export { folder, callsign }]
+    }
+
+    pub(super) fn exported(&mut self, name: &str, result: Result<Exported, String>) {
+        match result {
+            Ok(done) => {
+                let path = done
+                    .path
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                let records = if done.records == done.contacts {
+                    String::new()
+                } else {
+                    format!(" as {} records", done.records)
+                };
+                self.say(
+                    Tone::Success,
+                    format!("exported {} contacts{records} to {path}", done.contacts),
+                );
+            }
+            Err(why) => self.say(Tone::Error, format!("{name} not exported: {why}")),
+        }
+    }
+}
