@@ -3,6 +3,7 @@
 //! command-line client (`cli`), the terminal UI (`tui`) and `svc demo` (`demo`); the binary
 //! wires them to the command line.
 
+pub mod adif;
 pub mod cli;
 pub mod client;
 pub mod cmd;

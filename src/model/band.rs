@@ -45,6 +45,15 @@ pub fn band_for_mhz(mhz: f64) -> Option<&'static str> {
         .map(|(name, _, _)| *name)
 }
 
+/// The lower edge in MHz of a band named as ADIF names it ("20m", case-insensitive), for
+/// contacts whose log recorded the band but not the frequency.
+pub fn band_lower_edge(name: &str) -> Option<f64> {
+    BANDS
+        .iter()
+        .find(|(band, _, _)| band.eq_ignore_ascii_case(name.trim()))
+        .map(|(_, lo, _)| *lo)
+}
+
 /// A frequency as stored: MHz and its band.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Frequency {
@@ -110,6 +119,16 @@ mod tests {
         assert_eq!(read(10136.0), (10.136, "30m"));
         assert_eq!(read(3500.0), (3.5, "80m"));
         assert_eq!(read(144300.0), (144.3, "2m"));
+    }
+
+    #[test]
+    fn adif_band_names_give_lower_edges() {
+        assert_eq!(band_lower_edge("20m"), Some(14.0));
+        assert_eq!(band_lower_edge(" 70CM "), Some(420.0));
+        assert_eq!(band_lower_edge("11m"), None);
+        for (name, lo, _) in BANDS {
+            assert_eq!(read(*lo).1, *name, "a band's lower edge reads as that band");
+        }
     }
 
     #[test]

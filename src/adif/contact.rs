@@ -1,0 +1,725 @@
+//! Between svc's contacts and ADIF records: what an export writes for a contact, and what an
+//! import makes of a record another logger wrote.
+//!
+//! An import does not apply the server's rules (folders, plausible times, reference formats):
+//! it only turns a record into the fields the API takes, and says what it could not keep, so
+//! that the server stays the one place those rules live.
+
+use chrono::NaiveDate;
+use sha2::{Digest, Sha256};
+
+use super::{Record, modes};
+use crate::model::Contact;
+use crate::model::band::band_lower_edge;
+
+/// The ADIF record for one stored contact.
+///
+/// STATION_CALLSIGN is the station the contact was made from (the contact's own station
+/// callsign, else `account_callsign`); OPERATOR is the person logging, the account, as ADIF
+/// separates the two (a club station worked by a member). MY_POTA_REF and POTA_REF repeat
+/// the POTA references because POTA's upload checker and some loggers read only those.
+/// Notes and names keep their newlines: ADI values may hold any text, since their length is
+/// counted.
+pub fn record_for(contact: &Contact, account_callsign: &str) -> Record {
+    let mut r = Record::default();
+    r.push("CALL", contact.callsign.as_str());
+    r.push("QSO_DATE", contact.time_on.utc_compact_date());
+    let seconds = contact.time_on.millis().div_euclid(1000).rem_euclid(86_400);
+    r.push(
+        "TIME_ON",
+        format!(
+            "{:02}{:02}{:02}",
+            seconds / 3600,
+            seconds / 60 % 60,
+            seconds % 60
+        ),
+    );
+    r.push("BAND", contact.band.to_ascii_lowercase());
+    r.push("FREQ", format_mhz(contact.frequency));
+    let (mode, submode) = modes::to_adif(&contact.mode);
+    r.push("MODE", mode);
+    r.push("SUBMODE", submode.unwrap_or_default());
+    let optional = [
+        ("RST_SENT", &contact.rst_sent),
+        ("RST_RCVD", &contact.rst_received),
+        ("NAME", &contact.name),
+        ("COMMENT", &contact.notes),
+    ];
+    for (name, value) in optional {
+        r.push(name, value.clone().unwrap_or_default());
+    }
+    r.push(
+        "STATION_CALLSIGN",
+        contact
+            .station_callsign
+            .as_deref()
+            .unwrap_or(account_callsign),
+    );
+    r.push("OPERATOR", account_callsign);
+    let sigs = [
+        (
+            "MY_SIG",
+            "MY_SIG_INFO",
+            "MY_POTA_REF",
+            &contact.my_sig,
+            &contact.my_sig_info,
+        ),
+        (
+            "SIG",
+            "SIG_INFO",
+            "POTA_REF",
+            &contact.sig,
+            &contact.sig_info,
+        ),
+    ];
+    for (sig_name, info_name, pota_name, sig, info) in sigs {
+        r.push(sig_name, sig.clone().unwrap_or_default());
+        r.push(info_name, info.clone().unwrap_or_default());
+        if sig.as_deref().is_some_and(is_pota) {
+            r.push(pota_name, info.clone().unwrap_or_default());
+        }
+    }
+    r
+}
+
+/// For POTA's upload file: one record per worked park. POTA credits a park-to-park contact
+/// with two or more parks (SIG_INFO "US-0001,US-0002") only when each park has its own record,
+/// so such a contact becomes one record per park, SIG_INFO and POTA_REF naming that park;
+/// every other contact is one record.
+pub fn records_per_park(contact: &Contact, account_callsign: &str) -> Vec<Record> {
+    let parks: Vec<&str> = match (&contact.sig, &contact.sig_info) {
+        (Some(sig), Some(info)) if is_pota(sig) => info
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect(),
+        _ => Vec::new(),
+    };
+    if parks.len() < 2 {
+        return vec![record_for(contact, account_callsign)];
+    }
+    parks
+        .into_iter()
+        .map(|park| {
+            let mut one = contact.clone();
+            one.sig_info = Some(park.to_owned());
+            record_for(&one, account_callsign)
+        })
+        .collect()
+}
+
+/// What an imported record becomes: the fields of a new contact, as the API takes them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    pub callsign: String,
+    /// MHz.
+    pub frequency: f64,
+    /// True when the record had BAND but no usable FREQ (absent or 0): `frequency` is then
+    /// the band's lower edge, which puts the contact in the right band.
+    pub band_only: bool,
+    /// The operator's name for the mode, via [`modes::from_adif`].
+    pub mode: String,
+    /// RFC 3339 UTC, e.g. "2026-11-01T12:00:30Z".
+    pub time_on: String,
+    pub rst_sent: Option<String>,
+    pub rst_received: Option<String>,
+    pub name: Option<String>,
+    /// COMMENT, else NOTES.
+    pub notes: Option<String>,
+    /// SIG and SIG_INFO; a record with POTA_REF but no SIG is a POTA contact.
+    pub sig: Option<String>,
+    pub sig_info: Option<String>,
+    /// MY_SIG and MY_SIG_INFO; a record with MY_POTA_REF but no MY_SIG is a POTA activation.
+    pub my_sig: Option<String>,
+    pub my_sig_info: Option<String>,
+    /// STATION_CALLSIGN, else OPERATOR.
+    pub station_callsign: Option<String>,
+    /// The names of the record's fields whose content svc does not keep (GRIDSQUARE,
+    /// TX_PWR, TIME_OFF, APP_N1MM_..., a NOTES beside a COMMENT), in file order, for the
+    /// import summary. A field that only repeats a kept value (an OPERATOR equal to the
+    /// STATION_CALLSIGN, a POTA_REF equal to the SIG_INFO) is not listed: nothing of it is
+    /// lost.
+    pub dropped: Vec<String>,
+}
+
+/// Reads one record; an `Err` says what to fix: a missing CALL, QSO_DATE, TIME_ON or MODE, a
+/// date or time that is not one, neither FREQ nor BAND, a FREQ that is not a number of MHz,
+/// a BAND unknown to the band plan. TIME_ON may be HHMM (seconds 0) or HHMMSS. Does not apply
+/// the server's folder rules.
+pub fn imported(record: &Record) -> Result<Imported, String> {
+    let mut fields = Fields {
+        record,
+        used: Vec::new(),
+    };
+    let callsign = fields
+        .take(&["CALL"])
+        .ok_or(
+            "CALL is missing; every record needs the worked station's callsign, e.g. <CALL:5>K1ABC",
+        )?
+        .to_ascii_uppercase();
+    let date = fields
+        .take(&["QSO_DATE"])
+        .ok_or("QSO_DATE is missing; ADIF writes the UTC date as <QSO_DATE:8>20261101")?;
+    let time = fields.take(&["TIME_ON"]).ok_or(
+        "TIME_ON is missing; ADIF writes the UTC time as <TIME_ON:6>120030 or <TIME_ON:4>1200",
+    )?;
+    let time_on = time_on(&date, &time)?;
+    let mode = fields
+        .take(&["MODE"])
+        .ok_or("MODE is missing; ADIF writes e.g. <MODE:3>FT8 or <MODE:2>CW")?;
+    let submode = fields.take(&["SUBMODE"]);
+    let mode = modes::from_adif(&mode, submode.as_deref());
+
+    let freq = match fields.take(&["FREQ"]) {
+        Some(text) => {
+            let mhz: f64 = text.parse().map_err(|_| {
+                format!("FREQ {text:?} is not a number of MHz; ADIF writes e.g. <FREQ:6>14.074")
+            })?;
+            if !mhz.is_finite() || mhz < 0.0 {
+                return Err(format!(
+                    "FREQ {text:?} is not a frequency; ADIF writes MHz, e.g. <FREQ:6>14.074"
+                ));
+            }
+            // Some loggers write 0 for "unknown"; the band, if given, says more.
+            (mhz > 0.0).then_some(mhz)
+        }
+        None => None,
+    };
+    let band = fields.take(&["BAND"]);
+    let (frequency, band_only) = match (freq, band) {
+        (Some(mhz), _) => (mhz, false),
+        (None, Some(band)) => {
+            let edge = band_lower_edge(&band).ok_or_else(|| {
+                format!(
+                    "BAND {band:?} is not a band svc knows; ADIF names bands like 20m, 2m or 70cm"
+                )
+            })?;
+            (edge, true)
+        }
+        (None, None) => {
+            return Err("neither FREQ nor BAND is given; add the frequency in MHz, e.g. <FREQ:6>14.074, or the band, e.g. <BAND:3>20m".into());
+        }
+    };
+
+    let rst_sent = fields.take(&["RST_SENT"]);
+    let rst_received = fields.take(&["RST_RCVD"]);
+    let name = fields.take(&["NAME"]);
+    let notes = fields.take(&["COMMENT", "NOTES"]);
+    let (sig, sig_info) = fields.sig("SIG", "SIG_INFO", "POTA_REF");
+    let (my_sig, my_sig_info) = fields.sig("MY_SIG", "MY_SIG_INFO", "MY_POTA_REF");
+    let station_callsign = fields
+        .take(&["STATION_CALLSIGN", "OPERATOR"])
+        .map(|c| c.to_ascii_uppercase());
+
+    let mut dropped: Vec<String> = Vec::new();
+    for (name, value) in &record.fields {
+        let name = name.to_ascii_uppercase();
+        if !value.trim().is_empty() && !fields.used.contains(&name) && !dropped.contains(&name) {
+            dropped.push(name);
+        }
+    }
+
+    Ok(Imported {
+        callsign,
+        frequency,
+        band_only,
+        mode,
+        time_on,
+        rst_sent,
+        rst_received,
+        name,
+        notes,
+        sig,
+        sig_info,
+        my_sig,
+        my_sig_info,
+        station_callsign,
+        dropped,
+    })
+}
+
+/// A stable idempotency key for the contact a record makes: "adif-" and the hex SHA-256 of
+/// its normalised fields. The fields are the ones that make the contact, after [`imported`]
+/// normalised them (time in RFC 3339, mode as the operator names it), with callsigns and
+/// references upper-cased and the frequency written in shortest form, so that re-importing a
+/// file, or the same contact exported by another logger with other field order, case or
+/// number format, gives the same key and the server stores the contact once.
+pub fn idempotency_key(imported: &Imported) -> String {
+    let upper = |v: &Option<String>| v.as_deref().map(str::to_ascii_uppercase);
+    let references = |v: &Option<String>| {
+        v.as_deref().map(|s| {
+            s.split(',')
+                .map(|p| p.trim().to_ascii_uppercase())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+    };
+    let parts = [
+        Some(imported.callsign.to_ascii_uppercase()),
+        Some(imported.time_on.clone()),
+        Some(format_mhz(imported.frequency)),
+        Some(imported.mode.to_ascii_uppercase()),
+        upper(&imported.station_callsign),
+        upper(&imported.sig),
+        references(&imported.sig_info),
+        upper(&imported.my_sig),
+        references(&imported.my_sig_info),
+        imported.rst_sent.clone(),
+        imported.rst_received.clone(),
+        imported.name.clone(),
+        imported.notes.clone(),
+    ];
+    let mut hasher = Sha256::new();
+    // A version, so that a change of what the key covers cannot collide with old keys.
+    hasher.update(b"svc-adif-key-1");
+    for part in &parts {
+        // Length-prefixed, and absent apart from empty, so that no two lists of fields hash
+        // the same bytes.
+        match part {
+            Some(text) => {
+                hasher.update([1u8]);
+                hasher.update((text.len() as u64).to_be_bytes());
+                hasher.update(text.as_bytes());
+            }
+            None => hasher.update([0u8]),
+        }
+    }
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut key = String::from("adif-");
+    for byte in hasher.finalize() {
+        key.push(char::from(HEX[usize::from(byte >> 4)]));
+        key.push(char::from(HEX[usize::from(byte & 0xF)]));
+    }
+    key
+}
+
+/// MHz with at most six decimals (1 Hz) and no trailing zeros: "14.074", "7".
+fn format_mhz(mhz: f64) -> String {
+    let text = format!("{mhz:.6}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    text.to_owned()
+}
+
+fn is_pota(sig: &str) -> bool {
+    sig.trim().eq_ignore_ascii_case("POTA")
+}
+
+/// RFC 3339 UTC from ADIF's YYYYMMDD and HHMM or HHMMSS.
+fn time_on(date: &str, time: &str) -> Result<String, String> {
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let day = (date.len() == 8 && digits(date))
+        .then(|| NaiveDate::parse_from_str(date, "%Y%m%d").ok())
+        .flatten()
+        .ok_or_else(|| {
+            format!("QSO_DATE {date:?} is not a date; ADIF writes YYYYMMDD, e.g. 20261101")
+        })?;
+    let hms = match (time.len(), digits(time)) {
+        (4, true) => Some((&time[..2], &time[2..4], "00")),
+        (6, true) => Some((&time[..2], &time[2..4], &time[4..6])),
+        _ => None,
+    };
+    let at = hms
+        .and_then(|(h, m, s)| Some((h.parse().ok()?, m.parse().ok()?, s.parse().ok()?)))
+        .and_then(|(h, m, s)| day.and_hms_opt(h, m, s))
+        .ok_or_else(|| {
+            format!(
+                "TIME_ON {time:?} is not a time of day; ADIF writes UTC HHMMSS or HHMM, e.g. 120030"
+            )
+        })?;
+    Ok(at.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+}
+
+/// A record's fields, and which of them went into the contact.
+struct Fields<'a> {
+    record: &'a Record,
+    used: Vec<String>,
+}
+
+impl Fields<'_> {
+    /// The value of the first of `names` the record has, which counts as used; the others
+    /// count as used too when they only repeat that value.
+    fn take(&mut self, names: &[&str]) -> Option<String> {
+        let (chosen, value) = names
+            .iter()
+            .find_map(|n| self.record.get(n).map(|v| (*n, v.to_owned())))?;
+        for n in names {
+            let repeats = self
+                .record
+                .get(n)
+                .is_some_and(|v| v.eq_ignore_ascii_case(&value));
+            if *n == chosen || repeats {
+                self.used.push((*n).to_owned());
+            }
+        }
+        Some(value)
+    }
+
+    /// A program and its reference: SIG/SIG_INFO, or the POTA-specific field alone. A
+    /// reference without a program is not kept: the API refuses it, and the rest of the
+    /// contact is worth importing.
+    fn sig(&mut self, sig: &str, info: &str, pota: &str) -> (Option<String>, Option<String>) {
+        match self.take(&[sig]) {
+            Some(s) if is_pota(&s) => {
+                let reference = self.take(&[info, pota]);
+                (Some(s), reference)
+            }
+            Some(s) => {
+                let reference = self.take(&[info]);
+                (Some(s), reference)
+            }
+            None => match self.take(&[pota]) {
+                Some(reference) => (Some("POTA".to_owned()), Some(reference)),
+                None => (None, None),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adif::Reader;
+    use crate::model::Timestamp;
+    use std::path::PathBuf;
+
+    fn contact() -> Contact {
+        Contact {
+            id: "qso_aaaaaaaaaaaaaaaa".into(),
+            folder_id: "fld_aaaaaaaaaaaaaaaa".into(),
+            callsign: "K2PTP".into(),
+            frequency: 14.074,
+            band: "20m".into(),
+            mode: "FT4".into(),
+            time_on: Timestamp::parse("t", "2026-11-07T15:10:05Z").unwrap(),
+            rst_sent: Some("-10".into()),
+            rst_received: Some("-12".into()),
+            name: Some("Jürgen".into()),
+            notes: Some("two\nlines".into()),
+            sig: Some("pota".into()),
+            sig_info: Some("US-0001, US-0002".into()),
+            my_sig: Some("POTA".into()),
+            my_sig_info: Some("US-1234".into()),
+            activation_id: Some("fld_bbbbbbbbbbbbbbbb".into()),
+            station_callsign: None,
+            created_at: Timestamp(0),
+        }
+    }
+
+    fn corpus(name: &str) -> Vec<Record> {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/adif")
+            .join(name);
+        let bytes = std::fs::read(&path).unwrap();
+        Reader::new(bytes.as_slice())
+            .unwrap()
+            .filter_map(Result::ok)
+            .collect()
+    }
+
+    fn imports(name: &str) -> Vec<Imported> {
+        corpus(name)
+            .iter()
+            .map(|r| imported(r).unwrap_or_else(|e| panic!("{name}: {e}")))
+            .collect()
+    }
+
+    #[test]
+    fn a_contact_as_adif() {
+        let r = record_for(&contact(), "W1AW");
+        let expected = [
+            ("CALL", "K2PTP"),
+            ("QSO_DATE", "20261107"),
+            ("TIME_ON", "151005"),
+            ("BAND", "20m"),
+            ("FREQ", "14.074"),
+            ("MODE", "MFSK"),
+            ("SUBMODE", "FT4"),
+            ("RST_SENT", "-10"),
+            ("RST_RCVD", "-12"),
+            ("NAME", "Jürgen"),
+            ("COMMENT", "two\nlines"),
+            ("STATION_CALLSIGN", "W1AW"),
+            ("OPERATOR", "W1AW"),
+            ("MY_SIG", "POTA"),
+            ("MY_SIG_INFO", "US-1234"),
+            ("MY_POTA_REF", "US-1234"),
+            ("SIG", "pota"),
+            ("SIG_INFO", "US-0001, US-0002"),
+            ("POTA_REF", "US-0001, US-0002"),
+        ];
+        let got: Vec<(&str, &str)> = r
+            .fields
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(got, expected);
+
+        let mut club = contact();
+        club.station_callsign = Some("W1AW/P".into());
+        club.sig = None;
+        club.sig_info = None;
+        club.mode = "SSB".into();
+        club.frequency = 7.0;
+        let r = record_for(&club, "K1ABC");
+        assert_eq!(r.get("STATION_CALLSIGN"), Some("W1AW/P"));
+        assert_eq!(r.get("OPERATOR"), Some("K1ABC"));
+        assert_eq!(r.get("SUBMODE"), None);
+        assert_eq!(r.get("FREQ"), Some("7"));
+        assert_eq!(r.get("POTA_REF"), None);
+    }
+
+    #[test]
+    fn park_to_park_splits_per_park() {
+        let records = records_per_park(&contact(), "W1AW");
+        assert_eq!(records.len(), 2);
+        for (r, park) in records.iter().zip(["US-0001", "US-0002"]) {
+            assert_eq!(r.get("SIG_INFO"), Some(park));
+            assert_eq!(r.get("POTA_REF"), Some(park));
+            assert_eq!(r.get("MY_POTA_REF"), Some("US-1234"));
+            assert_eq!(r.get("CALL"), Some("K2PTP"));
+        }
+        let mut single = contact();
+        single.sig_info = Some("US-0001".into());
+        assert_eq!(records_per_park(&single, "W1AW").len(), 1);
+        let mut other = contact();
+        other.sig = Some("WWFF".into());
+        other.sig_info = Some("KFF-0001,KFF-0002".into());
+        let records = records_per_park(&other, "W1AW");
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].get("SIG_INFO"), Some("KFF-0001,KFF-0002"));
+    }
+
+    #[test]
+    fn an_exported_contact_imports_as_itself() {
+        let c = contact();
+        let i = imported(&record_for(&c, "W1AW")).unwrap();
+        assert_eq!(i.callsign, c.callsign);
+        assert_eq!(i.frequency, c.frequency);
+        assert!(!i.band_only);
+        assert_eq!(i.mode, "FT4");
+        assert_eq!(i.time_on, c.time_on.to_string());
+        assert_eq!(i.name, c.name);
+        assert_eq!(i.notes, c.notes);
+        assert_eq!(i.sig_info, c.sig_info);
+        assert_eq!(i.my_sig_info, c.my_sig_info);
+        assert_eq!(i.station_callsign.as_deref(), Some("W1AW"));
+        assert!(i.dropped.is_empty(), "{:?}", i.dropped);
+    }
+
+    #[test]
+    fn wsjtx_records() {
+        let all = imports("wsjtx.adi");
+        assert_eq!(all.len(), 4);
+        let first = &all[0];
+        assert_eq!(first.callsign, "K1ABC");
+        assert_eq!(first.frequency, 14.075123);
+        assert_eq!(first.mode, "FT8");
+        assert_eq!(first.time_on, "2026-11-01T12:00:30Z");
+        assert_eq!(first.rst_sent.as_deref(), Some("-10"));
+        assert_eq!(first.rst_received.as_deref(), Some("-12"));
+        assert_eq!(first.station_callsign.as_deref(), Some("W1AW"));
+        assert_eq!(
+            first.dropped,
+            [
+                "GRIDSQUARE",
+                "QSO_DATE_OFF",
+                "TIME_OFF",
+                "MY_GRIDSQUARE",
+                "TX_PWR"
+            ]
+        );
+        assert_eq!(all[2].mode, "FT4");
+        assert_eq!(all[3].notes.as_deref(), Some("FT8  Sent: -18  Rcvd: -20"));
+    }
+
+    #[test]
+    fn n1mm_records() {
+        let all = imports("n1mm.adi");
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0].frequency, 7.025);
+        assert_eq!(all[0].mode, "CW");
+        assert_eq!(all[0].time_on, "2026-11-28T00:03:12Z");
+        assert_eq!(all[0].station_callsign.as_deref(), Some("W1AW"));
+        assert_eq!(
+            all[0].dropped,
+            [
+                "TIME_OFF",
+                "CONTEST_ID",
+                "FREQ_RX",
+                "CQZ",
+                "STX",
+                "SRX",
+                "APP_N1MM_EXCHANGE1",
+                "APP_N1MM_ID",
+                "APP_N1MM_CLAIMEDQSO",
+                "APP_N1MM_RADIO_NR"
+            ]
+        );
+        assert_eq!(all[2].frequency, 14.0251);
+    }
+
+    #[test]
+    fn qrz_records() {
+        let all = imports("qrz.adi");
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[1].mode, "LSB");
+        assert_eq!(all[1].time_on, "2026-11-02T22:10:00Z");
+        assert_eq!(all[1].notes.as_deref(), Some("Tom & Jerry's \"club\" <3"));
+        assert_eq!(all[2].name.as_deref(), Some("Zoë"));
+        assert!(all[0].dropped.contains(&"APP_QRZLOG_LOGID".to_owned()));
+    }
+
+    #[test]
+    fn adx_records() {
+        let all = imports("log.adx");
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0].callsign, "K1ABC");
+        assert_eq!(all[0].dropped, ["APP_MONOLOG_COMPRESSION", "EPC"]);
+        assert_eq!(all[1].mode, "USB");
+        assert_eq!(all[1].time_on, "2026-11-03T09:15:00Z");
+        assert_eq!(all[1].notes.as_deref(), Some("Fish & <chips>"));
+        assert_eq!(all[2].notes.as_deref(), Some("raw <cdata> & text"));
+        assert_eq!(all[2].station_callsign, None);
+    }
+
+    #[test]
+    fn lower_case_records_with_hhmm_and_band_only() {
+        let all = imports("lowercase.adi");
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0].time_on, "2026-11-03T14:05:00Z");
+        assert_eq!(all[0].mode, "USB");
+        let band_only = &all[1];
+        assert!(band_only.band_only);
+        assert_eq!(band_only.frequency, 7.0);
+        assert_eq!(band_only.sig.as_deref(), Some("POTA"));
+        assert_eq!(band_only.sig_info.as_deref(), Some("US-2345"));
+        assert_eq!(band_only.station_callsign.as_deref(), Some("W1AW"));
+        assert!(band_only.dropped.is_empty(), "{:?}", band_only.dropped);
+        assert_eq!(all[2].notes.as_deref(), Some("simplex\nfrom the car"));
+        assert_eq!(all[2].frequency, 146.52);
+    }
+
+    #[test]
+    fn other_corpus_records() {
+        let utf8 = imports("utf8.adi");
+        assert_eq!(utf8[0].name.as_deref(), Some("Jürgen Øster"));
+        assert_eq!(utf8[0].dropped, ["QTH"]);
+        assert_eq!(imports("noheader.adi").len(), 3);
+        let p2p = imports("p2p.adi");
+        assert_eq!(p2p[0].sig.as_deref(), Some("POTA"));
+        assert_eq!(p2p[0].sig_info.as_deref(), Some("US-0001,US-0002"));
+        assert_eq!(p2p[0].my_sig_info.as_deref(), Some("US-1234"));
+        assert!(p2p[0].dropped.is_empty(), "{:?}", p2p[0].dropped);
+        assert_eq!(p2p[1].sig, None);
+        assert_eq!(p2p[1].my_sig.as_deref(), Some("POTA"));
+        for (name, good) in [
+            ("truncated.adi", 2),
+            ("wrong_length.adi", 3),
+            ("no_length.adi", 2),
+        ] {
+            assert_eq!(imports(name).len(), good, "{name}");
+        }
+    }
+
+    #[test]
+    fn the_same_contact_from_two_loggers_has_one_key() {
+        let wsjtx = imports("wsjtx.adi");
+        let adx = imports("log.adx");
+        assert_eq!(idempotency_key(&wsjtx[0]), idempotency_key(&adx[0]));
+        assert_ne!(idempotency_key(&wsjtx[0]), idempotency_key(&wsjtx[1]));
+        let key = idempotency_key(&wsjtx[0]);
+        assert!(key.starts_with("adif-") && key.len() == 69);
+        assert!(key.bytes().all(|b| b.is_ascii_graphic()));
+        let mut changed = wsjtx[0].clone();
+        changed.notes = Some(String::new());
+        assert_ne!(idempotency_key(&changed), key, "empty is not absent");
+    }
+
+    fn record(fields: &[(&str, &str)]) -> Record {
+        let mut r = Record::default();
+        for (n, v) in fields {
+            r.push(n, *v);
+        }
+        r
+    }
+
+    #[test]
+    fn bad_records_say_what_to_fix() {
+        let base = [
+            ("CALL", "K1ABC"),
+            ("QSO_DATE", "20261101"),
+            ("TIME_ON", "1200"),
+            ("MODE", "CW"),
+            ("FREQ", "7.03"),
+        ];
+        let with = |name: &str, value: &str| {
+            let mut fields: Vec<(&str, &str)> =
+                base.iter().copied().filter(|(n, _)| *n != name).collect();
+            fields.push((name, value));
+            record(&fields)
+        };
+        let cases = [
+            (with("CALL", ""), "CALL is missing"),
+            (with("QSO_DATE", ""), "QSO_DATE is missing"),
+            (with("TIME_ON", ""), "TIME_ON is missing"),
+            (with("MODE", ""), "MODE is missing"),
+            (
+                with("QSO_DATE", "2026-11-01"),
+                "QSO_DATE \"2026-11-01\" is not a date",
+            ),
+            (with("QSO_DATE", "20261131"), "is not a date"),
+            (with("TIME_ON", "2460"), "TIME_ON \"2460\" is not a time"),
+            (with("TIME_ON", "12:00"), "is not a time"),
+            (with("TIME_ON", "12005"), "is not a time"),
+            (with("FREQ", "7,03"), "FREQ \"7,03\" is not a number"),
+            (with("FREQ", "-7"), "is not a frequency"),
+            (with("FREQ", ""), "neither FREQ nor BAND"),
+        ];
+        for (r, expected) in cases {
+            let e = imported(&r).unwrap_err();
+            assert!(e.contains(expected), "{e}");
+        }
+        let mut r = with("FREQ", "0");
+        r.push("BAND", "11m");
+        assert!(imported(&r).unwrap_err().contains("BAND \"11m\""));
+        let mut r = with("FREQ", "0");
+        r.push("BAND", "30M");
+        let i = imported(&r).unwrap();
+        assert!(i.band_only);
+        assert_eq!(i.frequency, 10.1);
+    }
+
+    #[test]
+    fn a_reference_without_a_program_is_dropped() {
+        let r = record(&[
+            ("CALL", "K1ABC"),
+            ("QSO_DATE", "20261101"),
+            ("TIME_ON", "120000"),
+            ("MODE", "CW"),
+            ("FREQ", "7.03"),
+            ("SIG_INFO", "US-0001"),
+            ("SIG", "WWFF"),
+            ("POTA_REF", "US-0002"),
+            ("COMMENT", "a"),
+            ("NOTES", "b"),
+            ("OPERATOR", "K1ABC"),
+        ]);
+        let i = imported(&r).unwrap();
+        assert_eq!(i.sig.as_deref(), Some("WWFF"));
+        assert_eq!(i.sig_info.as_deref(), Some("US-0001"));
+        assert_eq!(i.notes.as_deref(), Some("a"));
+        assert_eq!(i.station_callsign.as_deref(), Some("K1ABC"));
+        assert_eq!(i.dropped, ["POTA_REF", "NOTES"]);
+        let r = record(&[
+            ("CALL", "K1ABC"),
+            ("QSO_DATE", "20261101"),
+            ("TIME_ON", "120000"),
+            ("MODE", "CW"),
+            ("FREQ", "7.03"),
+            ("MY_SIG_INFO", "US-0001"),
+        ]);
+        let i = imported(&r).unwrap();
+        assert_eq!((i.my_sig, i.my_sig_info), (None, None));
+        assert_eq!(i.dropped, ["MY_SIG_INFO"]);
+    }
+}

@@ -1,0 +1,69 @@
+//! ADIF 3.1, the interchange format every amateur-radio logger reads and writes, so that a log
+//! can move into svc from WSJT-X, N1MM+, QRZ and the like, and out to POTA, LoTW or another
+//! logger.
+//!
+//! Both encodings are read: ADI (tagged text, `<CALL:5>K1ABC`) and ADX (XML). Only ADI is
+//! written, because every consumer svc exports to takes ADI and not all of them take ADX.
+//!
+//! Records are kept as plain name/value text ([`Record`]) rather than typed fields: loggers
+//! add fields of their own (`APP_N1MM_...`) and bend the types of standard ones, and an import
+//! must be able to say which fields it did not keep. The typed mapping to svc's contacts lives
+//! in [`contact`]; the mode names in [`modes`].
+
+pub mod contact;
+pub mod modes;
+mod read;
+mod write;
+
+pub use read::{Format, ReadError, Reader};
+pub use write::Writer;
+
+/// One ADIF record: fields in file order, names upper-case ASCII, values as text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Record {
+    pub fields: Vec<(String, String)>,
+}
+
+impl Record {
+    /// The first field of that name, compared without case, its value trimmed; `None` when
+    /// absent or blank, because loggers write `<NAME:0>` for "unknown" and an empty value
+    /// carries nothing a caller could use.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim())
+            .filter(|v| !v.is_empty())
+    }
+
+    /// Appends a field, its name upper-cased so that lookups and comparisons between files
+    /// do not depend on the case a logger wrote. Empty values are skipped: ADIF gives them no
+    /// meaning, and keeping them would only make two equal records differ.
+    pub fn push(&mut self, name: &str, value: impl Into<String>) {
+        let value = value.into();
+        if !value.is_empty() {
+            self.fields.push((name.to_ascii_uppercase(), value));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn get_ignores_case_takes_the_first_and_trims() {
+        let mut r = Record::default();
+        r.push("call", "K1ABC");
+        r.push("NAME", "  Jo ");
+        r.push("Name", "Second");
+        r.push("COMMENT", "   ");
+        r.push("NOTES", "");
+        assert_eq!(r.fields[0].0, "CALL");
+        assert_eq!(r.get("CaLl"), Some("K1ABC"));
+        assert_eq!(r.get("name"), Some("Jo"));
+        assert_eq!(r.get("COMMENT"), None);
+        assert_eq!(r.get("NOTES"), None);
+        assert_eq!(r.fields.len(), 4, "the empty NOTES is not stored");
+    }
+}
