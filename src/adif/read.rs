@@ -917,6 +917,13 @@ fn sniff<R: BufRead>(mut raw: R) -> Result<(Input<R>, Format), ReadError> {
             break;
         }
     }
+    // Windows loggers offer "Unicode" exports, which are UTF-16; ADIF is a byte format.
+    if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
+        return Err(whole(
+            "not readable: the file is UTF-16 text; export or save it again as UTF-8 (or ANSI)"
+                .into(),
+        ));
+    }
     let bom = if head.starts_with(b"\xEF\xBB\xBF") {
         3
     } else {
@@ -953,6 +960,12 @@ fn sniff<R: BufRead>(mut raw: R) -> Result<(Input<R>, Format), ReadError> {
         )));
     };
     let start = body.iter().position(|&b| !is_blank(b)).unwrap_or(0);
+    // A failed download often saves the site's error or login page instead of the log.
+    if starts_with_ci(&body[start..], b"<html") || starts_with_ci(&body[start..], b"<!doc") {
+        return Err(whole(
+            "not an ADIF file: it is a web page (HTML); download the log again, as ADIF".into(),
+        ));
+    }
     let format = if !entities
         && start == first_tag
         && (starts_with_ci(&body[start..], b"<?xml") || starts_with_ci(&body[start..], b"<adx"))
@@ -1815,6 +1828,15 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.message.starts_with("not an ADIF file"), "{e}");
+        let e = open(b"\xFF\xFE<\0C\0A\0L\0L\0".to_vec()).err().unwrap();
+        assert!(e.message.contains("UTF-16"), "{e}");
+        for page in [
+            "<!DOCTYPE html><html></html>",
+            "\n<HTML><body>Log in</body></HTML>",
+        ] {
+            let e = open(page.as_bytes().to_vec()).err().unwrap();
+            assert!(e.message.contains("web page"), "{e}");
+        }
     }
 
     #[test]
