@@ -71,9 +71,9 @@ pub struct Reader<R: BufRead> {
     number: u64,
     /// Whether any record or record error was returned, to tell "no records" apart.
     returned: bool,
-    /// An item to return before reading on: the first record of a header-less ADI file
-    /// (read ahead to find a header written without header text), or an error found while
-    /// resynchronising.
+    /// Items to return before reading on: the first record of a header-less ADI file (read
+    /// ahead to find a header written without header text), "no records" found while
+    /// reading the header, or an I/O error met while resynchronising.
     queued: Vec<Result<Record, ReadError>>,
     done: bool,
 }
@@ -137,6 +137,15 @@ impl<R: BufRead> Reader<R> {
         })
     }
 
+    /// An I/O error before the first record, which concerns the whole file.
+    fn header_io(&self, e: io::Error) -> ReadError {
+        ReadError {
+            record: 0,
+            offset: self.input.offset,
+            message: format!("the file could not be read: {e}"),
+        }
+    }
+
     fn record_error(&self, offset: u64, detail: impl std::fmt::Display) -> ReadError {
         ReadError {
             record: self.number,
@@ -166,7 +175,7 @@ impl<R: BufRead> Reader<R> {
     // ---- ADI ----
 
     fn adi_start(&mut self) -> Result<(), ReadError> {
-        let first = self.input.skip_blank().map_err(|e| self.io(e).0)?;
+        let first = self.input.skip_blank().map_err(|e| self.header_io(e))?;
         if first == Some(b'<') {
             // No header text, but some programs still write header fields and <EOH> here:
             // read the first record now so that those fields are the header before
@@ -189,12 +198,12 @@ impl<R: BufRead> Reader<R> {
         };
         let no_eoh = "the header (the text before the first record) has no <EOH>; add <EOH> after the header's last field";
         loop {
-            let found = self.input.skip_until(b'<').map_err(|e| self.io(e).0)?;
+            let found = self.input.skip_until(b'<').map_err(|e| self.header_io(e))?;
             if !found {
                 return Err(whole(self.input.offset, no_eoh.into()));
             }
             let at = self.input.offset;
-            match self.input.adi_tag().map_err(|e| self.io(e).0)? {
+            match self.input.adi_tag().map_err(|e| self.header_io(e))? {
                 None => return Err(whole(at, no_eoh.into())),
                 Some(Tag::Eoh) => return Ok(()),
                 Some(Tag::Eor) => {
@@ -216,7 +225,7 @@ impl<R: BufRead> Reader<R> {
                     let got = self
                         .input
                         .read_n(len as usize, &mut value)
-                        .map_err(|e| self.io(e).0)?;
+                        .map_err(|e| self.header_io(e))?;
                     if got < len as usize {
                         return Err(whole(
                             self.input.offset,
@@ -428,7 +437,7 @@ impl<R: BufRead> Reader<R> {
             message,
         };
         let fail = |this: &Self, f: XmlFail| match f {
-            XmlFail::Io(e) => this.io(e).0,
+            XmlFail::Io(e) => this.header_io(e),
             XmlFail::Bad(at, m) | XmlFail::EndedRecord(at, m) => {
                 whole(at, format!("not a well-formed ADX file: {m}"))
             }
@@ -1935,6 +1944,29 @@ mod tests {
             e.to_string(),
             "record 1: tag <CALL> has no length; ADIF writes <CALL:5>K1ABC (at byte 14)"
         );
+    }
+
+    /// Fails every read, like a disk or a network share going away.
+    struct Broken;
+
+    impl Read for Broken {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::other("device gone"))
+        }
+    }
+
+    #[test]
+    fn an_io_error_is_reported_once_and_ends_reading() {
+        let good = Cursor::new(b"<CALL:4>N0AA<EOR>\n<CALL:4>W1AW<EOR>\n<CALL:5>K1".to_vec());
+        let reader = Reader::new(BufReader::with_capacity(8, good.chain(Broken))).unwrap();
+        let items: Vec<_> = reader.collect();
+        assert_eq!(items.len(), 3);
+        let e = items[2].as_ref().unwrap_err();
+        assert_eq!(e.record, 3);
+        assert!(e.message.contains("could not be read: device gone"), "{e}");
+        let e = Reader::new(BufReader::new(Broken)).err().unwrap();
+        assert_eq!(e.record, 0);
+        assert!(e.message.contains("device gone"), "{e}");
     }
 
     /// Generates a header-less ADI file of `total` bytes of whole records, without ever
