@@ -406,7 +406,6 @@ impl<R: BufRead> Reader<R> {
                 e
             }
             Fail::Record { error, resync } => {
-                self.number += 1;
                 if resync {
                     let end: &[u8] = match self.format {
                         Format::Adi => b"<eor>",
@@ -422,6 +421,7 @@ impl<R: BufRead> Reader<R> {
                         }
                     }
                 }
+                self.number += 1;
                 error
             }
         }
@@ -548,10 +548,18 @@ impl<R: BufRead> Reader<R> {
 
     /// Reads one ADX record; `Ok(None)` is the end of the records.
     fn adx_record(&mut self) -> Result<Option<Record>, Fail> {
-        // Find the next <RECORD>.
+        // Find the next <RECORD>. Malformed XML here is outside any record, so reading on
+        // from it rather than from the next </RECORD> keeps the record that follows.
         loop {
             let at = self.input.offset;
-            match self.xml_event().map_err(|f| self.xml_fail(f))? {
+            let event = self.xml_event().map_err(|f| match self.xml_fail(f) {
+                Fail::Record { error, .. } => Fail::Record {
+                    error,
+                    resync: false,
+                },
+                fatal => fatal,
+            })?;
+            match event {
                 Xml::Text(t) if t.trim().is_empty() => {}
                 Xml::Text(t) => {
                     return Err(Fail::Record {
@@ -580,7 +588,13 @@ impl<R: BufRead> Reader<R> {
                         resync: false,
                     });
                 }
-                Xml::End(_) | Xml::Eof => return Ok(None),
+                Xml::End(name)
+                    if name.eq_ignore_ascii_case("RECORDS") || name.eq_ignore_ascii_case("ADX") =>
+                {
+                    return Ok(None);
+                }
+                Xml::End(_) => {}
+                Xml::Eof => return Ok(None),
             }
         }
         let mut record = Record::default();
@@ -1916,6 +1930,7 @@ mod tests {
             <RECORD><CALL>K1ABC<B>x</B></CALL><NAME>x</NAME></RECORD>\
             <RECORD><APP FIELDNAME=\"X\">1</APP></RECORD>\
             <RECORD><CALL>W9XYZ</RECORD>\
+            <FOO x=></FOO>\
             <RECORD><CALL>W1AW</CALL></RECORD>\
             <RECORD><CALL>K2AB";
         let (_, items) = read_all(xml.as_bytes().to_vec());
@@ -1928,11 +1943,14 @@ mod tests {
             .collect();
         assert_eq!(
             summary,
-            ["N0AA", "error 2", "error 3", "error 4", "W1AW", "error 6"]
+            [
+                "N0AA", "error 2", "error 3", "error 4", "error 5", "W1AW", "error 7"
+            ]
         );
         let messages: Vec<_> = items.iter().filter_map(|i| i.as_ref().err()).collect();
         assert!(messages[1].message.contains("PROGRAMID"), "{}", messages[1]);
-        assert!(messages[3].message.contains("truncated"), "{}", messages[3]);
+        assert!(messages[3].message.contains("<FOO>"), "{}", messages[3]);
+        assert!(messages[4].message.contains("truncated"), "{}", messages[4]);
     }
 
     #[test]
