@@ -71,9 +71,9 @@ pub struct Reader<R: BufRead> {
     number: u64,
     /// Whether any record or record error was returned, to tell "no records" apart.
     returned: bool,
-    /// An item to return before reading on: the first record of a header-less ADI file
-    /// (read ahead to find a header written without header text), or an error found while
-    /// resynchronising.
+    /// Items to return before reading on: the first record of a header-less ADI file (read
+    /// ahead to find a header written without header text), "no records" found while
+    /// reading the header, or an I/O error met while resynchronising.
     queued: Vec<Result<Record, ReadError>>,
     done: bool,
 }
@@ -137,6 +137,15 @@ impl<R: BufRead> Reader<R> {
         })
     }
 
+    /// An I/O error before the first record, which concerns the whole file.
+    fn header_io(&self, e: io::Error) -> ReadError {
+        ReadError {
+            record: 0,
+            offset: self.input.offset,
+            message: format!("the file could not be read: {e}"),
+        }
+    }
+
     fn record_error(&self, offset: u64, detail: impl std::fmt::Display) -> ReadError {
         ReadError {
             record: self.number,
@@ -166,7 +175,7 @@ impl<R: BufRead> Reader<R> {
     // ---- ADI ----
 
     fn adi_start(&mut self) -> Result<(), ReadError> {
-        let first = self.input.skip_blank().map_err(|e| self.io(e).0)?;
+        let first = self.input.skip_blank().map_err(|e| self.header_io(e))?;
         if first == Some(b'<') {
             // No header text, but some programs still write header fields and <EOH> here:
             // read the first record now so that those fields are the header before
@@ -189,12 +198,12 @@ impl<R: BufRead> Reader<R> {
         };
         let no_eoh = "the header (the text before the first record) has no <EOH>; add <EOH> after the header's last field";
         loop {
-            let found = self.input.skip_until(b'<').map_err(|e| self.io(e).0)?;
+            let found = self.input.skip_until(b'<').map_err(|e| self.header_io(e))?;
             if !found {
                 return Err(whole(self.input.offset, no_eoh.into()));
             }
             let at = self.input.offset;
-            match self.input.adi_tag().map_err(|e| self.io(e).0)? {
+            match self.input.adi_tag().map_err(|e| self.header_io(e))? {
                 None => return Err(whole(at, no_eoh.into())),
                 Some(Tag::Eoh) => return Ok(()),
                 Some(Tag::Eor) => {
@@ -216,7 +225,7 @@ impl<R: BufRead> Reader<R> {
                     let got = self
                         .input
                         .read_n(len as usize, &mut value)
-                        .map_err(|e| self.io(e).0)?;
+                        .map_err(|e| self.header_io(e))?;
                     if got < len as usize {
                         return Err(whole(
                             self.input.offset,
@@ -397,7 +406,6 @@ impl<R: BufRead> Reader<R> {
                 e
             }
             Fail::Record { error, resync } => {
-                self.number += 1;
                 if resync {
                     let end: &[u8] = match self.format {
                         Format::Adi => b"<eor>",
@@ -413,6 +421,7 @@ impl<R: BufRead> Reader<R> {
                         }
                     }
                 }
+                self.number += 1;
                 error
             }
         }
@@ -428,7 +437,7 @@ impl<R: BufRead> Reader<R> {
             message,
         };
         let fail = |this: &Self, f: XmlFail| match f {
-            XmlFail::Io(e) => this.io(e).0,
+            XmlFail::Io(e) => this.header_io(e),
             XmlFail::Bad(at, m) | XmlFail::EndedRecord(at, m) => {
                 whole(at, format!("not a well-formed ADX file: {m}"))
             }
@@ -539,10 +548,18 @@ impl<R: BufRead> Reader<R> {
 
     /// Reads one ADX record; `Ok(None)` is the end of the records.
     fn adx_record(&mut self) -> Result<Option<Record>, Fail> {
-        // Find the next <RECORD>.
+        // Find the next <RECORD>. Malformed XML here is outside any record, so reading on
+        // from it rather than from the next </RECORD> keeps the record that follows.
         loop {
             let at = self.input.offset;
-            match self.xml_event().map_err(|f| self.xml_fail(f))? {
+            let event = self.xml_event().map_err(|f| match self.xml_fail(f) {
+                Fail::Record { error, .. } => Fail::Record {
+                    error,
+                    resync: false,
+                },
+                fatal => fatal,
+            })?;
+            match event {
                 Xml::Text(t) if t.trim().is_empty() => {}
                 Xml::Text(t) => {
                     return Err(Fail::Record {
@@ -571,7 +588,13 @@ impl<R: BufRead> Reader<R> {
                         resync: false,
                     });
                 }
-                Xml::End(_) | Xml::Eof => return Ok(None),
+                Xml::End(name)
+                    if name.eq_ignore_ascii_case("RECORDS") || name.eq_ignore_ascii_case("ADX") =>
+                {
+                    return Ok(None);
+                }
+                Xml::End(_) => {}
+                Xml::Eof => return Ok(None),
             }
         }
         let mut record = Record::default();
@@ -917,6 +940,13 @@ fn sniff<R: BufRead>(mut raw: R) -> Result<(Input<R>, Format), ReadError> {
             break;
         }
     }
+    // Windows loggers offer "Unicode" exports, which are UTF-16; ADIF is a byte format.
+    if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
+        return Err(whole(
+            "not readable: the file is UTF-16 text; export or save it again as UTF-8 (or ANSI)"
+                .into(),
+        ));
+    }
     let bom = if head.starts_with(b"\xEF\xBB\xBF") {
         3
     } else {
@@ -953,6 +983,12 @@ fn sniff<R: BufRead>(mut raw: R) -> Result<(Input<R>, Format), ReadError> {
         )));
     };
     let start = body.iter().position(|&b| !is_blank(b)).unwrap_or(0);
+    // A failed download often saves the site's error or login page instead of the log.
+    if starts_with_ci(&body[start..], b"<html") || starts_with_ci(&body[start..], b"<!doc") {
+        return Err(whole(
+            "not an ADIF file: it is a web page (HTML); download the log again, as ADIF".into(),
+        ));
+    }
     let format = if !entities
         && start == first_tag
         && (starts_with_ci(&body[start..], b"<?xml") || starts_with_ci(&body[start..], b"<adx"))
@@ -1815,6 +1851,15 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.message.starts_with("not an ADIF file"), "{e}");
+        let e = open(b"\xFF\xFE<\0C\0A\0L\0L\0".to_vec()).err().unwrap();
+        assert!(e.message.contains("UTF-16"), "{e}");
+        for page in [
+            "<!DOCTYPE html><html></html>",
+            "\n<HTML><body>Log in</body></HTML>",
+        ] {
+            let e = open(page.as_bytes().to_vec()).err().unwrap();
+            assert!(e.message.contains("web page"), "{e}");
+        }
     }
 
     #[test]
@@ -1885,6 +1930,7 @@ mod tests {
             <RECORD><CALL>K1ABC<B>x</B></CALL><NAME>x</NAME></RECORD>\
             <RECORD><APP FIELDNAME=\"X\">1</APP></RECORD>\
             <RECORD><CALL>W9XYZ</RECORD>\
+            <FOO x=></FOO>\
             <RECORD><CALL>W1AW</CALL></RECORD>\
             <RECORD><CALL>K2AB";
         let (_, items) = read_all(xml.as_bytes().to_vec());
@@ -1897,11 +1943,14 @@ mod tests {
             .collect();
         assert_eq!(
             summary,
-            ["N0AA", "error 2", "error 3", "error 4", "W1AW", "error 6"]
+            [
+                "N0AA", "error 2", "error 3", "error 4", "error 5", "W1AW", "error 7"
+            ]
         );
         let messages: Vec<_> = items.iter().filter_map(|i| i.as_ref().err()).collect();
         assert!(messages[1].message.contains("PROGRAMID"), "{}", messages[1]);
-        assert!(messages[3].message.contains("truncated"), "{}", messages[3]);
+        assert!(messages[3].message.contains("<FOO>"), "{}", messages[3]);
+        assert!(messages[4].message.contains("truncated"), "{}", messages[4]);
     }
 
     #[test]
@@ -1913,6 +1962,29 @@ mod tests {
             e.to_string(),
             "record 1: tag <CALL> has no length; ADIF writes <CALL:5>K1ABC (at byte 14)"
         );
+    }
+
+    /// Fails every read, like a disk or a network share going away.
+    struct Broken;
+
+    impl Read for Broken {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::other("device gone"))
+        }
+    }
+
+    #[test]
+    fn an_io_error_is_reported_once_and_ends_reading() {
+        let good = Cursor::new(b"<CALL:4>N0AA<EOR>\n<CALL:4>W1AW<EOR>\n<CALL:5>K1".to_vec());
+        let reader = Reader::new(BufReader::with_capacity(8, good.chain(Broken))).unwrap();
+        let items: Vec<_> = reader.collect();
+        assert_eq!(items.len(), 3);
+        let e = items[2].as_ref().unwrap_err();
+        assert_eq!(e.record, 3);
+        assert!(e.message.contains("could not be read: device gone"), "{e}");
+        let e = Reader::new(BufReader::new(Broken)).err().unwrap();
+        assert_eq!(e.record, 0);
+        assert!(e.message.contains("device gone"), "{e}");
     }
 
     /// Generates a header-less ADI file of `total` bytes of whole records, without ever
