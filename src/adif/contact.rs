@@ -538,7 +538,7 @@ mod tests {
         assert_eq!(all.len(), 3);
         assert_eq!(all[0].frequency, 7.025);
         assert_eq!(all[0].mode, "CW");
-        assert_eq!(all[0].time_on, "2026-11-28T00:03:12Z");
+        assert_eq!(all[0].time_on, "2026-11-21T00:03:12Z");
         assert_eq!(all[0].station_callsign.as_deref(), Some("W1AW"));
         assert_eq!(
             all[0].dropped,

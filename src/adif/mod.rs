@@ -45,6 +45,27 @@ impl Record {
             self.fields.push((name.to_ascii_uppercase(), value));
         }
     }
+
+    /// Gives a field this one value: the first field of that name takes it and later ones go,
+    /// or it is appended. An empty value removes the field.
+    pub fn set(&mut self, name: &str, value: impl Into<String>) {
+        let value = value.into();
+        let mut kept = false;
+        self.fields.retain_mut(|(n, v)| {
+            if !n.eq_ignore_ascii_case(name) {
+                return true;
+            }
+            if kept || value.is_empty() {
+                return false;
+            }
+            kept = true;
+            v.clone_from(&value);
+            true
+        });
+        if !kept {
+            self.push(name, value);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -65,5 +86,12 @@ mod tests {
         assert_eq!(r.get("COMMENT"), None);
         assert_eq!(r.get("NOTES"), None);
         assert_eq!(r.fields.len(), 4, "the empty NOTES is not stored");
+        r.set("name", "Set");
+        assert_eq!(r.get("NAME"), Some("Set"));
+        assert_eq!(r.fields.len(), 3, "the second NAME went");
+        r.set("MY_SIG", "POTA");
+        assert_eq!(r.fields.last().unwrap(), &("MY_SIG".into(), "POTA".into()));
+        r.set("MY_SIG", "");
+        assert_eq!(r.get("MY_SIG"), None);
     }
 }

@@ -229,8 +229,10 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
     }
 }
 
+type FileReader = Reader<BufReader<Counting<File>>>;
+
 /// The file as a stream of records, its size and a counter of the bytes read so far.
-fn open(path: &Path) -> Result<(Reader<BufReader<Counting<File>>>, u64, Arc<AtomicU64>), CliError> {
+fn open(path: &Path) -> Result<(FileReader, u64, Arc<AtomicU64>), CliError> {
     let file = File::open(path)
         .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -305,6 +307,10 @@ impl Importer<'_> {
                 }) => {
                     last = last.max(record);
                     self.summary.records += 1;
+                    // The summary names the record itself.
+                    let message = message
+                        .strip_prefix(&format!("record {record}: "))
+                        .map_or(message.clone(), str::to_owned);
                     self.summary.refuse(Refusal {
                         record,
                         callsign: None,
@@ -376,8 +382,7 @@ impl Importer<'_> {
         let Some(client) = self.client else {
             // A dry run makes no folders: the place's name stands for it.
             let name = place.describe();
-            self.places
-                .insert(place, Ok((name.clone(), name.clone())));
+            self.places.insert(place, Ok((name.clone(), name.clone())));
             return Ok(Ok((name.clone(), name)));
         };
         let made = match &place {
@@ -404,15 +409,13 @@ impl Importer<'_> {
         let found = match made {
             Ok(created) => Ok((created.folder.id.clone(), created.folder.name.clone())),
             // The place itself was refused (a malformed park reference): its records are.
-            Err(ClientError::Server(e)) if e.exit_code() == 2 || e.status == 404 => {
-                Err(Refusal {
-                    record,
-                    callsign: Some(c.callsign.clone()),
-                    error: e.error.clone(),
-                    message: format!("{}: {}", place.describe(), e.message),
-                    exit: e.exit_code(),
-                })
-            }
+            Err(ClientError::Server(e)) if e.exit_code() == 2 || e.status == 404 => Err(Refusal {
+                record,
+                callsign: Some(c.callsign.clone()),
+                error: e.error.clone(),
+                message: format!("{}: {}", place.describe(), e.message),
+                exit: e.exit_code(),
+            }),
             Err(other) => return Err(self.stop(other)),
         };
         self.places.insert(place, found.clone());
@@ -503,7 +506,9 @@ impl Importer<'_> {
 /// hunting log when SIG names POTA, DX or REPEATER.
 fn place(c: &Imported, account: Option<&str>) -> Place {
     let day = &c.time_on[..10.min(c.time_on.len())];
-    if c.my_sig.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("POTA"))
+    if c.my_sig
+        .as_deref()
+        .is_some_and(|s| s.eq_ignore_ascii_case("POTA"))
         && let Some(park) = &c.my_sig_info
     {
         let callsign = c
@@ -517,12 +522,15 @@ fn place(c: &Imported, account: Option<&str>) -> Place {
             day: day.replace('-', ""),
         };
     }
-    let program = c.sig.as_deref().and_then(|s| match s.to_ascii_uppercase().as_str() {
-        "POTA" => Some("pota"),
-        "DX" => Some("dx"),
-        "REPEATER" => Some("repeaters"),
-        _ => None,
-    });
+    let program = c
+        .sig
+        .as_deref()
+        .and_then(|s| match s.to_ascii_uppercase().as_str() {
+            "POTA" => Some("pota"),
+            "DX" => Some("dx"),
+            "REPEATER" => Some("repeaters"),
+            _ => None,
+        });
     Place::Monthly {
         month: day[..7.min(day.len())].to_owned(),
         program,
@@ -597,9 +605,13 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
         ));
     }
     if s.band_only > 0 {
+        let (n, had) = if s.band_only == 1 {
+            ("1 record".to_owned(), "has")
+        } else {
+            (format!("{} records", s.band_only), "have")
+        };
         out.push_str(&format!(
-            "{} records had BAND and no FREQ: stored at the band's lower edge (20m as 14.000 MHz)\n",
-            s.band_only
+            "{n} {had} BAND and no FREQ: stored at the band's lower edge (20m as 14.000 MHz)\n"
         ));
     }
     if let Some(why) = &s.stopped {
@@ -662,4 +674,3 @@ mod tests {
         );
     }
 }
-

@@ -66,7 +66,13 @@ pub fn since(text: &str) -> Result<Timestamp, String> {
 
 /// `--until`: through the end of that UTC day, or up to (not including) that moment.
 pub fn until(text: &str) -> Result<Timestamp, String> {
-    day_or_time(text).map(|(t, day)| if day { Timestamp(t.millis() + 86_400_000) } else { t })
+    day_or_time(text).map(|(t, day)| {
+        if day {
+            Timestamp(t.millis() + 86_400_000)
+        } else {
+            t
+        }
+    })
 }
 
 pub fn month(text: &str) -> Result<String, String> {

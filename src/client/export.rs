@@ -113,7 +113,11 @@ pub fn pota_file_name(folder: &Folder) -> Result<String, ExportError> {
     if folder.folder_type != FolderType::Activation {
         return Err(not_pota());
     }
-    match (&folder.callsign, &folder.location_reference, folder.start_time) {
+    match (
+        &folder.callsign,
+        &folder.location_reference,
+        folder.start_time,
+    ) {
         (Some(call), Some(park), Some(start)) => Ok(format!(
             "{}@{}-{}.adi",
             call.replace('/', "_"),
@@ -144,7 +148,10 @@ pub fn folder_file_name(folder: &Folder) -> String {
 }
 
 /// Every contact of an activation, oldest first, for its upload file.
-async fn activation_contacts(client: &Client, folder: &Folder) -> Result<Vec<Contact>, ClientError> {
+async fn activation_contacts(
+    client: &Client,
+    folder: &Folder,
+) -> Result<Vec<Contact>, ClientError> {
     let mut contacts = Vec::new();
     let mut cursor = None;
     loop {
@@ -226,8 +233,8 @@ pub async fn to_file(
     };
     let result = async {
         let file = File::create(&tmp).map_err(|e| failed(&tmp, e))?;
-        let mut out = Writer::new(BufWriter::new(file), chrono::Utc::now())
-            .map_err(|e| failed(&tmp, e))?;
+        let mut out =
+            Writer::new(BufWriter::new(file), chrono::Utc::now()).map_err(|e| failed(&tmp, e))?;
         let records = write(&mut out).await.map_err(|e| match e {
             ExportError::Write(e) => failed(&tmp, e),
             other => other,

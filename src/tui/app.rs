@@ -12,8 +12,8 @@ use tui_input::backend::crossterm::EventHandler;
 use super::form::{ActivationForm, EntryForm, Field};
 use super::journal::{JournalAnswer, JournalEffect};
 use super::outbox::{JournalState, Mark, Outbox};
-use crate::client::journal::{SenderEvent, is_local_folder_id};
 use crate::client::export::Exported;
+use crate::client::journal::{SenderEvent, is_local_folder_id};
 use crate::client::{ClientError, Deleted};
 use crate::model::folder::ROOT_NAME;
 use crate::model::{

@@ -811,7 +811,10 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ),
     ("  Enter on ✗", "fix a refused contact and send it again"),
     ("m", "open this month's log (made if missing, also offline)"),
-    ("x", "export the selected activation (POTA file) or the open folder"),
+    (
+        "x",
+        "export the selected activation (POTA file) or the open folder",
+    ),
     ("r", "refresh everything from the service"),
     ("?", "this help; any key closes it"),
     ("q  Ctrl-C", "quit; waiting contacts stay in the journal"),

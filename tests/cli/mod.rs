@@ -3,6 +3,7 @@
 //! touch the user's keychain or ~/.config; the keychain tests start a private Secret Service.
 
 mod activations;
+mod adif;
 mod auth;
 mod contacts;
 mod errors;

@@ -1,0 +1,579 @@
+//! `svc import adif`, `svc export adif` and `svc activations export` through the real binary
+//! against the real server: the corpus of other loggers' files under tests/data/adif goes in,
+//! comes out, goes into a fresh account and comes out the same; POTA's upload file; bad files.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use svc::adif::{Reader, Record};
+
+use super::{Cli, Run};
+use crate::common::{Api, Server};
+
+const ROOMY: &[&str] = &[
+    "--burst-limit",
+    "100000",
+    "--daily-contact-budget",
+    "100000",
+    "--free-plan-cap",
+    "100000",
+];
+
+/// The files other loggers write that every record of goes in.
+const READABLE: &[&str] = &[
+    "wsjtx.adi",
+    "n1mm.adi",
+    "qrz.adi",
+    "log.adx",
+    "lowercase.adi",
+    "utf8.adi",
+    "noheader.adi",
+    "p2p.adi",
+];
+
+fn corpus(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/adif")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn account(flags: &[&str]) -> (Server, Api, Cli) {
+    let server = Server::start_with(flags);
+    let api = server.account("W1AW", "elevated");
+    let cli = Cli::with_key(&server, &api);
+    (server, api, cli)
+}
+
+/// The records of an ADIF file, checked field by field against an independent reading of its
+/// length counts: each `<NAME:N>` is followed by exactly N bytes and then a blank or a tag.
+fn records(path: &Path) -> Vec<Record> {
+    let bytes = std::fs::read(path).unwrap();
+    let text = String::from_utf8(bytes.clone()).expect("the export is UTF-8");
+    assert!(!text.starts_with('<'), "the header must not begin with <");
+    let mut at = 0;
+    while let Some(open) = text[at..].find('<') {
+        let tag_start = at + open;
+        let close = tag_start + text[tag_start..].find('>').unwrap();
+        let tag = &text[tag_start + 1..close];
+        at = close + 1;
+        if let Some((_, len)) = tag.split_once(':') {
+            let len: usize = len.split(':').next().unwrap().parse().unwrap();
+            let after = bytes.get(at + len).copied();
+            assert!(
+                matches!(after, Some(b' ' | b'<' | b'\n')),
+                "the length of <{tag}> does not end its value: {:?}",
+                String::from_utf8_lossy(&bytes[at..(at + len + 5).min(bytes.len())])
+            );
+            at += len;
+        }
+    }
+    let reader = Reader::new(std::io::BufReader::new(std::fs::File::open(path).unwrap())).unwrap();
+    assert_eq!(reader.header().get("PROGRAMID"), Some("svc"));
+    assert_eq!(reader.header().get("ADIF_VER"), Some("3.1.5"));
+    assert!(reader.header().get("CREATED_TIMESTAMP").is_some());
+    reader.map(|r| r.unwrap()).collect()
+}
+
+/// Records as comparable text, one line each, fields sorted.
+fn lines(records: &[Record]) -> BTreeSet<String> {
+    records
+        .iter()
+        .map(|r| {
+            let mut fields: Vec<String> =
+                r.fields.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            fields.sort();
+            fields.join(" ")
+        })
+        .collect()
+}
+
+fn import(cli: &Cli, file: &str, flags: &[&str]) -> Run {
+    let mut args = vec!["import", "adif", file];
+    args.extend_from_slice(flags);
+    cli.run(&args)
+}
+
+fn export_all(cli: &Cli, dir: &Path, name: &str) -> PathBuf {
+    let out = dir.join(name);
+    let run = cli.run(&[
+        "export",
+        "adif",
+        "--all",
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    run.ok();
+    assert_eq!(run.json()["path"], out.to_str().unwrap());
+    out
+}
+
+fn corpus_goes_in_comes_out_and_goes_into_a_fresh_account_the_same() {
+    let (_server, api, cli) = account(ROOMY);
+    let mut expected = 0;
+    for name in READABLE {
+        let run = import(&cli, &corpus(name), &["--auto", "--json"]);
+        run.ok();
+        let summary = run.json();
+        assert_eq!(summary["refusedCount"], 0, "{name}: {summary}");
+        let records = summary["records"].as_u64().unwrap();
+        let went =
+            summary["imported"].as_u64().unwrap() + summary["alreadyThere"].as_u64().unwrap();
+        assert_eq!(went, records, "{name}: {summary}");
+        expected += summary["imported"].as_u64().unwrap();
+    }
+    assert_eq!(api.qso_count() as u64, expected);
+
+    // What each file became.
+    let dir = tempfile::tempdir().unwrap();
+    let first = records(&export_all(&cli, dir.path(), "first.adi"));
+    assert_eq!(first.len() as u64, expected);
+    let find = |call: &str| {
+        first
+            .iter()
+            .find(|r| r.get("CALL") == Some(call))
+            .unwrap_or_else(|| panic!("no {call} in the export"))
+    };
+    let jurgen = find("DL1ABC");
+    assert_eq!(jurgen.get("NAME"), Some("Jürgen Øster"));
+    assert_eq!(jurgen.get("MODE"), Some("SSB"));
+    let ft4 = find("JA1XYZ");
+    assert!(
+        first.iter().any(|r| r.get("CALL") == Some("JA1XYZ")
+            && r.get("MODE") == Some("MFSK")
+            && r.get("SUBMODE") == Some("FT4")),
+        "{ft4:?}"
+    );
+    let p2p = find("K2PTP");
+    assert_eq!(p2p.get("MY_SIG"), Some("POTA"));
+    assert_eq!(p2p.get("MY_SIG_INFO"), Some("US-1234"));
+    assert_eq!(p2p.get("SIG_INFO"), Some("US-0001,US-0002"));
+    let activations = api.folders("activation");
+    assert_eq!(activations.len(), 1, "{activations:?}");
+    assert_eq!(activations[0]["name"], "W1AW@US-1234-20261107");
+
+    // The same files again store nothing new.
+    for name in READABLE {
+        let summary = import(&cli, &corpus(name), &["--auto", "--json"]).json();
+        assert_eq!(summary["imported"], 0, "{name}: {summary}");
+    }
+    assert_eq!(api.qso_count() as u64, expected);
+
+    // The export into a fresh account of another service, and out again: the same records.
+    let (_other, other_api, other) = account(ROOMY);
+    let path = dir.path().join("first.adi");
+    let summary = import(&other, path.to_str().unwrap(), &["--auto", "--json"]).json();
+    assert_eq!(summary["imported"].as_u64().unwrap(), expected, "{summary}");
+    assert_eq!(other_api.qso_count() as u64, expected);
+    let second = records(&export_all(&other, dir.path(), "second.adi"));
+    assert_eq!(lines(&first), lines(&second));
+}
+
+fn activation_export_writes_pota_s_file() {
+    let (_server, api, cli) = account(ROOMY);
+    let yesterday = svc::model::Timestamp(svc::model::Timestamp::now().millis() - 86_400_000);
+    let day = yesterday.utc_date();
+    let start = format!("{}T23:00:00Z", day.format("%Y-%m-%d"));
+    let r = api.post(
+        "/v1/activations",
+        json!({ "locationReference": "us-1234", "callsign": "k1abc/p", "startTime": start }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let activation = r.id();
+    let next_day = day.succ_opt().unwrap().format("%Y-%m-%d");
+    for (call, time, sig) in [
+        (
+            "N0AA",
+            format!("{}T23:10:00Z", day.format("%Y-%m-%d")),
+            None,
+        ),
+        (
+            "K2PTP",
+            format!("{}T23:20:00Z", day.format("%Y-%m-%d")),
+            Some("US-0001, us-0002"),
+        ),
+        ("W9XYZ", format!("{next_day}T00:30:00Z"), None),
+    ] {
+        let mut body = json!({
+            "folderId": activation, "callsign": call, "frequency": 14.062,
+            "mode": "CW", "timeOn": time,
+        });
+        if let Some(parks) = sig {
+            body["sig"] = json!("POTA");
+            body["sigInfo"] = json!(parks);
+        }
+        assert_eq!(api.post("/v1/contacts", body.clone()).status, 201, "{body}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = cli.run(&[
+        "activations",
+        "export",
+        &activation,
+        "--dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    run.ok();
+    let name = format!("K1ABC_P@US-1234-{}.adi", day.format("%Y%m%d"));
+    let path = dir.path().join(&name);
+    assert_eq!(run.stdout.trim(), path.to_str().unwrap(), "{run:?}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.lines().next().unwrap().contains("svc"), "{text}");
+    let got = records(&path);
+    // Three contacts over two UTC days; the park-to-park one is one record per park.
+    assert_eq!(got.len(), 4, "{text}");
+    for r in &got {
+        assert_eq!(r.get("STATION_CALLSIGN"), Some("K1ABC/P"), "{r:?}");
+        assert_eq!(r.get("MY_SIG"), Some("POTA"), "{r:?}");
+        assert_eq!(r.get("MY_SIG_INFO"), Some("US-1234"), "{r:?}");
+        assert_eq!(r.get("MY_POTA_REF"), Some("US-1234"), "{r:?}");
+        assert_eq!(r.get("BAND"), Some("20m"), "{r:?}");
+    }
+    let parks: BTreeSet<_> = got
+        .iter()
+        .filter(|r| r.get("CALL") == Some("K2PTP"))
+        .map(|r| {
+            (
+                r.get("SIG_INFO").unwrap().to_owned(),
+                r.get("POTA_REF").unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        parks,
+        BTreeSet::from([
+            ("US-0001".to_owned(), "US-0001".to_owned()),
+            ("US-0002".to_owned(), "US-0002".to_owned())
+        ])
+    );
+    let days: BTreeSet<_> = got
+        .iter()
+        .map(|r| r.get("QSO_DATE").unwrap().to_owned())
+        .collect();
+    assert_eq!(days.len(), 2, "both UTC days: {days:?}");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "no temporary file is left: {leftovers:?}"
+    );
+
+    let json = cli
+        .run(&[
+            "activations",
+            "export",
+            &activation,
+            "--dir",
+            dir.path().to_str().unwrap(),
+            "--json",
+        ])
+        .json();
+    assert_eq!(
+        json,
+        json!({ "path": path.to_str().unwrap(), "contacts": 3, "records": 4 })
+    );
+
+    // A monthly folder is no activation; a missing one is not found.
+    let monthly = api.monthly(&crate::common::this_month().0, None);
+    let msg = cli.run(&["activations", "export", &monthly]).fails(
+        2,
+        "activations export",
+        "validation_error",
+    );
+    assert!(msg.contains("svc export adif --folder"), "{msg}");
+    cli.run(&["activations", "export", "fld_aaaaaaaaaaaaaaaa"])
+        .fails(1, "activations export", "not_found");
+}
+
+fn export_takes_a_folder_and_a_window_of_days() {
+    let (_server, api, cli) = account(ROOMY);
+    import(&cli, &corpus("wsjtx.adi"), &["--auto"]).ok();
+    let folder = api.folder_named("2026-11");
+    // Stdout, one folder, 1 November only.
+    let run = cli.run(&[
+        "export",
+        "adif",
+        "--folder",
+        &folder,
+        "--until",
+        "2026-11-01",
+    ]);
+    run.ok();
+    let calls: BTreeSet<String> = Reader::new(run.stdout.as_bytes())
+        .unwrap()
+        .map(|r| r.unwrap().get("CALL").unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        calls,
+        BTreeSet::from(["JA1XYZ".into(), "K1ABC".into(), "W9XYZ".into()])
+    );
+    let run = cli.run(&["export", "adif", "--all", "--since", "2026-11-02T00:00:00Z"]);
+    run.ok();
+    assert_eq!(run.stdout.matches("<EOR>").count(), 1, "{}", run.stdout);
+
+    let msg = cli.run(&["export", "adif", "--all", "--json"]).fails_json(
+        2,
+        "export adif",
+        "validation_error",
+    );
+    assert!(msg["message"].as_str().unwrap().contains("--out"), "{msg}");
+    let msg = cli
+        .run(&[
+            "export",
+            "adif",
+            "--all",
+            "--since",
+            "2026-11-05",
+            "--until",
+            "2026-11-01",
+        ])
+        .fails(2, "export adif", "validation_error");
+    assert!(msg.contains("--until"), "{msg}");
+    cli.run(&["export", "adif"])
+        .fails(2, "export adif", "validation_error");
+    cli.run(&["export", "adif", "--all", "--since", "yesterday"])
+        .fails(2, "export adif", "validation_error");
+}
+
+fn bad_files_say_which_record_and_store_nothing_of_it() {
+    let (_server, api, cli) = account(ROOMY);
+    for (name, record, says) in [
+        ("truncated.adi", 3, "no <EOR>"),
+        ("wrong_length.adi", 2, "length"),
+        ("no_length.adi", 2, "has no length"),
+    ] {
+        let before = api.qso_count();
+        let run = import(&cli, &corpus(name), &["--auto", "--json"]);
+        let envelope = run.fails_json(2, "import adif", "validation_error");
+        let summary = run.json();
+        let first = &summary["refused"][0];
+        assert_eq!(first["record"], record, "{name}: {summary}");
+        assert!(
+            first["message"].as_str().unwrap().contains(says),
+            "{name}: {summary}"
+        );
+        assert!(
+            envelope["message"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("record {record}")),
+            "{envelope}"
+        );
+        // The readable records went in, the unreadable ones did not.
+        let readable =
+            summary["records"].as_u64().unwrap() - summary["refusedCount"].as_u64().unwrap();
+        assert_eq!(
+            summary["imported"].as_u64().unwrap(),
+            readable,
+            "{name}: {summary}"
+        );
+        assert_eq!((api.qso_count() - before) as u64, readable, "{name}");
+    }
+    let before = api.qso_count();
+    for (name, says) in [("junk.bin", "not an ADIF file"), ("empty.adi", "empty")] {
+        let msg =
+            import(&cli, &corpus(name), &["--auto"]).fails(2, "import adif", "validation_error");
+        assert!(msg.contains(says), "{name}: {msg}");
+    }
+    let msg = import(&cli, "/nonexistent/log.adi", &["--auto"]).fails(
+        2,
+        "import adif",
+        "validation_error",
+    );
+    assert!(msg.contains("cannot read"), "{msg}");
+    let msg = import(&cli, &corpus("wsjtx.adi"), &[]).fails(2, "import adif", "validation_error");
+    assert!(msg.contains("--auto"), "{msg}");
+    assert_eq!(api.qso_count(), before);
+
+    // --folder: a monthly log takes its own month only; the others are refused by the service.
+    let october = api.monthly("2026-10", None);
+    let run = import(
+        &cli,
+        &corpus("wsjtx.adi"),
+        &["--folder", &october, "--json"],
+    );
+    run.fails_json(2, "import adif", "validation_error");
+    let summary = run.json();
+    assert_eq!(summary["refusedCount"], 4, "{summary}");
+    assert!(
+        summary["refused"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("2026-11"),
+        "{summary}"
+    );
+    assert_eq!(api.qso_count(), before);
+}
+
+/// A generated file of about 50 MB with one bad record in the middle, read in a dry run: the
+/// record is named and the client's memory stays far below the file's size.
+fn a_fifty_megabyte_file_is_read_with_flat_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.adi");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(file, "generated\n<EOH>").unwrap();
+    let mut n = 0;
+    let mut written = 0;
+    while written < 50 * 1024 * 1024 {
+        n += 1;
+        let line = if n == 100_000 {
+            "<CALL>K1BAD <QSO_DATE:8>20261101 <TIME_ON:4>1200 <FREQ:6>14.074 <MODE:3>FT8 <EOR>\n"
+                .to_owned()
+        } else {
+            let notes = "x".repeat(80);
+            let time = format!("{:02}{:02}{:02}", (n / 3600) % 24, (n / 60) % 60, n % 60);
+            format!(
+                "<CALL:5>K1ABC <QSO_DATE:8>20261101 <TIME_ON:6>{time} <BAND:3>20m <FREQ:6>14.074 <MODE:3>FT8 <COMMENT:80>{notes} <EOR>\n"
+            )
+        };
+        file.write_all(line.as_bytes()).unwrap();
+        written += line.len();
+    }
+    file.flush().unwrap();
+    drop(file);
+
+    let cli = Cli::new("http://127.0.0.1:9");
+    let mut child = cli
+        .std_command()
+        .args([
+            "import",
+            "adif",
+            path.to_str().unwrap(),
+            "--dry-run",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak_kb = 0u64;
+    let output = loop {
+        if let Ok(text) = std::fs::read_to_string(&status)
+            && let Some(line) = text.lines().find(|l| l.starts_with("VmHWM:"))
+        {
+            let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            peak_kb = peak_kb.max(kb);
+        }
+        if child.try_wait().unwrap().is_some() {
+            break child.wait_with_output().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["records"], n, "{summary}");
+    assert_eq!(summary["refusedCount"], 1, "{summary}");
+    assert_eq!(summary["refused"][0]["record"], 100_000, "{summary}");
+    assert_eq!(
+        summary["folders"]["monthly log 2026-11"],
+        n - 1,
+        "{summary}"
+    );
+    assert!(peak_kb > 0, "the peak was read");
+    assert!(
+        peak_kb < 48 * 1024,
+        "peak memory {peak_kb} kB for a 50 MB file"
+    );
+}
+
+fn the_free_plan_cap_stops_an_import_and_says_how_many_went_in() {
+    let (_server, api, cli) = account(&["--free-plan-cap", "5"]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("eight.adi");
+    let mut text = String::from("eight\n<EOH>\n");
+    for n in 0..8 {
+        text.push_str(&format!(
+            "<CALL:5>K{n}CAP <QSO_DATE:8>20261101 <TIME_ON:6>1200{n:02} <FREQ:6>14.074 <MODE:3>FT8 <EOR>\n"
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+    let run = import(&cli, path.to_str().unwrap(), &["--auto", "--json"]);
+    let envelope = run.fails_json(6, "import adif", "qso_cap_reached");
+    assert!(
+        envelope["message"]
+            .as_str()
+            .unwrap()
+            .contains("after 5 contacts went in"),
+        "{envelope}"
+    );
+    let summary = run.json();
+    assert_eq!(summary["imported"], 5, "{summary}");
+    assert_eq!(summary["refused"][0]["record"], 6, "{summary}");
+    assert_eq!(api.qso_count(), 5);
+}
+
+fn a_dry_run_shows_where_each_contact_would_go_and_sends_nothing() {
+    let (_server, api, cli) = account(ROOMY);
+    let run = import(&cli, &corpus("p2p.adi"), &["--auto", "--dry-run"]);
+    run.ok();
+    assert!(
+        run.stdout
+            .contains("dry run: 2 records read, 2 would be imported"),
+        "{run:?}"
+    );
+    assert!(
+        run.stdout.contains("activation W1AW@US-1234-20261107"),
+        "{run:?}"
+    );
+    let run = import(&cli, &corpus("lowercase.adi"), &["--auto", "--dry-run"]);
+    run.ok();
+    assert!(run.stdout.contains("POTA hunting log 2026-11"), "{run:?}");
+    assert!(
+        run.stdout.contains("1 record has BAND and no FREQ"),
+        "{run:?}"
+    );
+    assert_eq!(api.qso_count(), 0);
+    assert!(api.folders("activation").is_empty());
+}
+
+crate::both_backends!(corpus_goes_in_comes_out_and_goes_into_a_fresh_account_the_same);
+
+#[test]
+fn activation_export() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        activation_export_writes_pota_s_file,
+    );
+}
+
+#[test]
+fn export_window() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        export_takes_a_folder_and_a_window_of_days,
+    );
+}
+
+#[test]
+fn bad_files() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        bad_files_say_which_record_and_store_nothing_of_it,
+    );
+}
+
+#[test]
+fn fifty_megabytes() {
+    a_fifty_megabyte_file_is_read_with_flat_memory();
+}
+
+#[test]
+fn free_plan_cap() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        the_free_plan_cap_stops_an_import_and_says_how_many_went_in,
+    );
+}
+
+#[test]
+fn dry_run() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        a_dry_run_shows_where_each_contact_would_go_and_sends_nothing,
+    );
+}
