@@ -48,9 +48,13 @@ impl App {
                 } else {
                     format!(" as {} records", done.records)
                 };
+                let contacts = match done.contacts {
+                    1 => "1 contact".to_owned(),
+                    n => format!("{n} contacts"),
+                };
                 self.say(
                     Tone::Success,
-                    format!("exported {} contacts{records} to {path}", done.contacts),
+                    format!("exported {contacts}{records} to {path}"),
                 );
             }
             Err(why) => self.say(Tone::Error, format!("{name} not exported: {why}")),

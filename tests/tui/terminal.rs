@@ -63,6 +63,8 @@ impl Tui {
                 None => cmd.env_remove(k),
             }
         }
+        // Files the logbook writes (an export) land in the user's private HOME.
+        cmd.cwd(cli.home.path());
         cmd.env("TERM", "xterm-256color");
         cmd.env_remove("NO_COLOR");
         for (k, v) in extra {
@@ -319,8 +321,16 @@ fn starts_an_activation_and_counts_its_contacts() {
     assert_eq!(stored[0]["rstSent"], "59", "phone reports are two digits");
     assert_eq!(stored[0]["mySig"], "POTA");
     tui.close_form();
-    // End it from the activations pane, after y.
+    // Its POTA file, from the activations pane, into the directory the logbook started in.
     tui.keys("\x1b[Z");
+    tui.keys("x");
+    let name = activations[0]["name"].as_str().unwrap();
+    let path = cli.home.path().join(format!("{name}.adi"));
+    tui.wait_for(&format!("exported 1 contact to {}", path.display()));
+    let file = std::fs::read_to_string(&path).unwrap();
+    assert!(file.contains("<CALL:4>K2AA "), "{file}");
+    assert!(file.contains("<MY_SIG_INFO:7>US-1234 "), "{file}");
+    // End it, after y.
     tui.keys("e");
     tui.wait_for("End activation US-1234 now?");
     tui.keys("y");
