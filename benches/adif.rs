@@ -26,7 +26,11 @@ const RAISED: &[&str] = &[
 /// spread over ten months (so `--auto` files them into ten monthly logs).
 fn write_log(path: &Path) {
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-    writeln!(out, "WSJT-X ADIF Export\n<adif_ver:5>3.1.0\n<programid:6>WSJT-X\n<EOH>").unwrap();
+    writeln!(
+        out,
+        "WSJT-X ADIF Export\n<adif_ver:5>3.1.0\n<programid:6>WSJT-X\n<EOH>"
+    )
+    .unwrap();
     for n in 0..RECORDS {
         let month = 1 + n % 10;
         let day = 1 + (n / 10) % 28;
@@ -132,11 +136,21 @@ fn main() {
             .map(|_| {
                 run(
                     server,
-                    &["export", "adif", "--all", "--quiet", "--out", out.to_str().unwrap()],
+                    &[
+                        "export",
+                        "adif",
+                        "--all",
+                        "--quiet",
+                        "--out",
+                        out.to_str().unwrap(),
+                    ],
                 )
             })
             .collect();
-        let written = std::fs::read_to_string(&out).unwrap().matches("<EOR>").count();
+        let written = std::fs::read_to_string(&out)
+            .unwrap()
+            .matches("<EOR>")
+            .count();
         assert_eq!(written, RECORDS, "every contact exported");
         report("export adif --all --out FILE", &runs);
     }

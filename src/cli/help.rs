@@ -133,6 +133,28 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "activations export",
+        &[
+            "svc activations export fld_6bd4d7ppqfy6hdvp",
+            "svc activations export fld_6bd4d7ppqfy6hdvp --dir ~/pota --json",
+        ],
+    ),
+    (
+        "export adif",
+        &[
+            "svc export adif --all --out log.adi",
+            "svc export adif --folder fld_xvwtezryill4sy4z --since 2026-11-01 > november.adi",
+        ],
+    ),
+    (
+        "import adif",
+        &[
+            "svc import adif wsjtx_log.adi --auto --dry-run",
+            "svc import adif wsjtx_log.adi --auto",
+            "svc import adif n1mm.adi --folder fld_xvwtezryill4sy4z --json",
+        ],
+    ),
+    (
         "outbox list",
         &["svc outbox list", "svc outbox list --ndjson"],
     ),
