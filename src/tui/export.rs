@@ -1,20 +1,28 @@
-//! The logbook's `x`: the selected activation as its POTA upload file, else the open folder as
-//! ADIF, written by a background task into the directory the logbook was started in.
+//! The logbook's `x`: the selected activation as its POTA upload file, or the selected (else
+//! the open) folder as ADIF, written by a background task into the directory the logbook was
+//! started in.
 
 use super::app::{App, Effect, Pane, Tone};
 use crate::client::export::Exported;
 use crate::client::journal::is_local_folder_id;
+use crate::model::FolderType;
 
 impl App {
     pub(super) fn export_key(&mut self) -> Vec<Effect> {
         let folder = match self.focus {
             Pane::Activations => self.selected_activation().cloned(),
-            _ => self.contacts.folder.clone(),
+            // Categories hold no contacts: the open folder, if any, is meant then.
+            Pane::Folders => self
+                .selected_folder()
+                .filter(|f| f.folder_type != FolderType::Category)
+                .or(self.contacts.folder.as_ref())
+                .cloned(),
+            Pane::Contacts => self.contacts.folder.clone(),
         };
         let Some(folder) = folder else {
             self.say(
                 Tone::Warning,
-                "x exports: select an activation in Activations, or open a folder first",
+                "x exports: select an activation or a log, or open a folder first",
             );
             return vec![];
         };

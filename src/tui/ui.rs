@@ -808,7 +808,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("d", "delete the contact, or discard a ↑ ✗ one (after y)"),
     ("  Enter on ✗", "fix a refused contact and send it again"),
     ("m", "open this month's log (made if missing, offline too)"),
-    ("x", "write the activation's POTA file, or the open folder"),
+    ("x", "write the activation's POTA file, or a log as ADIF"),
     ("r", "refresh everything from the service"),
     ("?", "this help; any key closes it"),
     ("q  Ctrl-C", "quit; waiting contacts stay in the journal"),

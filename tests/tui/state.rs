@@ -934,3 +934,66 @@ fn a_resize_keeps_the_selection_on_screen() {
         app.contacts.view.offset
     );
 }
+
+#[test]
+fn x_exports_the_selected_log_or_activation_and_says_where_it_went() {
+    let mut app = loaded();
+    // A category holds no contacts, and nothing is open yet.
+    assert_eq!(press(&mut app, KeyCode::Char('x')), []);
+    assert_eq!(tone(&app), Some(Tone::Warning));
+    assert!(
+        status(&app).contains("select an activation or a log"),
+        "{}",
+        status(&app)
+    );
+    press(&mut app, KeyCode::End);
+    let effects = press(&mut app, KeyCode::Char('x'));
+    let [Effect::Export { folder, callsign }] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(
+        (folder.name.as_str(), callsign.as_str()),
+        ("2026-11", "W1AW")
+    );
+    assert!(
+        status(&app).contains("exporting 2026-11"),
+        "{}",
+        status(&app)
+    );
+    update(
+        &mut app,
+        Action::Exported {
+            name: "2026-11".into(),
+            result: Ok(svc::client::export::Exported {
+                path: Some("/home/ham/2026-11.adi".into()),
+                contacts: 1,
+                records: 1,
+            }),
+        },
+    );
+    assert_eq!(status(&app), "exported 1 contact to /home/ham/2026-11.adi");
+    assert_eq!(tone(&app), Some(Tone::Success));
+
+    // In Activations: the selected activation, as its POTA file.
+    while app.focus != Pane::Activations {
+        press(&mut app, KeyCode::Tab);
+    }
+    let effects = press(&mut app, KeyCode::Char('x'));
+    let [Effect::Export { folder, .. }] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(folder.id, PARK);
+    update(
+        &mut app,
+        Action::Exported {
+            name: folder.name.clone(),
+            result: Err("cannot write /ro/x.adi: read-only file system".into()),
+        },
+    );
+    assert_eq!(tone(&app), Some(Tone::Error));
+    assert!(
+        status(&app).contains("not exported: cannot write"),
+        "{}",
+        status(&app)
+    );
+}
