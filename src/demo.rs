@@ -80,6 +80,7 @@ async fn demo(path: &Path, journal: PathBuf, color: bool) -> Result<tui::Left, S
         store: store.clone(),
         limits: Limits::default(),
         web: Default::default(),
+        logbooks: None,
     };
     let service = tokio::spawn(server::serve(listener, state, async {
         let _ = stopped.await;

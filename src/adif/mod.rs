@@ -16,7 +16,7 @@ mod read;
 mod write;
 
 pub use read::{Format, ReadError, Reader};
-pub use write::Writer;
+pub use write::{Writer, record_text};
 
 /// One ADIF record: fields in file order, names upper-case ASCII, values as text.
 #[derive(Debug, Clone, PartialEq, Default)]

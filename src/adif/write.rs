@@ -43,29 +43,7 @@ impl<W: Write> Writer<W> {
     /// would see nothing in it. A field name that would break the tag syntax is refused with
     /// `InvalidInput` before anything of the record is written.
     pub fn record(&mut self, record: &Record) -> io::Result<()> {
-        let fields: Vec<_> = record
-            .fields
-            .iter()
-            .filter(|(_, value)| !value.is_empty())
-            .collect();
-        if fields.is_empty() {
-            return Ok(());
-        }
-        if let Some((name, _)) = fields.iter().find(|(name, _)| !valid_name(name)) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "{name:?} is not an ADIF field name: names are ASCII letters, digits and underscores"
-                ),
-            ));
-        }
-        let mut line = Vec::new();
-        for (name, value) in fields {
-            field(&mut line, name, value)?;
-            line.push(b' ');
-        }
-        line.extend_from_slice(b"<EOR>\n");
-        self.out.write_all(&line)
+        self.out.write_all(&line(record)?)
     }
 
     /// Flushes and hands the output back.
@@ -73,6 +51,39 @@ impl<W: Write> Writer<W> {
         self.out.flush()?;
         Ok(self.out)
     }
+}
+
+/// One record as the writer writes it, on its own: what an external logbook's API takes for
+/// one contact. Empty when the record has no non-empty field.
+pub fn record_text(record: &Record) -> io::Result<String> {
+    let bytes = line(record)?;
+    String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+fn line(record: &Record) -> io::Result<Vec<u8>> {
+    let fields: Vec<_> = record
+        .fields
+        .iter()
+        .filter(|(_, value)| !value.is_empty())
+        .collect();
+    if fields.is_empty() {
+        return Ok(Vec::new());
+    }
+    if let Some((name, _)) = fields.iter().find(|(name, _)| !valid_name(name)) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{name:?} is not an ADIF field name: names are ASCII letters, digits and underscores"
+            ),
+        ));
+    }
+    let mut line = Vec::new();
+    for (name, value) in fields {
+        field(&mut line, name, value)?;
+        line.push(b' ');
+    }
+    line.extend_from_slice(b"<EOR>\n");
+    Ok(line)
 }
 
 fn field(out: &mut impl Write, name: &str, value: &str) -> io::Result<()> {

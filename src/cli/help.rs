@@ -154,6 +154,25 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
             "svc import adif n1mm.adi --folder fld_xvwtezryill4sy4z --json",
         ],
     ),
+    ("logbooks list", &["svc logbooks list", "svc logbooks list --json"]),
+    (
+        "logbooks connect",
+        &[
+            "svc logbooks connect qrz",
+            "svc logbooks connect qrz --auto-push on --json < qrz-key.txt",
+        ],
+    ),
+    (
+        "logbooks set",
+        &[
+            "svc logbooks set lbk_kig4cpwianj2qdvz --auto-push off",
+            "svc logbooks set lbk_kig4cpwianj2qdvz --api-key",
+        ],
+    ),
+    (
+        "logbooks disconnect",
+        &["svc logbooks disconnect lbk_kig4cpwianj2qdvz"],
+    ),
     (
         "outbox list",
         &["svc outbox list", "svc outbox list --ndjson"],

@@ -13,6 +13,12 @@ pub fn folder_id(text: &str) -> Result<String, String> {
         .map_err(|e| e.message)
 }
 
+pub fn logbook_id(text: &str) -> Result<String, String> {
+    IdKind::Logbook
+        .parse("logbook id", text.trim())
+        .map_err(|e| e.message)
+}
+
 pub fn contact_id(text: &str) -> Result<String, String> {
     IdKind::Contact
         .parse("contact id", text.trim())

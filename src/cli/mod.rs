@@ -10,6 +10,7 @@ pub mod folders;
 pub mod help;
 pub mod import;
 pub mod input;
+pub mod logbooks;
 pub mod outbox;
 pub mod output;
 pub mod whoami;
@@ -90,6 +91,11 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: import::ImportCommand,
     },
+    /// Connect external logbooks (QRZ) that new contacts are pushed to
+    Logbooks {
+        #[command(subcommand)]
+        command: logbooks::LogbooksCommand,
+    },
     /// Print the help of a command, or of every command with --all
     Help(help::HelpArgs),
     /// Print a shell completion script
@@ -109,6 +115,7 @@ impl ClientCommand {
             ClientCommand::Outbox { command } => format!("outbox {}", command.name()),
             ClientCommand::Export { command } => format!("export {}", command.name()),
             ClientCommand::Import { command } => format!("import {}", command.name()),
+            ClientCommand::Logbooks { command } => format!("logbooks {}", command.name()),
             ClientCommand::Help(_) => "help".into(),
             ClientCommand::Completions(_) => "completions".into(),
             ClientCommand::Man(_) => "man".into(),
@@ -400,6 +407,7 @@ pub fn run(global: GlobalArgs, command: ClientCommand, root: &clap::Command) -> 
         ClientCommand::Outbox { command } => outbox::run(&ctx, command),
         ClientCommand::Export { command } => export::run(&ctx, command),
         ClientCommand::Import { command } => import::run(&ctx, command),
+        ClientCommand::Logbooks { command } => logbooks::run(&ctx, command),
         ClientCommand::Help(args) => help::run_help(&ctx, &args, root),
         ClientCommand::Completions(args) => completions::run(&ctx, &args, root),
         ClientCommand::Man(args) => help::run_man(&ctx, &args, root),

@@ -6,6 +6,7 @@ pub mod error;
 pub mod export;
 pub mod journal;
 pub mod keystore;
+pub mod logbooks;
 pub mod types;
 
 use std::time::{Duration, Instant};

@@ -34,6 +34,9 @@ pub struct Contact {
     pub activation_id: Option<String>,
     pub station_callsign: Option<String>,
     pub created_at: Timestamp,
+    /// Where the contact went in the account's external logbooks; absent when nowhere.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub external: Vec<super::ExternalCopy>,
 }
 
 /// A contact as the client sent it, fields still unchecked.

@@ -58,6 +58,7 @@ pub enum IdKind {
     Key,
     Account,
     Request,
+    Logbook,
 }
 
 impl IdKind {
@@ -68,6 +69,7 @@ impl IdKind {
             IdKind::Key => "key_",
             IdKind::Account => "acc_",
             IdKind::Request => "req_",
+            IdKind::Logbook => "lbk_",
         }
     }
 
@@ -78,6 +80,7 @@ impl IdKind {
             IdKind::Key => "key id",
             IdKind::Account => "account id",
             IdKind::Request => "request id",
+            IdKind::Logbook => "logbook id",
         }
     }
 

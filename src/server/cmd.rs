@@ -5,7 +5,12 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use std::sync::Arc;
+
 use super::AppState;
+use super::logbooks::Logbooks;
+use super::logbooks::qrz::Qrz;
+use super::logbooks::secret::Secret;
 use crate::model::{
     ApiError, ApiKey, ErrorCode, Plan, Tier, Timestamp, callsign::normalize_callsign, text,
 };
@@ -83,6 +88,17 @@ struct StartArgs {
     /// X-Forwarded-For entry
     #[arg(long, env = "SVC_TRUST_PROXY")]
     trust_proxy: bool,
+    /// A file holding the secret (at least 32 bytes) that seals external logbooks' API keys;
+    /// without it, external logbooks are off
+    #[arg(long, env = "SVC_SECRET_FILE", value_name = "PATH")]
+    secret_file: Option<std::path::PathBuf>,
+    /// The secret the keys were sealed with before --secret-file: at start every key is sealed
+    /// again with the new one (README, "Rotating the secret")
+    #[arg(long, env = "SVC_PREVIOUS_SECRET_FILE", value_name = "PATH", requires = "secret_file")]
+    previous_secret_file: Option<std::path::PathBuf>,
+    /// The QRZ Logbook API's address
+    #[arg(long, env = "SVC_QRZ_API_URL", value_name = "URL", default_value = super::logbooks::qrz::DEFAULT_API_URL)]
+    qrz_api_url: String,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -448,6 +464,26 @@ async fn shutdown_signal() {
     }
 }
 
+/// Seals every logbook key sealed with `previous` again with `secret`; keys `secret` opens
+/// already are left as they are, so a restart with both files changes nothing more.
+async fn reseal(store: &dyn Store, previous: &Secret, secret: &Secret) -> Result<(), Fail> {
+    let mut moved = 0;
+    for (id, sealed) in store.sealed_keys().await? {
+        if secret.open(&id, &sealed).is_some() {
+            continue;
+        }
+        match previous.open(&id, &sealed) {
+            Some(key) => {
+                store.reseal_key(&id, &secret.seal(&id, &key)).await?;
+                moved += 1;
+            }
+            None => tracing::warn!(logbook = %id, "neither secret opens this logbook's key"),
+        }
+    }
+    tracing::info!(moved, "logbook keys sealed with the new secret");
+    Ok(())
+}
+
 async fn start(args: StartArgs) -> Result<(), Fail> {
     let mut web = super::web::WebConfig {
         public_origin: None,
@@ -465,6 +501,21 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         daily_applies: true,
     };
     let store = open(&args.db).await?;
+    let logbooks = match &args.secret_file {
+        None => None,
+        Some(path) => {
+            let secret = Secret::read_file(path).map_err(ApiError::validation)?;
+            if let Some(previous) = &args.previous_secret_file {
+                let previous = Secret::read_file(previous).map_err(ApiError::validation)?;
+                reseal(store.as_ref(), &previous, &secret).await?;
+            }
+            let url = reqwest::Url::parse(&args.qrz_api_url).map_err(|e| {
+                ApiError::validation(format!("--qrz-api-url {:?}: {e}", args.qrz_api_url))
+            })?;
+            let qrz = Qrz::new(url).map_err(|e| fail(e.to_string()))?;
+            Some(Arc::new(Logbooks { qrz, secret }))
+        }
+    };
     let listener = tokio::net::TcpListener::bind(&args.bind)
         .await
         .map_err(|e| fail(format!("cannot listen on {}: {e}", args.bind)))?;
@@ -477,7 +528,13 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         let _ = out.flush();
     }
     tracing::info!(%addr, ?limits, "svc server started");
-    super::serve(listener, AppState { store, limits, web }, shutdown_signal())
+    let state = AppState {
+        store,
+        limits,
+        web,
+        logbooks,
+    };
+    super::serve(listener, state, shutdown_signal())
         .await
         .map_err(|e| fail(format!("server failed: {e}")))?;
     tracing::info!("svc server stopped");

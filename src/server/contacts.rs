@@ -49,7 +49,16 @@ pub async fn list(
     {
         return Err(folder_not_found(&folder_id).into());
     }
-    let rows = state.store.list_contacts(&folder_id, after, limit).await?;
+    let mut rows = state.store.list_contacts(&folder_id, after, limit).await?;
+    if state.logbooks.is_some() {
+        // Where each went in the account's external logbooks.
+        let ids: Vec<String> = rows.iter().map(|(c, _)| c.id.clone()).collect();
+        for (id, copy) in state.store.external_copies(&ids).await? {
+            if let Some((c, _)) = rows.iter_mut().find(|(c, _)| c.id == id) {
+                c.external.push(copy);
+            }
+        }
+    }
     Ok(Json(page(rows, limit, CursorKind::Contacts)))
 }
 

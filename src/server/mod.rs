@@ -5,6 +5,7 @@
 pub mod cmd;
 pub mod error;
 pub mod extract;
+pub mod logbooks;
 
 pub mod web;
 
@@ -18,7 +19,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, patch, post};
 use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::model::{ApiError, Page};
@@ -31,6 +32,8 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub limits: Limits,
     pub web: web::WebConfig,
+    /// External logbooks, when the service has a secret to keep their keys with.
+    pub logbooks: Option<Arc<logbooks::Logbooks>>,
 }
 
 async fn no_route(method: axum::http::Method, uri: axum::http::Uri) -> Failure {
@@ -54,6 +57,14 @@ pub fn routes() -> Router<AppState> {
             get(activations::list).post(activations::create),
         )
         .route("/v1/activations/{folder_id}/end", post(activations::end))
+        .route(
+            "/v1/logbooks",
+            get(logbooks::api::list).post(logbooks::api::connect),
+        )
+        .route(
+            "/v1/logbooks/{logbook_id}",
+            patch(logbooks::api::change).delete(logbooks::api::disconnect),
+        )
 }
 
 /// Adds the web pages and what every response needs: the request id and log line, the error
@@ -83,6 +94,10 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let purge = tokio::spawn(purge_expired(state.store.clone()));
+    let worker = state
+        .logbooks
+        .clone()
+        .map(|l| tokio::spawn(logbooks::worker::run(state.store.clone(), l)));
     // The peer address is the client's for the sign-in limits (unless a trusted proxy names it).
     let served = axum::serve(
         listener,
@@ -91,6 +106,9 @@ pub async fn serve(
     .with_graceful_shutdown(shutdown)
     .await;
     purge.abort();
+    if let Some(worker) = worker {
+        worker.abort();
+    }
     served
 }
 

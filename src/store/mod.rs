@@ -8,8 +8,8 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    ApiError, ApiKey, Contact, Folder, FolderType, NewActivation, NewContact, NewMonthly, Plan,
-    Tier, Timestamp,
+    ApiError, ApiKey, Contact, ExternalCopy, Folder, FolderType, Logbook, NewActivation,
+    NewContact, NewMonthly, Plan, Tier, Timestamp,
 };
 
 pub use sql::SqlStore;
@@ -178,6 +178,80 @@ pub struct ContactCreated {
 pub struct BatchCreate {
     pub contact: NewContact,
     pub idem: IdemRequest,
+}
+
+/// A logbook connection as stored: what the API shows, and what only the server may read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogbookRecord {
+    pub logbook: Logbook,
+    pub account_id: String,
+    pub key_sealed: Vec<u8>,
+}
+
+/// A logbook to connect; its key already checked with the provider and sealed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewLogbook {
+    pub id: String,
+    pub provider: String,
+    pub callsign: String,
+    pub key_sealed: Vec<u8>,
+    pub key_last4: String,
+    pub auto_push: bool,
+    pub auto_sync: bool,
+}
+
+/// A new key for a logbook: the provider's answer about it, sealed. It ends a pause.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogbookKey {
+    pub callsign: String,
+    pub key_sealed: Vec<u8>,
+    pub key_last4: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LogbookChange {
+    pub auto_push: Option<bool>,
+    pub auto_sync: Option<bool>,
+    pub key: Option<LogbookKey>,
+}
+
+/// What a worker does for one external copy.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExternalAction {
+    /// Send the contact; `account_callsign` is the operator for its ADIF record.
+    Push {
+        contact: Contact,
+        account_callsign: String,
+    },
+    /// Delete the book's copy `log_id`: the contact was deleted here.
+    Delete { log_id: String },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExternalJob {
+    pub contact_id: String,
+    pub logbook_id: String,
+    pub account_id: String,
+    pub provider: String,
+    pub key_sealed: Vec<u8>,
+    /// Tries so far, this one included.
+    pub attempts: i64,
+    pub action: ExternalAction,
+}
+
+/// How a job ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExternalOutcome {
+    /// In the book (`log_id` unknown when the book said it had it already).
+    Pushed { log_id: Option<String> },
+    /// Deleted there, or gone there already.
+    Deleted,
+    /// The book refused the contact; it stays failed with the reason.
+    Refused(String),
+    /// No answer or a failure there: tried again at `due`.
+    Retry { error: String, due: Timestamp },
+    /// The book refused the key: the logbook pauses and the job waits for a new key.
+    Paused(String),
 }
 
 /// What became of one contact of a batch: stored now, replayed, or refused by a rule the
@@ -374,6 +448,48 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<i64>;
     /// Deletes the account's contact; false when there is none with that id.
     async fn delete_contact(&self, account_id: &str, contact_id: &str) -> StoreResult<bool>;
+
+    /// Connects an external logbook to the account.
+    async fn create_logbook(
+        &self,
+        account_id: &str,
+        new: &NewLogbook,
+        now: Timestamp,
+    ) -> StoreResult<LogbookRecord>;
+    async fn logbook(&self, account_id: &str, id: &str) -> StoreResult<Option<LogbookRecord>>;
+    /// The account's logbooks, oldest first, with their counts.
+    async fn logbooks(&self, account_id: &str) -> StoreResult<Vec<LogbookRecord>>;
+    /// Changes a logbook of the account; false when it has none with that id.
+    async fn change_logbook(
+        &self,
+        account_id: &str,
+        id: &str,
+        change: &LogbookChange,
+    ) -> StoreResult<bool>;
+    /// Disconnects a logbook: what waited for it is forgotten, its copies stay in the book.
+    async fn delete_logbook(&self, account_id: &str, id: &str) -> StoreResult<bool>;
+    /// Every logbook's sealed key, to seal them again under a new server secret.
+    async fn sealed_keys(&self) -> StoreResult<Vec<(String, Vec<u8>)>>;
+    async fn reseal_key(&self, id: &str, sealed: &[u8]) -> StoreResult<()>;
+    /// Takes up to `limit` due pushes and deletes for `lease_ms`, for one worker of any
+    /// process; a job taken by one is not taken by another until its lease runs out.
+    async fn claim_external(
+        &self,
+        now: Timestamp,
+        lease_ms: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<ExternalJob>>;
+    async fn settle_external(
+        &self,
+        job: &ExternalJob,
+        outcome: &ExternalOutcome,
+        now: Timestamp,
+    ) -> StoreResult<()>;
+    /// Where these contacts went, by contact id.
+    async fn external_copies(
+        &self,
+        contact_ids: &[String],
+    ) -> StoreResult<Vec<(String, ExternalCopy)>>;
     async fn find_or_create_activation(
         &self,
         account_id: &str,

@@ -95,6 +95,7 @@ macro_rules! count_in_window {
 // After the SQL macros, which their statements share.
 mod batch;
 mod grouped;
+mod logbooks;
 
 fn decode_err(what: String) -> sqlx::Error {
     sqlx::Error::Decode(what.into())
@@ -182,6 +183,7 @@ fn contact_row(row: &impl StoreRow) -> Result<Contact, sqlx::Error> {
         activation_id: row.opt_text("activation_id")?,
         station_callsign: row.opt_text("station_callsign")?,
         created_at: ts(row, "created_at")?,
+        external: Vec::new(),
     })
 }
 
@@ -1571,6 +1573,69 @@ impl Store for SqlStore {
             })
         })
         .await
+    }
+
+    async fn create_logbook(
+        &self,
+        account_id: &str,
+        new: &NewLogbook,
+        now: Timestamp,
+    ) -> StoreResult<LogbookRecord> {
+        self.insert_logbook(account_id, new, now).await
+    }
+
+    async fn logbook(&self, account_id: &str, id: &str) -> StoreResult<Option<LogbookRecord>> {
+        self.find_logbook(account_id, id).await
+    }
+
+    async fn logbooks(&self, account_id: &str) -> StoreResult<Vec<LogbookRecord>> {
+        self.account_logbooks(account_id).await
+    }
+
+    async fn change_logbook(
+        &self,
+        account_id: &str,
+        id: &str,
+        change: &LogbookChange,
+    ) -> StoreResult<bool> {
+        self.update_logbook(account_id, id, change).await
+    }
+
+    async fn delete_logbook(&self, account_id: &str, id: &str) -> StoreResult<bool> {
+        self.remove_logbook(account_id, id).await
+    }
+
+    async fn sealed_keys(&self) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        self.all_sealed_keys().await
+    }
+
+    async fn reseal_key(&self, id: &str, sealed: &[u8]) -> StoreResult<()> {
+        self.store_sealed_key(id, sealed).await
+    }
+
+    async fn claim_external(
+        &self,
+        now: Timestamp,
+        lease_ms: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<ExternalJob>> {
+        self.claim_jobs(now, lease_ms, limit).await
+    }
+
+    async fn settle_external(
+        &self,
+        job: &ExternalJob,
+        outcome: &ExternalOutcome,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        self.settle_job(job, outcome, now).await
+    }
+
+    async fn external_copies(
+        &self,
+        contact_ids: &[String],
+    ) -> StoreResult<Vec<(String, ExternalCopy)>> {
+        self.copies_of(contact_ids).await
     }
 
     async fn find_or_create_activation(

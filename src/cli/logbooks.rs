@@ -1,0 +1,245 @@
+//! `svc logbooks list|connect|set|disconnect`: the account's external logbooks (QRZ), with an
+//! elevated key. The provider's API key is read from a hidden prompt or stdin, never from the
+//! command line, where shell history and process lists would keep it.
+
+use std::io::{BufRead, IsTerminal};
+
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::output::{self, Cell, Format};
+use super::{CliError, Ctx, input};
+use crate::client::logbooks::{ChangeLogbook, ConnectLogbook};
+use crate::model::{Logbook, Page};
+
+#[derive(Debug, Subcommand)]
+pub enum LogbooksCommand {
+    /// List the connected logbooks: callsign, state, automatic push and sync, counts
+    List,
+    /// Connect a QRZ logbook: its API key is read from a hidden prompt or stdin
+    Connect(ConnectArgs),
+    /// Change a logbook's settings, or give it a new API key (--api-key reads it from stdin)
+    Set(SetArgs),
+    /// Disconnect a logbook: nothing more goes to it; what is there stays there
+    Disconnect(DisconnectArgs),
+}
+
+impl LogbooksCommand {
+    pub fn name(&self) -> &'static str {
+        match self {
+            LogbooksCommand::List => "list",
+            LogbooksCommand::Connect(_) => "connect",
+            LogbooksCommand::Set(_) => "set",
+            LogbooksCommand::Disconnect(_) => "disconnect",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ProviderArg {
+    Qrz,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+impl From<Switch> for bool {
+    fn from(s: Switch) -> bool {
+        matches!(s, Switch::On)
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ConnectArgs {
+    /// The logbook's provider
+    #[arg(value_enum, default_value = "qrz")]
+    provider: ProviderArg,
+    /// Push each new contact to the book [default: on]
+    #[arg(long, value_enum, value_name = "on|off")]
+    auto_push: Option<Switch>,
+    /// Route new contacts to the book of their station callsign [default: off]
+    #[arg(long, value_enum, value_name = "on|off")]
+    auto_sync: Option<Switch>,
+}
+
+#[derive(Debug, Args)]
+pub struct SetArgs {
+    /// The logbook's id (lbk_…), from svc logbooks list
+    #[arg(value_parser = input::logbook_id)]
+    id: String,
+    #[arg(long, value_enum, value_name = "on|off")]
+    auto_push: Option<Switch>,
+    #[arg(long, value_enum, value_name = "on|off")]
+    auto_sync: Option<Switch>,
+    /// Give the book a new API key (read from a hidden prompt or stdin); ends a pause
+    #[arg(long)]
+    api_key: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DisconnectArgs {
+    /// The logbook's id (lbk_…)
+    #[arg(value_parser = input::logbook_id)]
+    id: String,
+}
+
+pub fn run(ctx: &Ctx, command: LogbooksCommand) -> Result<(), CliError> {
+    match command {
+        LogbooksCommand::List => list(ctx),
+        LogbooksCommand::Connect(args) => connect(ctx, args),
+        LogbooksCommand::Set(args) => set(ctx, args),
+        LogbooksCommand::Disconnect(args) => disconnect(ctx, args),
+    }
+}
+
+/// The provider's key: a hidden prompt on a terminal, else one line of stdin.
+fn read_provider_key() -> Result<String, CliError> {
+    let text = if std::io::stdin().is_terminal() {
+        rpassword::prompt_password("QRZ logbook API key (Logbook → Settings at qrz.com): ")
+            .map_err(|e| CliError::local(format!("cannot read the key from the terminal: {e}")))?
+    } else {
+        let mut line = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .map_err(|e| CliError::local(format!("cannot read the key from stdin: {e}")))?;
+        line
+    };
+    let key = text.trim().to_owned();
+    if key.is_empty() {
+        return Err(CliError::input(
+            "no key was given: paste the logbook's API key, or pipe it on stdin",
+        ));
+    }
+    Ok(key)
+}
+
+fn list(ctx: &Ctx) -> Result<(), CliError> {
+    let client = ctx.client()?;
+    let items = ctx.block_on(async { Ok(client.logbooks().await?) })?;
+    if items.is_empty() {
+        ctx.info("no logbook is connected; svc logbooks connect qrz connects one");
+    }
+    ctx.print_list(
+        &Page {
+            items,
+            cursor: None,
+        },
+        |items| table(ctx, items),
+    )
+}
+
+fn on_off(b: bool) -> &'static str {
+    if b { "on" } else { "off" }
+}
+
+fn table(ctx: &Ctx, items: &[Logbook]) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let rows = items
+        .iter()
+        .map(|l| {
+            let state = if l.state == "working" {
+                Cell::green("working")
+            } else {
+                Cell::from(format!(
+                    "paused: {}",
+                    l.paused_reason.as_deref().unwrap_or("-")
+                ))
+            };
+            vec![
+                Cell::from(l.id.as_str()),
+                Cell::from(l.provider.as_str()),
+                Cell::from(l.callsign.as_str()),
+                Cell::from(format!("…{}", l.key_last4)),
+                state,
+                Cell::from(on_off(l.auto_push)),
+                Cell::from(on_off(l.auto_sync)),
+                Cell::from(format!("{}/{}/{}", l.waiting, l.pushed, l.failed)),
+                Cell::from(output::or_dash(&l.last_error)),
+            ]
+        })
+        .collect();
+    output::table(
+        &[
+            "ID",
+            "PROVIDER",
+            "CALLSIGN",
+            "KEY",
+            "STATE",
+            "PUSH",
+            "SYNC",
+            "WAITING/PUSHED/FAILED",
+            "LAST ERROR",
+        ],
+        rows,
+        ctx.color,
+    )
+}
+
+fn show(ctx: &Ctx, verb: &str, l: &Logbook) -> Result<(), CliError> {
+    match ctx.format {
+        Format::Json => ctx.print_json(l),
+        _ if ctx.quiet => ctx.out(&format!("{}\n", l.id)),
+        _ => ctx.out(&format!(
+            "{verb} the {} logbook of {} ({}, key …{}): automatic push {}, automatic sync {}\n",
+            l.provider.to_ascii_uppercase(),
+            l.callsign,
+            l.id,
+            l.key_last4,
+            on_off(l.auto_push),
+            on_off(l.auto_sync)
+        )),
+    }
+}
+
+fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    let client = ctx.client()?;
+    let ProviderArg::Qrz = args.provider;
+    let request = ConnectLogbook {
+        provider: "qrz".into(),
+        api_key: read_provider_key()?,
+        auto_push: args.auto_push.map(bool::from),
+        auto_sync: args.auto_sync.map(bool::from),
+    };
+    let logbook = ctx.block_on(async { Ok(client.connect_logbook(&request).await?) })?;
+    show(ctx, "connected", &logbook)
+}
+
+fn set(ctx: &Ctx, args: SetArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    if !args.api_key && args.auto_push.is_none() && args.auto_sync.is_none() {
+        return Err(CliError::input(
+            "nothing to change: give --auto-push on|off, --auto-sync on|off or --api-key",
+        ));
+    }
+    let client = ctx.client()?;
+    let change = ChangeLogbook {
+        api_key: if args.api_key {
+            Some(read_provider_key()?)
+        } else {
+            None
+        },
+        auto_push: args.auto_push.map(bool::from),
+        auto_sync: args.auto_sync.map(bool::from),
+    };
+    let logbook = ctx.block_on(async { Ok(client.change_logbook(&args.id, &change).await?) })?;
+    show(ctx, "changed", &logbook)
+}
+
+fn disconnect(ctx: &Ctx, args: DisconnectArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    let client = ctx.client()?;
+    let answer = ctx.block_on(async { Ok(client.disconnect_logbook(&args.id).await?) })?;
+    match ctx.format {
+        Format::Json => ctx.print_json(&answer),
+        _ => ctx.out(&format!(
+            "disconnected logbook {}; its contacts stay in the book\n",
+            args.id
+        )),
+    }
+}

@@ -1,0 +1,18 @@
+//! External logbooks (QRZ.com's Logbook API): connections, the durable queue of pushes and
+//! deletes that triggers fill in each contact's own transaction, and the worker that sends
+//! it (docs/API.md, "External logbooks").
+
+pub mod api;
+pub mod qrz;
+pub mod secret;
+pub mod worker;
+
+use qrz::Qrz;
+use secret::Secret;
+
+/// What the service needs to talk to external logbooks.
+#[derive(Debug, Clone)]
+pub struct Logbooks {
+    pub qrz: Qrz,
+    pub secret: Secret,
+}

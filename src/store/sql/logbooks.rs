@@ -1,0 +1,449 @@
+//! External logbooks: the connections and the queue of copies (migrations `*_logbooks.sql`).
+//! The queue rows are written by triggers in the transaction of the contact's insert or
+//! delete; here they are claimed with a lease by the workers of any process and settled.
+
+use super::*;
+use crate::model::{ExternalCopy, Logbook};
+
+/// The columns of a logbook with its counts, for [`logbook_row`].
+const LOGBOOK_COLS: &str = "l.id, l.account_id, l.provider, l.callsign, l.key_sealed, \
+     l.key_last4, CAST(CASE WHEN l.auto_push THEN 1 ELSE 0 END AS BIGINT) AS auto_push, \
+     CAST(CASE WHEN l.auto_sync THEN 1 ELSE 0 END AS BIGINT) AS auto_sync, l.paused_reason, \
+     l.last_error, l.created_at, \
+     (SELECT COUNT(*) FROM external_copies c WHERE c.logbook_id = l.id AND c.state = 'waiting') AS waiting, \
+     (SELECT COUNT(*) FROM external_copies c WHERE c.logbook_id = l.id AND c.state = 'pushed') AS pushed, \
+     (SELECT COUNT(*) FROM external_copies c WHERE c.logbook_id = l.id AND c.state = 'failed') AS failed";
+
+fn logbook_row(row: &AnyRow) -> Result<LogbookRecord, sqlx::Error> {
+    let paused_reason: Option<String> = row.try_get("paused_reason")?;
+    Ok(LogbookRecord {
+        account_id: row.try_get("account_id")?,
+        key_sealed: row.try_get("key_sealed")?,
+        logbook: Logbook {
+            id: row.try_get("id")?,
+            provider: row.try_get("provider")?,
+            callsign: row.try_get("callsign")?,
+            key_last4: row.try_get("key_last4")?,
+            auto_push: row.try_get::<i64, _>("auto_push")? != 0,
+            auto_sync: row.try_get::<i64, _>("auto_sync")? != 0,
+            state: if paused_reason.is_some() {
+                "paused"
+            } else {
+                "working"
+            }
+            .into(),
+            paused_reason,
+            last_error: row.try_get("last_error")?,
+            waiting: row.try_get("waiting")?,
+            pushed: row.try_get("pushed")?,
+            failed: row.try_get("failed")?,
+            created_at: Timestamp(row.try_get("created_at")?),
+        },
+    })
+}
+
+impl SqlStore {
+    fn postgres(&self) -> bool {
+        matches!(self.writes, Writes::Pooled { .. })
+    }
+
+    pub(super) async fn find_logbook(
+        &self,
+        account_id: &str,
+        id: &str,
+    ) -> StoreResult<Option<LogbookRecord>> {
+        let sql =
+            format!("SELECT {LOGBOOK_COLS} FROM logbooks l WHERE l.account_id = $1 AND l.id = $2");
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(account_id)
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await?;
+        Ok(row.as_ref().map(logbook_row).transpose()?)
+    }
+
+    pub(super) async fn insert_logbook(
+        &self,
+        account_id: &str,
+        new: &NewLogbook,
+        now: Timestamp,
+    ) -> StoreResult<LogbookRecord> {
+        let (account_id, new) = (account_id.to_owned(), new.clone());
+        let id = new.id.clone();
+        let owner = account_id.clone();
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query(
+                    "INSERT INTO logbooks (id, account_id, provider, callsign, key_sealed, \
+                     key_last4, auto_push, auto_sync, created_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                )
+                .bind(&new.id)
+                .bind(&account_id)
+                .bind(&new.provider)
+                .bind(&new.callsign)
+                .bind(&new.key_sealed)
+                .bind(&new.key_last4)
+                .bind(new.auto_push)
+                .bind(new.auto_sync)
+                .bind(now.millis())
+                .execute(&mut *tx)
+                .await?;
+                Ok(())
+            })
+        })
+        .await?;
+        self.find_logbook(&owner, &id)
+            .await?
+            .ok_or_else(|| decode_err("a logbook vanished after its insert".into()).into())
+    }
+
+    pub(super) async fn account_logbooks(
+        &self,
+        account_id: &str,
+    ) -> StoreResult<Vec<LogbookRecord>> {
+        let sql =
+            format!("SELECT {LOGBOOK_COLS} FROM logbooks l WHERE l.account_id = $1 ORDER BY l.seq");
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(account_id)
+            .fetch_all(&self.reader)
+            .await?;
+        Ok(rows.iter().map(logbook_row).collect::<Result<_, _>>()?)
+    }
+
+    pub(super) async fn update_logbook(
+        &self,
+        account_id: &str,
+        id: &str,
+        change: &LogbookChange,
+    ) -> StoreResult<bool> {
+        let (account_id, id, change) = (account_id.to_owned(), id.to_owned(), change.clone());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let found = sqlx::query(
+                    "UPDATE logbooks SET \
+                     auto_push = COALESCE($3, auto_push), auto_sync = COALESCE($4, auto_sync) \
+                     WHERE account_id = $1 AND id = $2",
+                )
+                .bind(&account_id)
+                .bind(&id)
+                .bind(change.auto_push)
+                .bind(change.auto_sync)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if found == 1
+                    && let Some(key) = &change.key
+                {
+                    // A new key ends a pause: what waited goes now.
+                    sqlx::query(
+                        "UPDATE logbooks SET callsign = $2, key_sealed = $3, key_last4 = $4, \
+                         paused_reason = NULL, last_error = NULL WHERE id = $1",
+                    )
+                    .bind(&id)
+                    .bind(&key.callsign)
+                    .bind(&key.key_sealed)
+                    .bind(&key.key_last4)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Ok(found == 1)
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn remove_logbook(&self, account_id: &str, id: &str) -> StoreResult<bool> {
+        let (account_id, id) = (account_id.to_owned(), id.to_owned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query(
+                    "DELETE FROM external_copies WHERE logbook_id = $1 AND account_id = $2",
+                )
+                .bind(&id)
+                .bind(&account_id)
+                .execute(&mut *tx)
+                .await?;
+                let gone = sqlx::query("DELETE FROM logbooks WHERE account_id = $1 AND id = $2")
+                    .bind(&account_id)
+                    .bind(&id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                Ok(gone == 1)
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn all_sealed_keys(&self) -> StoreResult<Vec<(String, Vec<u8>)>> {
+        let rows = sqlx::query("SELECT id, key_sealed FROM logbooks ORDER BY seq")
+            .fetch_all(&self.reader)
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|r| Ok((r.try_get("id")?, r.try_get("key_sealed")?)))
+            .collect::<Result<_, sqlx::Error>>()?)
+    }
+
+    pub(super) async fn store_sealed_key(&self, id: &str, sealed: &[u8]) -> StoreResult<()> {
+        let (id, sealed) = (id.to_owned(), sealed.to_vec());
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query("UPDATE logbooks SET key_sealed = $2 WHERE id = $1")
+                    .bind(&id)
+                    .bind(&sealed)
+                    .execute(&mut *tx)
+                    .await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn claim_jobs(
+        &self,
+        now: Timestamp,
+        lease_ms: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<ExternalJob>> {
+        // Several processes on PostgreSQL: a row another worker holds locked is passed over.
+        let lock = if self.postgres() {
+            "FOR UPDATE OF c SKIP LOCKED"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "UPDATE external_copies SET lease_until = $1, attempts = attempts + 1 \
+             WHERE (contact_id, logbook_id) IN (\
+               SELECT c.contact_id, c.logbook_id FROM external_copies c \
+               JOIN logbooks l ON l.id = c.logbook_id \
+               WHERE c.state IN ('waiting', 'deleting') AND c.due_at <= $2 \
+               AND (c.lease_until IS NULL OR c.lease_until < $2) AND l.paused_reason IS NULL \
+               ORDER BY c.due_at LIMIT $3 {lock}) \
+             RETURNING contact_id, logbook_id, account_id, state, log_id, attempts"
+        );
+        let claimed: Vec<(String, String, String, String, Option<String>, i64)> = self
+            .write(move |tx| {
+                Box::pin(async move {
+                    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+                        .bind(now.millis() + lease_ms)
+                        .bind(now.millis())
+                        .bind(limit)
+                        .fetch_all(&mut *tx)
+                        .await?;
+                    rows.iter()
+                        .map(|r| {
+                            Ok((
+                                r.try_get("contact_id")?,
+                                r.try_get("logbook_id")?,
+                                r.try_get("account_id")?,
+                                r.try_get("state")?,
+                                r.try_get("log_id")?,
+                                r.try_get("attempts")?,
+                            ))
+                        })
+                        .collect::<Result<_, sqlx::Error>>()
+                        .map_err(Into::into)
+                })
+            })
+            .await?;
+        let mut jobs = Vec::with_capacity(claimed.len());
+        for (contact_id, logbook_id, account_id, state, log_id, attempts) in claimed {
+            let Some(book) = self.find_logbook(&account_id, &logbook_id).await? else {
+                continue;
+            };
+            let action = if state == "deleting" {
+                match log_id {
+                    Some(log_id) => ExternalAction::Delete { log_id },
+                    None => continue,
+                }
+            } else {
+                let row = sqlx::query(concat!(
+                    "SELECT ",
+                    contact_cols!(),
+                    " FROM contacts WHERE id = $1"
+                ))
+                .bind(&contact_id)
+                .fetch_optional(&self.reader)
+                .await?;
+                // Deleted since it was claimed: its trigger took the row away too.
+                let Some(row) = row else { continue };
+                let account_callsign: String =
+                    sqlx::query_scalar("SELECT callsign FROM accounts WHERE id = $1")
+                        .bind(&account_id)
+                        .fetch_one(&self.reader)
+                        .await?;
+                ExternalAction::Push {
+                    contact: contact_row(&row)?,
+                    account_callsign,
+                }
+            };
+            jobs.push(ExternalJob {
+                contact_id,
+                logbook_id,
+                account_id,
+                provider: book.logbook.provider,
+                key_sealed: book.key_sealed,
+                attempts,
+                action,
+            });
+        }
+        Ok(jobs)
+    }
+
+    pub(super) async fn settle_job(
+        &self,
+        job: &ExternalJob,
+        outcome: &ExternalOutcome,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        let (job, outcome) = (job.clone(), outcome.clone());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (contact, book) = (job.contact_id.as_str(), job.logbook_id.as_str());
+                match &outcome {
+                    ExternalOutcome::Pushed { log_id } => {
+                        let marked = sqlx::query(
+                            "UPDATE external_copies SET state = 'pushed', log_id = $3, \
+                             lease_until = NULL, last_error = NULL \
+                             WHERE contact_id = $1 AND logbook_id = $2 AND state = 'waiting'",
+                        )
+                        .bind(contact)
+                        .bind(book)
+                        .bind(log_id)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                        if marked == 0
+                            && let Some(log_id) = log_id
+                        {
+                            // Deleted here while it was on its way: the copy there goes too.
+                            sqlx::query(
+                                "INSERT INTO external_copies (contact_id, logbook_id, account_id, \
+                                 state, log_id, due_at) \
+                                 SELECT $1, $2, $3, 'deleting', $4, 0 \
+                                 WHERE EXISTS (SELECT 1 FROM logbooks WHERE id = $2) \
+                                 AND NOT EXISTS (SELECT 1 FROM contacts WHERE id = $1) \
+                                 ON CONFLICT (contact_id, logbook_id) DO NOTHING",
+                            )
+                            .bind(contact)
+                            .bind(book)
+                            .bind(&job.account_id)
+                            .bind(log_id)
+                            .execute(&mut *tx)
+                            .await?;
+                        }
+                        sqlx::query(
+                            "UPDATE logbooks SET last_error = NULL \
+                             WHERE id = $1 AND last_error IS NOT NULL",
+                        )
+                        .bind(book)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                    ExternalOutcome::Deleted => {
+                        sqlx::query(
+                            "DELETE FROM external_copies \
+                             WHERE contact_id = $1 AND logbook_id = $2 AND state = 'deleting'",
+                        )
+                        .bind(contact)
+                        .bind(book)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                    ExternalOutcome::Refused(reason) => {
+                        sqlx::query(
+                            "UPDATE external_copies SET state = 'failed', lease_until = NULL, \
+                             last_error = $3 WHERE contact_id = $1 AND logbook_id = $2 \
+                             AND state = 'waiting'",
+                        )
+                        .bind(contact)
+                        .bind(book)
+                        .bind(reason)
+                        .execute(&mut *tx)
+                        .await?;
+                        set_last_error(tx, book, reason).await?;
+                    }
+                    ExternalOutcome::Retry { error, due } => {
+                        sqlx::query(
+                            "UPDATE external_copies SET lease_until = NULL, due_at = $3, \
+                             last_error = $4 WHERE contact_id = $1 AND logbook_id = $2 \
+                             AND state IN ('waiting', 'deleting')",
+                        )
+                        .bind(contact)
+                        .bind(book)
+                        .bind(due.millis())
+                        .bind(error)
+                        .execute(&mut *tx)
+                        .await?;
+                        set_last_error(tx, book, error).await?;
+                    }
+                    ExternalOutcome::Paused(reason) => {
+                        // Not the contact's doing: it goes as soon as the book has a key again.
+                        sqlx::query(
+                            "UPDATE external_copies SET lease_until = NULL, due_at = $3, \
+                             attempts = attempts - 1 WHERE contact_id = $1 AND logbook_id = $2",
+                        )
+                        .bind(contact)
+                        .bind(book)
+                        .bind(now.millis())
+                        .execute(&mut *tx)
+                        .await?;
+                        sqlx::query(
+                            "UPDATE logbooks SET paused_reason = $2, last_error = $2 WHERE id = $1",
+                        )
+                        .bind(book)
+                        .bind(reason)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                }
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn copies_of(
+        &self,
+        contact_ids: &[String],
+    ) -> StoreResult<Vec<(String, ExternalCopy)>> {
+        if contact_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = if self.postgres() {
+            "SELECT contact_id, logbook_id, state, log_id FROM external_copies \
+             WHERE contact_id IN (SELECT json_array_elements_text($1::json)) \
+             ORDER BY contact_id, logbook_id"
+        } else {
+            "SELECT contact_id, logbook_id, state, log_id FROM external_copies \
+             WHERE contact_id IN (SELECT value FROM json_each($1)) \
+             ORDER BY contact_id, logbook_id"
+        };
+        let ids = serde_json::to_string(contact_ids).map_err(|e| sqlx::Error::Encode(e.into()))?;
+        let rows = sqlx::query(sql).bind(ids).fetch_all(&self.reader).await?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                Ok((
+                    r.try_get("contact_id")?,
+                    ExternalCopy {
+                        logbook_id: r.try_get("logbook_id")?,
+                        state: r.try_get("state")?,
+                        log_id: r.try_get("log_id")?,
+                    },
+                ))
+            })
+            .collect::<Result<_, sqlx::Error>>()?)
+    }
+}
+
+async fn set_last_error(tx: &mut AnyConnection, book: &str, error: &str) -> StoreResult<()> {
+    sqlx::query("UPDATE logbooks SET last_error = $2 WHERE id = $1")
+        .bind(book)
+        .bind(error)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
