@@ -5,6 +5,7 @@
 pub mod cmd;
 pub mod error;
 pub mod extract;
+pub mod logbooks;
 
 pub mod web;
 
