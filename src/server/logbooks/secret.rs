@@ -39,7 +39,7 @@ impl Secret {
             .chain_update(text.as_bytes())
             .finalize();
         Ok(Secret {
-            key: *Key::from_slice(&digest),
+            key: Key::from(<[u8; 32]>::from(digest)),
         })
     }
 
@@ -60,7 +60,7 @@ impl Secret {
         };
         // Encryption fails only for messages of gigabytes; a key is a few dozen bytes.
         let sealed = cipher
-            .encrypt(Nonce::from_slice(&nonce), payload)
+            .encrypt(&Nonce::from(nonce), payload)
             .unwrap_or_default();
         let mut out = nonce.to_vec();
         out.extend(sealed);
@@ -76,7 +76,7 @@ impl Secret {
         let cipher = ChaCha20Poly1305::new(&self.key);
         let plain = cipher
             .decrypt(
-                Nonce::from_slice(nonce),
+                &Nonce::from(<[u8; NONCE_BYTES]>::try_from(nonce).ok()?),
                 Payload {
                     msg: body,
                     aad: id.as_bytes(),
