@@ -220,7 +220,7 @@ pub struct LogbookChange {
 pub enum ExternalAction {
     /// Send the contact; `account_callsign` is the operator for its ADIF record.
     Push {
-        contact: Contact,
+        contact: Box<Contact>,
         account_callsign: String,
     },
     /// Delete the book's copy `log_id`: the contact was deleted here.

@@ -725,6 +725,7 @@ async fn the_copy_of_the_account_is_kept_and_replaced() {
         activation_id: None,
         station_callsign: None,
         created_at: Timestamp(0),
+        external: Vec::new(),
     };
     let old = contact_at("qso_aaaaaaaaaaaaaaaa", "2026-11-01T10:00:00Z");
     let new = contact_at("qso_bbbbbbbbbbbbbbbb", "2026-11-20T10:00:00Z");

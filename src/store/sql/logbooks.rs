@@ -275,7 +275,7 @@ impl SqlStore {
                         .fetch_one(&self.reader)
                         .await?;
                 ExternalAction::Push {
-                    contact: contact_row(&row)?,
+                    contact: Box::new(contact_row(&row)?),
                     account_callsign,
                 }
             };
