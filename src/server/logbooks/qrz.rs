@@ -107,7 +107,7 @@ impl fmt::Display for QrzError {
         match self {
             QrzError::Auth(reason) => write!(f, "QRZ refused the logbook key: {reason}"),
             QrzError::Fail(reason) => write!(f, "QRZ refused the request: {reason}"),
-            QrzError::Transport(cause) => write!(f, "QRZ could not be reached: {cause}"),
+            QrzError::Transport(cause) => write!(f, "QRZ is unavailable: {cause}"),
             QrzError::Malformed(what) => write!(f, "QRZ's reply cannot be read: {what}"),
         }
     }
@@ -271,7 +271,7 @@ impl Qrz {
             || status == reqwest::StatusCode::TOO_MANY_REQUESTS
             || status == reqwest::StatusCode::REQUEST_TIMEOUT
         {
-            return Err(QrzError::Transport(format!("QRZ answered HTTP {status}")));
+            return Err(QrzError::Transport(format!("HTTP {status}")));
         }
         if !status.is_success() {
             return Err(QrzError::Malformed(format!("HTTP {status}")));
