@@ -2,6 +2,8 @@
 //! (an SQLite file, or a PostgreSQL database made for the test and dropped after it), and talks
 //! HTTP to it. A test names its behaviour once; [`both_backends!`] runs it on each backend.
 
+pub mod qrz;
+
 use std::cell::Cell;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Output, Stdio};

@@ -10,3 +10,4 @@ mod limits;
 mod migrations;
 mod outage;
 mod processes;
+mod qrz_protocol;

@@ -1,7 +1,8 @@
 //! The QRZ.com Logbook API, client side: one form-encoded POST per action (`STATUS`,
 //! `INSERT`, `DELETE`, `FETCH`), each answered by `NAME=value` pairs joined by `&`.
 //!
-//! The replies are read with these rules, from QRZ's API guide and what real replies look like:
+//! The replies are read with these rules, from QRZ's API guide and the replies other clients
+//! report:
 //!
 //! - Pairs come in any order and are read by name. A reply is split only at an `&` that starts
 //!   a new upper-case `NAME=`, because the `ADIF` of a `FETCH` is HTML-entity-encoded
@@ -9,9 +10,10 @@
 //! - Values other than `ADIF` are percent-decoded (`+` is a space), since the guide calls the
 //!   reply URL-encoded. `ADIF` is not: QRZ sends it entity-encoded rather than percent-encoded,
 //!   and percent-decoding it would turn a `+` or `%` in a comment into something else.
-//! - `STATUS` data is taken from the reply's own pairs and from `DATA`, whose value is
-//!   itself `NAME=value` pairs joined by `&` (once entities are decoded): QRZ has been seen
-//!   to send both shapes.
+//! - The guide puts `STATUS`'s book in `DATA`, whose value is itself `NAME=value` pairs
+//!   joined by `&`. Sent unencoded, those `&`s split the reply, so the book's fields are
+//!   looked for both in `DATA` (percent- or entity-encoded or not) and among the reply's own
+//!   pairs.
 //!
 //! The access key is a secret of the user's: it is passed with each call, never stored here,
 //! and taken out of every error message in case QRZ echoes it back.
@@ -25,6 +27,7 @@ use reqwest::header::CONTENT_TYPE;
 
 use crate::adif::{Reader, Record, unescape};
 
+/// Where QRZ serves the API.
 pub const DEFAULT_API_URL: &str = "https://logbook.qrz.com/api";
 
 /// How long to wait for a connection to QRZ.
@@ -107,7 +110,7 @@ impl fmt::Display for QrzError {
         match self {
             QrzError::Auth(reason) => write!(f, "QRZ refused the logbook key: {reason}"),
             QrzError::Fail(reason) => write!(f, "QRZ refused the request: {reason}"),
-            QrzError::Transport(cause) => write!(f, "QRZ could not be reached: {cause}"),
+            QrzError::Transport(cause) => write!(f, "QRZ is unavailable: {cause}"),
             QrzError::Malformed(what) => write!(f, "QRZ's reply cannot be read: {what}"),
         }
     }
@@ -275,7 +278,7 @@ impl Qrz {
             || status == reqwest::StatusCode::TOO_MANY_REQUESTS
             || status == reqwest::StatusCode::REQUEST_TIMEOUT
         {
-            return Err(QrzError::Transport(format!("QRZ answered HTTP {status}")));
+            return Err(QrzError::Transport(format!("HTTP {status}")));
         }
         if !status.is_success() {
             return Err(QrzError::Malformed(format!("HTTP {status}")));
@@ -441,8 +444,8 @@ fn book(reply: &Reply) -> Result<Book, QrzError> {
         .into_iter()
         .map(|(name, value)| (name.to_owned(), value.to_owned()))
         .collect();
-    // DATA is where the guide puts the book; the reply's own pairs are where it ends up when
-    // DATA is sent unencoded and its `&`s split the reply.
+    // DATA first, being where the guide puts the book; the reply's own pairs hold the rest of
+    // it when DATA was sent unencoded and its `&`s split the reply.
     let get = |name: &str| field(&nested, name).or_else(|| field(reply, name));
     let callsign = get("CALLSIGN")
         .or_else(|| get("OWNER"))
