@@ -154,7 +154,10 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
             "svc import adif n1mm.adi --folder fld_xvwtezryill4sy4z --json",
         ],
     ),
-    ("logbooks list", &["svc logbooks list", "svc logbooks list --json"]),
+    (
+        "logbooks list",
+        &["svc logbooks list", "svc logbooks list --json"],
+    ),
     (
         "logbooks connect",
         &[

@@ -94,7 +94,12 @@ struct StartArgs {
     secret_file: Option<std::path::PathBuf>,
     /// The secret the keys were sealed with before --secret-file: at start every key is sealed
     /// again with the new one (README, "Rotating the secret")
-    #[arg(long, env = "SVC_PREVIOUS_SECRET_FILE", value_name = "PATH", requires = "secret_file")]
+    #[arg(
+        long,
+        env = "SVC_PREVIOUS_SECRET_FILE",
+        value_name = "PATH",
+        requires = "secret_file"
+    )]
     previous_secret_file: Option<std::path::PathBuf>,
     /// The QRZ Logbook API's address
     #[arg(long, env = "SVC_QRZ_API_URL", value_name = "URL", default_value = super::logbooks::qrz::DEFAULT_API_URL)]

@@ -7,6 +7,8 @@ mod errors;
 mod folders;
 mod idempotency;
 mod limits;
+mod logbooks;
+mod logbooks;
 mod migrations;
 mod outage;
 mod processes;

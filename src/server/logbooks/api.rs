@@ -68,7 +68,9 @@ async fn book_callsign(logbooks: &Logbooks, key: &str) -> Result<String, ApiErro
         Ok(book) => Ok(book.callsign),
         Err(QrzError::Auth(reason)) => Err(ApiError::field(
             "apiKey",
-            format!("QRZ refused this key ({reason}); copy the API key from the logbook's settings at QRZ (a Logbook API key needs a QRZ subscription)"),
+            format!(
+                "QRZ refused this key ({reason}); copy the API key from the logbook's settings at QRZ (a Logbook API key needs a QRZ subscription)"
+            ),
         )),
         Err(QrzError::Fail(reason)) => Err(ApiError::field(
             "apiKey",
@@ -81,11 +83,7 @@ async fn book_callsign(logbooks: &Logbooks, key: &str) -> Result<String, ApiErro
     }
 }
 
-pub async fn list(
-    State(state): State<AppState>,
-    auth: Auth,
-    _: NoQuery,
-) -> ApiResult<Json<Value>> {
+pub async fn list(State(state): State<AppState>, auth: Auth, _: NoQuery) -> ApiResult<Json<Value>> {
     auth.require_elevated()?;
     enabled(&state)?;
     let items: Vec<Logbook> = state

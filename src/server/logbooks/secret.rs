@@ -103,8 +103,16 @@ mod tests {
         assert_eq!(secret.open("lbk_b", &sealed), None, "bound to its logbook");
         let other = Secret::from_text("another secret that is long enough, too!").unwrap();
         assert_eq!(other.open("lbk_a", &sealed), None);
-        assert_ne!(sealed, secret.seal("lbk_a", "ABCD-1234-EFGH-5678"), "fresh nonce");
-        assert!(Secret::from_text("short").unwrap_err().contains("at least 32"));
+        assert_ne!(
+            sealed,
+            secret.seal("lbk_a", "ABCD-1234-EFGH-5678"),
+            "fresh nonce"
+        );
+        assert!(
+            Secret::from_text("short")
+                .unwrap_err()
+                .contains("at least 32")
+        );
         assert_eq!(format!("{secret:?}"), "Secret(…)");
     }
 }

@@ -36,7 +36,10 @@ pub async fn run(store: Arc<dyn Store>, logbooks: Arc<Logbooks>) {
         let busy = !jobs.is_empty();
         for job in jobs {
             let outcome = send(&logbooks, &job).await;
-            if let Err(e) = store.settle_external(&job, &outcome, Timestamp::now()).await {
+            if let Err(e) = store
+                .settle_external(&job, &outcome, Timestamp::now())
+                .await
+            {
                 tracing::warn!(error = %e, logbook = %job.logbook_id, "external logbooks: cannot record a result");
             }
         }

@@ -1,0 +1,399 @@
+//! External logbooks against a QRZ-protocol fake: `/v1/logbooks`, contacts pushed when they
+//! are created and deleted there when they are deleted here, duplicates, an outage, a refused
+//! key, two server processes, and the provider's key kept out of every answer and log.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::qrz::{FakeQrz, Mode};
+use crate::common::{Api, Server, contact, this_month};
+
+const QRZ_KEY: &str = "A1B2-C3D4-E5F6-7788";
+const NEW_QRZ_KEY: &str = "Z9Y8-X7W6-V5U4-9911";
+
+/// A server that talks to `qrz`, with a secret of its own (the file lives as long as the
+/// returned directory).
+fn server(qrz: &FakeQrz, extra: &[&str]) -> (Server, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, "a test secret that is long enough to seal keys\n").unwrap();
+    let mut flags = vec![
+        "--secret-file".to_owned(),
+        secret.display().to_string(),
+        "--qrz-api-url".to_owned(),
+        qrz.url().to_string(),
+    ];
+    flags.extend(extra.iter().map(|s| s.to_string()));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    (Server::start_with(&flags), dir)
+}
+
+fn connect(api: &Api, key: &str) -> Value {
+    let r = api.post("/v1/logbooks", json!({ "provider": "qrz", "apiKey": key }));
+    assert_eq!(r.status, 201, "{}", r.body);
+    r.body
+}
+
+/// Waits until `done` holds, for at most 30 s (the worker looks for work every second and
+/// retries after 2 s, doubling).
+fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "waited 30 s for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn logbook(api: &Api) -> Value {
+    let r = api.get("/v1/logbooks");
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.body["items"][0].clone()
+}
+
+fn inserts(qrz: &FakeQrz) -> usize {
+    qrz.requests().iter().filter(|(a, _)| a == "INSERT").count()
+}
+
+fn contacts_are_pushed_when_created_and_deleted_there_when_deleted() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let (server, _secret) = server(&qrz, &["--burst-limit", "100000"]);
+    let api = server.account("W1AW", "elevated");
+    let book = connect(&api, QRZ_KEY);
+    assert_eq!(book["callsign"], "W1AW");
+    assert_eq!(book["keyLast4"], "7788");
+    assert_eq!(book["autoPush"], true);
+    assert_eq!(book["autoSync"], false);
+    assert_eq!(book["state"], "working");
+    let id = book["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("lbk_"), "{book}");
+
+    let folder = api.monthly(&this_month().0, None);
+    let first = api.post("/v1/contacts", contact(&folder, "K1ABC")).id();
+    let items: Vec<Value> = (0..3)
+        .map(|n| {
+            let mut c = contact(&folder, &format!("K{n}XYZ"));
+            c["idempotencyKey"] = json!(format!("push-{n}"));
+            c
+        })
+        .collect();
+    let r = api.post("/v1/contacts/batch", json!({ "contacts": items }));
+    assert_eq!(r.status, 200, "{}", r.body);
+    eventually("four contacts in the book", || {
+        qrz.records(QRZ_KEY).len() == 4
+    });
+    let calls: Vec<String> = qrz
+        .records(QRZ_KEY)
+        .iter()
+        .map(|(_, r)| r.get("CALL").unwrap().to_owned())
+        .collect();
+    assert!(calls.contains(&"K1ABC".to_owned()), "{calls:?}");
+    eventually("the counts", || logbook(&api)["pushed"] == 4);
+    assert_eq!(logbook(&api)["waiting"], 0);
+
+    // Each contact says where it went.
+    let listed = api.contacts(&folder);
+    let k1 = listed.iter().find(|c| c["id"] == first.as_str()).unwrap();
+    let external = &k1["external"][0];
+    assert_eq!(external["logbookId"], id.as_str(), "{k1}");
+    assert_eq!(external["state"], "pushed", "{k1}");
+    let log_id = external["logId"].as_str().unwrap().to_owned();
+    assert!(
+        qrz.records(QRZ_KEY).iter().any(|(l, _)| *l == log_id),
+        "{log_id}"
+    );
+
+    // Deleted here: deleted there, the others stay.
+    assert_eq!(api.delete(&format!("/v1/contacts/{first}")).status, 200);
+    eventually("the copy deleted at QRZ", || {
+        qrz.records(QRZ_KEY).len() == 3
+    });
+    assert!(!qrz.records(QRZ_KEY).iter().any(|(l, _)| *l == log_id));
+    assert_eq!(inserts(&qrz), 4, "each contact sent once");
+
+    // Off: new contacts stay here.
+    let r = api.send(
+        "PATCH",
+        &format!("/v1/logbooks/{id}"),
+        Some(&json!({ "autoPush": false })),
+        &[],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["autoPush"], false);
+    api.post("/v1/contacts", contact(&folder, "K9OFF")).id();
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(qrz.records(QRZ_KEY).len(), 3);
+
+    // Disconnected: gone from the list; the book keeps its copies.
+    let r = api.delete(&format!("/v1/logbooks/{id}"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["success"], true);
+    assert_eq!(api.get("/v1/logbooks").body["items"], json!([]));
+    assert_eq!(qrz.records(QRZ_KEY).len(), 3);
+    api.delete(&format!("/v1/logbooks/{id}"))
+        .expect_error(404, "not_found");
+    assert_no_key(&server, &[QRZ_KEY]);
+}
+
+/// The provider's key appears in no log line (and, through the checks above, in no answer).
+fn assert_no_key(server: &Server, keys: &[&str]) {
+    let logs = server.logs();
+    for key in keys {
+        assert!(!logs.contains(key), "a QRZ key in the server's log");
+    }
+}
+
+fn a_duplicate_counts_as_pushed_and_a_refusal_is_kept() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let (server, _secret) = server(&qrz, &[]);
+    let api = server.account("W1AW", "elevated");
+    connect(&api, QRZ_KEY);
+    let folder = api.monthly(&this_month().0, None);
+    let body = contact(&folder, "K1DUP");
+    api.post("/v1/contacts", body.clone()).id();
+    eventually("the first copy", || qrz.records(QRZ_KEY).len() == 1);
+    // The same contact logged again here: QRZ says duplicate, which counts as pushed.
+    let again = api.post("/v1/contacts", body).id();
+    eventually("the duplicate settled", || logbook(&api)["pushed"] == 2);
+    assert_eq!(qrz.records(QRZ_KEY).len(), 1);
+    let listed = api.contacts(&folder);
+    let dup = listed.iter().find(|c| c["id"] == again.as_str()).unwrap();
+    assert_eq!(dup["external"][0]["state"], "pushed", "{dup}");
+    assert!(dup["external"][0].get("logId").is_none(), "{dup}");
+
+    // A refusal that is not a duplicate: failed, with QRZ's reason, not tried again.
+    qrz.set_mode(Mode::Fail("invalid band for frequency".into()));
+    let refused = api.post("/v1/contacts", contact(&folder, "K1BAD")).id();
+    eventually("the refusal", || logbook(&api)["failed"] == 1);
+    let book = logbook(&api);
+    assert!(
+        book["lastError"]
+            .as_str()
+            .unwrap()
+            .contains("invalid band for frequency"),
+        "{book}"
+    );
+    let listed = api.contacts(&folder);
+    let bad = listed.iter().find(|c| c["id"] == refused.as_str()).unwrap();
+    assert_eq!(bad["external"][0]["state"], "failed", "{bad}");
+    let sent = inserts(&qrz);
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(inserts(&qrz), sent, "a refused contact is not sent again");
+}
+
+fn an_outage_loses_nothing_and_sends_nothing_twice() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let (server, _secret) = server(&qrz, &[]);
+    let api = server.account("W1AW", "elevated");
+    connect(&api, QRZ_KEY);
+    let folder = api.monthly(&this_month().0, None);
+    qrz.set_mode(Mode::Drop);
+    for call in ["K1OUT", "K2OUT"] {
+        let started = Instant::now();
+        api.post("/v1/contacts", contact(&folder, call)).id();
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "a create never waits for QRZ"
+        );
+    }
+    eventually("the failure shown", || {
+        logbook(&api)["lastError"].is_string()
+    });
+    assert_eq!(logbook(&api)["waiting"], 2);
+    assert_eq!(logbook(&api)["state"], "working");
+    qrz.set_mode(Mode::ServerError);
+    std::thread::sleep(Duration::from_millis(1500));
+    qrz.set_mode(Mode::Normal);
+    eventually("both pushed after the outage", || {
+        qrz.records(QRZ_KEY).len() == 2
+    });
+    eventually("the counts", || logbook(&api)["pushed"] == 2);
+    assert!(logbook(&api)["lastError"].is_null(), "{}", logbook(&api));
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(qrz.records(QRZ_KEY).len(), 2, "nothing twice");
+}
+
+fn a_refused_key_pauses_the_logbook_until_a_new_one_is_given() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    qrz.add_book(NEW_QRZ_KEY, "W1AW");
+    let (server, _secret) = server(&qrz, &[]);
+    let api = server.account("W1AW", "elevated");
+    let id = connect(&api, QRZ_KEY)["id"].as_str().unwrap().to_owned();
+    let folder = api.monthly(&this_month().0, None);
+    qrz.set_mode(Mode::Auth);
+    let waiting = api.post("/v1/contacts", contact(&folder, "K1AUTH")).id();
+    eventually("the pause", || logbook(&api)["state"] == "paused");
+    let book = logbook(&api);
+    assert!(
+        book["pausedReason"]
+            .as_str()
+            .unwrap()
+            .contains("QRZ refused the key"),
+        "{book}"
+    );
+    assert_eq!(book["waiting"], 1);
+    let asked = qrz.requests().len();
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(
+        qrz.requests().len(),
+        asked,
+        "a paused logbook is left alone"
+    );
+
+    // A key QRZ refuses is not taken; a good one ends the pause and the contact goes.
+    let r = api.send(
+        "PATCH",
+        &format!("/v1/logbooks/{id}"),
+        Some(&json!({ "apiKey": NEW_QRZ_KEY })),
+        &[],
+    );
+    let msg = r.expect_error(400, "validation_error");
+    assert!(msg.contains("QRZ refused this key"), "{msg}");
+    qrz.set_mode(Mode::Normal);
+    let r = api.send(
+        "PATCH",
+        &format!("/v1/logbooks/{id}"),
+        Some(&json!({ "apiKey": NEW_QRZ_KEY })),
+        &[],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["state"], "working");
+    assert_eq!(r.body["keyLast4"], "9911");
+    eventually("the waiting contact pushed", || {
+        qrz.records(NEW_QRZ_KEY).len() == 1
+    });
+    let listed = api.contacts(&folder);
+    let c = listed.iter().find(|c| c["id"] == waiting.as_str()).unwrap();
+    assert_eq!(c["external"][0]["state"], "pushed", "{c}");
+    assert_no_key(&server, &[QRZ_KEY, NEW_QRZ_KEY]);
+}
+
+fn bad_connections_are_refused_and_keep_nothing() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let (server, _secret) = server(&qrz, &[]);
+    let api = server.account("W1AW", "elevated");
+    let path = "/v1/logbooks";
+    for (body, field, says) in [
+        (json!({ "provider": "qrz" }), "apiKey", "apiKey is required"),
+        (
+            json!({ "provider": "eqsl", "apiKey": QRZ_KEY }),
+            "provider",
+            "not known",
+        ),
+        (
+            json!({ "provider": "qrz", "apiKey": "short" }),
+            "apiKey",
+            "8 to 100",
+        ),
+        (
+            json!({ "provider": "qrz", "apiKey": "NOT-A-BOOK-KEY-0000" }),
+            "apiKey",
+            "QRZ refused this key",
+        ),
+        (
+            json!({ "provider": "qrz", "apiKey": QRZ_KEY, "autoPush": "yes" }),
+            "autoPush",
+            "true or false",
+        ),
+    ] {
+        let r = api.post(path, body.clone());
+        let msg = r.expect_error(400, "validation_error");
+        assert!(msg.contains(says), "{body}: {msg}");
+        assert_eq!(r.body["details"]["field"], field, "{body}: {}", r.body);
+        assert!(!r.body.to_string().contains(QRZ_KEY), "{}", r.body);
+    }
+    let r = api.post(
+        path,
+        json!({ "provider": "qrz", "apiKey": QRZ_KEY, "colour": "red" }),
+    );
+    assert!(r.expect_error(400, "validation_error").contains("colour"));
+    assert_eq!(api.get(path).body["items"], json!([]));
+
+    // Logbooks need an elevated key.
+    let basic = server.new_key("W1AW", "basic");
+    let r = basic.get(path);
+    r.expect_error(403, "tier_insufficient");
+    basic
+        .post(path, json!({ "provider": "qrz", "apiKey": QRZ_KEY }))
+        .expect_error(403, "tier_insufficient");
+
+    // Another account's logbook is not found.
+    let id = connect(&api, QRZ_KEY)["id"].as_str().unwrap().to_owned();
+    let other = server.account("K9ZZ", "elevated");
+    other
+        .delete(&format!("/v1/logbooks/{id}"))
+        .expect_error(404, "not_found");
+    other
+        .send(
+            "PATCH",
+            &format!("/v1/logbooks/{id}"),
+            Some(&json!({ "autoPush": false })),
+            &[],
+        )
+        .expect_error(404, "not_found");
+    let listed = api.get(path);
+    assert!(
+        !listed.body.to_string().contains(QRZ_KEY),
+        "{}",
+        listed.body
+    );
+    assert_no_key(&server, &[QRZ_KEY]);
+
+    // Without a secret the service keeps no keys: logbooks are off.
+    let plain = Server::start();
+    let api = plain.account("W1AW", "elevated");
+    let msg = api.get(path).expect_error(404, "not_found");
+    assert!(msg.contains("--secret-file"), "{msg}");
+}
+
+/// Two processes on one PostgreSQL database share the queue: each contact is sent once.
+fn two_processes_push_each_contact_once() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let (server, secret) = server(&qrz, &["--burst-limit", "100000"]);
+    let flags = [
+        "--secret-file".to_owned(),
+        secret.path().join("secret").display().to_string(),
+        "--qrz-api-url".to_owned(),
+        qrz.url().to_string(),
+        "--burst-limit".to_owned(),
+        "100000".to_owned(),
+    ];
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let peer = server.another(&flags);
+    let api = server.account("W1AW", "elevated");
+    let peer_api = peer.api(Some(api.key()));
+    connect(&api, QRZ_KEY);
+    let folder = api.monthly(&this_month().0, None);
+    for n in 0..20 {
+        let via = if n % 2 == 0 { &api } else { &peer_api };
+        via.post(
+            "/v1/contacts",
+            contact(&folder, &format!("K{}P{n}", n % 10)),
+        )
+        .id();
+    }
+    eventually("twenty contacts in the book", || {
+        qrz.records(QRZ_KEY).len() == 20
+    });
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(qrz.records(QRZ_KEY).len(), 20);
+    assert_eq!(inserts(&qrz), 20, "each contact sent by one process once");
+}
+
+crate::both_backends!(
+    contacts_are_pushed_when_created_and_deleted_there_when_deleted,
+    a_duplicate_counts_as_pushed_and_a_refusal_is_kept,
+    an_outage_loses_nothing_and_sends_nothing_twice,
+    a_refused_key_pauses_the_logbook_until_a_new_one_is_given,
+    bad_connections_are_refused_and_keep_nothing,
+    two_processes_push_each_contact_once,
+);
