@@ -8,7 +8,6 @@ mod folders;
 mod idempotency;
 mod limits;
 mod logbooks;
-mod logbooks;
 mod migrations;
 mod outage;
 mod processes;
