@@ -10,6 +10,7 @@ mod errors;
 mod folders;
 mod help;
 mod keychain;
+mod logbooks;
 mod outbox;
 mod retries;
 mod terminal;

@@ -1,0 +1,174 @@
+//! `svc logbooks` through the real binary against the real server and a QRZ-protocol fake:
+//! the QRZ key goes in on stdin and never comes out.
+
+use std::time::{Duration, Instant};
+
+use crate::common::qrz::FakeQrz;
+use crate::common::{Server, contact, this_month};
+
+use super::Cli;
+
+const QRZ_KEY: &str = "A1B2-C3D4-E5F6-7788";
+
+fn secret_file(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn connect_list_set_and_disconnect_with_the_key_on_stdin() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let dir = tempfile::tempdir().unwrap();
+    let secret = secret_file(
+        dir.path(),
+        "s1",
+        "the first secret, long enough to seal keys",
+    );
+    let url = qrz.url().to_string();
+    let server = Server::start_with(&["--secret-file", &secret, "--qrz-api-url", &url]);
+    let api = server.account("W1AW", "elevated");
+    let cli = Cli::with_key(&server, &api);
+    cli.secret(QRZ_KEY);
+
+    let run = cli.run_stdin(
+        &["logbooks", "connect", "qrz", "--json"],
+        &format!("{QRZ_KEY}\n"),
+    );
+    run.ok();
+    let book = run.json();
+    assert_eq!(book["callsign"], "W1AW");
+    assert_eq!(book["keyLast4"], "7788");
+    let id = book["id"].as_str().unwrap().to_owned();
+    let run = cli.run(&["logbooks", "list"]);
+    run.ok();
+    assert!(
+        run.stdout.contains(&id) && run.stdout.contains("…7788"),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("working"), "{run:?}");
+
+    let msg = cli
+        .run(&["logbooks", "set", &id])
+        .fails(2, "logbooks set", "validation_error");
+    assert!(msg.contains("nothing to change"), "{msg}");
+    let msg = cli.run_stdin(&["logbooks", "connect", "qrz"], "\n").fails(
+        2,
+        "logbooks connect",
+        "validation_error",
+    );
+    assert!(msg.contains("no key"), "{msg}");
+    let msg = cli
+        .run_stdin(&["logbooks", "connect", "qrz"], "WRONG-KEY-0000\n")
+        .fails(2, "logbooks connect", "validation_error");
+    assert!(msg.contains("QRZ refused this key"), "{msg}");
+
+    let run = cli.run(&["logbooks", "set", &id, "--auto-push", "off", "--json"]);
+    run.ok();
+    assert_eq!(run.json()["autoPush"], false);
+    cli.run(&["logbooks", "set", &id, "--auto-push", "on"]).ok();
+
+    // A contact logged with the CLI reaches the book.
+    let folder = api.monthly(&this_month().0, None);
+    cli.run(&[
+        "contacts",
+        "create",
+        "--folder",
+        &folder,
+        "--callsign",
+        "K1CLI",
+        "--frequency",
+        "14.074",
+        "--mode",
+        "FT8",
+    ])
+    .ok();
+    let started = Instant::now();
+    while qrz.records(QRZ_KEY).len() != 1 {
+        assert!(started.elapsed() < Duration::from_secs(30), "never pushed");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // Basic keys cannot see logbooks.
+    let basic = Cli::with_key(&server, &server.new_key("W1AW", "basic"));
+    basic
+        .run(&["logbooks", "list"])
+        .fails(5, "logbooks list", "tier_insufficient");
+
+    let run = cli.run(&["logbooks", "disconnect", &id]);
+    run.ok();
+    assert!(run.stdout.contains("stay in the book"), "{run:?}");
+    cli.run(&["logbooks", "disconnect", &id])
+        .fails(1, "logbooks disconnect", "not_found");
+    assert!(!server.logs().contains(QRZ_KEY));
+}
+
+/// A new secret with the previous one: the keys are sealed again and pushes go on.
+fn a_new_secret_takes_over_the_keys() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let dir = tempfile::tempdir().unwrap();
+    let old = secret_file(
+        dir.path(),
+        "old",
+        "the old secret of this service, 32+ bytes",
+    );
+    let new = secret_file(
+        dir.path(),
+        "new",
+        "the new secret of this service, 32+ bytes",
+    );
+    let url = qrz.url().to_string();
+    let server = Server::start_with(&["--secret-file", &old, "--qrz-api-url", &url]);
+    let api = server.account("W1AW", "elevated");
+    let cli = Cli::with_key(&server, &api);
+    cli.run_stdin(&["logbooks", "connect", "qrz"], &format!("{QRZ_KEY}\n"))
+        .ok();
+    let db = server.crash();
+    let server = Server::start_on(
+        db,
+        &[
+            "--secret-file",
+            &new,
+            "--previous-secret-file",
+            &old,
+            "--qrz-api-url",
+            &url,
+        ],
+    );
+    let api = server.api(Some(api.key()));
+    let folder = api.monthly(&this_month().0, None);
+    api.post("/v1/contacts", contact(&folder, "K1NEW")).id();
+    let started = Instant::now();
+    while qrz.records(QRZ_KEY).len() != 1 {
+        assert!(started.elapsed() < Duration::from_secs(30), "never pushed");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The new secret alone opens the keys now.
+    let db = server.crash();
+    let server = Server::start_on(db, &["--secret-file", &new, "--qrz-api-url", &url]);
+    let api = server.api(Some(api.key()));
+    api.post("/v1/contacts", contact(&folder, "K2NEW")).id();
+    let started = Instant::now();
+    while qrz.records(QRZ_KEY).len() != 2 {
+        assert!(started.elapsed() < Duration::from_secs(30), "never pushed");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(api.get("/v1/logbooks").body["items"][0]["state"], "working");
+}
+
+#[test]
+fn connect_list_set_and_disconnect() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        connect_list_set_and_disconnect_with_the_key_on_stdin,
+    );
+}
+
+#[test]
+fn secret_rotation() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        a_new_secret_takes_over_the_keys,
+    );
+}
