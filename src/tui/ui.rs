@@ -357,7 +357,7 @@ impl Widget for View<'_, ContactsPane> {
                 let style = self.row_style(i, &pane.view);
                 let notes = Cell::from(first_line(c.notes.as_deref().unwrap_or("")));
                 let (mark, notes) = match pane.marks.get(&c.id) {
-                    None => (Cell::from(""), notes),
+                    None => (self.external_mark(c), notes),
                     Some(Mark::Waiting) => (Cell::from("↑"), notes),
                     Some(Mark::Refused(why)) => (
                         Cell::from(Span::styled("✗", self.theme.tone(Tone::Error))),
@@ -381,6 +381,23 @@ impl Widget for View<'_, ContactsPane> {
         Table::new(rows, CONTACT_WIDTHS)
             .header(header)
             .render(inner, buf);
+    }
+}
+
+impl View<'_, ContactsPane> {
+    /// Where a stored contact went in the account's external logbooks (QRZ): `!` refused by
+    /// one, `…` waiting for one, `✓` in all of them; nothing when it goes to none.
+    fn external_mark(&self, c: &crate::model::Contact) -> Cell<'static> {
+        let states = || c.external.iter().map(|e| e.state.as_str());
+        if states().any(|s| s == "failed") {
+            Cell::from(Span::styled("!", self.theme.tone(Tone::Error)))
+        } else if states().any(|s| s == "waiting") {
+            Cell::from(Span::styled("…", self.theme.dim()))
+        } else if states().any(|s| s == "pushed") {
+            Cell::from(Span::styled("✓", self.theme.tone(Tone::Success)))
+        } else {
+            Cell::from("")
+        }
     }
 }
 

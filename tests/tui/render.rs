@@ -244,3 +244,63 @@ fn no_color_draws_with_attributes_only() {
             .any(|c| c.fg != Color::Reset)
     );
 }
+
+#[test]
+fn contacts_show_where_they_went_in_external_logbooks() {
+    let mut app = loaded();
+    let effects = open(&mut app, "2026-11");
+    let Some(Effect::LoadContacts { generation, .. }) = effects.first() else {
+        panic!("{effects:?}")
+    };
+    let copy = |state: &str| svc::model::ExternalCopy {
+        logbook_id: "lbk_aaaaaaaaaaaaaaaa".into(),
+        state: state.into(),
+        log_id: None,
+    };
+    let mut items = Vec::new();
+    for (n, (call, states)) in [
+        ("K1PUSH", vec!["pushed"]),
+        ("K2WAIT", vec!["pushed", "waiting"]),
+        ("K3FAIL", vec!["failed", "pushed"]),
+        ("K4NONE", vec![]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut c = contact(
+            &format!("qso_{n}"),
+            MONTH,
+            call,
+            14.074,
+            "20m",
+            "FT8",
+            &format!("2026-11-22T13:0{n}:00Z"),
+        );
+        c.external = states.into_iter().map(copy).collect();
+        items.push(c);
+    }
+    update(
+        &mut app,
+        Action::ContactsLoaded {
+            folder_id: MONTH.into(),
+            generation: *generation,
+            source: Source::Service,
+            result: Ok(svc::model::Page {
+                items,
+                cursor: None,
+            }),
+        },
+    );
+    let screen = screen(&app);
+    let row = |call: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(call))
+            .unwrap_or_else(|| panic!("no {call} in\n{screen}"))
+            .to_owned()
+    };
+    assert!(row("K1PUSH").contains("│✓ "), "{screen}");
+    assert!(row("K2WAIT").contains("│… "), "{screen}");
+    assert!(row("K3FAIL").contains("│! "), "{screen}");
+    assert!(row("K4NONE").contains("│  "), "{screen}");
+}
