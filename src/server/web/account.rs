@@ -1,14 +1,26 @@
 //! The account page: callsign, plan and the native QSO count against the free plan's cap.
 
+use askama::Template;
 use axum::Extension;
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::html::{Html, render, time};
+use super::html::When;
 use super::session::Visitor;
-use super::{Nav, Page, sign_in_first};
+use super::{Layout, Nav, respond, sign_in_first};
 use crate::model::Plan;
 use crate::server::AppState;
+
+#[derive(Template)]
+#[template(path = "account.html")]
+struct AccountPage<'a> {
+    layout: Layout<'a>,
+    callsign: &'a str,
+    plan: &'static str,
+    count: String,
+    created: When,
+}
 
 pub async fn show(
     State(state): State<AppState>,
@@ -24,14 +36,12 @@ pub async fn show(
         ),
         Plan::Paid => format!("{} (the paid plan has no cap)", account.native_qso_count),
     };
-    let content = render(
-        include_str!("../../../assets/account.html"),
-        &[
-            ("callsign", Html::text(&account.callsign)),
-            ("plan", Html::text(account.plan.as_str())),
-            ("count", Html::text(&count)),
-            ("created", time(account.created_at)),
-        ],
-    );
-    Page::new("Your account", Nav::Account, content).render(&visitor)
+    let page = AccountPage {
+        layout: Layout::new(&visitor, "Your account", Nav::Account),
+        callsign: &account.callsign,
+        plan: account.plan.as_str(),
+        count,
+        created: When::from(account.created_at),
+    };
+    respond(StatusCode::OK, &page)
 }

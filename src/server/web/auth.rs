@@ -7,14 +7,14 @@
 use std::sync::OnceLock;
 
 use argon2::{Argon2, PasswordHasher, PasswordVerifier};
+use askama::Template;
 use axum::Extension;
 use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::Response;
 
-use super::html::{Html, render};
 use super::session::{PostForm, Secret, Visitor};
-use super::{Nav, Notice, Page, Problem, SIGNIN_LIMIT, see_other};
+use super::{Layout, Nav, Notice, Problem, SIGNIN_LIMIT, respond, see_other};
 use crate::model::callsign::normalize_callsign;
 use crate::model::ids::random_bytes;
 use crate::model::{ErrorCode, Plan, Timestamp};
@@ -40,6 +40,21 @@ fn query_value(query: Option<&str>, name: &str) -> String {
         .unwrap_or_default()
 }
 
+#[derive(Template)]
+#[template(path = "signin.html")]
+struct SigninPage<'a> {
+    layout: Layout<'a>,
+    next: &'static str,
+    callsign: &'a str,
+}
+
+#[derive(Template)]
+#[template(path = "signup.html")]
+struct SignupPage<'a> {
+    layout: Layout<'a>,
+    callsign: &'a str,
+}
+
 fn signin_page(
     visitor: &Visitor,
     callsign: &str,
@@ -47,18 +62,12 @@ fn signin_page(
     notice: Option<Notice>,
     status: StatusCode,
 ) -> Response {
-    let content = render(
-        include_str!("../../../assets/signin.html"),
-        &[
-            ("csrf", Html::text(&visitor.csrf_token())),
-            ("next", Html::text(destination(next))),
-            ("callsign", Html::text(callsign)),
-        ],
-    );
-    Page::new("Sign in", Nav::SignIn, content)
-        .status(status)
-        .notice(notice)
-        .render(visitor)
+    let page = SigninPage {
+        layout: Layout::new(visitor, "Sign in", Nav::SignIn).notice(notice),
+        next: destination(next),
+        callsign,
+    };
+    respond(status, &page)
 }
 
 fn signup_page(
@@ -67,17 +76,11 @@ fn signup_page(
     notice: Option<Notice>,
     status: StatusCode,
 ) -> Response {
-    let content = render(
-        include_str!("../../../assets/signup.html"),
-        &[
-            ("csrf", Html::text(&visitor.csrf_token())),
-            ("callsign", Html::text(callsign)),
-        ],
-    );
-    Page::new("Create an account", Nav::SignUp, content)
-        .status(status)
-        .notice(notice)
-        .render(visitor)
+    let page = SignupPage {
+        layout: Layout::new(visitor, "Create an account", Nav::SignUp).notice(notice),
+        callsign,
+    };
+    respond(status, &page)
 }
 
 pub async fn signin_form(
@@ -89,10 +92,10 @@ pub async fn signin_form(
         return see_other(destination(&next));
     }
     let notice = match query_value(query.as_deref(), "notice").as_str() {
-        "expired" => Some(Notice::info(Html::text(
+        "expired" => Some(Notice::Info(
             "Your session has ended. Sign in again to go on.",
-        ))),
-        "signed-out" => Some(Notice::info(Html::text("You are signed out."))),
+        )),
+        "signed-out" => Some(Notice::Info("You are signed out.")),
         _ => None,
     };
     signin_page(&visitor, "", &next, notice, StatusCode::OK)
@@ -187,7 +190,7 @@ pub async fn signin(State(state): State<AppState>, form: PostForm) -> Result<Res
             visitor,
             entered,
             next,
-            Some(Notice::error(message)),
+            Some(Notice::Error(message.to_owned())),
             StatusCode::BAD_REQUEST,
         )
     };
@@ -257,7 +260,7 @@ pub async fn signup(State(state): State<AppState>, form: PostForm) -> Result<Res
         signup_page(
             visitor,
             entered,
-            Some(Notice::error(message)),
+            Some(Notice::Error(message.to_owned())),
             StatusCode::BAD_REQUEST,
         )
     };

@@ -5,14 +5,15 @@
 //! the key, so the same form posted again (a reload, the back button) makes no key and shows
 //! none; the page's script also turns its history entry into a plain GET of the list.
 
+use askama::Template;
 use axum::Extension;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::html::{Html, render, time};
+use super::html::When;
 use super::session::{PostForm, Visitor};
-use super::{Nav, Notice, Page, Problem, REVEAL_MS, see_other, sign_in_first};
+use super::{Layout, Nav, Notice, Problem, REVEAL_MS, respond, see_other, sign_in_first};
 use crate::model::ids::{base32, random_bytes};
 use crate::model::{ApiKey, IdKind, Tier, Timestamp, text};
 use crate::server::AppState;
@@ -36,101 +37,87 @@ impl GenerateForm<'_> {
             token: new_form_token(),
         }
     }
+
+    fn checked(&self, tier: Tier) -> bool {
+        // Basic is the default: the smaller power, unless the user chose otherwise.
+        self.tier.unwrap_or(Tier::Basic) == tier
+    }
 }
 
 fn new_form_token() -> String {
     base32(&random_bytes::<16>())
 }
 
-fn state_of(key: &KeyRecord) -> Html {
-    match key.revoked_at {
-        None => Html::trusted("Active"),
-        Some(at) => {
-            let mut state = Html::trusted("<span class=\"revoked\">Revoked</span> ");
-            state.push(time(at));
-            state.push(Html::text(&format!(
-                " (reason: {})",
-                key.revoked_reason.as_deref().unwrap_or("not recorded")
-            )));
-            state
+/// What the keys list and the revoke page show of a key.
+struct KeyView<'a> {
+    id: &'a str,
+    name: &'a str,
+    tier: &'static str,
+    prefix: &'a str,
+    created: When,
+    last_used: Option<When>,
+    /// When, and why.
+    revoked: Option<(When, &'a str)>,
+}
+
+impl<'a> From<&'a KeyRecord> for KeyView<'a> {
+    fn from(key: &'a KeyRecord) -> KeyView<'a> {
+        KeyView {
+            id: &key.id,
+            name: &key.name,
+            tier: key.tier.as_str(),
+            prefix: &key.key_prefix,
+            created: When::from(key.created_at),
+            last_used: key.last_used_at.map(When::from),
+            revoked: key.revoked_at.map(|at| {
+                let reason = key.revoked_reason.as_deref();
+                (When::from(at), reason.unwrap_or("not recorded"))
+            }),
         }
     }
 }
 
-/// What the keys list and the revoke page show of a key.
-fn key_fields(key: &KeyRecord) -> Vec<(&'static str, Html)> {
-    vec![
-        ("id", Html::text(&key.id)),
-        ("name", Html::text(&key.name)),
-        ("tier", Html::text(key.tier.as_str())),
-        ("prefix", Html::text(&key.key_prefix)),
-        ("created", time(key.created_at)),
-        (
-            "last_used",
-            key.last_used_at
-                .map_or_else(|| Html::trusted("never"), time),
-        ),
-    ]
+/// The dialog with a new key's plaintext.
+struct Reveal<'a> {
+    name: &'a str,
+    tier: &'static str,
+    key: &'a str,
+    lifetime_ms: i64,
+    lifetime_s: i64,
 }
 
-fn key_list(keys: &[KeyRecord]) -> Html {
-    if keys.is_empty() {
-        return Html::trusted("<p>No keys yet: generate one below.</p>");
-    }
-    let mut rows = Html::default();
-    for key in keys {
-        let action = if key.revoked_at.is_none() {
-            render(
-                "<a href=\"/keys/{{id}}/revoke\">Revoke<span class=\"sr\"> {{name}}</span></a>",
-                &[("id", Html::text(&key.id)), ("name", Html::text(&key.name))],
-            )
-        } else {
-            Html::default()
-        };
-        let mut fields = key_fields(key);
-        fields.extend([("state", state_of(key)), ("action", action)]);
-        rows.push(render(
-            include_str!("../../../assets/key_row.html"),
-            &fields,
-        ));
-    }
-    render(
-        include_str!("../../../assets/keys_table.html"),
-        &[("rows", rows)],
-    )
+#[derive(Template)]
+#[template(path = "keys.html")]
+struct KeysPage<'a> {
+    layout: Layout<'a>,
+    keys: Vec<KeyView<'a>>,
+    form: GenerateForm<'a>,
+    /// Only in the one response that has the new key; the page's script comes with it.
+    reveal: Option<Reveal<'a>>,
 }
 
-/// The keys page; `reveal` is the dialog with a new key, in the one response that has it.
+#[derive(Template)]
+#[template(path = "revoke.html")]
+struct RevokePage<'a> {
+    layout: Layout<'a>,
+    key: KeyView<'a>,
+}
+
 fn keys_page(
     visitor: &Visitor,
     keys: &[KeyRecord],
     form: GenerateForm<'_>,
     notice: Option<Notice>,
-    reveal: Option<Html>,
+    reveal: Option<Reveal<'_>>,
     status: StatusCode,
 ) -> Response {
-    let checked = |tier: Tier| {
-        // Basic is the default: the smaller power, unless the user chose otherwise.
-        let chosen = form.tier.unwrap_or(Tier::Basic) == tier;
-        Html::trusted(if chosen { " checked" } else { "" })
+    let page = KeysPage {
+        layout: Layout::new(visitor, "API keys", Nav::Keys).notice(notice),
+        keys: keys.iter().map(KeyView::from).collect(),
+        form,
+        reveal,
     };
-    let content = render(
-        include_str!("../../../assets/keys.html"),
-        &[
-            ("list", key_list(keys)),
-            ("csrf", Html::text(&visitor.csrf_token())),
-            ("form_token", Html::text(&form.token)),
-            ("name", Html::text(form.name)),
-            ("basic_checked", checked(Tier::Basic)),
-            ("elevated_checked", checked(Tier::Elevated)),
-            ("reveal", reveal.clone().unwrap_or_default()),
-        ],
-    );
-    let mut page = Page::new("API keys", Nav::Keys, content)
-        .status(status)
-        .notice(notice);
-    page.script = reveal.is_some();
-    page.render(visitor)
+    respond(status, &page)
 }
 
 fn signed_in(visitor: &Visitor) -> Option<&Account> {
@@ -150,14 +137,9 @@ pub async fn list(
     let revoked = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
         .find(|(n, _)| n == "revoked")
         .and_then(|(_, id)| keys.iter().find(|k| k.id == id && k.revoked_at.is_some()));
-    let notice = revoked.map(|key| {
-        Notice::info(render(
-            "Key <strong>{{name}}</strong> (<code>{{prefix}}</code>) is revoked: programs that use it now get the error <code>key_revoked</code>.",
-            &[
-                ("name", Html::text(&key.name)),
-                ("prefix", Html::text(&key.key_prefix)),
-            ],
-        ))
+    let notice = revoked.map(|key| Notice::KeyRevoked {
+        name: key.name.clone(),
+        prefix: key.key_prefix.clone(),
     });
     Ok(keys_page(
         &visitor,
@@ -219,7 +201,7 @@ pub async fn generate(State(state): State<AppState>, form: PostForm) -> Result<R
                 visitor,
                 &keys,
                 form,
-                Some(Notice::error(message)),
+                Some(Notice::Error(message.to_owned())),
                 None,
                 StatusCode::BAD_REQUEST,
             ));
@@ -236,31 +218,25 @@ pub async fn generate(State(state): State<AppState>, form: PostForm) -> Result<R
             visitor,
             &keys,
             GenerateForm::blank(),
-            Some(Notice::error(
-                "This form was sent before, and its key was made then. A key is shown only once, so it is not shown again: if you did not copy it, revoke it in the list and generate a new one.",
+            Some(Notice::Error(
+                "This form was sent before, and its key was made then. A key is shown only once, so it is not shown again: if you did not copy it, revoke it in the list and generate a new one.".to_owned(),
             )),
             None,
             StatusCode::CONFLICT,
         ));
     };
-    let reveal = render(
-        include_str!("../../../assets/reveal.html"),
-        &[
-            ("name", Html::text(&record.name)),
-            ("tier", Html::text(record.tier.as_str())),
-            ("key", Html::text(key.expose())),
-            ("lifetime_ms", Html::text(&REVEAL_MS.to_string())),
-            ("lifetime_s", Html::text(&(REVEAL_MS / 1000).to_string())),
-        ],
-    );
-    let notice = Notice::info(render(
-        "Key <strong>{{name}}</strong> (<code>{{prefix}}</code>, {{tier}}) was generated.",
-        &[
-            ("name", Html::text(&record.name)),
-            ("prefix", Html::text(&record.key_prefix)),
-            ("tier", Html::text(record.tier.as_str())),
-        ],
-    ));
+    let reveal = Reveal {
+        name: &record.name,
+        tier: record.tier.as_str(),
+        key: key.expose(),
+        lifetime_ms: REVEAL_MS,
+        lifetime_s: REVEAL_MS / 1000,
+    };
+    let notice = Notice::KeyGenerated {
+        name: record.name.clone(),
+        prefix: record.key_prefix.clone(),
+        tier: record.tier.as_str(),
+    };
     Ok(keys_page(
         visitor,
         &keys,
@@ -320,10 +296,11 @@ pub async fn confirm_revoke(
     if key.revoked_at.is_some() {
         return Err(revoked_already(&key));
     }
-    let mut fields = key_fields(&key);
-    fields.push(("csrf", Html::text(&visitor.csrf_token())));
-    let content = render(include_str!("../../../assets/revoke.html"), &fields);
-    Ok(Page::new("Revoke this key?", Nav::Keys, content).render(&visitor))
+    let page = RevokePage {
+        layout: Layout::new(&visitor, "Revoke this key?", Nav::Keys),
+        key: KeyView::from(&key),
+    };
+    Ok(respond(StatusCode::OK, &page))
 }
 
 pub async fn revoke(
@@ -370,6 +347,72 @@ mod tests {
             let message = check_generate(name, tier).unwrap_err();
             assert!(message.contains(says), "{name:?}: {message}");
         }
+    }
+
+    /// Every part of the page, with markup in every value a user or the database gives it.
+    #[test]
+    fn the_keys_page_shows_every_value_as_text() {
+        let typed = "<b>\"x' & y";
+        let active = KeyRecord {
+            id: "key_aaaaaaaaaaaaaaaa".into(),
+            callsign: "W1AW".into(),
+            name: typed.into(),
+            tier: Tier::Elevated,
+            key_prefix: "svc_live_ABC".into(),
+            created_at: Timestamp(1_763_820_300_123),
+            last_used_at: Some(Timestamp(1_763_820_360_000)),
+            revoked_at: None,
+            revoked_reason: None,
+        };
+        let revoked = KeyRecord {
+            revoked_at: Some(Timestamp(1_763_820_420_000)),
+            revoked_reason: Some(typed.into()),
+            ..active.clone()
+        };
+        let keys = [active, revoked];
+        let page = KeysPage {
+            layout: Layout {
+                title: "API keys",
+                nav: Nav::Keys,
+                callsign: Some(typed),
+                csrf: typed.into(),
+                notice: Some(Notice::KeyGenerated {
+                    name: typed.into(),
+                    prefix: "svc_live_ABC".into(),
+                    tier: "elevated",
+                }),
+            },
+            keys: keys.iter().map(KeyView::from).collect(),
+            form: GenerateForm {
+                name: typed,
+                tier: Some(Tier::Elevated),
+                token: typed.into(),
+            },
+            reveal: Some(Reveal {
+                name: typed,
+                tier: "elevated",
+                key: typed,
+                lifetime_ms: REVEAL_MS,
+                lifetime_s: REVEAL_MS / 1000,
+            }),
+        };
+        let html = page.render().unwrap();
+        assert!(!html.contains("<b>"), "{html}");
+        let escaped = "&lt;b&gt;&quot;x&#39; &amp; y";
+        // The nav's callsign and token, the notice, two rows, a revoke link, the reason, the
+        // form's two tokens and typed name, the reveal's title and key.
+        assert_eq!(html.matches(escaped).count(), 12, "{html}");
+        for syntax in ["{{", "}}", "{%", "%}"] {
+            assert!(!html.contains(syntax), "{syntax} in {html}");
+        }
+        assert!(html.contains("value=\"elevated\" checked>"), "{html}");
+        assert!(html.contains("<script src=\"/assets/keys.js\" defer></script>"));
+        assert!(html.contains("(reason: &lt;b&gt;"), "{html}");
+        assert_eq!(
+            html.matches("href=\"/keys/key_aaaaaaaaaaaaaaaa/revoke\"")
+                .count(),
+            1
+        );
     }
 
     #[test]

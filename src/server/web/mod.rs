@@ -1,7 +1,8 @@
 //! The web pages: sign up, sign in and out, the account's API keys (generate with the one-time
-//! reveal, revoke) and the account. Server-rendered HTML from the templates in `assets/`, served
-//! by the same router as the API but with their own middleware: HTML error pages instead of the
-//! JSON envelope, security headers, and the visitor's session looked up on every request.
+//! reveal, revoke) and the account. Server-rendered HTML from the askama templates in `assets/`
+//! (checked when the crate compiles, every value escaped), served by the same router as the API
+//! but with their own middleware: HTML error pages instead of the JSON envelope, security
+//! headers, and the visitor's session looked up on every request.
 
 mod account;
 mod auth;
@@ -9,6 +10,7 @@ mod html;
 mod keys;
 mod session;
 
+use askama::Template;
 use axum::Router;
 use std::net::SocketAddr;
 
@@ -21,7 +23,6 @@ use tower_http::catch_panic::CatchPanicLayer;
 
 use super::AppState;
 use crate::store::{SessionLifetime, SigninLimit, StoreError};
-use html::{Html, render};
 use session::Visitor;
 
 /// A session ends 12 hours after its last request, and 7 days after sign-in in any case.
@@ -202,44 +203,21 @@ pub fn sign_in_first(visitor: &Visitor, next: &str) -> Response {
     see_other(&format!("/signin?next={next}{ended}"))
 }
 
-/// A one-line message at the top of a page.
+/// A one-line message at the top of a page (`notice.html`).
 #[derive(Debug, Clone)]
-pub struct Notice {
-    error: bool,
-    message: Html,
-}
-
-impl Notice {
-    pub fn info(message: Html) -> Notice {
-        Notice {
-            error: false,
-            message,
-        }
-    }
-
-    pub fn error(message: &str) -> Notice {
-        Notice {
-            error: true,
-            message: Html::text(message),
-        }
-    }
-
-    fn render(&self) -> Html {
-        render(
-            include_str!("../../../assets/notice.html"),
-            &[
-                (
-                    "kind",
-                    Html::trusted(if self.error { "error" } else { "info" }),
-                ),
-                (
-                    "role",
-                    Html::trusted(if self.error { "alert" } else { "status" }),
-                ),
-                ("message", self.message.clone()),
-            ],
-        )
-    }
+pub enum Notice {
+    Info(&'static str),
+    /// What was wrong with what was sent, and what to do.
+    Error(String),
+    KeyGenerated {
+        name: String,
+        prefix: String,
+        tier: &'static str,
+    },
+    KeyRevoked {
+        name: String,
+        prefix: String,
+    },
 }
 
 /// Which navigation link names the page shown.
@@ -252,91 +230,50 @@ pub enum Nav {
     None,
 }
 
-/// A page to send: the layout around `content`.
-pub struct Page {
-    pub status: StatusCode,
-    pub title: &'static str,
-    pub nav: Nav,
-    pub notice: Option<Notice>,
-    pub content: Html,
-    /// The reveal dialog's script.
-    pub script: bool,
+/// What `layout.html` shows around every page's content; each page's template struct has one
+/// as `layout`.
+pub struct Layout<'a> {
+    title: &'static str,
+    nav: Nav,
+    /// The signed-in visitor's, for the sign-out button.
+    callsign: Option<&'a str>,
+    /// The token of every form on the page, the sign-out button's too.
+    csrf: String,
+    notice: Option<Notice>,
 }
 
-impl Page {
-    pub fn new(title: &'static str, nav: Nav, content: Html) -> Page {
-        Page {
-            status: StatusCode::OK,
+impl<'a> Layout<'a> {
+    pub fn new(visitor: &'a Visitor, title: &'static str, nav: Nav) -> Layout<'a> {
+        Layout {
             title,
             nav,
+            callsign: visitor.account.as_ref().map(|a| a.callsign.as_str()),
+            csrf: visitor.csrf_token(),
             notice: None,
-            content,
-            script: false,
         }
     }
 
-    pub fn status(mut self, status: StatusCode) -> Page {
-        self.status = status;
-        self
-    }
-
-    pub fn notice(mut self, notice: Option<Notice>) -> Page {
+    pub fn notice(mut self, notice: Option<Notice>) -> Layout<'a> {
         self.notice = notice;
         self
     }
+}
 
-    pub fn render(self, visitor: &Visitor) -> Response {
-        let current = |nav: Nav| {
-            Html::trusted(if self.nav == nav {
-                " aria-current=\"page\""
-            } else {
-                ""
-            })
-        };
-        let nav = match &visitor.account {
-            Some(account) => render(
-                include_str!("../../../assets/nav_signed_in.html"),
-                &[
-                    ("keys_current", current(Nav::Keys)),
-                    ("account_current", current(Nav::Account)),
-                    ("csrf", Html::text(&visitor.csrf_token())),
-                    ("callsign", Html::text(&account.callsign)),
-                ],
-            ),
-            None => render(
-                include_str!("../../../assets/nav_signed_out.html"),
-                &[
-                    ("signin_current", current(Nav::SignIn)),
-                    ("signup_current", current(Nav::SignUp)),
-                ],
-            ),
-        };
-        let body = render(
-            include_str!("../../../assets/layout.html"),
-            &[
-                ("title", Html::text(self.title)),
-                ("nav", nav),
-                (
-                    "notice",
-                    self.notice.as_ref().map(Notice::render).unwrap_or_default(),
-                ),
-                ("content", self.content),
-                (
-                    "script",
-                    Html::trusted(if self.script {
-                        "<script src=\"/assets/keys.js\" defer></script>"
-                    } else {
-                        ""
-                    }),
-                ),
-            ],
-        );
-        (
-            self.status,
+/// A page to send, with this status.
+pub fn respond(status: StatusCode, page: &impl Template) -> Response {
+    match page.render() {
+        Ok(body) => (
+            status,
             [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-            body.into_string(),
+            body,
         )
-            .into_response()
+            .into_response(),
+        // Only a value whose Display fails can fail a render, and none of ours does; should
+        // one, the visit shows the error page instead of half a page.
+        Err(e) => {
+            tracing::error!(error = %e, "a page could not be rendered");
+            Problem::internal().into_response()
+        }
     }
 }
 
@@ -408,6 +345,14 @@ fn is_html(response: &Response) -> bool {
         .is_some_and(|v| v.as_bytes().starts_with(b"text/html"))
 }
 
+#[derive(Template)]
+#[template(path = "problem.html")]
+struct ProblemPage<'a> {
+    layout: Layout<'a>,
+    message: &'a str,
+    request_id: &'a str,
+}
+
 fn problem_page(problem: Problem, visitor: &Visitor, request_id: &str) -> Response {
     let Problem::Page {
         status,
@@ -418,22 +363,12 @@ fn problem_page(problem: Problem, visitor: &Visitor, request_id: &str) -> Respon
     else {
         return problem.into_response();
     };
-    let links = if visitor.account.is_some() {
-        Html::trusted("<a href=\"/keys\">Go to your API keys</a>")
-    } else {
-        Html::trusted("<a href=\"/signin\">Go to the sign-in page</a>")
+    let page = ProblemPage {
+        layout: Layout::new(visitor, title, Nav::None),
+        message: &message,
+        request_id,
     };
-    let content = render(
-        include_str!("../../../assets/problem.html"),
-        &[
-            ("message", Html::text(&message)),
-            ("links", links),
-            ("request_id", Html::text(request_id)),
-        ],
-    );
-    let mut response = Page::new(title, Nav::None, content)
-        .status(status)
-        .render(visitor);
+    let mut response = respond(status, &page);
     if let Some(secs) = retry_after {
         response
             .headers_mut()
