@@ -600,12 +600,12 @@ mod tests {
         for (path, examples) in EXAMPLES {
             assert!(!examples.is_empty(), "{path}");
             for example in *examples {
-                // Only the svc part of a pipeline, without redirections.
+                // Only the svc part of a pipeline, without redirections either way.
                 let svc_part = example
                     .split('|')
                     .find(|p| p.trim_start().starts_with("svc"))
                     .unwrap_or_else(|| panic!("no svc in {example}"));
-                let svc_part = svc_part.split('>').next().unwrap();
+                let svc_part = svc_part.split(['>', '<']).next().unwrap();
                 let argv = words(svc_part);
                 let parsed = root.clone().try_get_matches_from(&argv);
                 assert!(parsed.is_ok(), "{example}: {}", parsed.unwrap_err());
