@@ -16,6 +16,11 @@ CREATE TABLE logbooks (
     -- Set when the provider refused the key: nothing goes to the book until a new key is given.
     paused_reason TEXT,
     last_error TEXT,
+    -- Importing from the book: the last log id read, when the next import is due, and the
+    -- lease of the process doing it.
+    import_after TEXT,
+    import_due BIGINT NOT NULL DEFAULT 0,
+    import_lease BIGINT,
     created_at BIGINT NOT NULL
 );
 CREATE INDEX logbooks_account ON logbooks (account_id);
@@ -33,18 +38,65 @@ CREATE TABLE external_copies (
     due_at BIGINT NOT NULL,
     lease_until BIGINT,
     last_error TEXT,
+    -- Why it is bound there: `push` (automatic push: a delete here deletes it there), `sync`
+    -- (routed by station callsign, or sent from the review queue: a delete here keeps it there)
+    -- or `import` (it came from the book).
+    via TEXT NOT NULL CHECK (via IN ('push', 'sync', 'import')),
     PRIMARY KEY (contact_id, logbook_id)
 );
 CREATE INDEX external_copies_due ON external_copies (due_at) WHERE state IN ('waiting', 'deleting');
 CREATE INDEX external_copies_book ON external_copies (logbook_id, state);
 
--- A contact is queued for every book of its account that takes automatic pushes in the
--- transaction that stores it, whichever path stores it (single, batch, import, grouped).
+CREATE INDEX external_copies_log ON external_copies (logbook_id, log_id);
+
+-- Copies in a book whose contact was deleted here while the book is synced: the book keeps
+-- them, and the import from it must never bring them back.
+CREATE TABLE external_kept (
+    logbook_id TEXT NOT NULL REFERENCES logbooks (id) ON DELETE CASCADE,
+    log_id TEXT NOT NULL,
+    PRIMARY KEY (logbook_id, log_id)
+);
+
+-- Contacts the automatic sync could not route: no synced book has their station callsign, or
+-- several have. They wait for the user to pick a book or skip them.
+CREATE TABLE external_reviews (
+    contact_id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    reason TEXT NOT NULL CHECK (reason IN ('no_book', 'several_books')),
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX external_reviews_account ON external_reviews (account_id, created_at);
+
+-- In the transaction that stores contacts, whichever path stores them (single, batch, import,
+-- grouped): each is queued for every book of its account that takes automatic pushes, and for
+-- the one synced book of its station callsign (the account's callsign when it has none); with
+-- no such book or several, it waits for review.
 CREATE FUNCTION svc_contacts_push() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO external_copies (contact_id, logbook_id, account_id, state, due_at)
-    SELECT n.id, l.id, n.account_id, 'waiting', n.created_at
+    INSERT INTO external_copies (contact_id, logbook_id, account_id, state, due_at, via)
+    SELECT n.id, l.id, n.account_id, 'waiting', n.created_at, 'push'
     FROM new_contacts n JOIN logbooks l ON l.account_id = n.account_id AND l.auto_push;
+    WITH station AS (
+        SELECT n.id, n.account_id, n.created_at,
+            COALESCE(n.station_callsign, a.callsign) AS callsign
+        FROM new_contacts n JOIN accounts a ON a.id = n.account_id
+        WHERE EXISTS (SELECT 1 FROM logbooks s WHERE s.account_id = n.account_id AND s.auto_sync)
+    ), routed AS (
+        SELECT st.*, (SELECT COUNT(*) FROM logbooks m WHERE m.account_id = st.account_id
+            AND m.auto_sync AND m.callsign = st.callsign) AS matches
+        FROM station st
+    ), sent AS (
+        INSERT INTO external_copies (contact_id, logbook_id, account_id, state, due_at, via)
+        SELECT r.id, l.id, r.account_id, 'waiting', r.created_at, 'sync'
+        FROM routed r JOIN logbooks l ON l.account_id = r.account_id AND l.auto_sync
+            AND l.callsign = r.callsign
+        WHERE r.matches = 1
+        ON CONFLICT (contact_id, logbook_id) DO NOTHING
+    )
+    INSERT INTO external_reviews (contact_id, account_id, reason, created_at)
+    SELECT r.id, r.account_id, CASE WHEN r.matches = 0 THEN 'no_book' ELSE 'several_books' END,
+        r.created_at
+    FROM routed r WHERE r.matches <> 1;
     RETURN NULL;
 END;
 $$;
@@ -52,10 +104,17 @@ CREATE TRIGGER contacts_push AFTER INSERT ON contacts
     REFERENCING NEW TABLE AS new_contacts
     FOR EACH STATEMENT EXECUTE FUNCTION svc_contacts_push();
 
--- A deleted contact: a copy not sent yet is forgotten, a pushed copy is deleted there too.
+-- A deleted contact: a copy not sent yet is forgotten; a pushed copy is deleted there too; a
+-- synced or imported copy stays there and is remembered so no import brings it back.
 CREATE FUNCTION svc_contacts_unpush() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    DELETE FROM external_copies WHERE contact_id = OLD.id AND state IN ('waiting', 'failed');
+    DELETE FROM external_reviews WHERE contact_id = OLD.id;
+    INSERT INTO external_kept (logbook_id, log_id)
+    SELECT logbook_id, log_id FROM external_copies
+    WHERE contact_id = OLD.id AND via IN ('sync', 'import') AND log_id IS NOT NULL
+    ON CONFLICT (logbook_id, log_id) DO NOTHING;
+    DELETE FROM external_copies WHERE contact_id = OLD.id
+        AND (state IN ('waiting', 'failed') OR via IN ('sync', 'import'));
     UPDATE external_copies SET state = 'deleting', attempts = 0, due_at = 0, lease_until = NULL,
         last_error = NULL
     WHERE contact_id = OLD.id AND state = 'pushed';

@@ -27,6 +27,18 @@ pub struct Logbook {
     pub created_at: Timestamp,
 }
 
+/// A contact the automatic sync could not route, waiting for the user: no synced book has its
+/// station callsign (`no_book`), or several have (`several_books`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Review {
+    /// The contact's id, which names the review too.
+    pub id: String,
+    pub reason: String,
+    pub contact: super::Contact,
+    pub created_at: Timestamp,
+}
+
 /// One external copy of a contact: waiting, pushed (with the book's id for it), failed, or
 /// being deleted there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -21,7 +21,7 @@ pub use error::{ApiError, ErrorBody, ErrorCode, RateLimitReason};
 pub use folder::{Folder, FolderType, NewMonthly};
 pub use ids::IdKind;
 pub use key::{ApiKey, Tier};
-pub use logbook::{ExternalCopy, Logbook};
+pub use logbook::{ExternalCopy, Logbook, Review};
 pub use page::Page;
 pub use program::Program;
 pub use time::Timestamp;

@@ -61,6 +61,8 @@ pub fn routes() -> Router<AppState> {
             "/v1/logbooks",
             get(logbooks::api::list).post(logbooks::api::connect),
         )
+        .route("/v1/logbooks/review", get(logbooks::api::reviews))
+        .route("/v1/logbooks/review/{qso_id}", post(logbooks::api::review))
         .route(
             "/v1/logbooks/{logbook_id}",
             patch(logbooks::api::change).delete(logbooks::api::disconnect),

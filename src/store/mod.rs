@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{
     ApiError, ApiKey, Contact, ExternalCopy, Folder, FolderType, Logbook, NewActivation,
-    NewContact, NewMonthly, Plan, Tier, Timestamp,
+    NewContact, NewMonthly, Plan, Review, Tier, Timestamp,
 };
 
 pub use sql::SqlStore;
@@ -215,6 +215,16 @@ pub struct LogbookChange {
     pub key: Option<LogbookKey>,
 }
 
+/// How a review ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReviewSettled {
+    Done,
+    /// The account has no review of that contact.
+    NoReview,
+    /// The account has no logbook of that id.
+    NoLogbook,
+}
+
 /// What a worker does for one external copy.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExternalAction {
@@ -234,6 +244,8 @@ pub struct ExternalJob {
     pub account_id: String,
     pub provider: String,
     pub key_sealed: Vec<u8>,
+    /// `push`, `sync` or `import`: what a delete here does to the book's copy.
+    pub via: String,
     /// Tries so far, this one included.
     pub attempts: i64,
     pub action: ExternalAction,
@@ -485,6 +497,16 @@ pub trait Store: Send + Sync + 'static {
         outcome: &ExternalOutcome,
         now: Timestamp,
     ) -> StoreResult<()>;
+    /// The account's contacts waiting for review, oldest first.
+    async fn reviews(&self, account_id: &str) -> StoreResult<Vec<Review>>;
+    /// Ends a review: the contact goes to `send_to` (a book of the account), or nowhere.
+    async fn settle_review(
+        &self,
+        account_id: &str,
+        contact_id: &str,
+        send_to: Option<&str>,
+        now: Timestamp,
+    ) -> StoreResult<ReviewSettled>;
     /// Where these contacts went, by contact id.
     async fn external_copies(
         &self,

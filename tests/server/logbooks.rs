@@ -389,7 +389,131 @@ fn two_processes_push_each_contact_once() {
     assert_eq!(inserts(&qrz), 20, "each contact sent by one process once");
 }
 
+fn connect_synced(api: &Api, key: &str) -> String {
+    let r = api.post(
+        "/v1/logbooks",
+        json!({ "provider": "qrz", "apiKey": key, "autoPush": false, "autoSync": true }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    assert_eq!(r.body["autoSync"], true);
+    r.body["id"].as_str().unwrap().to_owned()
+}
+
+fn with_station(folder: &str, call: &str, station: &str) -> Value {
+    let mut c = contact(folder, call);
+    c["stationCallsign"] = json!(station);
+    c
+}
+
+fn sync_routes_by_station_callsign_and_the_rest_waits_for_review() {
+    const CLUB_KEY: &str = "C1UB-0000-1111-2222";
+    const CLUB_TOO: &str = "C1UB-3333-4444-5555";
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    qrz.add_book(CLUB_KEY, "K1CLUB");
+    let (server, _secret) = server(&qrz, &["--burst-limit", "100000"]);
+    let api = server.account("W1AW", "elevated");
+    let own = connect_synced(&api, QRZ_KEY);
+    let club = connect_synced(&api, CLUB_KEY);
+    let folder = api.monthly(&this_month().0, None);
+    // No station callsign: the account's own book. The club's call: the club's book.
+    let mine = api.post("/v1/contacts", contact(&folder, "K1MINE")).id();
+    api.post("/v1/contacts", with_station(&folder, "K1CLB", "K1CLUB"))
+        .id();
+    // A station no book has: review.
+    let lost = api
+        .post("/v1/contacts", with_station(&folder, "K1LOST", "N0NE"))
+        .id();
+    eventually("both routed", || {
+        qrz.records(QRZ_KEY).len() == 1 && qrz.records(CLUB_KEY).len() == 1
+    });
+    assert_eq!(
+        qrz.records(CLUB_KEY)[0].1.get("CALL"),
+        Some("K1CLB"),
+        "routed by station callsign"
+    );
+    // A second book of the club's call: the next club contact cannot be routed.
+    qrz.add_book(CLUB_TOO, "K1CLUB");
+    connect_synced(&api, CLUB_TOO);
+    let twice = api
+        .post("/v1/contacts", with_station(&folder, "K2CLB", "K1CLUB"))
+        .id();
+    let r = api.get("/v1/logbooks/review");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let items = r.body["items"].as_array().unwrap().clone();
+    let reasons: Vec<(String, String)> = items
+        .iter()
+        .map(|i| {
+            (
+                i["id"].as_str().unwrap().to_owned(),
+                i["reason"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        vec![
+            (lost.clone(), "no_book".to_owned()),
+            (twice.clone(), "several_books".to_owned())
+        ]
+    );
+    assert_eq!(items[0]["contact"]["callsign"], "K1LOST");
+
+    // Bad answers change nothing.
+    let path = |id: &str| format!("/v1/logbooks/review/{id}");
+    for (body, field) in [
+        (json!({ "action": "maybe" }), "action"),
+        (json!({ "action": "send" }), "logbookId"),
+        (json!({ "action": "skip", "logbookId": own }), "logbookId"),
+        (
+            json!({ "action": "send", "logbookId": "lbk_x" }),
+            "logbookId",
+        ),
+    ] {
+        let r = api.post(&path(&lost), body.clone());
+        r.expect_error(400, "validation_error");
+        assert_eq!(r.body["details"]["field"], field, "{body}: {}", r.body);
+    }
+    api.post(
+        &path(&lost),
+        json!({ "action": "send", "logbookId": "lbk_aaaaaaaaaaaaaaaa" }),
+    )
+    .expect_error(404, "not_found");
+    // Sent to the club's book by hand; the other skipped.
+    let r = api.post(&path(&lost), json!({ "action": "send", "logbookId": club }));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["action"], "send");
+    let r = api.post(&path(&twice), json!({ "action": "skip" }));
+    assert_eq!(r.status, 200, "{}", r.body);
+    api.post(&path(&twice), json!({ "action": "skip" }))
+        .expect_error(404, "not_found");
+    eventually("the reviewed contact in the club's book", || {
+        qrz.records(CLUB_KEY).len() == 2
+    });
+    assert_eq!(api.get("/v1/logbooks/review").body["items"], json!([]));
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        qrz.records(CLUB_TOO).is_empty(),
+        "the skipped contact went nowhere"
+    );
+
+    // A delete here leaves the synced copy there.
+    eventually("the copy's log id known", || {
+        api.contacts(&folder)
+            .iter()
+            .any(|c| c["id"] == mine.as_str() && c["external"][0]["state"] == "pushed")
+    });
+    assert_eq!(api.delete(&format!("/v1/contacts/{mine}")).status, 200);
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(qrz.records(QRZ_KEY).len(), 1, "the book keeps it");
+    assert!(
+        !qrz.requests().iter().any(|(a, _)| a == "DELETE"),
+        "nothing deleted at QRZ"
+    );
+}
+
 crate::both_backends!(
+    sync_routes_by_station_callsign_and_the_rest_waits_for_review,
     contacts_are_pushed_when_created_and_deleted_there_when_deleted,
     a_duplicate_counts_as_pushed_and_a_refusal_is_kept,
     an_outage_loses_nothing_and_sends_nothing_twice,

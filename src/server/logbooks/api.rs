@@ -11,11 +11,11 @@ use serde_json::{Value, json};
 
 use super::Logbooks;
 use super::qrz::QrzError;
-use crate::model::{ApiError, IdKind, Logbook};
+use crate::model::{ApiError, IdKind, Logbook, Review};
 use crate::server::AppState;
 use crate::server::error::ApiResult;
 use crate::server::extract::{Auth, JsonBody, NoQuery};
-use crate::store::{LogbookChange, LogbookKey, NewLogbook};
+use crate::store::{LogbookChange, LogbookKey, NewLogbook, ReviewSettled};
 
 const CONNECT_FIELDS: &[&str] = &["provider", "apiKey", "autoPush", "autoSync"];
 const CHANGE_FIELDS: &[&str] = &["apiKey", "autoPush", "autoSync"];
@@ -65,7 +65,8 @@ fn last4(key: &str) -> String {
 /// Asks QRZ whose book the key opens.
 async fn book_callsign(logbooks: &Logbooks, key: &str) -> Result<String, ApiError> {
     match logbooks.qrz.status(key).await {
-        Ok(book) => Ok(book.callsign),
+        // Stored as contacts' station callsigns are, so the sync can match them.
+        Ok(book) => Ok(book.callsign.trim().to_ascii_uppercase()),
         Err(QrzError::Auth(reason)) => Err(ApiError::field(
             "apiKey",
             format!(
@@ -201,4 +202,81 @@ pub async fn disconnect(
         return Err(not_found(&id).into());
     }
     Ok(Json(json!({ "id": id, "success": true })))
+}
+
+pub async fn reviews(
+    State(state): State<AppState>,
+    auth: Auth,
+    _: NoQuery,
+) -> ApiResult<Json<Value>> {
+    auth.require_elevated()?;
+    enabled(&state)?;
+    let items: Vec<Review> = state.store.reviews(&auth.0.account_id).await?;
+    Ok(Json(json!({ "items": items })))
+}
+
+/// `{"action": "send", "logbookId": "lbk_…"}` sends the contact to that book; `{"action":
+/// "skip"}` leaves it here alone.
+pub async fn review(
+    State(state): State<AppState>,
+    auth: Auth,
+    _: NoQuery,
+    Path(qso_id): Path<String>,
+    mut body: JsonBody,
+) -> ApiResult<Json<Value>> {
+    auth.require_elevated()?;
+    enabled(&state)?;
+    let qso_id = IdKind::Contact.parse("qsoId", &qso_id)?;
+    let action = body.required_string("action", "send")?;
+    let book = body.string("logbookId")?;
+    body.finish(&["action", "logbookId"])?;
+    let send_to = match (action.trim(), book) {
+        ("send", Some(book)) => Some(IdKind::Logbook.parse("logbookId", book.trim())?),
+        ("send", None) => {
+            return Err(ApiError::field(
+                "logbookId",
+                "logbookId is required to send: the book the contact goes to (GET /v1/logbooks lists them)",
+            )
+            .into());
+        }
+        ("skip", None) => None,
+        ("skip", Some(_)) => {
+            return Err(ApiError::field(
+                "logbookId",
+                "skip takes no logbookId: the contact goes to no book",
+            )
+            .into());
+        }
+        (other, _) => {
+            return Err(ApiError::field(
+                "action",
+                format!(
+                    "action {:?} is not known; use send or skip",
+                    crate::model::ids::truncate(other, 20)
+                ),
+            )
+            .into());
+        }
+    };
+    let settled = state
+        .store
+        .settle_review(
+            &auth.0.account_id,
+            &qso_id,
+            send_to.as_deref(),
+            crate::model::Timestamp::now(),
+        )
+        .await?;
+    match settled {
+        ReviewSettled::Done => Ok(Json(json!({
+            "id": qso_id,
+            "action": if send_to.is_some() { "send" } else { "skip" },
+            "logbookId": send_to,
+        }))),
+        ReviewSettled::NoReview => Err(ApiError::not_found(format!(
+            "no review of contact {qso_id}: it was settled already, or it never needed one"
+        ))
+        .into()),
+        ReviewSettled::NoLogbook => Err(not_found(send_to.as_deref().unwrap_or_default()).into()),
+    }
 }

@@ -3,7 +3,7 @@
 //! delete; here they are claimed with a lease by the workers of any process and settled.
 
 use super::*;
-use crate::model::{ExternalCopy, Logbook};
+use crate::model::{ExternalCopy, Logbook, Review};
 
 /// The columns of a logbook with its counts, for [`logbook_row`].
 const LOGBOOK_COLS: &str = "l.id, l.account_id, l.provider, l.callsign, l.key_sealed, \
@@ -221,9 +221,10 @@ impl SqlStore {
                WHERE c.state IN ('waiting', 'deleting') AND c.due_at <= $2 \
                AND (c.lease_until IS NULL OR c.lease_until < $2) AND l.paused_reason IS NULL \
                ORDER BY c.due_at LIMIT $3 {lock}) \
-             RETURNING contact_id, logbook_id, account_id, state, log_id, attempts"
+             RETURNING contact_id, logbook_id, account_id, state, log_id, attempts, via"
         );
-        let claimed: Vec<(String, String, String, String, Option<String>, i64)> = self
+        type Claimed = (String, String, String, String, Option<String>, i64, String);
+        let claimed: Vec<Claimed> = self
             .write(move |tx| {
                 Box::pin(async move {
                     let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -241,6 +242,7 @@ impl SqlStore {
                                 r.try_get("state")?,
                                 r.try_get("log_id")?,
                                 r.try_get("attempts")?,
+                                r.try_get("via")?,
                             ))
                         })
                         .collect::<Result<_, sqlx::Error>>()
@@ -249,7 +251,7 @@ impl SqlStore {
             })
             .await?;
         let mut jobs = Vec::with_capacity(claimed.len());
-        for (contact_id, logbook_id, account_id, state, log_id, attempts) in claimed {
+        for (contact_id, logbook_id, account_id, state, log_id, attempts, via) in claimed {
             let Some(book) = self.find_logbook(&account_id, &logbook_id).await? else {
                 continue;
             };
@@ -285,6 +287,7 @@ impl SqlStore {
                 account_id,
                 provider: book.logbook.provider,
                 key_sealed: book.key_sealed,
+                via,
                 attempts,
                 action,
             });
@@ -318,21 +321,38 @@ impl SqlStore {
                         if marked == 0
                             && let Some(log_id) = log_id
                         {
-                            // Deleted here while it was on its way: the copy there goes too.
-                            sqlx::query(
-                                "INSERT INTO external_copies (contact_id, logbook_id, account_id, \
-                                 state, log_id, due_at) \
-                                 SELECT $1, $2, $3, 'deleting', $4, 0 \
-                                 WHERE EXISTS (SELECT 1 FROM logbooks WHERE id = $2) \
-                                 AND NOT EXISTS (SELECT 1 FROM contacts WHERE id = $1) \
-                                 ON CONFLICT (contact_id, logbook_id) DO NOTHING",
-                            )
-                            .bind(contact)
-                            .bind(book)
-                            .bind(&job.account_id)
-                            .bind(log_id)
-                            .execute(&mut *tx)
-                            .await?;
+                            // Deleted here while it was on its way: a pushed copy goes there
+                            // too, a synced one stays there and is remembered, as the delete
+                            // trigger does for copies that had arrived.
+                            if job.via == "push" {
+                                sqlx::query(
+                                    "INSERT INTO external_copies (contact_id, logbook_id, \
+                                     account_id, state, log_id, due_at, via) \
+                                     SELECT $1, $2, $3, 'deleting', $4, 0, 'push' \
+                                     WHERE EXISTS (SELECT 1 FROM logbooks WHERE id = $2) \
+                                     AND NOT EXISTS (SELECT 1 FROM contacts WHERE id = $1) \
+                                     ON CONFLICT (contact_id, logbook_id) DO NOTHING",
+                                )
+                                .bind(contact)
+                                .bind(book)
+                                .bind(&job.account_id)
+                                .bind(log_id)
+                                .execute(&mut *tx)
+                                .await?;
+                            } else {
+                                sqlx::query(
+                                    "INSERT INTO external_kept (logbook_id, log_id) \
+                                     SELECT $2, $3 \
+                                     WHERE EXISTS (SELECT 1 FROM logbooks WHERE id = $2) \
+                                     AND NOT EXISTS (SELECT 1 FROM contacts WHERE id = $1) \
+                                     ON CONFLICT (logbook_id, log_id) DO NOTHING",
+                                )
+                                .bind(contact)
+                                .bind(book)
+                                .bind(log_id)
+                                .execute(&mut *tx)
+                                .await?;
+                            }
                         }
                         sqlx::query(
                             "UPDATE logbooks SET last_error = NULL \
@@ -436,6 +456,93 @@ impl SqlStore {
                 ))
             })
             .collect::<Result<_, sqlx::Error>>()?)
+    }
+}
+
+impl SqlStore {
+    pub(super) async fn account_reviews(&self, account_id: &str) -> StoreResult<Vec<Review>> {
+        let rows = sqlx::query(
+            "SELECT contact_id, reason, created_at FROM external_reviews \
+             WHERE account_id = $1 ORDER BY created_at, contact_id",
+        )
+        .bind(account_id)
+        .fetch_all(&self.reader)
+        .await?;
+        let mut reviews = Vec::with_capacity(rows.len());
+        for row in rows {
+            let id: String = row.try_get("contact_id")?;
+            let contact = sqlx::query(concat!(
+                "SELECT ",
+                contact_cols!(),
+                " FROM contacts WHERE id = $1"
+            ))
+            .bind(&id)
+            .fetch_optional(&self.reader)
+            .await?;
+            // A delete takes its review away in the same transaction; a row read in between
+            // is skipped.
+            let Some(contact) = contact else { continue };
+            reviews.push(Review {
+                id,
+                reason: row.try_get("reason")?,
+                contact: contact_row(&contact)?,
+                created_at: Timestamp(row.try_get("created_at")?),
+            });
+        }
+        Ok(reviews)
+    }
+
+    pub(super) async fn end_review(
+        &self,
+        account_id: &str,
+        contact_id: &str,
+        send_to: Option<&str>,
+        now: Timestamp,
+    ) -> StoreResult<ReviewSettled> {
+        let (account_id, contact_id) = (account_id.to_owned(), contact_id.to_owned());
+        let send_to = send_to.map(str::to_owned);
+        self.write(move |tx| {
+            Box::pin(async move {
+                if let Some(book) = &send_to {
+                    let known: Option<String> = sqlx::query_scalar(
+                        "SELECT id FROM logbooks WHERE id = $1 AND account_id = $2",
+                    )
+                    .bind(book)
+                    .bind(&account_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                    if known.is_none() {
+                        return Ok(ReviewSettled::NoLogbook);
+                    }
+                }
+                let ended = sqlx::query(
+                    "DELETE FROM external_reviews WHERE contact_id = $1 AND account_id = $2",
+                )
+                .bind(&contact_id)
+                .bind(&account_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if ended == 0 {
+                    return Ok(ReviewSettled::NoReview);
+                }
+                if let Some(book) = &send_to {
+                    sqlx::query(
+                        "INSERT INTO external_copies (contact_id, logbook_id, account_id, state, \
+                         due_at, via) VALUES ($1, $2, $3, 'waiting', $4, 'sync') \
+                         ON CONFLICT (contact_id, logbook_id) DO NOTHING",
+                    )
+                    .bind(&contact_id)
+                    .bind(book)
+                    .bind(&account_id)
+                    .bind(now.millis())
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Ok(ReviewSettled::Done)
+            })
+        })
+        .await
     }
 }
 

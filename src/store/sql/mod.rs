@@ -1638,6 +1638,20 @@ impl Store for SqlStore {
         self.copies_of(contact_ids).await
     }
 
+    async fn reviews(&self, account_id: &str) -> StoreResult<Vec<Review>> {
+        self.account_reviews(account_id).await
+    }
+
+    async fn settle_review(
+        &self,
+        account_id: &str,
+        contact_id: &str,
+        send_to: Option<&str>,
+        now: Timestamp,
+    ) -> StoreResult<ReviewSettled> {
+        self.end_review(account_id, contact_id, send_to, now).await
+    }
+
     async fn find_or_create_activation(
         &self,
         account_id: &str,
