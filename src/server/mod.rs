@@ -99,7 +99,7 @@ pub async fn serve(
     let worker = state
         .logbooks
         .clone()
-        .map(|l| tokio::spawn(logbooks::worker::run(state.store.clone(), l)));
+        .map(|l| tokio::spawn(logbooks::worker::run(state.store.clone(), l, state.limits)));
     // The peer address is the client's for the sign-in limits (unless a trusted proxy names it).
     let served = axum::serve(
         listener,

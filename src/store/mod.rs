@@ -215,6 +215,35 @@ pub struct LogbookChange {
     pub key: Option<LogbookKey>,
 }
 
+/// A synced logbook to import from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportJob {
+    pub logbook_id: String,
+    pub account_id: String,
+    pub key_sealed: Vec<u8>,
+    /// The last log id read (the next page starts after it).
+    pub after: Option<String>,
+}
+
+/// One record read from a book, made a contact of its folder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FromBook {
+    pub log_id: String,
+    pub contact: NewContact,
+}
+
+/// What a page of an import did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageImported {
+    pub created: u64,
+    /// Matched a contact here (same call, band, mode and time within a minute).
+    pub linked: u64,
+    /// From here, deleted here, or imported before.
+    pub skipped: u64,
+    /// A limit stopped the page before its end.
+    pub stopped: Option<String>,
+}
+
 /// How a review ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReviewSettled {
@@ -497,6 +526,29 @@ pub trait Store: Send + Sync + 'static {
         outcome: &ExternalOutcome,
         now: Timestamp,
     ) -> StoreResult<()>;
+    /// Takes one synced logbook whose import is due, for `lease_ms`, for one process.
+    async fn claim_import(&self, now: Timestamp, lease_ms: i64)
+    -> StoreResult<Option<ImportJob>>;
+    /// Files one page read from the book, in one transaction: each record the book had from
+    /// here, or that was deleted here, is skipped; one matching a contact here is linked to
+    /// it; the others are stored. The import goes on after `last_log_id` next time.
+    async fn import_page(
+        &self,
+        job: &ImportJob,
+        items: &[FromBook],
+        last_log_id: Option<&str>,
+        limits: &Limits,
+        now: Timestamp,
+    ) -> StoreResult<PageImported>;
+    /// Ends an import: the lease goes, the next one is due at `next`, `error` is shown.
+    async fn finish_import(
+        &self,
+        logbook_id: &str,
+        next: Timestamp,
+        error: Option<&str>,
+    ) -> StoreResult<()>;
+    /// Makes the logbook's import due now; false when the account has no such logbook.
+    async fn request_import(&self, account_id: &str, id: &str) -> StoreResult<bool>;
     /// The account's contacts waiting for review, oldest first.
     async fn reviews(&self, account_id: &str) -> StoreResult<Vec<Review>>;
     /// Ends a review: the contact goes to `send_to` (a book of the account), or nowhere.

@@ -6,11 +6,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::collections::HashMap;
+
 use super::Logbooks;
 use super::qrz::{Inserted, QrzError};
 use crate::adif;
-use crate::model::Timestamp;
-use crate::store::{ExternalAction, ExternalJob, ExternalOutcome, Store};
+use crate::model::{ContactInput, Folder, NewContact, NewMonthly, Program, Timestamp};
+use crate::store::{
+    ExternalAction, ExternalJob, ExternalOutcome, FromBook, ImportJob, Limits, Store,
+};
 
 /// Jobs taken at a time.
 const CLAIM: i64 = 20;
@@ -22,8 +26,20 @@ const IDLE: Duration = Duration::from_secs(1);
 /// The longest wait before a failing job is tried again.
 const MAX_RETRY_MS: i64 = 15 * 60 * 1000;
 
-/// Runs until the process ends.
-pub async fn run(store: Arc<dyn Store>, logbooks: Arc<Logbooks>) {
+/// Records asked of a book at a time.
+const IMPORT_PAGE: u32 = 100;
+/// How often a synced book is read for contacts logged elsewhere.
+const IMPORT_EVERY_MS: i64 = 5 * 60 * 1000;
+
+/// Runs the pushes and the imports until the process ends.
+pub async fn run(store: Arc<dyn Store>, logbooks: Arc<Logbooks>, limits: Limits) {
+    tokio::join!(
+        push_loop(store.clone(), logbooks.clone()),
+        import_loop(store, logbooks, limits)
+    );
+}
+
+async fn push_loop(store: Arc<dyn Store>, logbooks: Arc<Logbooks>) {
     loop {
         let now = Timestamp::now();
         let jobs = match store.claim_external(now, LEASE_MS, CLAIM).await {
@@ -123,4 +139,132 @@ mod tests {
         assert_eq!(retry_after(40), Duration::from_secs(900));
         assert_eq!(retry_after(0), Duration::from_secs(2));
     }
+}
+
+async fn import_loop(store: Arc<dyn Store>, logbooks: Arc<Logbooks>, limits: Limits) {
+    let limits = limits.for_import();
+    loop {
+        let job = match store.claim_import(Timestamp::now(), LEASE_MS).await {
+            Ok(job) => job,
+            Err(e) => {
+                tracing::warn!(error = %e, "external logbooks: cannot look for imports");
+                None
+            }
+        };
+        let Some(job) = job else {
+            tokio::time::sleep(IDLE).await;
+            continue;
+        };
+        let error = import(&store, &logbooks, &limits, &job).await.err();
+        if let Some(e) = &error {
+            tracing::warn!(logbook = %job.logbook_id, error = %e, "external logbooks: import stopped");
+        }
+        let next = Timestamp(Timestamp::now().millis() + IMPORT_EVERY_MS);
+        if let Err(e) = store
+            .finish_import(&job.logbook_id, next, error.as_deref())
+            .await
+        {
+            tracing::warn!(error = %e, "external logbooks: cannot record an import");
+        }
+    }
+}
+
+/// Reads the book from where the last import stopped, page by page, and files each page.
+async fn import(
+    store: &Arc<dyn Store>,
+    logbooks: &Logbooks,
+    limits: &Limits,
+    job: &ImportJob,
+) -> Result<(), String> {
+    let key = logbooks
+        .secret
+        .open(&job.logbook_id, &job.key_sealed)
+        .ok_or("the service cannot open this logbook's key (its secret changed); give the key again")?;
+    let mut after = job.after.clone();
+    let mut folders: HashMap<(Option<Program>, String), Folder> = HashMap::new();
+    let mut unfiled = 0u64;
+    loop {
+        let page = logbooks
+            .qrz
+            .fetch(&key, after.as_deref(), IMPORT_PAGE)
+            .await
+            .map_err(|e| format!("reading from QRZ: {e}"))?;
+        let full = page.records.len() as u32 >= IMPORT_PAGE;
+        let now = Timestamp::now();
+        let mut items = Vec::with_capacity(page.records.len());
+        for (log_id, record) in &page.records {
+            match filed(store, &job.account_id, record, now, &mut folders).await {
+                Ok(contact) => items.push(FromBook {
+                    log_id: log_id.clone(),
+                    contact,
+                }),
+                Err(_) => unfiled += 1,
+            }
+        }
+        let done = store
+            .import_page(job, &items, page.last_log_id.as_deref(), limits, now)
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Some(stopped) = done.stopped {
+            return Err(stopped);
+        }
+        match page.last_log_id {
+            Some(last) if full => after = Some(last),
+            _ => break,
+        }
+    }
+    if unfiled > 0 {
+        return Err(format!(
+            "{unfiled} records from QRZ could not be filed (no date, time, call, mode or a frequency in a band)"
+        ));
+    }
+    Ok(())
+}
+
+/// A record from the book as a contact of the account's monthly log of its UTC month (the
+/// program's hunting log when it names a worked program).
+async fn filed(
+    store: &Arc<dyn Store>,
+    account_id: &str,
+    record: &adif::Record,
+    now: Timestamp,
+    folders: &mut HashMap<(Option<Program>, String), Folder>,
+) -> Result<NewContact, String> {
+    let c = adif::contact::imported(record)?;
+    let month = c.time_on.get(..7).unwrap_or_default().to_owned();
+    let program = c.sig.as_deref().and_then(Program::from_sig);
+    let folder = match folders.get(&(program, month.clone())) {
+        Some(folder) => folder.clone(),
+        None => {
+            let monthly = NewMonthly::new(program, month.clone());
+            let made = store
+                .find_or_create_monthly(account_id, &monthly, now, None)
+                .await
+                .map_err(|e| e.to_string())?;
+            let folder = made.into_parts().0.folder;
+            folders.insert((program, month), folder.clone());
+            folder
+        }
+    };
+    // An activator's contact cannot go into a monthly log with its own park: the activation
+    // is not made from a book, so that side is left out.
+    let own_program = c.my_sig.as_deref().and_then(Program::from_sig).is_some();
+    let input = ContactInput {
+        folder_id: folder.id.clone(),
+        callsign: c.callsign,
+        frequency: c.frequency,
+        mode: c.mode,
+        time_on: c.time_on,
+        rst_sent: c.rst_sent,
+        rst_received: c.rst_received,
+        name: c.name,
+        notes: c.notes,
+        sig: c.sig,
+        sig_info: c.sig_info,
+        my_sig: if own_program { None } else { c.my_sig },
+        my_sig_info: if own_program { None } else { c.my_sig_info },
+        station_callsign: c.station_callsign,
+        activation_id: None,
+    };
+    NewContact::validate(&input, &folder, now).map_err(|e| e.message)
 }

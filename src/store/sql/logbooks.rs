@@ -546,6 +546,218 @@ impl SqlStore {
     }
 }
 
+impl SqlStore {
+    pub(super) async fn claim_import_job(
+        &self,
+        now: Timestamp,
+        lease_ms: i64,
+    ) -> StoreResult<Option<ImportJob>> {
+        let lock = if self.postgres() {
+            "FOR UPDATE SKIP LOCKED"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "UPDATE logbooks SET import_lease = $1 WHERE id = (\
+               SELECT id FROM logbooks WHERE auto_sync AND paused_reason IS NULL \
+               AND import_due <= $2 AND (import_lease IS NULL OR import_lease < $2) \
+               ORDER BY import_due LIMIT 1 {lock}) \
+             RETURNING id, account_id, key_sealed, import_after"
+        );
+        self.write(move |tx| {
+            Box::pin(async move {
+                let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .bind(now.millis() + lease_ms)
+                    .bind(now.millis())
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                let Some(row) = row else { return Ok(None) };
+                Ok(Some(ImportJob {
+                    logbook_id: row.try_get("id")?,
+                    account_id: row.try_get("account_id")?,
+                    key_sealed: row.try_get("key_sealed")?,
+                    after: row.try_get("import_after")?,
+                }))
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn file_page(
+        &self,
+        job: &ImportJob,
+        items: &[FromBook],
+        last_log_id: Option<&str>,
+        limits: &Limits,
+        now: Timestamp,
+    ) -> StoreResult<PageImported> {
+        let (job, items, limits) = (job.clone(), items.to_vec(), *limits);
+        let last = last_log_id.map(str::to_owned);
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (book, account) = (job.logbook_id.as_str(), job.account_id.as_str());
+                let mut done = PageImported::default();
+                for item in &items {
+                    let known: Option<i64> = sqlx::query_scalar(
+                        "SELECT 1 FROM external_copies WHERE logbook_id = $1 AND log_id = $2 \
+                         UNION ALL SELECT 1 FROM external_kept WHERE logbook_id = $1 AND log_id = $2",
+                    )
+                    .bind(book)
+                    .bind(&item.log_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                    if known.is_some() {
+                        done.skipped += 1;
+                        continue;
+                    }
+                    let c = &item.contact;
+                    // The same contact logged here and sent there by other means.
+                    let twin: Option<String> = sqlx::query_scalar(
+                        "SELECT id FROM contacts WHERE account_id = $1 AND callsign = $2 \
+                         AND band = $3 AND mode = $4 AND time_on BETWEEN $5 AND $6 \
+                         AND NOT EXISTS (SELECT 1 FROM external_copies x \
+                             WHERE x.contact_id = contacts.id AND x.logbook_id = $7 \
+                             AND x.log_id IS NOT NULL) \
+                         ORDER BY seq LIMIT 1",
+                    )
+                    .bind(account)
+                    .bind(&c.callsign)
+                    .bind(c.frequency.band)
+                    .bind(&c.mode)
+                    .bind(c.time_on.millis() - 60_000)
+                    .bind(c.time_on.millis() + 60_000)
+                    .bind(book)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                    let contact_id = match twin {
+                        Some(id) => {
+                            done.linked += 1;
+                            id
+                        }
+                        None => {
+                            if let Some(limit) = charge_import(tx, account, &limits).await? {
+                                done.stopped = Some(limit);
+                                break;
+                            }
+                            let id = IdKind::Contact.generate();
+                            let insert = sqlx::query(
+                                "INSERT INTO contacts (id, account_id, folder_id, callsign, \
+                                 frequency, band, mode, time_on, rst_sent, rst_received, name, \
+                                 notes, sig, sig_info, my_sig, my_sig_info, activation_id, \
+                                 station_callsign, dupe_key, created_at) VALUES ($1, $2, $3, $4, \
+                                 $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
+                                 $19, $20)",
+                            )
+                            .bind(&id)
+                            .bind(account)
+                            .bind(&c.folder_id);
+                            bind_contact(insert, c)
+                                .bind(now.millis())
+                                .execute(&mut *tx)
+                                .await?;
+                            count_in_folder(tx, &c.folder_id, 1).await?;
+                            // It came from the book: it is not routed or reviewed again.
+                            sqlx::query("DELETE FROM external_reviews WHERE contact_id = $1")
+                                .bind(&id)
+                                .execute(&mut *tx)
+                                .await?;
+                            done.created += 1;
+                            id
+                        }
+                    };
+                    sqlx::query(
+                        "INSERT INTO external_copies (contact_id, logbook_id, account_id, state, \
+                         log_id, due_at, via) VALUES ($1, $2, $3, 'pushed', $4, 0, 'import') \
+                         ON CONFLICT (contact_id, logbook_id) DO UPDATE SET state = 'pushed', \
+                         log_id = excluded.log_id, via = 'import', lease_until = NULL, \
+                         last_error = NULL",
+                    )
+                    .bind(&contact_id)
+                    .bind(book)
+                    .bind(account)
+                    .bind(&item.log_id)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                if done.stopped.is_none() && last.is_some() {
+                    sqlx::query("UPDATE logbooks SET import_after = $2 WHERE id = $1")
+                        .bind(book)
+                        .bind(&last)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                Ok(done)
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn end_import(
+        &self,
+        logbook_id: &str,
+        next: Timestamp,
+        error: Option<&str>,
+    ) -> StoreResult<()> {
+        let (id, error) = (logbook_id.to_owned(), error.map(str::to_owned));
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query(
+                    "UPDATE logbooks SET import_lease = NULL, import_due = $2, \
+                     last_error = COALESCE($3, last_error) WHERE id = $1",
+                )
+                .bind(&id)
+                .bind(next.millis())
+                .bind(&error)
+                .execute(&mut *tx)
+                .await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn import_now(&self, account_id: &str, id: &str) -> StoreResult<bool> {
+        let (account_id, id) = (account_id.to_owned(), id.to_owned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let found = sqlx::query(
+                    "UPDATE logbooks SET import_due = 0 WHERE account_id = $1 AND id = $2",
+                )
+                .bind(&account_id)
+                .bind(&id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                Ok(found == 1)
+            })
+        })
+        .await
+    }
+}
+
+/// Counts one imported contact against the lifetime budget and the cap (an import uses no
+/// daily budget); the refusal's text when a limit is reached.
+async fn charge_import(
+    tx: &mut AnyConnection,
+    account_id: &str,
+    limits: &Limits,
+) -> StoreResult<Option<String>> {
+    let charged = sqlx::query(
+        "UPDATE accounts SET lifetime_created = lifetime_created + 1, \
+         native_qso_count = native_qso_count + 1 \
+         WHERE id = $1 AND lifetime_created < $2 AND (plan <> 'free' OR native_qso_count < $3)",
+    )
+    .bind(account_id)
+    .bind(limits.lifetime_contact_budget)
+    .bind(limits.free_plan_cap)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    Ok((charged != 1).then(|| {
+        "the import from QRZ stopped: the account reached its lifetime budget or the free plan's cap".to_owned()
+    }))
+}
+
 async fn set_last_error(tx: &mut AnyConnection, book: &str, error: &str) -> StoreResult<()> {
     sqlx::query("UPDATE logbooks SET last_error = $2 WHERE id = $1")
         .bind(book)

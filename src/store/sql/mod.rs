@@ -1638,6 +1638,38 @@ impl Store for SqlStore {
         self.copies_of(contact_ids).await
     }
 
+    async fn claim_import(
+        &self,
+        now: Timestamp,
+        lease_ms: i64,
+    ) -> StoreResult<Option<ImportJob>> {
+        self.claim_import_job(now, lease_ms).await
+    }
+
+    async fn import_page(
+        &self,
+        job: &ImportJob,
+        items: &[FromBook],
+        last_log_id: Option<&str>,
+        limits: &Limits,
+        now: Timestamp,
+    ) -> StoreResult<PageImported> {
+        self.file_page(job, items, last_log_id, limits, now).await
+    }
+
+    async fn finish_import(
+        &self,
+        logbook_id: &str,
+        next: Timestamp,
+        error: Option<&str>,
+    ) -> StoreResult<()> {
+        self.end_import(logbook_id, next, error).await
+    }
+
+    async fn request_import(&self, account_id: &str, id: &str) -> StoreResult<bool> {
+        self.import_now(account_id, id).await
+    }
+
     async fn reviews(&self, account_id: &str) -> StoreResult<Vec<Review>> {
         self.account_reviews(account_id).await
     }
