@@ -527,8 +527,7 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
     ) -> StoreResult<()>;
     /// Takes one synced logbook whose import is due, for `lease_ms`, for one process.
-    async fn claim_import(&self, now: Timestamp, lease_ms: i64)
-    -> StoreResult<Option<ImportJob>>;
+    async fn claim_import(&self, now: Timestamp, lease_ms: i64) -> StoreResult<Option<ImportJob>>;
     /// Files one page read from the book, in one transaction: each record the book had from
     /// here, or that was deleted here, is skipped; one matching a contact here is linked to
     /// it; the others are stored. The import goes on after `last_log_id` next time.

@@ -517,6 +517,19 @@ fn into_resp(r: reqwest::blocking::Response) -> Resp {
     }
 }
 
+/// Waits until `done` holds, for at most 30 s (the logbook worker looks for work every second
+/// and retries after 2 s, doubling).
+pub fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "waited 30 s for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// The current UTC month and a time in it, so contacts fit a monthly folder made now.
 pub fn this_month() -> (String, String) {
     let now = svc::model::Timestamp::now();

@@ -21,6 +21,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::serve::IncomingStream;
 use svc::adif::{Reader, Record};
+
+use super::Server;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -149,6 +151,23 @@ impl FakeQrz {
     pub fn requests(&self) -> Vec<(String, String)> {
         self.state.lock().unwrap().requests.clone()
     }
+}
+
+/// A server that talks to `qrz`, with a secret of its own (the file lives as long as the
+/// returned directory).
+pub fn server(qrz: &FakeQrz, extra: &[&str]) -> (Server, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, "a test secret that is long enough to seal keys\n").unwrap();
+    let mut flags = vec![
+        "--secret-file".to_owned(),
+        secret.display().to_string(),
+        "--qrz-api-url".to_owned(),
+        qrz.url().to_string(),
+    ];
+    flags.extend(extra.iter().map(|s| s.to_string()));
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    (Server::start_with(&flags), dir)
 }
 
 impl Drop for FakeQrz {

@@ -6,46 +6,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::qrz::{FakeQrz, Mode};
-use crate::common::{Api, Server, contact, this_month};
+use crate::common::qrz::{FakeQrz, Mode, server};
+use crate::common::{Api, Server, contact, eventually, this_month};
 
 const QRZ_KEY: &str = "A1B2-C3D4-E5F6-7788";
 const NEW_QRZ_KEY: &str = "Z9Y8-X7W6-V5U4-9911";
-
-/// A server that talks to `qrz`, with a secret of its own (the file lives as long as the
-/// returned directory).
-fn server(qrz: &FakeQrz, extra: &[&str]) -> (Server, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let secret = dir.path().join("secret");
-    std::fs::write(&secret, "a test secret that is long enough to seal keys\n").unwrap();
-    let mut flags = vec![
-        "--secret-file".to_owned(),
-        secret.display().to_string(),
-        "--qrz-api-url".to_owned(),
-        qrz.url().to_string(),
-    ];
-    flags.extend(extra.iter().map(|s| s.to_string()));
-    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-    (Server::start_with(&flags), dir)
-}
 
 fn connect(api: &Api, key: &str) -> Value {
     let r = api.post("/v1/logbooks", json!({ "provider": "qrz", "apiKey": key }));
     assert_eq!(r.status, 201, "{}", r.body);
     r.body
-}
-
-/// Waits until `done` holds, for at most 30 s (the worker looks for work every second and
-/// retries after 2 s, doubling).
-fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "waited 30 s for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 fn logbook(api: &Api) -> Value {

@@ -4,6 +4,8 @@
 //! virtual time instead of waiting), the key used by the real `svc` client, revoked in the page,
 //! and refused to the client with `key_revoked`.
 //!
+//! And the logbooks page: signed in, a QRZ book connected through its form (against the fake).
+//!
 //! Without Chromium the test says so loudly, and fails when SVC_TEST_REQUIRE_BROWSER=1 (as CI
 //! sets it).
 
@@ -14,6 +16,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use headless_chrome::browser::tab::{ModifierKey, Tab};
+use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
 use headless_chrome::protocol::cdp::types::Event;
 use headless_chrome::protocol::cdp::{Browser as Cdp, Emulation};
 use headless_chrome::types::Bounds;
@@ -22,6 +25,9 @@ use serde_json::Value;
 
 use crate::cli::Cli;
 use crate::common::Server;
+use crate::common::qrz::FakeQrz;
+
+const QRZ_KEY: &str = "A1B2-C3D4-E5F6-7788";
 
 /// Chromium: `SVC_TEST_CHROMIUM`, else `chromium` or `chromium-browser` on the PATH.
 fn chromium() -> Option<std::path::PathBuf> {
@@ -32,6 +38,22 @@ fn chromium() -> Option<std::path::PathBuf> {
     std::env::split_paths(&path)
         .flat_map(|dir| [dir.join("chromium"), dir.join("chromium-browser")])
         .find(|candidate| candidate.is_file())
+}
+
+/// Chromium, or `None` after saying loudly that the test did not run (a failure instead when
+/// SVC_TEST_REQUIRE_BROWSER=1).
+fn chromium_or_say_why() -> Option<std::path::PathBuf> {
+    let path = chromium();
+    if path.is_none() {
+        let why =
+            "BROWSER TEST NOT RUN: Chromium is not installed (Debian: apt-get install chromium)";
+        if std::env::var("SVC_TEST_REQUIRE_BROWSER").is_ok_and(|v| v == "1") {
+            panic!("{why}, and SVC_TEST_REQUIRE_BROWSER=1 requires it");
+        }
+        // Straight to the process's stderr: eprintln! would be captured and hidden.
+        let _ = writeln!(std::io::stderr(), "\n!!!!! {why} !!!!!\n");
+    }
+    path
 }
 
 /// A headless Chromium with a fresh profile, on a phone-sized window.
@@ -174,14 +196,7 @@ impl Clock {
 }
 
 fn the_reveal_dialog_in_a_real_browser() {
-    let Some(path) = chromium() else {
-        let why =
-            "BROWSER TEST NOT RUN: Chromium is not installed (Debian: apt-get install chromium)";
-        if std::env::var("SVC_TEST_REQUIRE_BROWSER").is_ok_and(|v| v == "1") {
-            panic!("{why}, and SVC_TEST_REQUIRE_BROWSER=1 requires it");
-        }
-        // Straight to the process's stderr: eprintln! would be captured and hidden.
-        let _ = writeln!(std::io::stderr(), "\n!!!!! {why} !!!!!\n");
+    let Some(path) = chromium_or_say_why() else {
         return;
     };
     let server = Server::start();
@@ -423,4 +438,61 @@ fn the_reveal_dialog_in_a_real_browser() {
     cli.run(&["whoami"]).ok();
 }
 
-crate::both_backends!(the_reveal_dialog_in_a_real_browser);
+/// Signs in on the sign-in page, connects a QRZ book through the form, sees it working, and
+/// keeps a screenshot of the page.
+fn a_logbook_is_connected_in_a_real_browser() {
+    let Some(path) = chromium_or_say_why() else {
+        return;
+    };
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let (server, _secret) = crate::common::qrz::server(&qrz, &[]);
+    let out = crate::common::admin_on(
+        &server.db.url,
+        &["user", "add", "W1AW", "--password-stdin"],
+        Some(super::PASSWORD),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let profile = tempfile::tempdir().unwrap();
+    let browser = launch(path, profile.path());
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(30));
+
+    tab.navigate_to(&format!("{}/logbooks", server.url))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    assert_eq!(path_of(&tab), "/signin?next=/logbooks");
+    type_into(&tab, "#callsign", "w1aw");
+    type_into(&tab, "#password", super::PASSWORD);
+    click_and_wait(&tab, "form[action='/signin'] button[type='submit']");
+    assert_eq!(path_of(&tab), "/logbooks");
+
+    type_into(&tab, "#apiKey", QRZ_KEY);
+    click_and_wait(&tab, "form[action='/logbooks'] button[type='submit']");
+    assert!(path_of(&tab).starts_with("/logbooks?connected=lbk_"));
+    let text = js_string(&tab, "document.querySelector('section.logbook').innerText");
+    for says in ["QRZ.com logbook of W1AW", "Working", "…7788"] {
+        assert!(text.contains(says), "{says}: {text}");
+    }
+    assert!(!tab.get_content().unwrap().contains(QRZ_KEY));
+    assert_fits(&tab, "the logbooks page on a phone");
+
+    let png = tab
+        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
+        .expect("a screenshot");
+    let shot = tempfile::Builder::new().suffix(".png").tempfile().unwrap();
+    std::fs::write(shot.path(), &png).unwrap();
+    let saved = std::fs::read(shot.path()).unwrap();
+    assert!(saved.len() > 8, "an empty screenshot");
+    assert_eq!(&saved[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+}
+
+crate::both_backends!(
+    the_reveal_dialog_in_a_real_browser,
+    a_logbook_is_connected_in_a_real_browser,
+);

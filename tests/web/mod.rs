@@ -4,6 +4,7 @@
 mod browser;
 mod csrf;
 mod keys;
+mod logbooks;
 mod pages;
 mod sessions;
 

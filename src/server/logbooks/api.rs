@@ -1,6 +1,7 @@
 //! `/v1/logbooks`: connecting, changing and disconnecting external logbooks, with an elevated
 //! key (docs/API.md, "External logbooks"). A provider's API key is checked with the provider,
-//! sealed with the server's secret and never answered: only its last 4 characters.
+//! sealed with the server's secret and never answered: only its last 4 characters. The rules
+//! are in `connect.rs`; this reads the JSON and words the errors for the API.
 
 use std::sync::Arc;
 
@@ -10,15 +11,34 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use super::Logbooks;
-use super::qrz::QrzError;
-use crate::model::{ApiError, IdKind, Logbook, Review};
+use super::connect::{self, Changes, LogbookError, ProviderKey};
+use crate::model::{ApiError, ErrorCode, IdKind, Logbook, Review};
 use crate::server::AppState;
-use crate::server::error::ApiResult;
+use crate::server::error::{ApiResult, Failure};
 use crate::server::extract::{Auth, JsonBody, NoQuery};
-use crate::store::{LogbookChange, LogbookKey, NewLogbook, ReviewSettled};
+use crate::store::ReviewSettled;
 
 const CONNECT_FIELDS: &[&str] = &["provider", "apiKey", "autoPush", "autoSync"];
 const CHANGE_FIELDS: &[&str] = &["apiKey", "autoPush", "autoSync"];
+
+impl From<LogbookError> for Failure {
+    fn from(e: LogbookError) -> Failure {
+        Failure(match e {
+            LogbookError::UnknownProvider(given) => ApiError::field(
+                "provider",
+                format!("provider {given:?} is not known; the one provider is qrz"),
+            ),
+            LogbookError::KeyShape => ApiError::field(
+                "apiKey",
+                "apiKey must be the logbook's API key as QRZ shows it (Logbook → Settings → API key), 8 to 100 visible characters",
+            ),
+            LogbookError::KeyRefused(message) => ApiError::field("apiKey", message),
+            LogbookError::Unreachable(message) => ApiError::new(ErrorCode::Internal, message),
+            LogbookError::NotFound(id) => ApiError::not_found(format!("logbook {id} not found")),
+            LogbookError::Store(e) => return Failure::from(e),
+        })
+    }
+}
 
 /// The service's logbooks part, or the answer that it has none.
 fn enabled(state: &AppState) -> Result<Arc<Logbooks>, ApiError> {
@@ -43,44 +63,10 @@ fn boolean(body: &mut JsonBody, name: &str) -> Result<Option<bool>, ApiError> {
     }
 }
 
-/// A provider's API key as given: trimmed, one line of visible characters.
-fn api_key(body: &mut JsonBody) -> Result<Option<String>, ApiError> {
-    let Some(key) = body.string("apiKey")? else {
-        return Ok(None);
-    };
-    let key = key.trim().to_owned();
-    if key.len() < 8 || key.len() > 100 || !key.bytes().all(|b| b.is_ascii_graphic()) {
-        return Err(ApiError::field(
-            "apiKey",
-            "apiKey must be the logbook's API key as QRZ shows it (Logbook → Settings → API key), 8 to 100 visible characters",
-        ));
-    }
-    Ok(Some(key))
-}
-
-fn last4(key: &str) -> String {
-    key[key.len().saturating_sub(4)..].to_owned()
-}
-
-/// Asks QRZ whose book the key opens.
-async fn book_callsign(logbooks: &Logbooks, key: &str) -> Result<String, ApiError> {
-    match logbooks.qrz.status(key).await {
-        // Stored as contacts' station callsigns are, so the sync can match them.
-        Ok(book) => Ok(book.callsign.trim().to_ascii_uppercase()),
-        Err(QrzError::Auth(reason)) => Err(ApiError::field(
-            "apiKey",
-            format!(
-                "QRZ refused this key ({reason}); copy the API key from the logbook's settings at QRZ (a Logbook API key needs a QRZ subscription)"
-            ),
-        )),
-        Err(QrzError::Fail(reason)) => Err(ApiError::field(
-            "apiKey",
-            format!("QRZ did not accept the key: {reason}"),
-        )),
-        Err(e @ (QrzError::Transport(_) | QrzError::Malformed(_))) => Err(ApiError::new(
-            crate::model::ErrorCode::Internal,
-            format!("QRZ could not be asked about the key ({e}); try again in a moment"),
-        )),
+fn api_key(body: &mut JsonBody) -> ApiResult<Option<ProviderKey>> {
+    match body.string("apiKey")? {
+        Some(key) => Ok(Some(ProviderKey::parse(&key)?)),
+        None => Ok(None),
     }
 }
 
@@ -105,17 +91,7 @@ pub async fn connect(
 ) -> ApiResult<(StatusCode, Json<Logbook>)> {
     auth.require_elevated()?;
     let logbooks = enabled(&state)?;
-    let provider = body.required_string("provider", "qrz")?;
-    if !provider.trim().eq_ignore_ascii_case("qrz") {
-        return Err(ApiError::field(
-            "provider",
-            format!(
-                "provider {:?} is not known; the one provider is qrz",
-                crate::model::ids::truncate(&provider, 20)
-            ),
-        )
-        .into());
-    }
+    connect::provider(&body.required_string("provider", "qrz")?)?;
     let key = api_key(&mut body)?.ok_or_else(|| {
         ApiError::field(
             "apiKey",
@@ -125,26 +101,16 @@ pub async fn connect(
     let auto_push = boolean(&mut body, "autoPush")?.unwrap_or(true);
     let auto_sync = boolean(&mut body, "autoSync")?.unwrap_or(false);
     body.finish(CONNECT_FIELDS)?;
-    let callsign = book_callsign(&logbooks, &key).await?;
-    let id = IdKind::Logbook.generate();
-    let new = NewLogbook {
-        key_sealed: logbooks.secret.seal(&id, &key),
-        key_last4: last4(&key),
-        id,
-        provider: "qrz".into(),
-        callsign,
+    let record = connect::connect(
+        &*state.store,
+        &logbooks,
+        &auth.0.account_id,
+        &key,
         auto_push,
         auto_sync,
-    };
-    let record = state
-        .store
-        .create_logbook(&auth.0.account_id, &new, crate::model::Timestamp::now())
-        .await?;
+    )
+    .await?;
     Ok((StatusCode::CREATED, Json(record.logbook)))
-}
-
-fn not_found(id: &str) -> ApiError {
-    ApiError::not_found(format!("logbook {id} not found"))
 }
 
 pub async fn change(
@@ -158,34 +124,14 @@ pub async fn change(
     let logbooks = enabled(&state)?;
     let id = IdKind::Logbook.parse("logbookId", &id)?;
     let key = api_key(&mut body)?;
-    let auto_push = boolean(&mut body, "autoPush")?;
-    let auto_sync = boolean(&mut body, "autoSync")?;
+    let changes = Changes {
+        key: key.as_ref(),
+        auto_push: boolean(&mut body, "autoPush")?,
+        auto_sync: boolean(&mut body, "autoSync")?,
+    };
     body.finish(CHANGE_FIELDS)?;
-    let account = &auth.0.account_id;
-    if state.store.logbook(account, &id).await?.is_none() {
-        return Err(not_found(&id).into());
-    }
-    let key = match key {
-        Some(key) => Some(LogbookKey {
-            callsign: book_callsign(&logbooks, &key).await?,
-            key_sealed: logbooks.secret.seal(&id, &key),
-            key_last4: last4(&key),
-        }),
-        None => None,
-    };
-    let change = LogbookChange {
-        auto_push,
-        auto_sync,
-        key,
-    };
-    if !state.store.change_logbook(account, &id, &change).await? {
-        return Err(not_found(&id).into());
-    }
-    let record = state
-        .store
-        .logbook(account, &id)
-        .await?
-        .ok_or_else(|| not_found(&id))?;
+    let record =
+        connect::change(&*state.store, &logbooks, &auth.0.account_id, &id, changes).await?;
     Ok(Json(record.logbook))
 }
 
@@ -198,9 +144,7 @@ pub async fn disconnect(
     auth.require_elevated()?;
     enabled(&state)?;
     let id = IdKind::Logbook.parse("logbookId", &id)?;
-    if !state.store.delete_logbook(&auth.0.account_id, &id).await? {
-        return Err(not_found(&id).into());
-    }
+    connect::disconnect(&*state.store, &auth.0.account_id, &id).await?;
     Ok(Json(json!({ "id": id, "success": true })))
 }
 
@@ -277,6 +221,6 @@ pub async fn review(
             "no review of contact {qso_id}: it was settled already, or it never needed one"
         ))
         .into()),
-        ReviewSettled::NoLogbook => Err(not_found(send_to.as_deref().unwrap_or_default()).into()),
+        ReviewSettled::NoLogbook => Err(LogbookError::NotFound(send_to.unwrap_or_default()).into()),
     }
 }

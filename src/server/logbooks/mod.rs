@@ -3,6 +3,7 @@
 //! it (docs/API.md, "External logbooks").
 
 pub mod api;
+pub mod connect;
 pub mod qrz;
 pub mod secret;
 pub mod worker;

@@ -127,20 +127,6 @@ async fn send(logbooks: &Logbooks, job: &ExternalJob) -> ExternalOutcome {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn retries_wait_longer_each_time_up_to_fifteen_minutes() {
-        assert_eq!(retry_after(1), Duration::from_secs(2));
-        assert_eq!(retry_after(2), Duration::from_secs(4));
-        assert_eq!(retry_after(5), Duration::from_secs(32));
-        assert_eq!(retry_after(40), Duration::from_secs(900));
-        assert_eq!(retry_after(0), Duration::from_secs(2));
-    }
-}
-
 async fn import_loop(store: Arc<dyn Store>, logbooks: Arc<Logbooks>, limits: Limits) {
     let limits = limits.for_import();
     loop {
@@ -179,7 +165,9 @@ async fn import(
     let key = logbooks
         .secret
         .open(&job.logbook_id, &job.key_sealed)
-        .ok_or("the service cannot open this logbook's key (its secret changed); give the key again")?;
+        .ok_or(
+            "the service cannot open this logbook's key (its secret changed); give the key again",
+        )?;
     let mut after = job.after.clone();
     let mut folders: HashMap<(Option<Program>, String), Folder> = HashMap::new();
     let mut unfiled = 0u64;
@@ -267,4 +255,18 @@ async fn filed(
         activation_id: None,
     };
     NewContact::validate(&input, &folder, now).map_err(|e| e.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_wait_longer_each_time_up_to_fifteen_minutes() {
+        assert_eq!(retry_after(1), Duration::from_secs(2));
+        assert_eq!(retry_after(2), Duration::from_secs(4));
+        assert_eq!(retry_after(5), Duration::from_secs(32));
+        assert_eq!(retry_after(40), Duration::from_secs(900));
+        assert_eq!(retry_after(0), Duration::from_secs(2));
+    }
 }

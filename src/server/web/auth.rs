@@ -28,6 +28,7 @@ const MAX_PASSWORD_CHARS: usize = 1024;
 fn destination(next: &str) -> &'static str {
     match next {
         "/account" => "/account",
+        "/logbooks" => "/logbooks",
         _ => "/keys",
     }
 }

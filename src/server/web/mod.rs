@@ -1,5 +1,5 @@
 //! The web pages: sign up, sign in and out, the account's API keys (generate with the one-time
-//! reveal, revoke) and the account. Server-rendered HTML from the askama templates in `assets/`
+//! reveal, revoke), its external logbooks and the account. Server-rendered HTML from the askama templates in `assets/`
 //! (checked when the crate compiles, every value escaped), served by the same router as the API
 //! but with their own middleware: HTML error pages instead of the JSON envelope, security
 //! headers, and the visitor's session looked up on every request.
@@ -8,6 +8,7 @@ mod account;
 mod auth;
 mod html;
 mod keys;
+mod logbooks;
 mod session;
 
 use askama::Template;
@@ -90,6 +91,15 @@ pub fn pages(state: AppState) -> Router {
         .route(
             "/keys/{key_id}/revoke",
             get(keys::confirm_revoke).post(keys::revoke),
+        )
+        .route("/logbooks", get(logbooks::list).post(logbooks::connect))
+        .route(
+            "/logbooks/{logbook_id}",
+            axum::routing::post(logbooks::change),
+        )
+        .route(
+            "/logbooks/{logbook_id}/disconnect",
+            get(logbooks::confirm_disconnect).post(logbooks::disconnect),
         )
         .route("/account", get(account::show))
         .layer(CatchPanicLayer::custom(|_| {
@@ -218,12 +228,21 @@ pub enum Notice {
         name: String,
         prefix: String,
     },
+    LogbookConnected {
+        callsign: String,
+        last4: String,
+    },
+    LogbookChanged {
+        callsign: String,
+        last4: String,
+    },
 }
 
 /// Which navigation link names the page shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Nav {
     Keys,
+    Logbooks,
     Account,
     SignIn,
     SignUp,

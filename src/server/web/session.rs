@@ -365,10 +365,16 @@ impl FromRequest<AppState> for PostForm {
 impl PostForm {
     /// A field's value; a field that was not sent is empty.
     pub fn field(&self, name: &str) -> &str {
+        self.optional(name).unwrap_or("")
+    }
+
+    /// A field's value, or `None` when the form did not send it (an unticked checkbox, or a
+    /// form that leaves that setting as it is).
+    pub fn optional(&self, name: &str) -> Option<&str> {
         self.fields
             .iter()
             .find(|(n, _)| n == name)
-            .map_or("", |(_, v)| v.as_str())
+            .map(|(_, v)| v.as_str())
     }
 }
 

@@ -1638,11 +1638,7 @@ impl Store for SqlStore {
         self.copies_of(contact_ids).await
     }
 
-    async fn claim_import(
-        &self,
-        now: Timestamp,
-        lease_ms: i64,
-    ) -> StoreResult<Option<ImportJob>> {
+    async fn claim_import(&self, now: Timestamp, lease_ms: i64) -> StoreResult<Option<ImportJob>> {
         self.claim_import_job(now, lease_ms).await
     }
 
