@@ -48,6 +48,8 @@ CREATE INDEX external_copies_due ON external_copies (due_at) WHERE state IN ('wa
 CREATE INDEX external_copies_book ON external_copies (logbook_id, state);
 
 CREATE INDEX external_copies_log ON external_copies (logbook_id, log_id);
+-- An import matches a book's record to a contact here by call and time.
+CREATE INDEX contacts_account_call ON contacts (account_id, callsign, time_on);
 
 -- Copies in a book whose contact was deleted here while the book is synced: the book keeps
 -- them, and the import from it must never bring them back.

@@ -62,6 +62,10 @@ pub fn routes() -> Router<AppState> {
             get(logbooks::api::list).post(logbooks::api::connect),
         )
         .route("/v1/logbooks/review", get(logbooks::api::reviews))
+        .route(
+            "/v1/logbooks/{logbook_id}/import",
+            post(logbooks::api::import),
+        )
         .route("/v1/logbooks/review/{qso_id}", post(logbooks::api::review))
         .route(
             "/v1/logbooks/{logbook_id}",

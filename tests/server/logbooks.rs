@@ -482,7 +482,103 @@ fn sync_routes_by_station_callsign_and_the_rest_waits_for_review() {
     );
 }
 
+/// Puts a contact into the fake book as another logger would have (through QRZ's API).
+fn logged_at_qrz(qrz: &FakeQrz, key: &str, call: &str, time: &str) {
+    let record = format!(
+        "<CALL:{}>{call} <QSO_DATE:8>{} <TIME_ON:6>{} <BAND:3>20m <FREQ:6>14.074 <MODE:3>FT8 <STATION_CALLSIGN:4>W1AW <EOR>",
+        call.len(),
+        &time[..8],
+        &time[8..]
+    );
+    let client = svc::server::logbooks::qrz::Qrz::new(qrz.url()).unwrap();
+    crate::common::block_on(client.insert(key, &record)).unwrap();
+}
+
+fn a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let (server, _secret) = server(&qrz, &["--burst-limit", "100000"]);
+    let api = server.account("W1AW", "elevated");
+    // A day early in this month, so every contact of the test is in the past.
+    let (month, _) = this_month();
+    let day = month.replace('-', "") + "01";
+    // Logged here and, by other means, at QRZ: linked, not doubled.
+    let folder = api.monthly(&month, None);
+    let mut here = contact(&folder, "K0HERE");
+    here["timeOn"] = json!(format!("{month}-01T00:00:20Z"));
+    here["frequency"] = json!(14.074);
+    here["mode"] = json!("FT8");
+    let here_id = api.post("/v1/contacts", here).id();
+    logged_at_qrz(&qrz, QRZ_KEY, "K0HERE", &format!("{day}000000"));
+    // 129 more: two pages of 100.
+    for n in 1..130 {
+        let time = format!("{day}{:02}{:02}{:02}", n / 3600, (n / 60) % 60, n % 60);
+        logged_at_qrz(&qrz, QRZ_KEY, &format!("K{}Q{n}", n % 10), &time);
+    }
+    let inserted = inserts(&qrz);
+    let r = api.post(
+        "/v1/logbooks",
+        json!({ "provider": "qrz", "apiKey": QRZ_KEY, "autoPush": false, "autoSync": true }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let r = api.post(&format!("/v1/logbooks/{id}/import"), json!({}));
+    assert_eq!(r.status, 202, "{}", r.body);
+    assert_eq!(r.body["importing"], true);
+    eventually("130 contacts here", || api.qso_count() == 130);
+    let all = api.all_contacts(&folder);
+    assert_eq!(all.len(), 130, "into this month's log");
+    let linked = all.iter().find(|c| c["id"] == here_id.as_str()).unwrap();
+    assert_eq!(linked["external"][0]["state"], "pushed", "{linked}");
+    assert!(linked["external"][0]["logId"].is_string(), "{linked}");
+    let imported = all.iter().find(|c| c["callsign"] == "K7Q77").unwrap();
+    assert_eq!(
+        imported["external"][0]["logbookId"],
+        id.as_str(),
+        "{imported}"
+    );
+    assert_eq!(imported["timeOn"], format!("{month}-01T00:01:17Z"));
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(inserts(&qrz), inserted, "nothing imported is sent back");
+    assert_eq!(qrz.records(QRZ_KEY).len(), 130);
+
+    // Deleted here: kept at QRZ, and a new import does not bring it back; a new QSO at QRZ
+    // comes in.
+    let gone = imported["id"].as_str().unwrap();
+    assert_eq!(api.delete(&format!("/v1/contacts/{gone}")).status, 200);
+    logged_at_qrz(&qrz, QRZ_KEY, "K9NEW", &format!("{day}030000"));
+    let r = api.post(&format!("/v1/logbooks/{id}/import"), json!({}));
+    assert_eq!(r.status, 202, "{}", r.body);
+    eventually("the new one imported", || {
+        api.all_contacts(&folder)
+            .iter()
+            .any(|c| c["callsign"] == "K9NEW")
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(api.qso_count(), 130, "the deleted one stays deleted");
+    assert_eq!(qrz.records(QRZ_KEY).len(), 131, "QRZ keeps its copy");
+    let again = api.post(&format!("/v1/logbooks/{id}/import"), json!({}));
+    assert_eq!(again.status, 202);
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(api.qso_count(), 130, "nothing twice");
+
+    // Only synced books are read.
+    let r = api.send(
+        "PATCH",
+        &format!("/v1/logbooks/{id}"),
+        Some(&json!({ "autoSync": false })),
+        &[],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = api.post(&format!("/v1/logbooks/{id}/import"), json!({}));
+    let msg = r.expect_error(400, "validation_error");
+    assert!(msg.contains("turn autoSync on"), "{msg}");
+    api.post("/v1/logbooks/lbk_aaaaaaaaaaaaaaaa/import", json!({}))
+        .expect_error(404, "not_found");
+}
+
 crate::both_backends!(
+    a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back,
     sync_routes_by_station_callsign_and_the_rest_waits_for_review,
     contacts_are_pushed_when_created_and_deleted_there_when_deleted,
     a_duplicate_counts_as_pushed_and_a_refusal_is_kept,

@@ -148,6 +148,39 @@ pub async fn disconnect(
     Ok(Json(json!({ "id": id, "success": true })))
 }
 
+/// Reads the book now instead of at the next turn (every 5 minutes): contacts logged
+/// elsewhere come into the account. Only a synced book is read.
+pub async fn import(
+    State(state): State<AppState>,
+    auth: Auth,
+    _: NoQuery,
+    Path(id): Path<String>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    auth.require_elevated()?;
+    enabled(&state)?;
+    let id = IdKind::Logbook.parse("logbookId", &id)?;
+    let account = &auth.0.account_id;
+    let Some(book) = state.store.logbook(account, &id).await? else {
+        return Err(LogbookError::NotFound(id).into());
+    };
+    if !book.logbook.auto_sync {
+        return Err(ApiError::field(
+            "autoSync",
+            format!(
+                "logbook {id} is not synced, and only synced books are read; turn autoSync on (PATCH /v1/logbooks/{id})"
+            ),
+        )
+        .into());
+    }
+    if !state.store.request_import(account, &id).await? {
+        return Err(LogbookError::NotFound(id).into());
+    }
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({ "id": id, "importing": true })),
+    ))
+}
+
 pub async fn reviews(
     State(state): State<AppState>,
     auth: Auth,
