@@ -173,6 +173,18 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "logbooks import",
+        &["svc logbooks import lbk_kig4cpwianj2qdvz"],
+    ),
+    (
+        "logbooks review",
+        &[
+            "svc logbooks review",
+            "svc logbooks review qso_kig4cpwianj2qdvz --send lbk_kig4cpwianj2qdvz",
+            "svc logbooks review qso_kig4cpwianj2qdvz --skip",
+        ],
+    ),
+    (
         "logbooks disconnect",
         &["svc logbooks disconnect lbk_kig4cpwianj2qdvz"],
     ),

@@ -21,6 +21,11 @@ pub enum LogbooksCommand {
     Set(SetArgs),
     /// Disconnect a logbook: nothing more goes to it; what is there stays there
     Disconnect(DisconnectArgs),
+    /// Read a synced logbook now: contacts logged elsewhere come in (it is read every 5 minutes
+    /// anyway)
+    Import(DisconnectArgs),
+    /// List the contacts the automatic sync could not route, or send one to a book or skip it
+    Review(ReviewArgs),
 }
 
 impl LogbooksCommand {
@@ -30,6 +35,8 @@ impl LogbooksCommand {
             LogbooksCommand::Connect(_) => "connect",
             LogbooksCommand::Set(_) => "set",
             LogbooksCommand::Disconnect(_) => "disconnect",
+            LogbooksCommand::Import(_) => "import",
+            LogbooksCommand::Review(_) => "review",
         }
     }
 }
@@ -85,12 +92,27 @@ pub struct DisconnectArgs {
     id: String,
 }
 
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// A contact waiting for review (qso_…); without it, the list
+    #[arg(value_parser = input::contact_id, requires = "decision")]
+    qso_id: Option<String>,
+    /// Send the contact to this logbook (lbk_…)
+    #[arg(long, value_parser = input::logbook_id, value_name = "LBK_ID", group = "decision")]
+    send: Option<String>,
+    /// Leave the contact here only
+    #[arg(long, group = "decision", requires = "qso_id")]
+    skip: bool,
+}
+
 pub fn run(ctx: &Ctx, command: LogbooksCommand) -> Result<(), CliError> {
     match command {
         LogbooksCommand::List => list(ctx),
         LogbooksCommand::Connect(args) => connect(ctx, args),
         LogbooksCommand::Set(args) => set(ctx, args),
         LogbooksCommand::Disconnect(args) => disconnect(ctx, args),
+        LogbooksCommand::Import(args) => import(ctx, args),
+        LogbooksCommand::Review(args) => review(ctx, args),
     }
 }
 
@@ -241,5 +263,67 @@ fn disconnect(ctx: &Ctx, args: DisconnectArgs) -> Result<(), CliError> {
             "disconnected logbook {}; its contacts stay in the book\n",
             args.id
         )),
+    }
+}
+
+fn import(ctx: &Ctx, args: DisconnectArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    let client = ctx.client()?;
+    let answer = ctx.block_on(async { Ok(client.import_logbook(&args.id).await?) })?;
+    match ctx.format {
+        Format::Json => ctx.print_json(&answer),
+        _ => ctx.out(&format!(
+            "reading logbook {} now; contacts logged elsewhere come in within moments\n",
+            args.id
+        )),
+    }
+}
+
+fn review(ctx: &Ctx, args: ReviewArgs) -> Result<(), CliError> {
+    let client = ctx.client()?;
+    let Some(qso_id) = args.qso_id else {
+        let items = ctx.block_on(async { Ok(client.reviews().await?) })?;
+        if items.is_empty() {
+            ctx.info("nothing waits for review");
+        }
+        return ctx.print_list(
+            &Page {
+                items,
+                cursor: None,
+            },
+            |items| {
+                if items.is_empty() {
+                    return String::new();
+                }
+                let rows = items
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            Cell::from(r.id.as_str()),
+                            Cell::from(output::time(r.contact.time_on)),
+                            Cell::from(r.contact.callsign.as_str()),
+                            Cell::from(output::or_dash(&r.contact.station_callsign)),
+                            Cell::from(match r.reason.as_str() {
+                                "no_book" => "no synced book has its station callsign",
+                                _ => "several synced books have its station callsign",
+                            }),
+                        ]
+                    })
+                    .collect();
+                output::table(
+                    &["CONTACT", "TIME", "CALL", "STATION", "WHY"],
+                    rows,
+                    ctx.color,
+                )
+            },
+        );
+    };
+    ctx.no_ndjson()?;
+    let send = args.send.as_deref();
+    let answer = ctx.block_on(async { Ok(client.settle_review(&qso_id, send).await?) })?;
+    match (ctx.format, send) {
+        (Format::Json, _) => ctx.print_json(&answer),
+        (_, Some(book)) => ctx.out(&format!("{qso_id} goes to logbook {book}\n")),
+        (_, None) => ctx.out(&format!("{qso_id} stays here only\n")),
     }
 }

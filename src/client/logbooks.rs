@@ -4,7 +4,7 @@ use reqwest::Method;
 use serde::{Deserialize, Serialize};
 
 use super::{Client, ClientError, encode};
-use crate::model::Logbook;
+use crate::model::{Logbook, Review};
 
 /// Body of `POST /v1/logbooks`.
 #[derive(Debug, Clone, Serialize)]
@@ -33,6 +33,11 @@ pub struct ChangeLogbook {
 #[derive(Debug, Clone, Deserialize)]
 struct Logbooks {
     items: Vec<Logbook>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Reviews {
+    items: Vec<Review>,
 }
 
 impl Client {
@@ -66,6 +71,44 @@ impl Client {
             self.url(&["logbooks", id]),
             &[],
             Some(encode(change)?),
+        )
+        .await
+    }
+
+    /// `POST /v1/logbooks/{id}/import`: the service reads the synced book now.
+    pub async fn import_logbook(&self, id: &str) -> Result<serde_json::Value, ClientError> {
+        self.call(
+            Method::POST,
+            self.url(&["logbooks", id, "import"]),
+            &[],
+            Some(b"{}".to_vec()),
+        )
+        .await
+    }
+
+    /// `GET /v1/logbooks/review`
+    pub async fn reviews(&self) -> Result<Vec<Review>, ClientError> {
+        let list: Reviews = self
+            .call(Method::GET, self.url(&["logbooks", "review"]), &[], None)
+            .await?;
+        Ok(list.items)
+    }
+
+    /// `POST /v1/logbooks/review/{qsoId}`: send the contact to `send_to`, or skip it (None).
+    pub async fn settle_review(
+        &self,
+        qso_id: &str,
+        send_to: Option<&str>,
+    ) -> Result<serde_json::Value, ClientError> {
+        let body = match send_to {
+            Some(book) => serde_json::json!({ "action": "send", "logbookId": book }),
+            None => serde_json::json!({ "action": "skip" }),
+        };
+        self.call(
+            Method::POST,
+            self.url(&["logbooks", "review", qso_id]),
+            &[],
+            Some(encode(&body)?),
         )
         .await
     }

@@ -157,6 +157,69 @@ fn a_new_secret_takes_over_the_keys() {
     assert_eq!(api.get("/v1/logbooks").body["items"][0]["state"], "working");
 }
 
+fn review_and_import_from_the_command_line() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let dir = tempfile::tempdir().unwrap();
+    let secret = secret_file(dir.path(), "s", "a secret for the review test, 32+ bytes");
+    let url = qrz.url().to_string();
+    let server = Server::start_with(&["--secret-file", &secret, "--qrz-api-url", &url]);
+    let api = server.account("W1AW", "elevated");
+    let cli = Cli::with_key(&server, &api);
+    let run = cli.run_stdin(
+        &[
+            "logbooks",
+            "connect",
+            "--auto-push",
+            "off",
+            "--auto-sync",
+            "on",
+            "--json",
+        ],
+        &format!("{QRZ_KEY}\n"),
+    );
+    run.ok();
+    let id = run.json()["id"].as_str().unwrap().to_owned();
+    let run = cli.run(&["logbooks", "review"]);
+    run.ok();
+    assert!(run.stdout.is_empty(), "{run:?}");
+    let folder = api.monthly(&this_month().0, None);
+    let mut c = contact(&folder, "K1REV");
+    c["stationCallsign"] = serde_json::json!("N0NE");
+    let qso = api.post("/v1/contacts", c).id();
+    let run = cli.run(&["logbooks", "review"]);
+    run.ok();
+    assert!(
+        run.stdout.contains(&qso) && run.stdout.contains("no synced book"),
+        "{run:?}"
+    );
+    cli.run(&["logbooks", "review", &qso, "--send", &id, "--skip"])
+        .fails(2, "logbooks review", "validation_error");
+    cli.run(&["logbooks", "review", &qso])
+        .fails(2, "logbooks review", "validation_error");
+    let run = cli.run(&["logbooks", "review", &qso, "--send", &id, "--json"]);
+    run.ok();
+    assert_eq!(run.json()["action"], "send");
+    cli.run(&["logbooks", "review", &qso, "--skip"])
+        .fails(1, "logbooks review", "not_found");
+    let run = cli.run(&["logbooks", "import", &id, "--json"]);
+    run.ok();
+    assert_eq!(run.json()["importing"], true);
+    let started = Instant::now();
+    while qrz.records(QRZ_KEY).len() != 1 {
+        assert!(started.elapsed() < Duration::from_secs(30), "never sent");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn review_and_import() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        review_and_import_from_the_command_line,
+    );
+}
+
 #[test]
 fn connect_list_set_and_disconnect() {
     crate::common::on(
