@@ -255,6 +255,69 @@ fn a_paused_book_says_why_until_a_new_key_is_given() {
     assert_no_key(&browser, &server, &[QRZ_KEY, NEW_QRZ_KEY]);
 }
 
+fn contacts_waiting_for_review_are_sent_or_kept_from_the_page() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let (server, _secret) = server(&qrz, &[]);
+    let browser = Browser::signed_up(&server, "W1AW");
+    let page = browser.submit(
+        "/logbooks",
+        "/logbooks",
+        &[
+            ("provider", "qrz"),
+            ("apiKey", QRZ_KEY),
+            ("autoSync", "true"),
+        ],
+    );
+    let id = page
+        .location()
+        .strip_prefix("/logbooks?connected=")
+        .unwrap()
+        .to_owned();
+    let api = server.new_key("W1AW", "elevated");
+    let folder = api.monthly(&this_month().0, None);
+    let mut ids = Vec::new();
+    for call in ["K1ONE", "K2TWO"] {
+        let mut c = contact(&folder, call);
+        c["stationCallsign"] = serde_json::json!("N0NE");
+        ids.push(api.post("/v1/contacts", c).id());
+    }
+    let page = browser.get("/logbooks");
+    page.expect(200, "Waiting for review")
+        .expect(200, "no synced logbook has its station callsign")
+        .expect(200, "K1ONE")
+        .expect(200, "N0NE");
+    let form = format!("/logbooks/review/{}", ids[0]);
+    let sent = browser.submit(
+        "/logbooks",
+        &form,
+        &[("action", "send"), ("logbookId", id.as_str())],
+    );
+    assert_eq!(sent.location(), "/logbooks?sent");
+    browser
+        .get(sent.location())
+        .expect(200, "The contact goes to the logbook you chose");
+    let kept = browser.submit(
+        "/logbooks",
+        &format!("/logbooks/review/{}", ids[1]),
+        &[("action", "skip")],
+    );
+    assert_eq!(kept.location(), "/logbooks?skipped");
+    let page = browser.get("/logbooks");
+    assert!(!page.body.contains("Waiting for review"), "{}", page.body);
+    browser
+        .submit("/logbooks", &form, &[("action", "skip")])
+        .expect(404, "does not wait for review");
+    browser
+        .submit("/logbooks", &form, &[("action", "maybe")])
+        .expect(400, "The form is damaged");
+    eventually("the reviewed contact in the book", || {
+        qrz.records(QRZ_KEY).len() == 1
+    });
+    assert_eq!(qrz.records(QRZ_KEY)[0].1.get("CALL"), Some("K1ONE"));
+    assert_no_key(&browser, &server, &[QRZ_KEY]);
+}
+
 fn without_a_secret_logbooks_are_not_enabled() {
     let server = Server::start();
     let browser = Browser::signed_up(&server, "W1AW");
@@ -273,6 +336,7 @@ fn without_a_secret_logbooks_are_not_enabled() {
 }
 
 crate::both_backends!(
+    contacts_waiting_for_review_are_sent_or_kept_from_the_page,
     a_book_is_connected_toggled_and_disconnected,
     bad_keys_say_why_and_keep_nothing,
     a_paused_book_says_why_until_a_new_key_is_given,

@@ -16,11 +16,11 @@ use axum::response::Response;
 use super::html::When;
 use super::session::{PostForm, Visitor};
 use super::{Layout, Nav, Notice, Problem, respond, see_other, sign_in_first};
-use crate::model::{IdKind, Logbook};
+use crate::model::{IdKind, Logbook, Review};
 use crate::server::AppState;
 use crate::server::logbooks::Logbooks;
 use crate::server::logbooks::connect::{self, Changes, LogbookError, ProviderKey};
-use crate::store::{Account, LogbookRecord};
+use crate::store::{Account, LogbookRecord, ReviewSettled};
 
 /// What the page shows of a logbook.
 struct LogbookView<'a> {
@@ -65,6 +65,35 @@ impl<'a> From<&'a Logbook> for LogbookView<'a> {
     }
 }
 
+/// A contact the automatic sync could not route.
+struct ReviewView {
+    id: String,
+    time: When,
+    callsign: String,
+    station: String,
+    why: &'static str,
+}
+
+impl From<&Review> for ReviewView {
+    fn from(r: &Review) -> ReviewView {
+        ReviewView {
+            id: r.id.clone(),
+            time: When::from(r.contact.time_on),
+            callsign: r.contact.callsign.clone(),
+            station: r
+                .contact
+                .station_callsign
+                .clone()
+                .unwrap_or_else(|| "your callsign".into()),
+            why: if r.reason == "no_book" {
+                "no synced logbook has its station callsign"
+            } else {
+                "several synced logbooks have its station callsign"
+            },
+        }
+    }
+}
+
 /// The choices of the connect form; the key is never sent back.
 struct ConnectForm {
     auto_push: bool,
@@ -88,6 +117,8 @@ struct LogbooksPage<'a> {
     /// False when the service has no secret: the page says so and has no forms.
     enabled: bool,
     logbooks: Vec<LogbookView<'a>>,
+    /// Contacts waiting for the user to pick a logbook or skip them.
+    reviews: Vec<ReviewView>,
     form: ConnectForm,
 }
 
@@ -100,10 +131,12 @@ struct DisconnectPage<'a> {
 
 const TITLE: &str = "External logbooks";
 
+#[allow(clippy::too_many_arguments)]
 fn logbooks_page(
     visitor: &Visitor,
     enabled: bool,
     records: &[LogbookRecord],
+    reviews: &[Review],
     form: ConnectForm,
     notice: Option<Notice>,
     status: StatusCode,
@@ -115,6 +148,7 @@ fn logbooks_page(
             .iter()
             .map(|r| LogbookView::from(&r.logbook))
             .collect(),
+        reviews: reviews.iter().map(ReviewView::from).collect(),
         form,
     };
     respond(status, &page)
@@ -198,6 +232,7 @@ pub async fn list(
             &visitor,
             false,
             &[],
+            &[],
             ConnectForm::blank(),
             None,
             StatusCode::OK,
@@ -224,6 +259,10 @@ pub async fn list(
             "disconnected" => Some(Notice::Info(
                 "The logbook is disconnected: new contacts no longer go there, and the contacts already in it stay there.",
             )),
+            "sent" => Some(Notice::Info("The contact goes to the logbook you chose.")),
+            "skipped" => Some(Notice::Info(
+                "The contact stays here only; it goes to no logbook.",
+            )),
             _ => continue,
         };
     }
@@ -231,6 +270,7 @@ pub async fn list(
         &visitor,
         true,
         &records,
+        &state.store.reviews(&account.id).await?,
         ConnectForm::blank(),
         notice,
         StatusCode::OK,
@@ -271,6 +311,7 @@ pub async fn connect(State(state): State<AppState>, form: PostForm) -> Result<Re
         visitor,
         true,
         &records,
+        &state.store.reviews(&account.id).await?,
         chosen,
         Some(Notice::Error(message)),
         status,
@@ -341,6 +382,7 @@ pub async fn change(
         visitor,
         true,
         &records,
+        &state.store.reviews(&account.id).await?,
         ConnectForm::blank(),
         Some(Notice::Error(message)),
         status,
@@ -409,6 +451,50 @@ pub async fn disconnect(
     }
 }
 
+/// The review queue's form: `action` `send` with the chosen `logbookId`, or `skip`.
+pub async fn review(
+    State(state): State<AppState>,
+    Path(qso_id): Path<String>,
+    form: PostForm,
+) -> Result<Response, Problem> {
+    let visitor = &form.visitor;
+    let Some(account) = signed_in(visitor) else {
+        return Ok(sign_in_first(visitor, "/logbooks"));
+    };
+    enabled(&state)?;
+    let no_review = || {
+        Problem::not_found(
+            "That contact does not wait for review (it was settled already). Reload the logbooks page.",
+        )
+    };
+    if !IdKind::Contact.is_valid(&qso_id) {
+        return Err(no_review());
+    }
+    let send_to = match form.field("action") {
+        "send" => Some(form.field("logbookId")),
+        "skip" => None,
+        _ => return Err(damaged_form()),
+    };
+    if send_to.is_some_and(|id| !IdKind::Logbook.is_valid(id)) {
+        return Err(damaged_form());
+    }
+    let settled = state
+        .store
+        .settle_review(
+            &account.id,
+            &qso_id,
+            send_to,
+            crate::model::Timestamp::now(),
+        )
+        .await?;
+    match settled {
+        ReviewSettled::Done if send_to.is_some() => Ok(see_other("/logbooks?sent")),
+        ReviewSettled::Done => Ok(see_other("/logbooks?skipped")),
+        ReviewSettled::NoReview => Err(no_review()),
+        ReviewSettled::NoLogbook => Err(no_such_logbook(send_to.unwrap_or_default())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,6 +541,7 @@ mod tests {
             },
             enabled: true,
             logbooks: books.iter().map(LogbookView::from).collect(),
+            reviews: Vec::new(),
             form: ConnectForm::blank(),
         };
         let html = page.render().unwrap();

@@ -98,6 +98,10 @@ pub fn pages(state: AppState) -> Router {
             axum::routing::post(logbooks::change),
         )
         .route(
+            "/logbooks/review/{qso_id}",
+            axum::routing::post(logbooks::review),
+        )
+        .route(
             "/logbooks/{logbook_id}/disconnect",
             get(logbooks::confirm_disconnect).post(logbooks::disconnect),
         )
