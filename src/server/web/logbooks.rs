@@ -551,9 +551,9 @@ mod tests {
         }
         let escaped = "&lt;b&gt;&quot;x&#39; &amp; y";
         // The notice's callsign and key; of each book the callsign in the heading, the two
-        // toggles, the key's button and the disconnect link, and the key in the facts and the
-        // key's hint; the last error, the pause's reason.
-        assert_eq!(html.matches(escaped).count(), 2 + 2 * 7 + 2, "{html}");
+        // toggles, the sync's hint, the key's button and the disconnect link, and the key in
+        // the facts and the key's hint; the last error, the pause's reason.
+        assert_eq!(html.matches(escaped).count(), 2 + 2 * 8 + 2, "{html}");
         assert!(html.contains("Paused:</strong> &lt;b&gt;"), "{html}");
         assert!(html.contains("name=\"autoPush\" value=\"false\""), "{html}");
         assert!(html.contains("name=\"autoPush\" value=\"true\""), "{html}");
