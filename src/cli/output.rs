@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::{CliError, Ctx};
+use crate::model::text::printable;
 use crate::model::{Page, Timestamp};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,8 +25,12 @@ pub struct Cell {
 }
 
 impl From<String> for Cell {
+    /// Cells hold what the service sent (names, notes): never a sequence the terminal obeys.
     fn from(text: String) -> Cell {
-        Cell { text, green: false }
+        Cell {
+            text: printable(&text),
+            green: false,
+        }
     }
 }
 
@@ -38,7 +43,7 @@ impl From<&str> for Cell {
 impl Cell {
     pub fn green(text: impl Into<String>) -> Cell {
         Cell {
-            text: text.into(),
+            text: printable(&text.into()),
             green: true,
         }
     }
@@ -100,7 +105,7 @@ pub fn table(headers: &[&str], rows: Vec<Vec<Cell>>, color: bool) -> String {
 pub fn fields(pairs: &[(&str, String)]) -> String {
     pairs
         .iter()
-        .map(|(label, value)| format!("{label}: {value}\n"))
+        .map(|(label, value)| format!("{label}: {}\n", printable(value)))
         .collect()
 }
 

@@ -16,6 +16,9 @@ pub enum ConfigError {
     Unreadable { path: PathBuf, reason: String },
     /// The file holds a key but others may read it.
     TooOpen { path: PathBuf, mode: u32 },
+    /// Others may change the file (or replace it, through its directory): its apiBase could
+    /// send the key to their host.
+    Untrusted { path: PathBuf, mode: u32 },
     /// Writing or removing failed.
     Write { path: PathBuf, reason: String },
 }
@@ -31,6 +34,12 @@ impl std::fmt::Display for ConfigError {
             ConfigError::TooOpen { path, mode } => write!(
                 f,
                 "the config file {} holds an API key but its mode is {mode:04o}, so other users may read it; run chmod 600 {} (and consider the key leaked: revoke it and log in with a new one)",
+                path.display(),
+                path.display()
+            ),
+            ConfigError::Untrusted { path, mode } => write!(
+                f,
+                "the config file {} (or its directory) can be changed by other users (mode {mode:04o}), so its apiBase could send your key anywhere; run chmod 600 {} and chmod 700 on its directory",
                 path.display(),
                 path.display()
             ),
@@ -65,6 +74,8 @@ pub struct Config {
     pub path: PathBuf,
     fields: Map<String, Value>,
     mode: u32,
+    /// The directory's mode, without its write bits for others when it is sticky.
+    dir_mode: u32,
 }
 
 impl Config {
@@ -101,6 +112,16 @@ impl Config {
             path: path.to_owned(),
             fields,
             mode: file_mode(path),
+            // A directory others may write to lets them swap the file; the sticky bit (as on
+            // /tmp) stops that for files they do not own.
+            dir_mode: path.parent().map_or(0, |dir| {
+                let mode = file_mode(dir);
+                if mode & 0o1000 != 0 {
+                    mode & !0o022
+                } else {
+                    mode
+                }
+            }),
         })
     }
 
@@ -112,8 +133,22 @@ impl Config {
             .filter(|s| !s.is_empty())
     }
 
-    pub fn api_base(&self) -> Option<&str> {
-        self.text("apiBase")
+    /// The API base the file names, refused when others may have put it there.
+    pub fn api_base(&self) -> Result<Option<&str>, ConfigError> {
+        let Some(base) = self.text("apiBase") else {
+            return Ok(None);
+        };
+        if self.mode & 0o022 != 0 || self.dir_mode & 0o022 != 0 {
+            return Err(ConfigError::Untrusted {
+                path: self.path.clone(),
+                mode: if self.mode & 0o022 != 0 {
+                    self.mode
+                } else {
+                    self.dir_mode
+                } & 0o7777,
+            });
+        }
+        Ok(Some(base))
     }
 
     /// The stored key text, refused when the file is readable by others.
@@ -243,7 +278,7 @@ mod tests {
             & 0o777;
         assert_eq!(dir_mode, 0o700);
         let again = Config::load(&path).unwrap();
-        assert_eq!(again.api_base(), Some("http://example.test:1"));
+        assert_eq!(again.api_base().unwrap(), Some("http://example.test:1"));
         assert_eq!(
             again.api_key(),
             Ok(Some("svc_live_ABCDEFGHIJKLMNOPQRSTUVWX"))

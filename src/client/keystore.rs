@@ -244,5 +244,8 @@ pub fn remove() -> Result<Removed, KeyError> {
 
 /// The API base from the config file, if it sets one.
 pub fn configured_api_base() -> Result<Option<String>, ConfigError> {
-    Ok(load_config()?.and_then(|c| c.api_base().map(str::to_owned)))
+    match load_config()? {
+        Some(config) => Ok(config.api_base()?.map(str::to_owned)),
+        None => Ok(None),
+    }
 }

@@ -23,6 +23,7 @@ pub use types::{
 };
 
 use crate::model::ids::{base32, random_bytes};
+use crate::model::text::printable;
 use crate::model::{ApiKey, Contact, ErrorBody, ErrorCode, Folder, FolderType, Page, Whoami};
 
 /// How hard the client tries before it reports a failure.
@@ -97,6 +98,19 @@ pub fn parse_api_base(text: &str) -> Result<Url, String> {
         return Err(format!(
             "{text:?} has a query or fragment; give the base address only, e.g. http://127.0.0.1:8787"
         ));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        // They would go to the server as Basic credentials beside the key; not echoed.
+        return Err(
+            "the API base holds a user name or password (user:pw@host); give the address alone: the key is the only credential svc sends"
+                .into(),
+        );
+    }
+    // The client adds /v1 itself: a base copied with it would ask for /v1/v1/….
+    let mut url = url;
+    let path = url.path().trim_end_matches('/').to_owned();
+    if let Some(base) = path.strip_suffix("/v1") {
+        url.set_path(if base.is_empty() { "/" } else { base });
     }
     Ok(url)
 }
@@ -604,12 +618,12 @@ async fn read<T: DeserializeOwned>(response: reqwest::Response) -> Result<T, Cli
     }
     match serde_json::from_slice::<ErrorBody>(&bytes) {
         Ok(body) => Err(ClientError::Server(Box::new(ServerError {
-            error: body.error,
-            message: body.message,
+            error: printable(&body.error),
+            message: printable(&body.message),
             details: body.details,
-            request_id: Some(body.request_id)
+            request_id: Some(printable(&body.request_id))
                 .filter(|s| !s.is_empty())
-                .or(request_id),
+                .or(request_id.map(|id| printable(&id))),
             status: status.as_u16(),
             retry_after,
         }))),

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::text::printable;
+
 use crate::model::Folder;
 
 fn is_false(b: &bool) -> bool {
@@ -167,10 +169,12 @@ impl BatchResult {
                 replayed: self.replayed || self.status == 200,
             }),
             (status, _) => Err(crate::client::ServerError {
-                error: self.error.unwrap_or_else(|| "internal".into()),
-                message: self
-                    .message
-                    .unwrap_or_else(|| format!("the item was answered with HTTP {status}")),
+                error: printable(&self.error.unwrap_or_else(|| "internal".into())),
+                message: printable(
+                    &self
+                        .message
+                        .unwrap_or_else(|| format!("the item was answered with HTTP {status}")),
+                ),
                 details: self.details,
                 request_id: self.request_id,
                 status,

@@ -31,6 +31,21 @@ fn check(
 }
 
 /// Trimmed single-line text of at most `max_chars`; empty is `None`.
+/// Text from the network made safe for a terminal: control characters (an escape sequence
+/// could set the window title, clear the screen or worse) and the characters that reorder
+/// text on screen become `�`. A hostile or broken server's words are shown, never obeyed.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 pub fn single_line(field: &str, raw: &str, max_chars: usize) -> Result<Option<String>, ApiError> {
     check(field, raw, max_chars, false)
 }
@@ -75,6 +90,16 @@ pub fn token(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn printable_text_obeys_no_terminal_sequence() {
+        assert_eq!(printable("K1ABC Jürgen"), "K1ABC Jürgen");
+        assert_eq!(
+            printable("a\u{1b}[2Jb\u{7}c\u{202e}d\u{9b}e\n"),
+            "a\u{fffd}[2Jb\u{fffd}c\u{fffd}d\u{fffd}e\u{fffd}"
+        );
+    }
+
     use super::*;
 
     #[test]

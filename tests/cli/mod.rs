@@ -8,6 +8,7 @@ mod auth;
 mod contacts;
 mod errors;
 mod folders;
+mod hardening;
 mod help;
 mod keychain;
 mod logbooks;

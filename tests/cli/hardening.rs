@@ -1,0 +1,64 @@
+//! The client against a hostile or misconfigured world: escape sequences in a server's words,
+//! credentials in the API base, a base copied with its `/v1`, and a config file others may
+//! change.
+
+use std::os::unix::fs::PermissionsExt;
+
+use super::{Cli, canned_server, setup};
+
+const KEY: &str = "svc_live_ABCDEFGHIJKLMNOPQRSTUVWX";
+
+/// A server's error message with a title change, a screen clear and a bidi override: shown,
+/// never obeyed.
+#[test]
+fn a_hostile_servers_words_reach_the_terminal_harmless() {
+    let body = r#"{"error":"validation_error\u001b[2J","message":"bad\u001b]0;pwned\u0007 \u001b[2Jthing \u202eevil","requestId":"req_\u001b[31m"}"#;
+    let (url, _) = canned_server(vec![(400, vec![], body.to_owned())]);
+    let cli = Cli::new(&url);
+    cli.set_env("SVC_API_KEY", KEY);
+    let run = cli.run(&["whoami"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+    assert!(!run.stderr.contains('\u{7}'), "{:?}", run.stderr);
+    assert!(!run.stderr.contains('\u{202e}'), "{:?}", run.stderr);
+    assert!(run.stderr.contains("bad"), "{:?}", run.stderr);
+    assert!(run.stderr.contains("evil"), "{:?}", run.stderr);
+}
+
+#[test]
+fn an_api_base_with_credentials_is_refused_and_one_with_v1_works() {
+    let (server, _api, cli) = setup("elevated");
+    let with_creds = server.url.replace("http://", "http://user:secretpw@");
+    let run = cli.run(&["whoami", "--api-base", &with_creds]);
+    let msg = run.fails(2, "whoami", "validation_error");
+    assert!(msg.contains("user name or password"), "{msg}");
+    assert!(!run.stderr.contains("secretpw"), "{run:?}");
+    for base in [format!("{}/v1", server.url), format!("{}/v1/", server.url)] {
+        let run = cli.run(&["whoami", "--json", "--api-base", &base]);
+        run.ok();
+        assert_eq!(run.json()["callsign"], "W1AW", "{base}");
+    }
+}
+
+#[test]
+fn a_config_file_others_may_change_is_not_obeyed() {
+    let (server, _api, cli) = setup("elevated");
+    let dir = cli.config_dir().join("svc");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let file = cli.config_file();
+    // An attacker's host (here: a port nothing listens on).
+    std::fs::write(&file, r#"{"apiBase": "http://127.0.0.1:9"}"#).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    // An empty --api-base stands for none: the config file's apiBase is next.
+    let from_config = ["whoami", "--api-base", ""];
+    let run = cli.run(&from_config);
+    let msg = run.fails(2, "whoami", "validation_error");
+    assert!(msg.contains("can be changed by other users"), "{msg}");
+    // A private file is obeyed; an open directory is refused as the file is.
+    std::fs::write(&file, format!(r#"{{"apiBase": "{}"}}"#, server.url)).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    cli.run(&from_config).ok();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    cli.run(&from_config).fails(2, "whoami", "validation_error");
+}
