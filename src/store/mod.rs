@@ -600,6 +600,15 @@ pub trait Store: Send + Sync + 'static {
 /// Opens the store a database URL names: `postgres://…` (or `postgresql://…`), or SQLite as
 /// `sqlite://PATH`, `sqlite:PATH` or a plain path.
 pub async fn open(url: &str) -> StoreResult<std::sync::Arc<dyn Store>> {
+    // Anything else with a scheme would be taken for a file path (`mysql:` as a folder).
+    if let Some((scheme, _)) = url.split_once("://")
+        && !matches!(scheme, "sqlite" | "postgres" | "postgresql")
+    {
+        return Err(StoreError::Api(ApiError::validation(format!(
+            "--database: {:?} is not a database this service can use; give sqlite://PATH (one file) or postgres://USER@HOST:PORT/DB",
+            crate::model::ids::truncate(scheme, 20)
+        ))));
+    }
     let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         SqlStore::open_postgres(url).await?
     } else {

@@ -83,3 +83,23 @@ crate::both_backends!(
     migrate_builds_the_schema_from_an_empty_database,
     migrate_upgrades_every_earlier_schema,
 );
+
+/// A database of a kind the service does not use is named, not taken for a file path.
+#[test]
+fn an_unknown_database_scheme_is_refused_and_makes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin!("svc"))
+        .args(["server", "migrate", "--database", "mysql://x/db"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("sqlite://PATH"), "{stderr}");
+    assert!(stderr.contains("postgres://"), "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing made in the working directory"
+    );
+}
