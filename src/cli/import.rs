@@ -23,7 +23,7 @@ use crate::client::{
     BatchItem, BatchResult, Client, ClientError, NewActivationRequest, NewContactRequest,
     NewFolderRequest,
 };
-use crate::model::ErrorCode;
+use crate::model::{ErrorCode, Program};
 
 /// Items per batch: the most `POST /v1/contacts/batch` takes.
 const BATCH: usize = 500;
@@ -525,12 +525,8 @@ fn place(c: &Imported, account: Option<&str>) -> Place {
     let program = c
         .sig
         .as_deref()
-        .and_then(|s| match s.to_ascii_uppercase().as_str() {
-            "POTA" => Some("pota"),
-            "DX" => Some("dx"),
-            "REPEATER" => Some("repeaters"),
-            _ => None,
-        });
+        .and_then(Program::from_sig)
+        .map(Program::id);
     Place::Monthly {
         month: day[..7.min(day.len())].to_owned(),
         program,

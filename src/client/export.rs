@@ -6,12 +6,9 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::{Client, ClientError};
+use super::{Client, ClientError, FULL_PAGE};
 use crate::adif::{self, Writer};
 use crate::model::{Contact, Folder, FolderType, Timestamp};
-
-/// The most contacts a page of `GET /v1/folders/{id}/contacts` holds.
-const PAGE: u32 = 200;
 
 #[derive(Debug)]
 pub enum ExportError {
@@ -78,7 +75,7 @@ pub async fn write_folder<W: Write>(
     let mut written = 0;
     loop {
         let page = client
-            .contacts(&folder.id, Some(PAGE), cursor.as_deref())
+            .contacts(&folder.id, Some(FULL_PAGE), cursor.as_deref())
             .await?;
         let mut older_than_window = false;
         for contact in &page.items {
@@ -152,18 +149,7 @@ async fn activation_contacts(
     client: &Client,
     folder: &Folder,
 ) -> Result<Vec<Contact>, ClientError> {
-    let mut contacts = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = client
-            .contacts(&folder.id, Some(PAGE), cursor.as_deref())
-            .await?;
-        contacts.extend(page.items);
-        match page.cursor {
-            Some(next) => cursor = Some(next),
-            None => break,
-        }
-    }
+    let mut contacts = client.all_contacts(&folder.id).await?;
     contacts.sort_by_key(|c| c.time_on);
     Ok(contacts)
 }

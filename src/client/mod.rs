@@ -443,6 +443,22 @@ impl Client {
         .await
     }
 
+    /// Every contact of a folder, newest first, following the cursor to the last page.
+    pub async fn all_contacts(&self, folder_id: &str) -> Result<Vec<Contact>, ClientError> {
+        let mut items = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = self
+                .contacts(folder_id, Some(FULL_PAGE), cursor.as_deref())
+                .await?;
+            items.extend(page.items);
+            match page.cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(items),
+            }
+        }
+    }
+
     /// `POST /v1/contacts`
     pub async fn create_contact(
         &self,

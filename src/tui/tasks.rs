@@ -9,10 +9,10 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinSet;
 
 use super::app::{Action, COPY_LIMIT, Effect, PAGE_SIZE, Source};
+use crate::client::Client;
 use crate::client::export;
 use crate::client::journal::{Journal, is_local_folder_id};
-use crate::client::{Client, ClientError, FULL_PAGE};
-use crate::model::{Contact, Page};
+use crate::model::Page;
 
 /// Runs `effect` on a task of `tasks`. Journal effects are not for here: the run loop awaits
 /// them itself.
@@ -120,7 +120,7 @@ pub async fn perform(
             if is_local_folder_id(&folder_id) {
                 return;
             }
-            let result = all_contacts(client, &folder_id).await;
+            let result = client.all_contacts(&folder_id).await;
             if let (Some(j), Ok(contacts)) = (journal, &result) {
                 keep(j.save_contacts(&folder_id, contacts)).await;
             }
@@ -151,20 +151,5 @@ pub async fn perform(
             });
         }
         Effect::Journal(_) => {}
-    }
-}
-
-async fn all_contacts(client: &Client, folder_id: &str) -> Result<Vec<Contact>, ClientError> {
-    let mut items = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = client
-            .contacts(folder_id, Some(FULL_PAGE), cursor.as_deref())
-            .await?;
-        items.extend(page.items);
-        match page.cursor {
-            Some(next) => cursor = Some(next),
-            None => return Ok(items),
-        }
     }
 }

@@ -252,9 +252,14 @@ impl SqlStore {
             .await?;
         let mut jobs = Vec::with_capacity(claimed.len());
         for (contact_id, logbook_id, account_id, state, log_id, attempts, via) in claimed {
-            let Some(book) = self.find_logbook(&account_id, &logbook_id).await? else {
-                continue;
-            };
+            // The provider and key only: the counts of a full logbook row are not needed here.
+            let book = sqlx::query("SELECT provider, key_sealed FROM logbooks WHERE id = $1")
+                .bind(&logbook_id)
+                .fetch_optional(&self.reader)
+                .await?;
+            let Some(book) = book else { continue };
+            let (provider, key_sealed): (String, Vec<u8>) =
+                (book.try_get("provider")?, book.try_get("key_sealed")?);
             let action = if state == "deleting" {
                 match log_id {
                     Some(log_id) => ExternalAction::Delete { log_id },
@@ -285,8 +290,8 @@ impl SqlStore {
                 contact_id,
                 logbook_id,
                 account_id,
-                provider: book.logbook.provider,
-                key_sealed: book.key_sealed,
+                provider,
+                key_sealed,
                 via,
                 attempts,
                 action,
