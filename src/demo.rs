@@ -82,7 +82,7 @@ async fn demo(path: &Path, journal: PathBuf, color: bool) -> Result<tui::Left, S
         web: Default::default(),
         logbooks: None,
     };
-    let service = tokio::spawn(server::serve(listener, state, async {
+    let service = tokio::spawn(server::serve(listener, state, Default::default(), async {
         let _ = stopped.await;
     }));
     let base = crate::client::parse_api_base(&format!("http://{addr}"))?;

@@ -8,6 +8,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use std::sync::Arc;
 
 use super::AppState;
+use super::listen::{self, Connections};
 use super::logbooks::Logbooks;
 use super::logbooks::qrz::Qrz;
 use super::logbooks::secret::Secret;
@@ -101,6 +102,24 @@ struct StartArgs {
         requires = "secret_file"
     )]
     previous_secret_file: Option<std::path::PathBuf>,
+    /// Seconds a client has to send a request's head, from connecting or from the previous
+    /// answer (so also how long an idle kept-alive connection stays open)
+    #[arg(long, env = "SVC_HEADER_TIMEOUT", value_name = "SECS", default_value_t = Connections::default().header_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout: u64,
+    /// Seconds a client has to send a request's body, from the end of its head
+    #[arg(long, env = "SVC_BODY_TIMEOUT", value_name = "SECS", default_value_t = Connections::default().body_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    body_timeout: u64,
+    /// Seconds without a byte either way after which a connection is closed
+    #[arg(long, env = "SVC_IDLE_TIMEOUT", value_name = "SECS", default_value_t = Connections::default().idle_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    idle_timeout: u64,
+    /// Connections served at once; one more is answered rate_limited and closed (lowered to
+    /// fit the open-files limit)
+    #[arg(long, env = "SVC_MAX_CONNECTIONS", value_name = "N", default_value_t = Connections::default().max_connections as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_connections: u64,
+    /// Seconds a shutdown (SIGTERM, Ctrl-C) waits for requests in flight before it closes
+    /// the connections left
+    #[arg(long, env = "SVC_SHUTDOWN_DRAIN", value_name = "SECS", default_value_t = Connections::default().drain.as_secs())]
+    shutdown_drain: u64,
     /// The QRZ Logbook API's address
     #[arg(long, env = "SVC_QRZ_API_URL", value_name = "URL", default_value = super::logbooks::qrz::DEFAULT_API_URL)]
     qrz_api_url: String,
@@ -489,6 +508,37 @@ async fn reseal(store: &dyn Store, previous: &Secret, secret: &Secret) -> Result
     Ok(())
 }
 
+/// Descriptors kept for the database, the log and the rest beside the client connections.
+const RESERVED_FILES: u64 = 128;
+
+/// The connection limits of the flags; the cap is lowered where the open-files limit, raised as
+/// far as it goes, could not hold it.
+fn connection_limits(args: &StartArgs) -> Connections {
+    let secs = std::time::Duration::from_secs;
+    let mut cap = args.max_connections;
+    #[cfg(unix)]
+    match listen::raise_open_files_limit() {
+        Ok(files) if files < cap + RESERVED_FILES => {
+            let fits = files.saturating_sub(RESERVED_FILES).max(1);
+            tracing::warn!(
+                open_files = files,
+                max_connections = fits,
+                "the open-files limit is too low for --max-connections; serving fewer at once (raise it with ulimit -n or LimitNOFILE=)"
+            );
+            cap = fits;
+        }
+        Ok(_) => {}
+        Err(error) => tracing::warn!(%error, "cannot read the open-files limit"),
+    }
+    Connections {
+        header_timeout: secs(args.header_timeout),
+        body_timeout: secs(args.body_timeout),
+        idle_timeout: secs(args.idle_timeout),
+        max_connections: cap as usize,
+        drain: secs(args.shutdown_drain),
+    }
+}
+
 async fn start(args: StartArgs) -> Result<(), Fail> {
     let mut web = super::web::WebConfig {
         public_origin: None,
@@ -498,6 +548,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         web = web.with_public_url(url).map_err(ApiError::validation)?;
     }
     init_logging(args.log_format);
+    super::web::hashing::return_memory_after_use();
     let limits = Limits {
         burst_per_minute: args.burst_limit,
         daily_contact_budget: args.daily_contact_budget,
@@ -521,6 +572,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
             Some(Arc::new(Logbooks { qrz, secret }))
         }
     };
+    let connections = connection_limits(&args);
     let listener = tokio::net::TcpListener::bind(&args.bind)
         .await
         .map_err(|e| fail(format!("cannot listen on {}: {e}", args.bind)))?;
@@ -532,14 +584,14 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         let _ = writeln!(out, "listening on http://{addr}");
         let _ = out.flush();
     }
-    tracing::info!(%addr, ?limits, "svc server started");
+    tracing::info!(%addr, ?limits, ?connections, "svc server started");
     let state = AppState {
         store,
         limits,
         web,
         logbooks,
     };
-    super::serve(listener, state, shutdown_signal())
+    super::serve(listener, state, connections, shutdown_signal())
         .await
         .map_err(|e| fail(format!("server failed: {e}")))?;
     tracing::info!("svc server stopped");

@@ -143,12 +143,27 @@ pub async fn json_object(
     max_bytes: usize,
 ) -> Result<(Parts, Map<String, Value>), Failure> {
     let (parts, body) = request.into_parts();
-    let bytes = axum::body::to_bytes(body, max_bytes).await.map_err(|_| {
+    let too_large = || {
         ApiError::validation(format!(
             "the request body is larger than {}; send a smaller JSON object",
             size_text(max_bytes)
         ))
-    })?;
+    };
+    // A body announced too large is refused before a byte of it is waited for.
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > max_bytes as u64) {
+        return Err(too_large().into());
+    }
+    let bytes = axum::body::to_bytes(body, max_bytes)
+        .await
+        .map_err(|e| match too_slow(&e) {
+            Some(slow) => ApiError::validation(slow.to_string()),
+            None => too_large(),
+        })?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok((parts, Map::new()));
     }
@@ -177,6 +192,18 @@ pub async fn json_object(
         ))
         .into()),
     }
+}
+
+/// The time-out a body read failed with, if it failed for that.
+fn too_slow(error: &axum::Error) -> Option<&super::listen::BodyTooSlow> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = cause {
+        if let Some(slow) = e.downcast_ref() {
+            return Some(slow);
+        }
+        cause = e.source();
+    }
+    None
 }
 
 /// A size limit in words: `64 KiB`, `8 MiB`.

@@ -5,6 +5,7 @@
 pub mod cmd;
 pub mod error;
 pub mod extract;
+pub mod listen;
 pub mod logbooks;
 
 pub mod web;
@@ -93,10 +94,12 @@ pub fn app(state: AppState) -> Router {
 /// How often idempotency keys past their 30 days, and expired sessions, are deleted.
 const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
 
-/// Serves the API on `listener` until `shutdown` completes, then finishes the requests in flight.
+/// Serves the API on `listener` until `shutdown` completes, then finishes the requests in flight
+/// for at most `connections.drain`.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     state: AppState,
+    connections: listen::Connections,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let purge = tokio::spawn(purge_expired(state.store.clone()));
@@ -104,13 +107,7 @@ pub async fn serve(
         .logbooks
         .clone()
         .map(|l| tokio::spawn(logbooks::worker::run(state.store.clone(), l, state.limits)));
-    // The peer address is the client's for the sign-in limits (unless a trusted proxy names it).
-    let served = axum::serve(
-        listener,
-        app(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await;
+    let served = listen::serve(listener, app(state), connections, shutdown).await;
     purge.abort();
     if let Some(worker) = worker {
         worker.abort();

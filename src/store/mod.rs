@@ -311,6 +311,8 @@ pub struct FolderCreated {
 pub struct SessionLifetime {
     pub idle_ms: i64,
     pub absolute_ms: i64,
+    /// How long a browser that signed in is remembered as the account's known device.
+    pub device_ms: i64,
 }
 
 /// How many failed sign-ins one scope (a callsign, or a client address) may have in a window.
@@ -408,7 +410,29 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<SigninAttempt>;
     /// Takes back the failure [`Store::begin_signin`] counted, for an attempt that succeeded.
     async fn signin_succeeded(&self, scopes: &[String]) -> StoreResult<()>;
-    /// Deletes expired sessions and sign-in counters of past windows; returns how many.
+    /// The failures a scope has counted in its current window.
+    async fn signin_failures(
+        &self,
+        scope: &str,
+        limit: SigninLimit,
+        now: Timestamp,
+    ) -> StoreResult<i64>;
+    /// Remembers a browser (the hash of its device cookie) that signed in to the account.
+    async fn remember_device(
+        &self,
+        token_hash: [u8; 32],
+        account_id: &str,
+        now: Timestamp,
+    ) -> StoreResult<()>;
+    /// The account a device cookie was remembered for, while it is remembered.
+    async fn device_account(
+        &self,
+        token_hash: [u8; 32],
+        now: Timestamp,
+        lifetime: SessionLifetime,
+    ) -> StoreResult<Option<String>>;
+    /// Deletes expired sessions, sign-in counters of past windows and devices remembered too
+    /// long; returns how many.
     async fn purge_web(
         &self,
         now: Timestamp,

@@ -182,6 +182,13 @@ impl Server {
         Self::start_on(Db::fresh(), extra)
     }
 
+    /// Starts the server with its open-files limit set to `soft` (of `hard`) before it runs.
+    pub fn start_with_open_files(extra: &[&str], soft: u64, hard: u64) -> Server {
+        let db = Db::fresh();
+        let (url, process) = spawn_server_with(&db, extra, Some((soft, hard)));
+        Server { url, db, process }
+    }
+
     /// Starts a server on an existing database (for a restart or a second process).
     pub fn start_on(db: Db, extra: &[&str]) -> Server {
         let (url, process) = spawn_server(&db, extra);
@@ -239,6 +246,31 @@ impl Server {
         all
     }
 
+    pub fn pid(&self) -> u32 {
+        self.process.0.id()
+    }
+
+    /// Sends SIGTERM and waits (up to a minute) for the process to exit; returns how it exited
+    /// and how long it took.
+    pub fn terminate(&mut self) -> (std::process::ExitStatus, Duration) {
+        let started = std::time::Instant::now();
+        // SAFETY: kill only sends a signal to our own child process.
+        assert_eq!(
+            unsafe { libc::kill(self.pid() as libc::pid_t, libc::SIGTERM) },
+            0
+        );
+        loop {
+            if let Some(status) = self.process.0.try_wait().unwrap() {
+                return (status, started.elapsed());
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the server did not exit within a minute of SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Kills the process at once (no graceful shutdown) and hands back the database.
     pub fn crash(self) -> Db {
         drop(self.process);
@@ -268,9 +300,31 @@ fn api_at(base: &str, key: Option<&str>) -> Api {
 
 /// Starts `svc server start` on a free loopback port; returns its address and process.
 fn spawn_server(db: &Db, extra: &[&str]) -> (String, Process) {
+    spawn_server_with(db, extra, None)
+}
+
+fn spawn_server_with(db: &Db, extra: &[&str], open_files: Option<(u64, u64)>) -> (String, Process) {
     let stderr =
         std::fs::File::create(db.dir.path().join(format!("server-{}.log", rand_suffix()))).unwrap();
-    let mut child = Command::new(BIN)
+    let mut command = Command::new(BIN);
+    if let Some((soft, hard)) = open_files {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
+        unsafe {
+            command.pre_exec(move || {
+                let limit = libc::rlimit {
+                    rlim_cur: soft,
+                    rlim_max: hard,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            });
+        }
+    }
+    let mut child = command
         .args([
             "server",
             "start",

@@ -2,6 +2,7 @@ mod activations;
 mod auth;
 mod bad_input;
 mod batch;
+mod connections;
 mod contacts;
 mod errors;
 mod folders;

@@ -14,9 +14,12 @@ use axum::http::{StatusCode, header};
 use axum::response::Response;
 
 use super::session::{PostForm, Secret, Visitor};
-use super::{Layout, Nav, Notice, Problem, SIGNIN_LIMIT, respond, see_other};
+use super::{
+    Layout, Nav, Notice, Problem, SESSION_LIFETIME, SIGNIN_LIMIT, SIGNUP_LIMIT, hashing, respond,
+    see_other,
+};
 use crate::model::callsign::normalize_callsign;
-use crate::model::ids::random_bytes;
+use crate::model::ids::{base32, random_bytes};
 use crate::model::{ErrorCode, Plan, Timestamp};
 use crate::server::AppState;
 use crate::store::{SigninAttempt, StoreError};
@@ -121,9 +124,28 @@ fn stand_in_hash() -> &'static str {
     })
 }
 
-/// Checks a password on a blocking thread (Argon2 takes tens of milliseconds of CPU).
-async fn password_matches(password: String, stored: Option<String>) -> bool {
-    tokio::task::spawn_blocking(move || {
+/// What a visitor is told when the hashing pool is full.
+fn busy() -> Problem {
+    Problem::Page {
+        status: StatusCode::TOO_MANY_REQUESTS,
+        title: "The server is busy",
+        message: "Many sign-ins and sign-ups are being checked at this moment. Wait a few seconds and send the form again; nothing was changed.".to_owned(),
+        retry_after: Some(BUSY_RETRY_SECS),
+    }
+}
+
+const BUSY_RETRY_SECS: u64 = 2;
+
+fn refused(refusal: hashing::Refused) -> Problem {
+    match refusal {
+        hashing::Refused::Busy => busy(),
+        hashing::Refused::Failed => Problem::internal(),
+    }
+}
+
+/// Checks a password on the hashing pool.
+async fn password_matches(password: String, stored: Option<String>) -> Result<bool, Problem> {
+    hashing::run(move || {
         let argon = Argon2::default();
         match stored {
             Some(hash) => argon
@@ -136,40 +158,97 @@ async fn password_matches(password: String, stored: Option<String>) -> bool {
         }
     })
     .await
-    .unwrap_or(false)
+    .map_err(refused)
 }
 
 async fn hash_password(password: String) -> Result<String, Problem> {
-    tokio::task::spawn_blocking(move || {
+    hashing::run(move || {
         Argon2::default()
             .hash_password(password.as_bytes())
             .map(|h| h.to_string())
     })
     .await
-    .map_err(|_| Problem::internal())?
+    .map_err(refused)?
     .map_err(|e| {
         tracing::error!(error = %e, "hashing a password failed");
         Problem::internal()
     })
 }
 
-/// Starts a session for the account and sends the visitor on to `to`, signed in.
+/// Starts a session for the account and sends the visitor on to `to`, signed in. A browser
+/// that was not yet a known device of the account becomes one.
 async fn start_session(
     state: &AppState,
     visitor: &Visitor,
     account_id: &str,
+    known_device: bool,
     to: &str,
 ) -> Result<Response, Problem> {
     let session = Secret::generate();
+    let now = Timestamp::now();
     state
         .store
-        .create_session(session.hash(), account_id, Timestamp::now())
+        .create_session(session.hash(), account_id, now)
         .await?;
     let mut response = see_other(to);
     for cookie in visitor.sign_in_cookies(&session) {
         response.headers_mut().append(header::SET_COOKIE, cookie);
     }
+    if !known_device {
+        let device = Secret::generate();
+        state
+            .store
+            .remember_device(device.hash(), account_id, now)
+            .await?;
+        response
+            .headers_mut()
+            .append(header::SET_COOKIE, visitor.device_cookie(&device));
+    }
     Ok(response)
+}
+
+/// Whether the visitor's device cookie was set by a sign-in to this account.
+async fn is_known_device(
+    state: &AppState,
+    visitor: &Visitor,
+    account_id: Option<&str>,
+    now: Timestamp,
+) -> Result<bool, Problem> {
+    let (Some(device), Some(account_id)) = (&visitor.device, account_id) else {
+        return Ok(false);
+    };
+    let remembered = state
+        .store
+        .device_account(device.hash(), now, SESSION_LIFETIME)
+        .await?;
+    Ok(remembered.as_deref() == Some(account_id))
+}
+
+/// The counters a sign-in attempt is held to. A known device answers for itself alone, so no
+/// one else's failures keep the owner out; otherwise the address counts, and the callsign too
+/// unless the address has no failures yet (a fresh address gets its try even while the
+/// callsign is paused).
+async fn signin_scopes(
+    state: &AppState,
+    visitor: &Visitor,
+    callsign: &str,
+    known_device: bool,
+    now: Timestamp,
+) -> Result<Vec<String>, Problem> {
+    if known_device && let Some(device) = &visitor.device {
+        return Ok(vec![format!("device:{}", base32(&device.hash()))]);
+    }
+    let address = format!("address:{}", visitor.site.client);
+    let fresh = state
+        .store
+        .signin_failures(&address, SIGNIN_LIMIT, now)
+        .await?
+        == 0;
+    Ok(if fresh {
+        vec![address]
+    } else {
+        vec![address, format!("callsign:{callsign}")]
+    })
 }
 
 fn minutes(secs: u64) -> String {
@@ -206,11 +285,19 @@ pub async fn signin(State(state): State<AppState>, form: PostForm) -> Result<Res
     if password.is_empty() {
         return Ok(refuse("Enter your password."));
     }
-    let scopes = [
-        format!("callsign:{callsign}"),
-        format!("address:{}", visitor.site.client),
-    ];
     let now = Timestamp::now();
+    let (account, stored) = match state.store.account_credentials(&callsign).await? {
+        Some((account, hash)) => (Some(account), hash),
+        None => (None, None),
+    };
+    let known_device = is_known_device(
+        &state,
+        visitor,
+        account.as_ref().map(|a| a.id.as_str()),
+        now,
+    )
+    .await?;
+    let scopes = signin_scopes(&state, visitor, &callsign, known_device, now).await?;
     if let SigninAttempt::Limited { retry_after_secs } =
         state.store.begin_signin(&scopes, SIGNIN_LIMIT, now).await?
     {
@@ -218,7 +305,7 @@ pub async fn signin(State(state): State<AppState>, form: PostForm) -> Result<Res
             status: StatusCode::TOO_MANY_REQUESTS,
             title: "Too many failed sign-ins",
             message: format!(
-                "There were {} failed sign-ins for this callsign or from your address within {} minutes, so signing in is paused. Wait {} and try again; nothing else is needed.",
+                "There were {} failed sign-ins for this callsign or from your address within {} minutes, so signing in is paused here. Wait {} and try again; a browser you signed in with before is let in meanwhile.",
                 SIGNIN_LIMIT.max_failures,
                 SIGNIN_LIMIT.window_ms / 60_000,
                 minutes(retry_after_secs)
@@ -226,20 +313,28 @@ pub async fn signin(State(state): State<AppState>, form: PostForm) -> Result<Res
             retry_after: Some(retry_after_secs),
         });
     }
-    let (account, stored) = match state.store.account_credentials(&callsign).await? {
-        Some((account, hash)) => (Some(account), hash),
-        None => (None, None),
+    let matches = match password_matches(password.to_owned(), stored).await {
+        Ok(matches) => matches,
+        Err(problem) => {
+            // Not checked, so not a failure.
+            forgive(&state, &scopes).await;
+            return Err(problem);
+        }
     };
-    let matches = password_matches(password.to_owned(), stored).await;
     let Some(account) = account.filter(|_| matches) else {
         return Ok(refuse(
             "The callsign or the password is wrong. Check both and try again.",
         ));
     };
-    if let Err(e) = state.store.signin_succeeded(&scopes).await {
-        tracing::warn!(error = %e, "a successful sign-in stays counted as a failure");
+    forgive(&state, &scopes).await;
+    start_session(&state, visitor, &account.id, known_device, next).await
+}
+
+/// Takes back an attempt counted as a failure that was not one.
+async fn forgive(state: &AppState, scopes: &[String]) {
+    if let Err(e) = state.store.signin_succeeded(scopes).await {
+        tracing::warn!(error = %e, "a sign-in attempt stays counted as a failure");
     }
-    start_session(&state, visitor, &account.id, next).await
 }
 
 /// A model error message as a sentence of a page.
@@ -289,21 +384,53 @@ pub async fn signup(State(state): State<AppState>, form: PostForm) -> Result<Res
             "The two passwords differ. Type the same password in both fields.",
         ));
     }
-    let hash = hash_password(password.to_owned()).await?;
+    // A taken callsign is refused before any hashing, and attempts are counted before it.
+    let taken = || {
+        refuse(&format!(
+            "There is an account for {callsign} already. Sign in to it, or sign up with your own callsign."
+        ))
+    };
+    if state.store.account_by_callsign(&callsign).await?.is_some() {
+        return Ok(taken());
+    }
+    let scopes = [
+        format!("signup-address:{}", visitor.site.client),
+        format!("signup-callsign:{callsign}"),
+    ];
+    if let SigninAttempt::Limited { retry_after_secs } = state
+        .store
+        .begin_signin(&scopes, SIGNUP_LIMIT, Timestamp::now())
+        .await?
+    {
+        return Err(Problem::Page {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            title: "Too many sign-ups",
+            message: format!(
+                "There were {} sign-ups from your address or for this callsign within {} minutes. Wait {} and try again.",
+                SIGNUP_LIMIT.max_failures,
+                SIGNUP_LIMIT.window_ms / 60_000,
+                minutes(retry_after_secs)
+            ),
+            retry_after: Some(retry_after_secs),
+        });
+    }
+    let hash = match hash_password(password.to_owned()).await {
+        Ok(hash) => hash,
+        Err(problem) => {
+            forgive(&state, &scopes).await;
+            return Err(problem);
+        }
+    };
     let account = match state
         .store
         .create_account(&callsign, Plan::Free, Some(&hash))
         .await
     {
         Ok(account) => account,
-        Err(StoreError::Api(e)) if e.code == ErrorCode::ValidationError => {
-            return Ok(refuse(&format!(
-                "There is an account for {callsign} already. Sign in to it, or sign up with your own callsign."
-            )));
-        }
+        Err(StoreError::Api(e)) if e.code == ErrorCode::ValidationError => return Ok(taken()),
         Err(e) => return Err(e.into()),
     };
-    start_session(&state, visitor, &account.id, "/keys").await
+    start_session(&state, visitor, &account.id, false, "/keys").await
 }
 
 pub async fn signout(State(state): State<AppState>, form: PostForm) -> Result<Response, Problem> {
@@ -346,9 +473,12 @@ mod tests {
             .unwrap()
             .to_string();
         runtime.block_on(async {
-            assert!(password_matches("correct horse".into(), Some(real.clone())).await);
-            assert!(!password_matches("wrong horse".into(), Some(real)).await);
-            assert!(!password_matches("correct horse".into(), None).await);
+            let check = |password: &str, stored: Option<String>| {
+                password_matches(password.to_owned(), stored)
+            };
+            assert!(check("correct horse", Some(real.clone())).await.unwrap());
+            assert!(!check("wrong horse", Some(real)).await.unwrap());
+            assert!(!check("correct horse", None).await.unwrap());
         });
         assert!(stand_in_hash().starts_with("$argon2id$"));
     }

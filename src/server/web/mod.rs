@@ -6,6 +6,7 @@
 
 mod account;
 mod auth;
+pub mod hashing;
 mod html;
 mod keys;
 mod logbooks;
@@ -27,15 +28,25 @@ use crate::store::{SessionLifetime, SigninLimit, StoreError};
 use session::Visitor;
 
 /// A session ends 12 hours after its last request, and 7 days after sign-in in any case.
+/// A browser that signed in is a known device of the account for a year.
 pub const SESSION_LIFETIME: SessionLifetime = SessionLifetime {
     idle_ms: 12 * 3600 * 1000,
     absolute_ms: 7 * 24 * 3600 * 1000,
+    device_ms: 365 * 24 * 3600 * 1000,
 };
 
-/// Failed sign-ins allowed per callsign and per client address in a window of 15 minutes.
+/// Failed sign-ins allowed per callsign, per client address and per known device in a window of
+/// 15 minutes (docs/API.md, "Web pages": a known device, or an address with no failures, is not
+/// held back by the callsign's count).
 pub const SIGNIN_LIMIT: SigninLimit = SigninLimit {
     max_failures: 5,
     window_ms: 15 * 60 * 1000,
+};
+
+/// Accounts that may be made per client address, and attempts per callsign, in the same window.
+pub const SIGNUP_LIMIT: SigninLimit = SigninLimit {
+    max_failures: 10,
+    window_ms: SIGNIN_LIMIT.window_ms,
 };
 
 /// How long the reveal dialog shows a new key (docs/API.md, "Web pages").

@@ -168,6 +168,7 @@ impl Site {
 
 const SESSION_COOKIE: &str = "svc_session";
 const PRESESSION_COOKIE: &str = "svc_presession";
+const DEVICE_COOKIE: &str = "svc_device";
 
 fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
@@ -190,6 +191,8 @@ pub struct Visitor {
     new_presession: bool,
     /// A session cookie came that no longer names a live session.
     pub session_ended: bool,
+    /// The device cookie a browser keeps from an earlier sign-in.
+    pub device: Option<Secret>,
 }
 
 impl Visitor {
@@ -200,6 +203,7 @@ impl Visitor {
         peer: Option<SocketAddr>,
     ) -> Result<Visitor, Problem> {
         let site = Site::of(headers, peer, &state.web);
+        let device = cookie(headers, &site.cookie_name(DEVICE_COOKIE)).and_then(Secret::parse);
         let session = cookie(headers, &site.cookie_name(SESSION_COOKIE));
         if let Some(secret) = session.and_then(Secret::parse) {
             let account = state
@@ -217,6 +221,7 @@ impl Visitor {
                     secret,
                     new_presession: false,
                     session_ended: false,
+                    device,
                 });
             }
         }
@@ -230,6 +235,7 @@ impl Visitor {
             new_presession: presession.is_none(),
             secret: presession.unwrap_or_else(Secret::generate),
             session_ended,
+            device,
         })
     }
 
@@ -241,6 +247,7 @@ impl Visitor {
             secret: Secret::generate(),
             new_presession: false,
             session_ended: false,
+            device: None,
         }
     }
 
@@ -281,6 +288,12 @@ impl Visitor {
             ),
             self.site.cookie(PRESESSION_COOKIE, "", 0),
         ]
+    }
+
+    /// The cookie that marks this browser as a known device of the account it signed in to.
+    pub fn device_cookie(&self, device: &Secret) -> HeaderValue {
+        self.site
+            .cookie(DEVICE_COOKIE, &device.0, SESSION_LIFETIME.device_ms / 1000)
     }
 
     pub fn sign_out_cookie(&self) -> HeaderValue {

@@ -1190,6 +1190,61 @@ impl Store for SqlStore {
         .await
     }
 
+    async fn signin_failures(
+        &self,
+        scope: &str,
+        limit: SigninLimit,
+        now: Timestamp,
+    ) -> StoreResult<i64> {
+        let failures: Option<i64> = sqlx::query_scalar(
+            "SELECT failures FROM signin_attempts WHERE scope = $1 AND window_start > $2",
+        )
+        .bind(scope)
+        .bind(now.millis() - limit.window_ms)
+        .fetch_optional(&self.reader)
+        .await?;
+        Ok(failures.unwrap_or(0))
+    }
+
+    async fn remember_device(
+        &self,
+        token_hash: [u8; 32],
+        account_id: &str,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        let account_id = account_id.to_owned();
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query(
+                    "INSERT INTO known_devices (token_hash, account_id, created_at) \
+                     VALUES ($1, $2, $3) ON CONFLICT (token_hash) DO NOTHING",
+                )
+                .bind(&token_hash[..])
+                .bind(&account_id)
+                .bind(now.millis())
+                .execute(&mut *tx)
+                .await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn device_account(
+        &self,
+        token_hash: [u8; 32],
+        now: Timestamp,
+        lifetime: SessionLifetime,
+    ) -> StoreResult<Option<String>> {
+        Ok(sqlx::query_scalar(
+            "SELECT account_id FROM known_devices WHERE token_hash = $1 AND created_at > $2",
+        )
+        .bind(&token_hash[..])
+        .bind(now.millis() - lifetime.device_ms)
+        .fetch_optional(&self.reader)
+        .await?)
+    }
+
     async fn purge_web(
         &self,
         now: Timestamp,
@@ -1211,7 +1266,12 @@ impl Store for SqlStore {
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
-                Ok(sessions + counters)
+                let devices = sqlx::query("DELETE FROM known_devices WHERE created_at <= $1")
+                    .bind(now.millis() - lifetime.device_ms)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                Ok(sessions + counters + devices)
             })
         })
         .await
