@@ -2,6 +2,7 @@
 //! (an SQLite file, or a PostgreSQL database made for the test and dropped after it), and talks
 //! HTTP to it. A test names its behaviour once; [`both_backends!`] runs it on each backend.
 
+mod cluster;
 pub mod qrz;
 
 use std::cell::Cell;
@@ -56,10 +57,14 @@ macro_rules! both_backends {
     };
 }
 
-/// The PostgreSQL server the tests make their databases on.
+/// The PostgreSQL server the tests make their databases on: `SVC_TEST_POSTGRES_URL`'s, else
+/// one the tests start.
 fn postgres_admin_url() -> String {
-    std::env::var("SVC_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+    std::env::var("SVC_TEST_POSTGRES_URL").unwrap_or_else(|_| {
+        cluster::url()
+            .unwrap_or_else(|e| panic!("the PostgreSQL half of the suite cannot run: {e}"))
+            .to_owned()
+    })
 }
 
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
@@ -76,7 +81,8 @@ async fn postgres_admin() -> sqlx::PgConnection {
     sqlx::PgConnection::connect(&url).await.unwrap_or_else(|e| {
         panic!(
             "PostgreSQL is not reachable at {url} ({e}): the PostgreSQL half of the suite cannot run. \
-             Start PostgreSQL, or point SVC_TEST_POSTGRES_URL at one where the user may create databases."
+             Point SVC_TEST_POSTGRES_URL at a server where the user may create databases, or unset \
+             it for the tests to start their own."
         )
     })
 }
