@@ -7,7 +7,8 @@ use clap::{Args, Subcommand};
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
 use crate::client::{ClientError, NewContactRequest};
-use crate::model::{Contact, Timestamp};
+use crate::model::contact::MAX_NOTES;
+use crate::model::{Contact, Timestamp, text};
 
 // Parsed once per run: boxing the larger variant would buy nothing.
 #[allow(clippy::large_enum_variant)]
@@ -177,6 +178,12 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
         my_sig_info: args.my_sig_info,
         station_callsign: None,
     };
+    // Checked here, since notes far over the limit would make the request too large for the
+    // service to say which field is wrong.
+    if let Some(notes) = &request.notes {
+        text::multi_line("notes", notes, MAX_NOTES)
+            .map_err(|e| CliError::input(format!("--notes: {}", e.message)))?;
+    }
     if args.queue {
         return queue(ctx, request);
     }

@@ -62,3 +62,33 @@ fn a_config_file_others_may_change_is_not_obeyed() {
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
     cli.run(&from_config).fails(2, "whoami", "validation_error");
 }
+
+/// Notes over the documented 2000 characters are refused before anything is sent, naming the
+/// flag, instead of being answered as an oversized body.
+#[test]
+fn notes_over_the_limit_are_refused_before_sending() {
+    let (_server, api, cli) = setup("elevated");
+    let folder = super::monthly(&api);
+    let (_, time_on) = crate::common::this_month();
+    let long = "x".repeat(70_000);
+    let run = cli.run(&[
+        "contacts",
+        "create",
+        "--folder",
+        &folder,
+        "--callsign",
+        "K1ABC",
+        "--frequency",
+        "14.074",
+        "--mode",
+        "FT8",
+        "--time-on",
+        &time_on,
+        "--notes",
+        &long,
+    ]);
+    let msg = run.fails(2, "contacts create", "validation_error");
+    assert!(msg.contains("--notes") && msg.contains("2000"), "{msg}");
+    let listed = api.get(&format!("/v1/folders/{folder}/contacts"));
+    assert_eq!(listed.body["items"].as_array().unwrap().len(), 0);
+}

@@ -2,6 +2,7 @@
 //! redirects followed, forms posted by hand), and in a real headless Chromium (`browser`).
 
 mod browser;
+mod burst;
 mod csrf;
 mod keys;
 mod logbooks;
@@ -119,6 +120,24 @@ impl Browser {
         Browser {
             base: base.to_owned(),
             http: http.build().unwrap(),
+            cookies: RefCell::new(BTreeMap::new()),
+            transcript: RefCell::new(String::new()),
+        }
+    }
+
+    /// A browser at `base` behind a proxy that names it `client` in `X-Forwarded-For` (for a
+    /// server started with `--trust-proxy`).
+    pub fn behind_proxy(base: &str, client: &str) -> Browser {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("x-forwarded-for", client.parse().unwrap());
+        let http = reqwest::blocking::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .default_headers(headers)
+            .build()
+            .unwrap();
+        Browser {
+            base: base.to_owned(),
+            http,
             cookies: RefCell::new(BTreeMap::new()),
             transcript: RefCell::new(String::new()),
         }

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use tokio::sync::Semaphore;
 
 /// Hashes that may wait per core while others run.
-const WAITING_PER_CORE: usize = 4;
+const WAITING_PER_CORE: usize = 16;
 
 struct Pool {
     running: Semaphore,

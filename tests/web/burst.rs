@@ -1,0 +1,69 @@
+//! A hundred sign-ups at once, each from its own address: the hashing pool makes some wait and
+//! turns the rest away, so the server's memory stays bounded and goes back down after.
+
+use std::time::Duration;
+
+use super::{Browser, PASSWORD};
+use crate::common::{Server, eventually};
+
+fn rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap();
+    kib / 1024.0
+}
+
+#[test]
+fn a_burst_of_sign_ups_keeps_memory_bounded() {
+    let server = Server::start_with(&["--trust-proxy"]);
+    let pid = server.pid();
+    // A sign-up first, so the baseline includes what the first one sets up for good.
+    let first = Browser::behind_proxy(&server.url, "10.9.9.9");
+    assert_eq!(first.sign_up("K9BRS", PASSWORD).location(), "/keys");
+    let before = rss_mib(pid);
+    let signers: Vec<_> = (0..100)
+        .map(|i| {
+            let base = server.url.clone();
+            std::thread::spawn(move || {
+                let browser = Browser::behind_proxy(&base, &format!("10.0.{i}.1"));
+                let form = browser.get("/signup");
+                assert_eq!(form.status, 200);
+                browser.sign_up(&format!("K{}B{i}", i % 10), PASSWORD)
+            })
+        })
+        .collect();
+    let mut peak = before;
+    while signers.iter().any(|s| !s.is_finished()) {
+        peak = peak.max(rss_mib(pid));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut made = 0;
+    for signer in signers {
+        let page = signer.join().unwrap();
+        match page.status {
+            303 => made += 1,
+            429 => {
+                page.expect(429, "The server is busy");
+                assert_eq!(page.header("retry-after"), Some("2"));
+            }
+            other => panic!("a sign-up answered {other}: {}", page.body),
+        }
+    }
+    assert!(made >= 1, "no sign-up got through");
+    // Argon2 takes 19 MiB a hash: a hundred at once unbounded would be nearly 2 GiB.
+    assert!(peak <= 150.0, "peak {peak:.1} MiB (from {before:.1} MiB)");
+    eventually("the memory of the burst to be given back", || {
+        rss_mib(pid) < before + 15.0
+    });
+    // What was turned away made nothing, and the server still serves.
+    assert_eq!(
+        server.exec_sql("UPDATE accounts SET plan = plan", &[]),
+        made + 1
+    );
+    let browser = Browser::new(&server);
+    assert_eq!(browser.sign_in("K9BRS", PASSWORD).location(), "/keys");
+}
