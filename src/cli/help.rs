@@ -520,6 +520,112 @@ fn find<'a>(root: &'a Command, path: &[String]) -> Result<&'a Command, CliError>
     Ok(cmd)
 }
 
+/// The environment variables the client reads, and what for.
+const ENVIRONMENT: [(&str, &str); 6] = [
+    (
+        "SVC_API_KEY",
+        "the API key; wins over the OS keychain and the config file",
+    ),
+    (
+        "SVC_API_BASE",
+        "the service's address when --api-base is not given; wins over the config file",
+    ),
+    ("SVC_NO_KEYRING", "1: do not use the OS keychain"),
+    ("NO_COLOR", "set: never colour the output"),
+    (
+        "XDG_CONFIG_HOME",
+        "where svc/config.json is (default ~/.config)",
+    ),
+    (
+        "XDG_DATA_HOME",
+        "where the outbox journals are, in svc/journal/ (default ~/.local/share)",
+    ),
+];
+
+/// The files the client reads and writes.
+const FILES: [(&str, &str); 2] = [
+    (
+        "$XDG_CONFIG_HOME/svc/config.json",
+        "apiBase, and the key where the keychain cannot hold it (mode 0600, refused if others may read or change it)",
+    ),
+    (
+        "$XDG_DATA_HOME/svc/journal/",
+        "the outbox: one SQLite journal per service and account, every contact on disk before it is sent",
+    ),
+];
+
+/// Exit codes, environment and files, as plain text: once at the end of `svc help --all`.
+fn reference_text() -> String {
+    let mut text = String::from("Exit codes:\n");
+    for (code, meaning, _) in EXIT_CODES {
+        text.push_str(&format!("  {code}  {meaning}\n"));
+    }
+    text.push_str("\nEnvironment:\n");
+    for (name, meaning) in ENVIRONMENT {
+        text.push_str(&format!("  {name:<16} {meaning}\n"));
+    }
+    text.push_str("\nFiles:\n");
+    for (path, meaning) in FILES {
+        text.push_str(&format!("  {path}\n      {meaning}\n"));
+    }
+    text
+}
+
+/// Text for a roff body: backslashes escaped, and no line taken for a request.
+fn roff_text(text: &str) -> String {
+    text.replace('\\', "\\e")
+        .lines()
+        .map(|line| {
+            if line.starts_with('.') || line.starts_with('\'') {
+                format!("\\&{line}")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The sections a man page has beyond clap's: its examples, exit status, environment, files.
+fn man_sections(path: &str) -> String {
+    let mut roff = String::new();
+    let examples = examples_of(path);
+    if !examples.is_empty() {
+        roff.push_str(".SH EXAMPLES\n.nf\n");
+        roff.push_str(&roff_text(&examples.join("\n")));
+        roff.push_str("\n.fi\n");
+    }
+    roff.push_str(".SH \"EXIT STATUS\"\n");
+    for (code, meaning, _) in EXIT_CODES {
+        roff.push_str(&format!(".TP\n{code}\n{}\n", roff_text(meaning)));
+    }
+    roff.push_str(".SH ENVIRONMENT\n");
+    for (name, meaning) in ENVIRONMENT {
+        roff.push_str(&format!(".TP\n{name}\n{}\n", roff_text(meaning)));
+    }
+    roff.push_str(".SH FILES\n");
+    for (file, meaning) in FILES {
+        roff.push_str(&format!(
+            ".TP\n{}\n{}\n",
+            roff_text(file),
+            roff_text(meaning)
+        ));
+    }
+    roff
+}
+
+/// A command as `svc help --all` shows it below the top: the global flags, which the top
+/// lists once, are left out.
+fn without_globals(cmd: Command) -> Command {
+    cmd.mut_args(|arg| {
+        if arg.is_global_set() {
+            arg.hide(true)
+        } else {
+            arg
+        }
+    })
+}
+
 fn render(cmd: &mut Command, color: bool) -> String {
     let help = cmd.render_long_help();
     if color {
@@ -555,9 +661,15 @@ pub fn run_help(ctx: &Ctx, args: &HelpArgs, root: &Command) -> Result<(), CliErr
             text.push('\n');
             let subs: Vec<Command> = shown_subcommands(&cmd).into_iter().cloned().collect();
             for sub in subs.into_iter().rev() {
-                stack.push((format!("{name} {}", sub.get_name()), sub));
+                stack.push((format!("{name} {}", sub.get_name()), without_globals(sub)));
             }
         }
+        text.push_str(&format!(
+            "{}\nExit codes, environment and files\n{}\n\n",
+            "=".repeat(72),
+            "=".repeat(72)
+        ));
+        text.push_str(&reference_text());
         return ctx.out(&text);
     }
     let mut cmd = find(&root, &args.command)?.clone();
@@ -572,12 +684,30 @@ pub fn run_man(ctx: &Ctx, args: &ManArgs, root: &Command) -> Result<(), CliError
     } else {
         format!("svc-{}", args.command.join("-"))
     };
-    let mut roff = Vec::new();
-    clap_mangen::Man::new(cmd)
+    let version = cmd
+        .get_version()
+        .or(root.get_version())
+        .unwrap_or_default()
+        .to_owned();
+    // The examples go into EXAMPLES below, not into the EXTRA section clap_mangen would make.
+    let cmd = cmd.after_help("").after_long_help("");
+    let man = clap_mangen::Man::new(cmd)
         .title(title.to_uppercase())
-        .render(&mut roff)
-        .map_err(|e| CliError::local(format!("cannot render the man page: {e}")))?;
-    ctx.out(&String::from_utf8_lossy(&roff))
+        .source(format!("svc {version}"))
+        .manual("svc manual");
+    let mut roff = Vec::new();
+    let rendered = (|| {
+        man.render_title(&mut roff)?;
+        man.render_name_section(&mut roff)?;
+        man.render_synopsis_section(&mut roff)?;
+        man.render_description_section(&mut roff)?;
+        man.render_options_section(&mut roff)?;
+        man.render_subcommands_section(&mut roff)
+    })();
+    rendered.map_err(|e| CliError::local(format!("cannot render the man page: {e}")))?;
+    let mut page = String::from_utf8_lossy(&roff).into_owned();
+    page.push_str(&man_sections(&args.command.join(" ")));
+    ctx.out(&page)
 }
 
 #[cfg(test)]

@@ -9,6 +9,12 @@ const MAX_LEN: usize = 20;
 /// split by `/`, one of them holding both a letter and a digit.
 pub fn normalize_callsign(field: &str, raw: &str) -> Result<String, ApiError> {
     let call = raw.trim().to_ascii_uppercase();
+    if call.is_empty() {
+        return Err(ApiError::field(
+            field,
+            format!("{field} is required, e.g. W1AW"),
+        ));
+    }
     let segments_ok = !call.is_empty()
         && call.len() <= MAX_LEN
         && call
@@ -66,6 +72,13 @@ mod tests {
         ] {
             let err = normalize_callsign("callsign", bad).unwrap_err();
             assert!(err.message.contains("W1AW"), "{bad}: {}", err.message);
+            // Nothing typed is a missing callsign, not a malformed one.
+            assert_eq!(
+                err.message.contains("is required"),
+                bad.trim().is_empty(),
+                "{bad}: {}",
+                err.message
+            );
         }
     }
 }

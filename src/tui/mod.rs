@@ -79,8 +79,13 @@ pub fn on_terminal() -> bool {
 
 /// What `svc`, `svc tui` and `svc demo` say when they are not on a terminal (exit 2).
 pub fn not_a_terminal(command: &str) -> ExitCode {
+    let name = if command == "svc" {
+        "svc".to_owned()
+    } else {
+        format!("svc: {command}")
+    };
     eprintln!(
-        "svc: {command}: the logbook needs a terminal, and stdin or stdout is not one; in scripts use the subcommands (svc help lists them)"
+        "{name}: the logbook needs a terminal, and stdin or stdout is not one; in scripts use the subcommands (svc help lists them)"
     );
     ExitCode::from(2)
 }

@@ -184,6 +184,11 @@ fn help_prints_one_command_or_the_whole_tree() {
     ] {
         assert!(all.stdout.contains(usage), "{usage} missing");
     }
+    // The global flags once, at the top, and the exit codes and environment once, at the end.
+    assert_eq!(all.stdout.matches("--api-base <URL>").count(), 1);
+    for reference in ["Exit codes:", "  3  missing", "SVC_API_KEY", "config.json"] {
+        assert!(all.stdout.contains(reference), "{reference} missing");
+    }
     let missing = cli.run(&["help", "nosuch"]);
     assert!(
         missing
@@ -213,6 +218,24 @@ fn completions_and_the_man_page_come_from_the_tree() {
     sub.ok();
     assert!(sub.stdout.contains(".TH SVC-CONTACTS-CREATE"));
     assert!(sub.stdout.contains("frequency"));
+    for page in [&man.stdout, &sub.stdout] {
+        for section in [
+            ".SH EXAMPLES",
+            ".SH \"EXIT STATUS\"",
+            ".SH ENVIRONMENT",
+            ".SH FILES",
+        ] {
+            assert!(page.contains(section), "{section} missing");
+        }
+        assert!(!page.contains("EXTRA"), "a stray EXTRA section");
+    }
+    // Footed with the program and its version, not the subcommand's name.
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        sub.stdout.contains(&format!("\"svc {version}\"")),
+        "{}",
+        sub.stdout.lines().find(|l| l.starts_with(".TH")).unwrap()
+    );
 }
 
 fn a_closed_pipe_is_not_an_error() {

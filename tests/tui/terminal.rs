@@ -494,6 +494,7 @@ fn without_a_terminal_it_points_at_the_subcommands() {
         assert!(run.stdout.is_empty(), "{run:?}");
         assert!(run.stderr.contains("needs a terminal"), "{run:?}");
         assert!(run.stderr.contains("svc help"), "{run:?}");
+        assert!(!run.stderr.contains("svc: svc:"), "{run:?}");
     }
     assert_eq!(
         std::fs::read_dir(data.path()).unwrap().count(),
