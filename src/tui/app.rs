@@ -193,6 +193,9 @@ pub struct Status {
     pub tone: Tone,
 }
 
+/// What the message line says while `r` reloads; replaced once every answer is in.
+const REFRESHING: &str = "refreshing…";
+
 #[derive(Debug, Clone)]
 pub enum Dialog {
     /// The entry form ([`App::entry`]) is shown.
@@ -534,6 +537,9 @@ impl App {
     /// Records the outcome of a request: whether the service answered, and a failure's text.
     pub(super) fn answered<T>(&mut self, result: &Result<T, ClientError>) -> Option<String> {
         self.in_flight = self.in_flight.saturating_sub(1);
+        if self.in_flight == 0 && self.status.as_ref().is_some_and(|s| s.text == REFRESHING) {
+            self.say(Tone::Info, "refreshed");
+        }
         match result {
             Ok(_) => {
                 if self.connection != Connection::KeyRejected {
@@ -689,7 +695,7 @@ impl App {
         if let Some(folder) = self.contacts.folder.clone() {
             effects.extend(self.open_folder(folder));
         }
-        self.say(Tone::Info, "refreshing…");
+        self.say(Tone::Info, REFRESHING);
         effects
     }
 
@@ -1148,7 +1154,14 @@ impl App {
                     Pane::Contacts => &mut self.contacts.view,
                     Pane::Activations => &mut self.activations.view,
                 };
-                view.filter_input = Some(Input::new(view.filter.clone()));
+                // A new filter replaces the one that applies, rather than adding to it.
+                view.filter_input = Some(Input::default());
+                view.filter.clear();
+                match self.focus {
+                    Pane::Folders => self.refilter_folders(),
+                    Pane::Contacts => self.refilter_contacts(),
+                    Pane::Activations => self.refilter_activations(),
+                }
                 vec![]
             }
             KeyCode::Enter => self.enter(),

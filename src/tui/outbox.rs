@@ -460,13 +460,25 @@ impl App {
         let mut effects = Vec::new();
         if folder.folder_type == FolderType::Activation {
             let reference = folder.location_reference.clone().unwrap_or_default();
-            self.say(
-                Tone::Success,
-                format!(
-                    "activation {reference} started: {}; n logs into it",
-                    folder.name
+            match &folder.end_time {
+                // The service answers an activation of today that was ended with that folder,
+                // as it is: one activation per park and UTC day, and nothing reopens it.
+                Some(ended) => self.say(
+                    Tone::Warning,
+                    format!(
+                        "activation {reference} of today was ended at {}: opened as it is ({}); n asks before logging into it",
+                        ended.to_string().get(11..16).unwrap_or("?"),
+                        folder.name
+                    ),
                 ),
-            );
+                None => self.say(
+                    Tone::Success,
+                    format!(
+                        "activation {reference} started: {}; n logs into it",
+                        folder.name
+                    ),
+                ),
+            }
             if !self.activations.items.iter().any(|a| a.id == folder.id) {
                 // Newest first, as the service lists them; only its count is new to ask for.
                 let selected = self.selected_activation().map(|a| a.id.clone());

@@ -155,6 +155,19 @@ fn filter_span(view: &ListView, theme: Theme) -> Option<Span<'static>> {
     }
 }
 
+/// The folders pane's inner width from which the folder type has a column of its own.
+const FOLDER_TYPE_MIN_WIDTH: u16 = 48;
+
+/// What a pane shows when its filter leaves none of its rows.
+fn no_match(view: &ListView) -> Option<String> {
+    (view.shown.is_empty() && !view.filter.is_empty()).then(|| {
+        format!(
+            "Nothing matches {:?}: / starts another filter, Esc clears it.",
+            view.filter
+        )
+    })
+}
+
 fn placeholder(area: Rect, buf: &mut Buffer, text: &str, style: Style) {
     Paragraph::new(text.to_owned())
         .style(style)
@@ -175,7 +188,14 @@ impl Widget for View<'_, FoldersPane> {
             placeholder(inner, buf, &text, self.theme.dim());
             return;
         }
+        if let Some(text) = no_match(&pane.view) {
+            placeholder(inner, buf, &text, self.theme.dim());
+            return;
+        }
         let height = inner.height as usize;
+        // The names come first: an activation's (W1AW@US-1234-20261122) tells its day only at
+        // the end, so the type column shows only where both fit.
+        let with_type = inner.width >= FOLDER_TYPE_MIN_WIDTH;
         let rows = pane
             .view
             .shown
@@ -194,22 +214,25 @@ impl Widget for View<'_, FoldersPane> {
                     f.name
                 );
                 let style = self.row_style(i, &pane.view);
-                Row::new(vec![
-                    Cell::from(name),
-                    Cell::from(f.folder_type.as_str()),
-                    Cell::from(Line::from(f.contact_count.to_string()).alignment(Alignment::Right)),
-                ])
-                .style(style)
+                let mut cells = vec![Cell::from(name)];
+                if with_type {
+                    cells.push(Cell::from(f.folder_type.as_str()));
+                }
+                cells.push(Cell::from(
+                    Line::from(f.contact_count.to_string()).alignment(Alignment::Right),
+                ));
+                Row::new(cells).style(style)
             });
-        Table::new(
-            rows,
-            [
+        let widths = if with_type {
+            vec![
                 Constraint::Fill(1),
                 Constraint::Length(10),
                 Constraint::Length(5),
-            ],
-        )
-        .render(inner, buf);
+            ]
+        } else {
+            vec![Constraint::Fill(1), Constraint::Length(5)]
+        };
+        Table::new(rows, widths).render(inner, buf);
     }
 }
 
@@ -223,6 +246,10 @@ impl Widget for View<'_, ActivationsPane> {
                 Load::Loaded => "No activations: a starts one.".to_owned(),
                 _ => "Loading activations…".to_owned(),
             };
+            placeholder(inner, buf, &text, self.theme.dim());
+            return;
+        }
+        if let Some(text) = no_match(&pane.view) {
             placeholder(inner, buf, &text, self.theme.dim());
             return;
         }
@@ -338,6 +365,10 @@ impl Widget for View<'_, ContactsPane> {
                 Load::Loaded | Load::Idle => "No contacts yet: n logs one.".to_owned(),
                 Load::Loading => "Loading contacts…".to_owned(),
             };
+            placeholder(inner, buf, &text, self.theme.dim());
+            return;
+        }
+        if let Some(text) = no_match(&pane.view) {
             placeholder(inner, buf, &text, self.theme.dim());
             return;
         }

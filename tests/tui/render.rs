@@ -42,6 +42,17 @@ fn contacts_pane_focused_and_filtered() {
 }
 
 #[test]
+fn a_filter_that_matches_nothing_says_so_in_the_pane() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Char('/'));
+    typed(&mut app, "zzz9");
+    press(&mut app, KeyCode::Enter);
+    let screen = screen(&app);
+    assert!(screen.contains("Nothing matches \"zzz9\""), "{screen}");
+}
+
+#[test]
 fn activations_pane_focused() {
     let mut app = month_open();
     press(&mut app, KeyCode::BackTab);

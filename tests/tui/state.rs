@@ -134,6 +134,61 @@ fn slash_filters_the_focused_list_and_enter_keeps_it() {
 }
 
 #[test]
+fn a_second_slash_starts_a_new_filter() {
+    let mut app = loaded();
+    press(&mut app, KeyCode::Char('/'));
+    typed(&mut app, "us-12");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.folders.view.filter, "us-12");
+    press(&mut app, KeyCode::Char('/'));
+    assert_eq!(app.folders.view.filter, "");
+    assert_eq!(app.folders.view.shown.len(), app.folders.tree.len());
+    typed(&mut app, "2026-11");
+    assert_eq!(app.folders.view.filter, "2026-11");
+    assert!(!app.folders.view.shown.is_empty());
+}
+
+#[test]
+fn refreshing_is_said_until_every_answer_is_in() {
+    let mut app = month_open();
+    let effects = press(&mut app, KeyCode::Char('r'));
+    let Some(Effect::LoadContacts { generation, .. }) = effects.last().cloned() else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(status(&app), "refreshing…");
+    update(&mut app, Action::WhoamiLoaded(Ok(whoami(12))));
+    update(&mut app, Action::FoldersLoaded(Ok(folders())));
+    let more = update(&mut app, Action::ActivationsLoaded(Ok(activations())));
+    assert_eq!(status(&app), "refreshing…");
+    update(
+        &mut app,
+        Action::ContactsLoaded {
+            folder_id: MONTH.into(),
+            generation,
+            source: Source::Service,
+            result: Ok(svc::model::Page {
+                items: month_contacts(),
+                cursor: None,
+            }),
+        },
+    );
+    for effect in more {
+        if let Effect::LoadActivationContacts { folder_id } = effect {
+            update(
+                &mut app,
+                Action::ActivationContactsLoaded {
+                    folder_id,
+                    source: Source::Service,
+                    result: Ok(vec![]),
+                },
+            );
+        }
+    }
+    assert_eq!(app.in_flight, 0);
+    assert_eq!(status(&app), "refreshed");
+}
+
+#[test]
 fn a_filter_without_match_says_so() {
     let mut app = month_open();
     press(&mut app, KeyCode::Tab);
@@ -995,5 +1050,28 @@ fn x_exports_the_selected_log_or_activation_and_says_where_it_went() {
         status(&app).contains("not exported: cannot write"),
         "{}",
         status(&app)
+    );
+}
+
+#[test]
+fn an_activation_of_today_that_was_ended_is_not_said_to_be_started() {
+    let mut app = loaded();
+    let ended = activation(
+        "fld_endedtodayaaaa",
+        "US-4321",
+        "2026-11-22T09:00:00Z",
+        Some("2026-11-22T11:30:00Z"),
+        3,
+    );
+    update(
+        &mut app,
+        Action::Journal(JournalAnswer::FolderLogged(Ok((None, ended)))),
+    );
+    let said = status(&app);
+    assert!(said.contains("was ended at 11:30"), "{said}");
+    assert!(!said.contains("started"), "{said}");
+    assert_eq!(
+        app.contacts.folder.as_ref().unwrap().id,
+        "fld_endedtodayaaaa"
     );
 }
