@@ -155,12 +155,31 @@ pub struct ContactsPane {
     pub view: ListView,
 }
 
-/// The valid contacts of an activation toward POTA's 10: unique callsign, band and mode on
-/// the UTC day it started.
+/// A valid contact of an activation: its UTC day (days since the epoch), callsign, band and
+/// mode. POTA counts each UTC day on its own, so one that runs past midnight starts again
+/// toward 10 there.
+pub type ValidKey = (i64, String, String, String);
+
+/// The valid contacts of an activation toward POTA's 10: unique callsign, band and mode per
+/// UTC day, from the day it started.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActivationStats {
     pub load: Load,
-    pub valid: HashSet<(String, String, String)>,
+    pub valid: HashSet<ValidKey>,
+}
+
+impl ActivationStats {
+    /// Valid contacts on one UTC day.
+    pub fn on(&self, day: i64) -> usize {
+        self.valid.iter().filter(|k| k.0 == day).count()
+    }
+}
+
+/// The valid count an activation shows: of the day it is on, and of all its days.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Meter {
+    pub today: usize,
+    pub total: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -169,6 +188,28 @@ pub struct ActivationsPane {
     pub items: Vec<Folder>,
     pub view: ListView,
     pub stats: HashMap<String, ActivationStats>,
+    /// The clock, for the day an activation in progress is on.
+    pub now: Timestamp,
+}
+
+impl ActivationsPane {
+    /// The valid counts of the activation `folder_id`, once its contacts are in. Its day is
+    /// today while it is in progress, else the day it ended.
+    pub fn meter(&self, folder_id: &str) -> Option<Meter> {
+        let stats = self
+            .stats
+            .get(folder_id)
+            .filter(|s| s.load == Load::Loaded)?;
+        let activation = self.items.iter().find(|a| a.id == folder_id);
+        let day = activation
+            .and_then(|a| a.end_time)
+            .unwrap_or(self.now)
+            .utc_day();
+        Some(Meter {
+            today: stats.on(day),
+            total: stats.valid.len(),
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -424,14 +465,17 @@ pub fn build_tree(items: &[Folder]) -> Vec<TreeRow> {
     rows
 }
 
-/// The valid-contact keys of an activation's contacts on its UTC start day.
-pub fn valid_keys(activation: &Folder, contacts: &[Contact]) -> HashSet<(String, String, String)> {
-    let day = activation.start_time.map(Timestamp::utc_day);
+/// The valid-contact keys of an activation's contacts from its UTC start day on.
+pub fn valid_keys(activation: &Folder, contacts: &[Contact]) -> HashSet<ValidKey> {
+    let Some(first) = activation.start_time.map(Timestamp::utc_day) else {
+        return HashSet::new();
+    };
     contacts
         .iter()
-        .filter(|c| Some(c.time_on.utc_day()) == day)
+        .filter(|c| c.time_on.utc_day() >= first)
         .map(|c| {
             (
+                c.time_on.utc_day(),
                 c.callsign.clone(),
                 c.band.clone(),
                 c.mode.to_ascii_uppercase(),
@@ -504,6 +548,7 @@ impl App {
                 items: Vec::new(),
                 view: ListView::default(),
                 stats: HashMap::new(),
+                now,
             },
             dialog: None,
             entry: None,
@@ -574,13 +619,9 @@ impl App {
         }
     }
 
-    /// The valid-contact count of the activation `folder_id`, once its contacts are in.
-    pub fn valid_count(&self, folder_id: &str) -> Option<usize> {
-        self.activations
-            .stats
-            .get(folder_id)
-            .filter(|s| s.load == Load::Loaded)
-            .map(|s| s.valid.len())
+    /// The valid counts of the activation `folder_id`, once its contacts are in.
+    pub fn meter(&self, folder_id: &str) -> Option<Meter> {
+        self.activations.meter(folder_id)
     }
 
     pub fn selected_folder(&self) -> Option<&Folder> {
@@ -1522,6 +1563,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Tick(now) => {
             app.now = now;
+            app.activations.now = now;
             app.ask_whoami_again()
         }
         Action::WhoamiLoaded(result) => {

@@ -12,8 +12,8 @@ use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Widge
 use tui_input::Input;
 
 use super::app::{
-    ActivationsPane, App, ContactsPane, Dialog, FoldersPane, ListView, Load, POTA_NEEDED, Pane,
-    Tone, format_mhz, qso_counter, short_time,
+    ActivationsPane, App, ContactsPane, Dialog, FoldersPane, ListView, Load, Meter, POTA_NEEDED,
+    Pane, Tone, format_mhz, qso_counter, short_time,
 };
 use super::form::{ActivationField, ActivationForm, EntryForm, Field};
 use super::outbox::Mark;
@@ -267,9 +267,9 @@ impl Widget for View<'_, ActivationsPane> {
                 } else {
                     Span::styled("ended", self.theme.dim())
                 };
-                let count = match pane.stats.get(&a.id) {
-                    Some(s) if s.load == Load::Loaded => {
-                        let n = s.valid.len();
+                let count = match (pane.meter(&a.id), pane.stats.get(&a.id)) {
+                    (Some(meter), _) => {
+                        let n = meter.today;
                         let tone = if n >= POTA_NEEDED {
                             Tone::Success
                         } else {
@@ -277,9 +277,9 @@ impl Widget for View<'_, ActivationsPane> {
                         };
                         Span::styled(format!("{n}/{POTA_NEEDED}"), self.theme.tone(tone))
                     }
-                    Some(s) if s.load == Load::Loading => Span::raw("…"),
-                    Some(_) => Span::raw("?"),
-                    None => Span::raw(""),
+                    (None, Some(s)) if s.load == Load::Loading => Span::raw("…"),
+                    (None, Some(_)) => Span::raw("?"),
+                    (None, None) => Span::raw(""),
                 };
                 let style = self.row_style(i, &pane.view);
                 Row::new(vec![
@@ -682,7 +682,7 @@ pub struct EntryView<'a> {
     pub form: &'a EntryForm,
     /// The valid-contact count when the form logs into an activation: the activations pane
     /// is under the form.
-    pub valid: Option<usize>,
+    pub valid: Option<Meter>,
     /// Why the service refused the contact, when the form fixes a refused one.
     pub refusal: Option<&'a str>,
     pub theme: Theme,
@@ -707,7 +707,14 @@ impl Widget for EntryView<'_> {
             None => "Log a contact",
         };
         let title = match self.valid {
-            Some(n) => format!("{what} → {} · {n}/{POTA_NEEDED} valid", form.folder_name),
+            Some(m) if m.total > m.today => format!(
+                "{what} → {} · {}/{POTA_NEEDED} valid today, {} in all",
+                form.folder_name, m.today, m.total
+            ),
+            Some(m) => format!(
+                "{what} → {} · {}/{POTA_NEEDED} valid",
+                form.folder_name, m.today
+            ),
             None => format!("{what} → {}", form.folder_name),
         };
         let block = dialog_block(title, self.theme);
@@ -945,7 +952,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
         None => {}
         Some(Dialog::Entry) => {
             if let Some(form) = &app.entry {
-                let valid = app.valid_count(&form.folder_id);
+                let valid = app.meter(&form.folder_id);
                 frame.render_widget(
                     EntryView {
                         form,
@@ -960,7 +967,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
         Some(Dialog::Fix(fix)) => frame.render_widget(
             EntryView {
                 form: &fix.form,
-                valid: app.valid_count(&fix.form.folder_id),
+                valid: app.meter(&fix.form.folder_id),
                 refusal: Some(&fix.refusal),
                 theme,
             },

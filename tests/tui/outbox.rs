@@ -174,7 +174,7 @@ fn folders_made_with_no_link_stay_until_the_service_has_them() {
             result: Ok(vec![]),
         },
     );
-    assert_eq!(app.valid_count(&local), Some(1));
+    assert_eq!(app.meter(&local).map(|m| m.today), Some(1));
     // A reload from the service does not know it yet: it stays.
     update(&mut app, Action::FoldersLoaded(Ok(folders())));
     update(&mut app, Action::ActivationsLoaded(Ok(activations())));
@@ -199,7 +199,7 @@ fn folders_made_with_no_link_stay_until_the_service_has_them() {
     assert_eq!(app.folders.open.as_deref(), Some(real.id.as_str()));
     assert_eq!(app.contacts.folder.as_ref().unwrap().id, real.id);
     assert_eq!(app.entry.as_ref().unwrap().folder_id, real.id);
-    assert_eq!(app.valid_count(&real.id), Some(1));
+    assert_eq!(app.meter(&real.id).map(|m| m.today), Some(1));
     let EntryRequest::Contact(c) = &app.outbox.entries[1].request else {
         panic!()
     };

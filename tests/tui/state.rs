@@ -828,7 +828,7 @@ fn the_activation_form_gets_the_callsign_when_the_account_comes_in() {
 }
 
 #[test]
-fn the_valid_count_is_unique_call_band_mode_on_the_start_day() {
+fn the_valid_count_is_unique_call_band_mode_per_utc_day() {
     let mut app = loaded();
     let same = |id: &str, call: &str, band: &str, mode: &str, time: &str| {
         contact(
@@ -856,7 +856,11 @@ fn the_valid_count_is_unique_call_band_mode_on_the_start_day() {
             result: Ok(contacts.clone()),
         },
     );
-    assert_eq!(app.activations.stats[PARK].valid.len(), 3);
+    // Three on the start day, the day the clock is on; the one past midnight counts for the
+    // next day.
+    let meter = |app: &svc::tui::App| app.meter(PARK).unwrap();
+    assert_eq!(meter(&app).today, 3);
+    assert_eq!(meter(&app).total, 4);
     // A contact logged into the activation counts at once.
     let effects = press(&mut app, KeyCode::BackTab);
     assert!(effects.is_empty());
@@ -869,11 +873,7 @@ fn the_valid_count_is_unique_call_band_mode_on_the_start_day() {
     typed(&mut app, "SSB");
     let mut journal = FakeJournal::default();
     journal.press(&mut app, KeyCode::Enter);
-    assert_eq!(
-        app.activations.stats[PARK].valid.len(),
-        4,
-        "a waiting contact counts at once"
-    );
+    assert_eq!(meter(&app).today, 4, "a waiting contact counts at once");
     // A fresh count (from the copy or the service) that does not know it yet still has it.
     update(
         &mut app,
@@ -883,7 +883,7 @@ fn the_valid_count_is_unique_call_band_mode_on_the_start_day() {
             result: Ok(contacts),
         },
     );
-    assert_eq!(app.activations.stats[PARK].valid.len(), 4);
+    assert_eq!(meter(&app).today, 4);
     // Once sent, it is counted once.
     update(
         &mut app,
@@ -892,7 +892,12 @@ fn the_valid_count_is_unique_call_band_mode_on_the_start_day() {
             "qso_6",
         )])),
     );
-    assert_eq!(app.activations.stats[PARK].valid.len(), 4);
+    assert_eq!(meter(&app).today, 4);
+    assert_eq!(meter(&app).total, 5);
+    // Past midnight the activation in progress starts again toward 10, on the new day.
+    update(&mut app, Action::Tick(at("2026-11-23T00:30:00Z")));
+    assert_eq!(meter(&app).today, 1);
+    assert_eq!(meter(&app).total, 5);
 }
 
 #[test]
