@@ -270,7 +270,7 @@ impl Ctx {
         client::resolve_api_base(self.api_base.as_deref()).map_err(CliError::input)
     }
 
-    /// The key in SPEC order; exit 3 when there is none.
+    /// The key in the order of docs/CLI.md, "Keys"; exit 3 when there is none.
     pub fn key(&self) -> Result<FoundKey, CliError> {
         let mut notes = Vec::new();
         let found = keystore::resolve(&mut notes);

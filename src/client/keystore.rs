@@ -109,7 +109,7 @@ fn load_config() -> Result<Option<Config>, ConfigError> {
     config_path().map(|p| Config::load(&p)).transpose()
 }
 
-/// Finds the key in SPEC order. `Ok(None)`: no key anywhere.
+/// Finds the key in the order of docs/CLI.md, "Keys". `Ok(None)`: no key anywhere.
 pub fn resolve(notes: &mut Vec<String>) -> Result<Option<FoundKey>, KeyError> {
     if let Ok(text) = std::env::var(ENV_KEY) {
         let text = text.trim();
