@@ -14,7 +14,7 @@ use super::journal::{JournalAnswer, JournalEffect};
 use super::outbox::{JournalState, Mark, Outbox};
 use crate::client::export::Exported;
 use crate::client::journal::{SenderEvent, is_local_folder_id};
-use crate::client::{ClientError, Deleted};
+use crate::client::{ClientError, Deleted, NewActivationRequest};
 use crate::model::folder::ROOT_NAME;
 use crate::model::{
     Contact, ErrorCode, FREE_PLAN_CAP, Folder, FolderType, Page, Timestamp, Whoami,
@@ -619,6 +619,21 @@ impl App {
         }
     }
 
+    /// The activation of today that `request` names, when the list holds it.
+    fn todays_activation(&self, request: &NewActivationRequest) -> Option<Folder> {
+        let today = self.now.utc_day();
+        self.activations
+            .items
+            .iter()
+            .find(|a| {
+                a.location_reference.as_deref() == Some(request.location_reference.as_str())
+                    && a.callsign.as_deref() == Some(request.callsign.as_str())
+                    && a.program_id.as_deref() == request.program_id.as_deref()
+                    && a.start_time.map(Timestamp::utc_day) == Some(today)
+            })
+            .cloned()
+    }
+
     /// The valid counts of the activation `folder_id`, once its contacts are in.
     pub fn meter(&self, folder_id: &str) -> Option<Meter> {
         self.activations.meter(folder_id)
@@ -975,6 +990,11 @@ impl App {
                         vec![]
                     }
                     KeyCode::Enter => match form.request() {
+                        // One activation per program, callsign, park and UTC day: the one of
+                        // today is opened as it is, ended or not, rather than logged again.
+                        Ok(request) if let Some(known) = self.todays_activation(&request) => {
+                            return self.folder_logged(None, known);
+                        }
                         Ok(mut request) => {
                             // The activation starts now, whenever the service hears of it.
                             request.start_time = Some(self.now.to_string());

@@ -441,7 +441,7 @@ impl App {
         self.check_duplicate();
     }
 
-    fn folder_logged(&mut self, entry: Option<Entry>, folder: Folder) -> Vec<Effect> {
+    pub(super) fn folder_logged(&mut self, entry: Option<Entry>, folder: Folder) -> Vec<Effect> {
         // The same folder logged again gives the entry already waiting for it.
         if let Some(entry) = entry
             && !self.outbox.entries.iter().any(|e| e.id == entry.id)
@@ -460,6 +460,7 @@ impl App {
         let mut effects = Vec::new();
         if folder.folder_type == FolderType::Activation {
             let reference = folder.location_reference.clone().unwrap_or_default();
+            let known = self.activations.items.iter().any(|a| a.id == folder.id);
             match &folder.end_time {
                 // The service answers an activation of today that was ended with that folder,
                 // as it is: one activation per park and UTC day, and nothing reopens it.
@@ -468,6 +469,13 @@ impl App {
                     format!(
                         "activation {reference} of today was ended at {}: opened as it is ({}); n asks before logging into it",
                         ended.to_string().get(11..16).unwrap_or("?"),
+                        folder.name
+                    ),
+                ),
+                None if known => self.say(
+                    Tone::Info,
+                    format!(
+                        "activation {reference} is in progress: {}; n logs into it",
                         folder.name
                     ),
                 ),

@@ -896,7 +896,7 @@ impl Widget for HelpView {
             .collect();
         lines.push(Line::raw(""));
         lines.push(Line::styled(
-            "Activations count unique callsign+band+mode on the UTC start day.",
+            "Activations count unique callsign+band+mode per UTC day (10 a day).",
             self.theme.dim(),
         ));
         Paragraph::new(lines).render(inner, buf);

@@ -1080,3 +1080,47 @@ fn an_activation_of_today_that_was_ended_is_not_said_to_be_started() {
         "fld_endedtodayaaaa"
     );
 }
+
+#[test]
+fn a_starts_nothing_new_for_a_park_already_activated_today() {
+    let mut app = loaded();
+    // In progress: opened, not logged again.
+    press(&mut app, KeyCode::Char('a'));
+    typed(&mut app, "us-1234");
+    let effects = press(&mut app, KeyCode::Enter);
+    assert!(
+        !effects
+            .iter()
+            .any(|e| matches!(e, Effect::Journal(JournalEffect::LogActivation(_)))),
+        "{effects:?}"
+    );
+    assert!(app.dialog.is_none());
+    assert_eq!(app.contacts.folder.as_ref().unwrap().id, PARK);
+    assert!(status(&app).contains("is in progress"), "{}", status(&app));
+    // Ended earlier today: opened as ended, with a word that it is.
+    let ended: Vec<_> = activations()
+        .into_iter()
+        .map(|mut a| {
+            if a.id == PARK {
+                a.end_time = Some(at("2026-11-22T13:40:00Z"));
+            }
+            a
+        })
+        .collect();
+    update(&mut app, Action::ActivationsLoaded(Ok(ended)));
+    press(&mut app, KeyCode::Char('a'));
+    typed(&mut app, "US-1234");
+    let effects = press(&mut app, KeyCode::Enter);
+    assert!(
+        !effects
+            .iter()
+            .any(|e| matches!(e, Effect::Journal(JournalEffect::LogActivation(_)))),
+        "{effects:?}"
+    );
+    assert!(
+        status(&app).contains("was ended at 13:40"),
+        "{}",
+        status(&app)
+    );
+    assert_eq!(app.contacts.folder.as_ref().unwrap().id, PARK);
+}
