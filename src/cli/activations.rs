@@ -164,10 +164,10 @@ fn end(ctx: &Ctx, args: EndArgs) -> Result<(), CliError> {
     })?;
     match ctx.format {
         Format::Json => ctx.print_json(&folder),
-        _ if ctx.quiet => ctx.out(&format!("{}\n", folder.id)),
+        _ if ctx.quiet => ctx.say(&format!("{}\n", folder.id)),
         _ => {
             let at = folder.end_time.map_or_else(|| "-".into(), output::time);
-            ctx.out(&format!(
+            ctx.say(&format!(
                 "ended activation {} ({}) at {at}\n",
                 folder.name, folder.id
             ))
@@ -211,7 +211,7 @@ fn export(ctx: &Ctx, args: ExportArgs) -> Result<(), CliError> {
                 "{} contacts, {} records for POTA",
                 exported.contacts, exported.records
             ));
-            ctx.out(&format!("{}\n", path.display()))
+            ctx.say(&format!("{}\n", path.display()))
         }
     }
 }

@@ -113,7 +113,7 @@ fn login(ctx: &Ctx) -> Result<(), CliError> {
     let me = ctx.block_on(async { Ok(client.whoami().await?) })?;
     let stored = keystore::store(&key)?;
     let place = report_stored(ctx, &stored);
-    ctx.out(&format!(
+    ctx.say(&format!(
         "logged in as {} ({} key {}…), stored in {place}\n",
         me.callsign,
         me.tier.as_str(),
@@ -131,7 +131,7 @@ fn set_key(ctx: &Ctx, args: SetKeyArgs) -> Result<(), CliError> {
     let key = parse_key(&text)?;
     let stored = keystore::store(&key)?;
     let place = report_stored(ctx, &stored);
-    ctx.out(&format!(
+    ctx.say(&format!(
         "stored key {}… in {place} (not checked with the service: svc auth status does that)\n",
         key.prefix()
     ))
@@ -198,7 +198,7 @@ fn logout(ctx: &Ctx) -> Result<(), CliError> {
             places.join(" and ")
         )
     };
-    ctx.out(&format!("{line}\n"))?;
+    ctx.say(&format!("{line}\n"))?;
     if std::env::var_os(keystore::ENV_KEY).is_some_and(|v| !v.is_empty()) {
         ctx.warn("SVC_API_KEY is set in this environment and still provides a key; unset it too");
     }
@@ -210,7 +210,7 @@ fn panic_revoke(ctx: &Ctx) -> Result<(), CliError> {
     if let Ok(mut path) = url.path_segments_mut() {
         path.pop_if_empty().push("keys");
     }
-    ctx.out(&format!(
+    ctx.say(&format!(
         "svc cannot revoke keys: revoking needs a signed-in session of the web app.\n\
          1. Revoke the key now at {url} (sign in, find it by its prefix, revoke).\n\
          2. Run svc auth logout here to remove the stored copy.\n\

@@ -199,8 +199,8 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
     }
     match ctx.format {
         Format::Json => ctx.print_json(&created),
-        _ if ctx.quiet => ctx.out(&format!("{}\n", created.id)),
-        _ => ctx.out(&format!("created contact {}\n", created.id)),
+        _ if ctx.quiet => ctx.say(&format!("{}\n", created.id)),
+        _ => ctx.say(&format!("created contact {}\n", created.id)),
     }
 }
 
@@ -218,8 +218,8 @@ fn queue(ctx: &Ctx, request: NewContactRequest) -> Result<(), CliError> {
             "id": entry.id,
             "state": entry.state,
         })),
-        _ if ctx.quiet => ctx.out(&format!("{}\n", entry.id)),
-        _ => ctx.out(&format!(
+        _ if ctx.quiet => ctx.say(&format!("{}\n", entry.id)),
+        _ => ctx.say(&format!(
             "queued contact {} (svc outbox push sends it)\n",
             entry.id
         )),
@@ -258,8 +258,8 @@ fn delete(ctx: &Ctx, args: DeleteArgs) -> Result<(), CliError> {
     })?;
     match ctx.format {
         Format::Json => ctx.print_json(&deleted),
-        _ if ctx.quiet => ctx.out(&format!("{}\n", deleted.id)),
-        _ => ctx.out(&format!("deleted contact {}\n", deleted.id)),
+        _ if ctx.quiet => ctx.say(&format!("{}\n", deleted.id)),
+        _ => ctx.say(&format!("deleted contact {}\n", deleted.id)),
     }
 }
 

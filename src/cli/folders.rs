@@ -241,14 +241,14 @@ pub fn print_created(ctx: &Ctx, noun: &str, created: &FolderCreated) -> Result<(
     let f = &created.folder;
     match ctx.format {
         Format::Json => ctx.print_json(created),
-        _ if ctx.quiet => ctx.out(&format!("{}\n", f.id)),
+        _ if ctx.quiet => ctx.say(&format!("{}\n", f.id)),
         _ => {
             let verb = if created.created {
                 "created"
             } else {
                 "found existing"
             };
-            ctx.out(&format!("{verb} {noun} {} ({})\n", f.name, f.id))
+            ctx.say(&format!("{verb} {noun} {} ({})\n", f.name, f.id))
         }
     }
 }

@@ -613,7 +613,7 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
     if let Some(why) = &s.stopped {
         out.push_str(&format!("stopped: {why}\n"));
     }
-    ctx.out(&out)
+    ctx.say(&out)
 }
 
 #[cfg(test)]

@@ -205,8 +205,8 @@ fn table(ctx: &Ctx, items: &[Logbook]) -> String {
 fn show(ctx: &Ctx, verb: &str, l: &Logbook) -> Result<(), CliError> {
     match ctx.format {
         Format::Json => ctx.print_json(l),
-        _ if ctx.quiet => ctx.out(&format!("{}\n", l.id)),
-        _ => ctx.out(&format!(
+        _ if ctx.quiet => ctx.say(&format!("{}\n", l.id)),
+        _ => ctx.say(&format!(
             "{verb} the {} logbook of {} ({}, key …{}): automatic push {}, automatic sync {}\n",
             l.provider.to_ascii_uppercase(),
             l.callsign,
@@ -259,7 +259,7 @@ fn disconnect(ctx: &Ctx, args: DisconnectArgs) -> Result<(), CliError> {
     let answer = ctx.block_on(async { Ok(client.disconnect_logbook(&args.id).await?) })?;
     match ctx.format {
         Format::Json => ctx.print_json(&answer),
-        _ => ctx.out(&format!(
+        _ => ctx.say(&format!(
             "disconnected logbook {}; its contacts stay in the book\n",
             args.id
         )),
@@ -272,7 +272,7 @@ fn import(ctx: &Ctx, args: DisconnectArgs) -> Result<(), CliError> {
     let answer = ctx.block_on(async { Ok(client.import_logbook(&args.id).await?) })?;
     match ctx.format {
         Format::Json => ctx.print_json(&answer),
-        _ => ctx.out(&format!(
+        _ => ctx.say(&format!(
             "reading logbook {} now; contacts logged elsewhere come in within moments\n",
             args.id
         )),
@@ -323,7 +323,7 @@ fn review(ctx: &Ctx, args: ReviewArgs) -> Result<(), CliError> {
     let answer = ctx.block_on(async { Ok(client.settle_review(&qso_id, send).await?) })?;
     match (ctx.format, send) {
         (Format::Json, _) => ctx.print_json(&answer),
-        (_, Some(book)) => ctx.out(&format!("{qso_id} goes to logbook {book}\n")),
-        (_, None) => ctx.out(&format!("{qso_id} stays here only\n")),
+        (_, Some(book)) => ctx.say(&format!("{qso_id} goes to logbook {book}\n")),
+        (_, None) => ctx.say(&format!("{qso_id} stays here only\n")),
     }
 }

@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 
 use crate::client::keystore::{self, FoundKey, KeyError};
 use crate::client::{self, Attempt, Client, ClientError};
+use crate::model::text::printable_lines;
 use crate::model::{ApiKey, ErrorCode};
 
 pub use output::Format;
@@ -328,24 +329,30 @@ impl Ctx {
         }
     }
 
+    /// Text for people that may hold the service's words (names, ids, messages): written with
+    /// their control characters shown as `�` (docs/CLI.md, "Output").
+    pub fn say(&self, text: &str) -> Result<(), CliError> {
+        self.out(&printable_lines(text))
+    }
+
     /// A warning on stderr, unless --quiet.
     pub fn warn(&self, message: &str) {
         if !self.quiet {
-            eprintln_safe(&format!("svc: warning: {message}"));
+            eprintln_safe(&format!("svc: warning: {}", printable_lines(message)));
         }
     }
 
     /// A note on stderr for people, unless --quiet or a JSON format.
     pub fn info(&self, message: &str) {
         if !self.quiet && self.format == Format::Text {
-            eprintln_safe(&format!("svc: {message}"));
+            eprintln_safe(&format!("svc: {}", printable_lines(message)));
         }
     }
 
     /// A detail shown with --verbose only.
     pub fn note(&self, message: &str) {
         if self.verbose {
-            eprintln_safe(&format!("svc: {message}"));
+            eprintln_safe(&format!("svc: {}", printable_lines(message)));
         }
     }
 
@@ -439,7 +446,12 @@ pub fn report(command: &str, json: bool, e: &CliError) -> ExitCode {
         }
         eprintln_safe(&envelope.to_string());
     } else {
-        eprintln_safe(&format!("svc: {command}: {}: {}", e.error, e.message));
+        let prefix = if command == "svc" {
+            "svc".to_owned()
+        } else {
+            format!("svc: {command}")
+        };
+        eprintln_safe(&format!("{prefix}: {}: {}", e.error, e.message));
     }
     ExitCode::from(e.exit)
 }

@@ -346,7 +346,7 @@ fn drop_entry(ctx: &Ctx, args: DropArgs) -> Result<(), CliError> {
     })?;
     match ctx.format {
         Format::Json => ctx.print_json(&json!({"id": id, "dropped": true})),
-        _ if ctx.quiet => ctx.out(&format!("{id}\n")),
-        _ => ctx.out(&format!("dropped {id}\n")),
+        _ if ctx.quiet => ctx.say(&format!("{id}\n")),
+        _ => ctx.say(&format!("dropped {id}\n")),
     }
 }

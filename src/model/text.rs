@@ -46,6 +46,19 @@ pub fn printable(text: &str) -> String {
         .collect()
 }
 
+/// [`printable`] for text of several lines: line breaks and tabs are kept.
+pub fn printable_lines(text: &str) -> String {
+    text.split('\n')
+        .map(|line| {
+            line.split('\t')
+                .map(printable)
+                .collect::<Vec<_>>()
+                .join("\t")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 pub fn single_line(field: &str, raw: &str, max_chars: usize) -> Result<Option<String>, ApiError> {
     check(field, raw, max_chars, false)
 }

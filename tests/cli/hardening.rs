@@ -92,3 +92,31 @@ fn notes_over_the_limit_are_refused_before_sending() {
     let listed = api.get(&format!("/v1/folders/{folder}/contacts"));
     assert_eq!(listed.body["items"].as_array().unwrap().len(), 0);
 }
+
+/// A confirmation line built from the service's answer (a folder's name) is as harmless as an
+/// error message.
+#[test]
+fn a_hostile_servers_names_in_confirmations_are_harmless() {
+    let body = r#"{"id":"fld_6bd4d7ppqfy6hdvp","name":"2026-11\u001b]0;pwned\u0007\u001b[2J","type":"monthly","parentId":"fld_tnpun2ykr2hlk7pu","programId":null,"month":"2026-11","startTime":null,"endTime":null,"locationReference":null,"locationName":null,"callsign":null,"autoFolderKey":"v1:monthly:2026-11","autoFolderType":"monthly","contactCount":0,"createdAt":"2026-11-22T11:28:42.958Z","created":true}"#;
+    let (url, _) = canned_server(vec![(201, vec![], body.to_owned())]);
+    let cli = Cli::new(&url);
+    cli.set_env("SVC_API_KEY", KEY);
+    let run = cli.run(&[
+        "folders", "create", "--type", "monthly", "--month", "2026-11",
+    ]);
+    run.ok();
+    assert!(run.stdout.contains("2026-11"), "{run:?}");
+    assert!(!run.stdout.contains('\u{1b}'), "{:?}", run.stdout);
+    assert!(!run.stdout.contains('\u{7}'), "{:?}", run.stdout);
+}
+
+#[test]
+fn an_unknown_command_is_named_once() {
+    let run = Cli::new("http://127.0.0.1:9").run(&["bogus"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.starts_with("svc: validation_error: "),
+        "{:?}",
+        run.stderr
+    );
+}

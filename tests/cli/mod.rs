@@ -62,7 +62,12 @@ impl Run {
             self.stdout.is_empty(),
             "nothing on stdout on failure: {self:?}"
         );
-        let prefix = format!("svc: {command}: {error}: ");
+        // A failure of svc itself (an unknown command) is named once.
+        let prefix = if command == "svc" {
+            format!("svc: {error}: ")
+        } else {
+            format!("svc: {command}: {error}: ")
+        };
         let line = self
             .stderr
             .lines()
