@@ -104,7 +104,14 @@ fn what(entry: &Entry) -> String {
             a.callsign.trim().to_ascii_uppercase(),
             a.location_reference.trim().to_ascii_uppercase()
         ),
-        EntryRequest::Monthly { month } => format!("monthly log {month}"),
+        EntryRequest::Monthly {
+            month,
+            program_id: None,
+        } => format!("monthly log {month}"),
+        EntryRequest::Monthly {
+            month,
+            program_id: Some(program),
+        } => format!("{} hunting log {month}", program.to_uppercase()),
     }
 }
 

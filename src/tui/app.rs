@@ -15,6 +15,7 @@ use super::outbox::{JournalState, Mark, Outbox};
 use crate::client::export::Exported;
 use crate::client::journal::{SenderEvent, is_local_folder_id};
 use crate::client::{ClientError, Deleted, NewActivationRequest};
+use crate::model::Program;
 use crate::model::folder::ROOT_NAME;
 use crate::model::{
     Contact, ErrorCode, FREE_PLAN_CAP, Folder, FolderType, Page, Timestamp, Whoami,
@@ -262,6 +263,8 @@ pub enum Dialog {
         id: String,
         label: String,
     },
+    /// Which of this month's logs `m` opens: the custom one or a program's hunting log.
+    ChooseMonth,
     Help,
 }
 
@@ -968,6 +971,21 @@ impl App {
                     vec![]
                 }
             },
+            Dialog::ChooseMonth => {
+                let program = match key.code {
+                    KeyCode::Char('m') | KeyCode::Enter => None,
+                    KeyCode::Char('p') => Some(Program::Pota),
+                    KeyCode::Char('d') => Some(Program::Dx),
+                    KeyCode::Char('r') => Some(Program::Repeaters),
+                    _ => return vec![],
+                };
+                // Through the journal with a link or without: it finds the log in its copy,
+                // or makes a local one that the sender creates on the service.
+                vec![Effect::Journal(JournalEffect::LogMonthly {
+                    month: self.now.utc_month(),
+                    program,
+                })]
+            }
             Dialog::ConfirmEnd { id, label } => {
                 if key.code == KeyCode::Char('y') {
                     self.say(Tone::Info, format!("ending activation {label}…"));
@@ -1203,11 +1221,8 @@ impl App {
                     self.say(Tone::Warning, why);
                     return vec![];
                 }
-                // Through the journal with a link or without: it finds the log in its copy,
-                // or makes a local one that the sender creates on the service.
-                vec![Effect::Journal(JournalEffect::LogMonthly {
-                    month: self.now.utc_month(),
-                })]
+                self.dialog = Some(Dialog::ChooseMonth);
+                vec![]
             }
             KeyCode::Char('/') => {
                 let view = match self.focus {

@@ -17,7 +17,7 @@ use crate::client::journal::{
     Counts, Entry, EntryRequest, EntryState, Journal, SenderEvent, Snapshot, spawn_sender,
 };
 use crate::client::{Client, NewActivationRequest, NewContactRequest};
-use crate::model::{ApiKey, Folder};
+use crate::model::{ApiKey, Folder, Program};
 
 /// Work on the journal, done before the next frame.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,8 +32,10 @@ pub enum JournalEffect {
     LogContact(NewContactRequest),
     /// An activation started now (its start time set), made on the service by the sender.
     LogActivation(NewActivationRequest),
+    /// This month's custom log, or a program's hunting log.
     LogMonthly {
         month: String,
+        program: Option<Program>,
     },
     /// A refused contact, fixed: waiting again.
     Retry {
@@ -266,8 +268,8 @@ async fn write(journal: &Journal, effect: JournalEffect) -> JournalAnswer {
         JournalEffect::LogActivation(request) => {
             JournalAnswer::FolderLogged(journal.log_activation(request).await.map_err(text))
         }
-        JournalEffect::LogMonthly { month } => {
-            JournalAnswer::FolderLogged(journal.log_monthly(&month).await.map_err(text))
+        JournalEffect::LogMonthly { month, program } => {
+            JournalAnswer::FolderLogged(journal.log_monthly(&month, program).await.map_err(text))
         }
         JournalEffect::Retry { id, request } => {
             JournalAnswer::Retried(journal.retry(&id, request).await.map_err(text))

@@ -622,7 +622,14 @@ impl App {
         let what = match &entry.request {
             EntryRequest::Contact(c) => c.callsign.clone(),
             EntryRequest::Activation(a) => format!("activation {}", a.location_reference),
-            EntryRequest::Monthly { month } => format!("the {month} log"),
+            EntryRequest::Monthly {
+                month,
+                program_id: None,
+            } => format!("the {month} log"),
+            EntryRequest::Monthly {
+                month,
+                program_id: Some(program),
+            } => format!("the {} {month} log", program.to_uppercase()),
         };
         // What to do comes before the service's message, which may be long.
         let fix = if matches!(entry.request, EntryRequest::Contact(_)) {

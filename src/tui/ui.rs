@@ -848,6 +848,28 @@ impl Widget for ConfirmView<'_> {
     }
 }
 
+/// The choice `m` offers: this month's custom log or a program's hunting log.
+pub struct MonthView {
+    pub month: String,
+    pub theme: Theme,
+}
+
+impl Widget for MonthView {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        Clear.render(area, buf);
+        let block = dialog_block(format!("This month's log · {}", self.month), self.theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        Paragraph::new(vec![
+            Line::from(format!("m  the {} log (your own)", self.month)),
+            Line::from("p  POTA hunting · d  DX · r  Repeaters"),
+            Line::raw(""),
+            Line::styled("any other key: cancel", self.theme.dim()),
+        ])
+        .render(inner, buf);
+    }
+}
+
 /// Every key binding, as the `?` screen lists them.
 pub const BINDINGS: &[(&str, &str)] = &[
     ("Tab / Shift-Tab", "next / previous pane"),
@@ -862,7 +884,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("e", "end the selected activation (after y)"),
     ("d", "delete the contact, or discard a ↑ ✗ one (after y)"),
     ("  Enter on ✗", "fix a refused contact and send it again"),
-    ("m", "open this month's log (made if missing, offline too)"),
+    ("m", "this month's log: m yours, p POTA, d DX, r Repeaters"),
     ("x", "write the activation's POTA file, or a log as ADIF"),
     ("r", "refresh everything from the service"),
     ("?", "this help; any key closes it"),
@@ -1011,6 +1033,13 @@ pub fn draw(app: &App, frame: &mut Frame) {
                 theme,
             },
             centered(area, 56, 6),
+        ),
+        Some(Dialog::ChooseMonth) => frame.render_widget(
+            MonthView {
+                month: app.now.utc_month(),
+                theme,
+            },
+            centered(area, 56, 7),
         ),
         Some(Dialog::Help) => frame.render_widget(HelpView { theme }, HelpView::area(area)),
     }

@@ -395,7 +395,7 @@ fn folders_logged_with_no_link_are_made_before_their_contacts() {
             .log_contact(contact(&activation.id, "K1ABC"))
             .await
             .unwrap();
-        let (_, monthly) = journal.log_monthly(&now.utc_month()).await.unwrap();
+        let (_, monthly) = journal.log_monthly(&now.utc_month(), None).await.unwrap();
         journal
             .log_contact(contact(&monthly.id, "N0CALL"))
             .await

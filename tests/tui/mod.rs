@@ -280,24 +280,31 @@ impl FakeJournal {
                 let folder = activation(&local, &reference, &start, None, 0);
                 JournalAnswer::FolderLogged(Ok((Some(e), folder)))
             }
-            JournalEffect::LogMonthly { month } => {
-                // The same month again: the same local folder and its waiting entry.
-                let known = self.made.iter().find(
-                    |e| matches!(&e.request, EntryRequest::Monthly { month: m } if *m == month),
-                );
+            JournalEffect::LogMonthly { month, program } => {
+                let program_id = program.map(|p| p.id().to_owned());
+                // The same log again: the same local folder and its waiting entry.
+                let known = self.made.iter().find(|e| {
+                    matches!(&e.request, EntryRequest::Monthly { month: m, program_id: p }
+                        if *m == month && *p == program_id)
+                });
                 let e = match known {
                     Some(e) => e.clone(),
                     None => self.next(EntryRequest::Monthly {
                         month: month.clone(),
+                        program_id: program_id.clone(),
                     }),
                 };
                 let local = e.local_folder_id.clone().unwrap();
+                let name = match program {
+                    Some(p) => format!("{} {month}", p.category_name()),
+                    None => month.clone(),
+                };
                 let folder = folder(
                     &local,
-                    &month,
+                    &name,
                     "monthly",
                     Some(ROOT),
-                    json!({"month": month}),
+                    json!({"month": month, "programId": program_id}),
                 );
                 JournalAnswer::FolderLogged(Ok((Some(e), folder)))
             }

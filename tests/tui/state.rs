@@ -660,13 +660,29 @@ fn n_needs_a_folder_that_holds_contacts() {
         "{}",
         status(&app)
     );
+    // m asks which of this month's logs: m the own one, p d r a program's hunting log.
+    assert!(press(&mut app, KeyCode::Char('m')).is_empty());
+    assert!(matches!(app.dialog, Some(Dialog::ChooseMonth)));
     let effects = press(&mut app, KeyCode::Char('m'));
     assert_eq!(
         effects,
         [Effect::Journal(JournalEffect::LogMonthly {
-            month: "2026-11".into()
+            month: "2026-11".into(),
+            program: None,
         })]
     );
+    press(&mut app, KeyCode::Char('m'));
+    let effects = press(&mut app, KeyCode::Char('p'));
+    assert_eq!(
+        effects,
+        [Effect::Journal(JournalEffect::LogMonthly {
+            month: "2026-11".into(),
+            program: Some(svc::model::Program::Pota),
+        })]
+    );
+    press(&mut app, KeyCode::Char('m'));
+    assert!(press(&mut app, KeyCode::Esc).is_empty());
+    assert!(app.dialog.is_none());
 }
 
 #[test]

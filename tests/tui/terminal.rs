@@ -375,7 +375,42 @@ fn a_revoked_key_says_to_log_in_again() {
     tui.assert_restored();
 }
 
+/// `m` then `p`: this month's POTA hunting log is made on the service, under POTA, and a
+/// contact logged there lands in it.
+fn m_opens_a_programs_hunting_log() {
+    let (_server, api, cli) = setup("elevated");
+    let month = this_month().0;
+    let mut tui = Tui::start(&cli, &[], &[]);
+    tui.wait_for("QSOs 0/200");
+    tui.keys("m");
+    tui.wait_for("p  POTA hunting");
+    tui.keys("p");
+    tui.wait_for(&format!("opened the POTA {month} log"));
+    tui.keys("n");
+    tui.wait_for("Log a contact");
+    tui.keys("k1abc\t14.074\tft8\r");
+    tui.wait_until("the contact stored and nothing waiting", |s| {
+        s.contains("QSOs 1/200") && s.contains("0 waiting")
+    });
+    let folders = api.get("/v1/folders?limit=200");
+    let hunting = folders.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == format!("POTA {month}"))
+        .unwrap_or_else(|| panic!("no POTA {month} folder: {}", folders.body))
+        .clone();
+    assert_eq!(hunting["programId"], "pota");
+    assert_eq!(hunting["type"], "monthly");
+    let stored = api.all_contacts(hunting["id"].as_str().unwrap());
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    tui.close_form();
+    tui.keys("q");
+    assert_eq!(tui.exit_code(), 0);
+}
+
 crate::both_backends!(
+    m_opens_a_programs_hunting_log,
     logs_a_contact_typed_at_the_keyboard,
     starts_an_activation_and_counts_its_contacts,
     delete_with_a_basic_key_shows_the_tier_error,

@@ -108,8 +108,12 @@ pub enum EntryRequest {
     Contact(NewContactRequest),
     /// `POST /v1/activations` (find or create).
     Activation(NewActivationRequest),
-    /// `POST /v1/folders` for a custom monthly log (find or create).
-    Monthly { month: String },
+    /// `POST /v1/folders` for a monthly log (find or create): the custom one, or a program's
+    /// hunting log when `program_id` names the program.
+    Monthly {
+        month: String,
+        program_id: Option<String>,
+    },
 }
 
 impl EntryRequest {
@@ -125,8 +129,15 @@ impl EntryRequest {
         let value = match self {
             EntryRequest::Contact(c) => serde_json::to_string(c),
             EntryRequest::Activation(a) => serde_json::to_string(a),
-            EntryRequest::Monthly { month } => {
-                serde_json::to_string(&serde_json::json!({ "month": month }))
+            EntryRequest::Monthly {
+                month,
+                program_id: None,
+            } => serde_json::to_string(&serde_json::json!({ "month": month })),
+            EntryRequest::Monthly {
+                month,
+                program_id: Some(program),
+            } => {
+                serde_json::to_string(&serde_json::json!({ "month": month, "programId": program }))
             }
         };
         value.map_err(|e| JournalError::Invalid(format!("the entry cannot be encoded: {e}")))
@@ -527,11 +538,18 @@ fn entry_from_row(row: &SqliteRow) -> Result<Entry, JournalError> {
         "activation" => EntryRequest::Activation(decode(&what, &body)?),
         "monthly" => {
             #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
             struct Monthly {
                 month: String,
+                // Journals written before hunting logs hold only custom ones.
+                #[serde(default)]
+                program_id: Option<String>,
             }
             let m: Monthly = decode(&what, &body)?;
-            EntryRequest::Monthly { month: m.month }
+            EntryRequest::Monthly {
+                month: m.month,
+                program_id: m.program_id,
+            }
         }
         other => {
             return Err(JournalError::Storage(format!(
@@ -807,25 +825,37 @@ impl Journal {
         .await
     }
 
-    /// Logs a custom monthly log (`YYYY-MM`) to find or create on the service; like
-    /// [`Journal::log_activation`], it gives a local folder and its entry, or the real folder
-    /// already known and no entry.
-    pub async fn log_monthly(&self, month: &str) -> Result<(Option<Entry>, Folder), JournalError> {
+    /// Logs a monthly log (`YYYY-MM`) to find or create on the service: the custom one, or
+    /// `program`'s hunting log. Like [`Journal::log_activation`], it gives a local folder and
+    /// its entry, or the real folder already known and no entry.
+    pub async fn log_monthly(
+        &self,
+        month: &str,
+        program: Option<Program>,
+    ) -> Result<(Option<Entry>, Folder), JournalError> {
         let month = parse_month("month", month).map_err(|e| JournalError::Invalid(e.message))?;
-        let monthly = NewMonthly::new(None, month.clone());
+        let monthly = NewMonthly::new(program, month.clone());
+        let program_id = program.map(|p| p.id().to_owned());
         let now = Timestamp::now();
         let matches = |f: &Folder| {
             f.folder_type == FolderType::Monthly
-                && f.program_id.is_none()
+                && f.program_id == program_id
                 && f.month.as_deref() == Some(month.as_str())
         };
-        let root = |f: &Folder| f.folder_type == FolderType::Category && f.parent_id.is_none();
+        // A custom log sits under the root, a hunting log under its program's category.
+        let parent = |f: &Folder| {
+            f.folder_type == FolderType::Category
+                && match &program_id {
+                    None => f.parent_id.is_none(),
+                    Some(id) => f.program_id.as_ref() == Some(id),
+                }
+        };
         let local = |id: String, parent_id: Option<String>| Folder {
             id,
             name: monthly.name.clone(),
             folder_type: FolderType::Monthly,
             parent_id,
-            program_id: None,
+            program_id: program_id.clone(),
             month: Some(month.clone()),
             start_time: None,
             end_time: None,
@@ -839,10 +869,11 @@ impl Journal {
         self.log_folder(
             EntryRequest::Monthly {
                 month: month.clone(),
+                program_id: program_id.clone(),
             },
             &monthly.identity_key,
             matches,
-            root,
+            parent,
             local,
         )
         .await

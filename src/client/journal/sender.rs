@@ -201,10 +201,10 @@ async fn send_folder(
     let key = &entry.idempotency_key;
     let result = match &entry.request {
         EntryRequest::Activation(request) => client.create_activation_keyed(request, key).await,
-        EntryRequest::Monthly { month } => {
+        EntryRequest::Monthly { month, program_id } => {
             let request = NewFolderRequest::Monthly {
                 month: month.clone(),
-                program_id: None,
+                program_id: program_id.clone(),
             };
             client.create_folder_keyed(&request, key).await
         }

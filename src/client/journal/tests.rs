@@ -128,7 +128,7 @@ async fn bad_input_is_refused_and_changes_nothing() {
         assert!(matches!(e, JournalError::Invalid(_)), "{e:?}");
     }
     assert!(matches!(
-        journal.log_monthly("2026-13").await,
+        journal.log_monthly("2026-13", None).await,
         Err(JournalError::Invalid(_))
     ));
     assert!(journal.entries().await.unwrap().is_empty());
@@ -455,14 +455,15 @@ async fn a_sent_entry_cannot_be_dropped() {
 #[tokio::test]
 async fn a_local_folder_is_sent_first_and_its_id_replaced_everywhere() {
     let (_dir, journal) = journal().await;
-    let (entry, local) = journal.log_monthly("2026-11").await.unwrap();
+    let (entry, local) = journal.log_monthly("2026-11", None).await.unwrap();
     let entry = entry.unwrap();
     assert!(is_local_folder_id(&local.id));
     assert_eq!(entry.local_folder_id.as_deref(), Some(local.id.as_str()));
     assert_eq!(
         entry.request,
         EntryRequest::Monthly {
-            month: "2026-11".into()
+            month: "2026-11".into(),
+            program_id: None,
         }
     );
     assert_eq!(
@@ -470,7 +471,7 @@ async fn a_local_folder_is_sent_first_and_its_id_replaced_everywhere() {
         ("2026-11", FolderType::Monthly)
     );
     // The same month again: the same local folder, no second entry.
-    let (again, same) = journal.log_monthly("2026-11").await.unwrap();
+    let (again, same) = journal.log_monthly("2026-11", None).await.unwrap();
     assert_eq!(same.id, local.id);
     assert_eq!(again.unwrap().id, entry.id);
     let c = journal
@@ -534,9 +535,40 @@ async fn a_local_folder_is_sent_first_and_its_id_replaced_everywhere() {
         panic!()
     };
     assert_eq!(body.folder_id, real.id);
-    let (none, known) = journal.log_monthly("2026-11").await.unwrap();
+    let (none, known) = journal.log_monthly("2026-11", None).await.unwrap();
     assert!(none.is_none());
     assert_eq!(known.id, real.id);
+}
+
+#[tokio::test]
+async fn a_hunting_log_is_its_own_folder_under_its_program() {
+    let (_dir, journal) = journal().await;
+    let root = Folder {
+        parent_id: None,
+        ..folder("fld_rootrootrootroot", FolderType::Category)
+    };
+    let mut pota = folder("fld_potapotapotapota", FolderType::Category);
+    pota.name = "POTA".into();
+    pota.program_id = Some("pota".into());
+    journal.save_folders(&[root, pota.clone()]).await.unwrap();
+    let (entry, hunting) = journal
+        .log_monthly("2026-11", Some(Program::Pota))
+        .await
+        .unwrap();
+    assert_eq!(hunting.name, "POTA 2026-11");
+    assert_eq!(hunting.program_id.as_deref(), Some("pota"));
+    assert_eq!(hunting.parent_id.as_deref(), Some(pota.id.as_str()));
+    assert_eq!(
+        entry.unwrap().request,
+        EntryRequest::Monthly {
+            month: "2026-11".into(),
+            program_id: Some("pota".into()),
+        }
+    );
+    // The own log of the same month is another folder, under the root.
+    let (_, own) = journal.log_monthly("2026-11", None).await.unwrap();
+    assert_ne!(own.id, hunting.id);
+    assert_eq!(own.parent_id.as_deref(), Some("fld_rootrootrootroot"));
 }
 
 #[tokio::test]
