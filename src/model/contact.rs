@@ -426,8 +426,10 @@ impl ContactPatch {
                 }
             }
         }
+        // Null, empty and blank clear every optional field alike, so a client need not know
+        // that a create refuses a blank stationCallsign or activationId instead of dropping it.
         let pick = |patched: &Option<Option<String>>, kept: &Option<String>| match patched {
-            Some(value) => value.clone(),
+            Some(value) => value.clone().filter(|v| !v.trim().is_empty()),
             None => kept.clone(),
         };
         let input = ContactInput {
@@ -708,11 +710,13 @@ mod tests {
         let patch = ContactPatch {
             callsign: Some(" k1abd ".into()),
             notes: Some(None),
+            station_callsign: Some(Some(" ".into())),
             ..Default::default()
         };
         let after = patch.apply(&before, &f, now()).unwrap();
         assert_eq!(after.callsign, "K1ABD");
         assert_eq!(after.notes, None);
+        assert_eq!(after.station_callsign, None);
         assert_eq!(after.sig_info.as_deref(), Some("US-1234"));
         assert_eq!(after.time_on, before.time_on);
         assert!(
