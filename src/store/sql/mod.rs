@@ -61,12 +61,14 @@ macro_rules! folder_cols {
 /// A contact's columns from `contacts` (named so, not aliased), with `first_of_key`: the first
 /// stored contact of its folder with its duplicate key, which makes `duplicateOf`. It is read
 /// with the contact rather than stored, since an edit of any contact of the key can change it.
+/// Contacts without a key (most) skip the lookup, which would cost a page an index probe a row.
 macro_rules! contact_cols {
     () => {
         "id, folder_id, callsign, frequency, band, mode, time_on, rst_sent, rst_received, name, notes, \
          sig, sig_info, my_sig, my_sig_info, activation_id, station_callsign, created_at, seq, \
-         (SELECT d.id FROM contacts d WHERE d.folder_id = contacts.folder_id \
-           AND d.dupe_key = contacts.dupe_key ORDER BY d.seq LIMIT 1) AS first_of_key"
+         CASE WHEN dupe_key IS NULL THEN NULL ELSE \
+           (SELECT d.id FROM contacts d WHERE d.folder_id = contacts.folder_id \
+            AND d.dupe_key = contacts.dupe_key ORDER BY d.seq LIMIT 1) END AS first_of_key"
     };
 }
 
