@@ -402,6 +402,7 @@ mod tests {
             activation_id: Some("fld_bbbbbbbbbbbbbbbb".into()),
             station_callsign: None,
             created_at: Timestamp(0),
+            duplicate_of: None,
             external: Vec::new(),
         }
     }

@@ -1,4 +1,4 @@
-//! `svc contacts list|create|delete`.
+//! `svc contacts list|create|edit|delete`.
 
 use std::io::{BufRead, IsTerminal};
 
@@ -6,11 +6,12 @@ use clap::{Args, Subcommand};
 
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
-use crate::client::{ClientError, NewContactRequest};
+use crate::client::{ClientError, ContactEditRequest, NewContactRequest};
 use crate::model::contact::MAX_NOTES;
 use crate::model::{Contact, Timestamp, text};
 
-// Parsed once per run: boxing the larger variant would buy nothing.
+// Parsed once per run, so the size of a variant costs nothing; `Edit` is boxed only so that
+// `ClientCommand`, which holds this enum inline, stays within clippy's bound.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum ContactsCommand {
@@ -18,6 +19,9 @@ pub enum ContactsCommand {
     List(ListArgs),
     /// Log a contact
     Create(CreateArgs),
+    /// Correct a logged contact: change the fields given, clear those named by --clear (needs
+    /// an elevated key)
+    Edit(Box<EditArgs>),
     /// Delete a contact (needs an elevated key)
     Delete(DeleteArgs),
 }
@@ -27,6 +31,7 @@ impl ContactsCommand {
         match self {
             ContactsCommand::List(_) => "list",
             ContactsCommand::Create(_) => "create",
+            ContactsCommand::Edit(_) => "edit",
             ContactsCommand::Delete(_) => "delete",
         }
     }
@@ -93,6 +98,65 @@ pub struct CreateArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct EditArgs {
+    /// The contact's id (qso_…)
+    #[arg(value_parser = input::contact_id)]
+    id: String,
+    /// The worked station's callsign
+    #[arg(long, value_parser = input::callsign, value_name = "CALL")]
+    callsign: Option<String>,
+    /// Frequency in MHz, e.g. 14.074 (a kHz value such as 14074 is converted by the server)
+    #[arg(long, value_parser = input::frequency, value_name = "MHZ", allow_negative_numbers = true)]
+    frequency: Option<f64>,
+    /// Mode, e.g. FT8, SSB, CW
+    #[arg(long, value_parser = input::text)]
+    mode: Option<String>,
+    /// Start of the contact, ISO 8601 with offset (a monthly folder's contacts stay in its month)
+    #[arg(long, value_parser = input::time, value_name = "ISO")]
+    time_on: Option<String>,
+    /// Signal report sent, e.g. 599 or -12
+    #[arg(long, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
+    rst_sent: Option<String>,
+    /// Signal report received
+    #[arg(long, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
+    rst_received: Option<String>,
+    /// The other operator's name
+    #[arg(long, value_parser = input::text)]
+    name: Option<String>,
+    /// Free-text notes
+    #[arg(long, value_parser = input::text)]
+    notes: Option<String>,
+    /// The worked station's program, e.g. POTA
+    #[arg(long, value_parser = input::text)]
+    sig: Option<String>,
+    /// The worked station's program reference, e.g. US-1234
+    #[arg(long, value_parser = input::text, value_name = "INFO")]
+    sig_info: Option<String>,
+    /// Your own program (an activation folder's contacts keep the activation's)
+    #[arg(long, value_parser = input::text, value_name = "SIG")]
+    my_sig: Option<String>,
+    /// Your own program reference
+    #[arg(long, value_parser = input::text, value_name = "INFO")]
+    my_sig_info: Option<String>,
+    /// Clear an optional field; repeat it for several
+    #[arg(long, value_enum, value_name = "FIELD")]
+    clear: Vec<Clearable>,
+}
+
+/// The optional fields `contacts edit --clear` can clear, named as their flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Clearable {
+    RstSent,
+    RstReceived,
+    Name,
+    Notes,
+    Sig,
+    SigInfo,
+    MySig,
+    MySigInfo,
+}
+
+#[derive(Debug, Args)]
 pub struct DeleteArgs {
     /// The contact's id (qso_…)
     #[arg(value_parser = input::contact_id)]
@@ -106,6 +170,7 @@ pub fn run(ctx: &Ctx, command: ContactsCommand) -> Result<(), CliError> {
     match command {
         ContactsCommand::List(args) => list(ctx, args),
         ContactsCommand::Create(args) => create(ctx, args),
+        ContactsCommand::Edit(args) => edit(ctx, *args),
         ContactsCommand::Delete(args) => delete(ctx, args),
     }
 }
@@ -223,6 +288,75 @@ fn queue(ctx: &Ctx, request: NewContactRequest) -> Result<(), CliError> {
             "queued contact {} (svc outbox push sends it)\n",
             entry.id
         )),
+    }
+}
+
+/// One optional field of an edit: set to the flag's value, cleared by `--clear`, or left as it
+/// is; both at once contradict each other.
+fn change(
+    value: Option<String>,
+    clear: &[Clearable],
+    which: Clearable,
+    flag: &str,
+) -> Result<Option<Option<String>>, CliError> {
+    match (value, clear.contains(&which)) {
+        (Some(_), true) => Err(CliError::input(format!(
+            "--{flag} and --clear {flag} contradict each other; give one of them"
+        ))),
+        (Some(v), false) => Ok(Some(Some(v))),
+        (None, true) => Ok(Some(None)),
+        (None, false) => Ok(None),
+    }
+}
+
+fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
+    ctx.no_ndjson()?;
+    let clear = &args.clear;
+    let request = ContactEditRequest {
+        callsign: args.callsign,
+        frequency: args.frequency,
+        mode: args.mode,
+        time_on: args.time_on,
+        rst_sent: change(args.rst_sent, clear, Clearable::RstSent, "rst-sent")?,
+        rst_received: change(
+            args.rst_received,
+            clear,
+            Clearable::RstReceived,
+            "rst-received",
+        )?,
+        name: change(args.name, clear, Clearable::Name, "name")?,
+        notes: change(args.notes, clear, Clearable::Notes, "notes")?,
+        sig: change(args.sig, clear, Clearable::Sig, "sig")?,
+        sig_info: change(args.sig_info, clear, Clearable::SigInfo, "sig-info")?,
+        my_sig: change(args.my_sig, clear, Clearable::MySig, "my-sig")?,
+        my_sig_info: change(args.my_sig_info, clear, Clearable::MySigInfo, "my-sig-info")?,
+    };
+    if request == ContactEditRequest::default() {
+        return Err(CliError::input(
+            "nothing to change: give the fields to correct (--callsign, --frequency, --mode, --time-on, --rst-sent, --rst-received, --name, --notes, --sig, --sig-info, --my-sig, --my-sig-info) or --clear FIELD",
+        ));
+    }
+    // Checked here for the same reason as on create: notes far over the limit would make the
+    // request too large for the service to say which field is wrong.
+    if let Some(Some(notes)) = &request.notes {
+        text::multi_line("notes", notes, MAX_NOTES)
+            .map_err(|e| CliError::input(format!("--notes: {}", e.message)))?;
+    }
+    let client = ctx.client()?;
+    let edited = ctx.block_on(async { Ok(client.edit_contact(&args.id, &request).await?) })?;
+    let contact = &edited.contact;
+    if let Some(first) = &contact.duplicate_of
+        && ctx.format == Format::Text
+    {
+        ctx.warn(&format!(
+            "{} now duplicates {first} in this folder (same callsign, band, mode, program and UTC day); the edit was stored all the same",
+            contact.id
+        ));
+    }
+    match ctx.format {
+        Format::Json => ctx.print_json(&edited),
+        _ if ctx.quiet => ctx.say(&format!("{}\n", contact.id)),
+        _ => ctx.say(&format!("edited contact {}\n", contact.id)),
     }
 }
 

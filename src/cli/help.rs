@@ -106,6 +106,13 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "contacts edit",
+        &[
+            "svc contacts edit qso_kig4cpwianj2qdvz --callsign K1ABC",
+            "svc contacts edit qso_kig4cpwianj2qdvz --frequency 7.074 --rst-sent 599 --clear notes --json",
+        ],
+    ),
+    (
         "contacts delete",
         &[
             "svc contacts delete qso_kig4cpwianj2qdvz",

@@ -1,5 +1,6 @@
 //! The typed HTTP client of the `/v1/` API, shared by the command line and the terminal UI:
-//! one method per endpoint, retries as README says, an `Idempotency-Key` on every create.
+//! one method per endpoint, retries as README says, an `Idempotency-Key` on every create and
+//! edit.
 
 pub mod config;
 pub mod error;
@@ -18,8 +19,9 @@ use serde::de::DeserializeOwned;
 
 pub use error::{ClientError, ServerError};
 pub use types::{
-    BatchItem, BatchRequest, BatchResponse, BatchResult, CreatedContact, Deleted, FolderCreated,
-    NewActivationRequest, NewContactRequest, NewFolderRequest,
+    BatchItem, BatchRequest, BatchResponse, BatchResult, ContactEditRequest, CreatedContact,
+    Deleted, EditedContact, FolderCreated, NewActivationRequest, NewContactRequest,
+    NewFolderRequest,
 };
 
 use crate::model::ids::{base32, random_bytes};
@@ -239,8 +241,9 @@ impl Client {
         query: &[(&str, String)],
         body: Option<Vec<u8>>,
     ) -> Result<T, ClientError> {
-        // One key for every attempt of this create, so a retry can never store it twice.
-        let idempotency = (method == Method::POST).then(idempotency_key);
+        // One key for every attempt of this create or edit, so a retry can never store a
+        // contact twice, nor undo an edit made in between by sending the first one again.
+        let idempotency = (method == Method::POST || method == Method::PATCH).then(idempotency_key);
         self.call_keyed(method, url, query, body, idempotency).await
     }
 
@@ -513,6 +516,21 @@ impl Client {
             )
             .await?;
         Ok(response.results)
+    }
+
+    /// `PATCH /v1/contacts/{id}` (elevated key): changes the fields the request names.
+    pub async fn edit_contact(
+        &self,
+        id: &str,
+        request: &ContactEditRequest,
+    ) -> Result<EditedContact, ClientError> {
+        self.call(
+            Method::PATCH,
+            self.url(&["contacts", id]),
+            &[],
+            Some(encode(request)?),
+        )
+        .await
     }
 
     /// `DELETE /v1/contacts/{id}`

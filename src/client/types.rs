@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::text::printable;
 
-use crate::model::Folder;
+use crate::model::{Contact, Folder};
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -51,6 +51,48 @@ pub struct CreatedContact {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate_of: Option<String>,
     /// True when the server answered a retry of a request it had already carried out.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub replayed: bool,
+}
+
+/// Body of `PATCH /v1/contacts/{id}`: only the fields to change. `Some(None)` on an optional
+/// field is sent as null, which clears it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContactEditRequest {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub callsign: Option<String>,
+    /// MHz as the user gave it; the server reads kHz-sized values as kHz.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_on: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rst_sent: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rst_received: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notes: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sig: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sig_info: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub my_sig: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub my_sig_info: Option<Option<String>>,
+}
+
+/// Answer of `PATCH /v1/contacts/{id}`: the contact as it is after the edit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EditedContact {
+    #[serde(flatten)]
+    pub contact: Contact,
+    /// True when the server answered a retry of an edit it had already carried out.
     #[serde(default, skip_serializing_if = "is_false")]
     pub replayed: bool,
 }

@@ -1,11 +1,12 @@
-//! Contacts (QSOs) and the rules a new one must pass in its destination folder (docs/API.md, contact
-//! rules 1–8; the cap and rate limits are enforced by the store).
+//! Contacts (QSOs), the rules a new one must pass in its destination folder (docs/API.md, contact
+//! rules 1–8; the cap and rate limits are enforced by the store), and edits, which must leave a
+//! contact that a create would have taken.
 
 use serde::{Deserialize, Serialize};
 
-use super::band::{Frequency, read_frequency};
+use super::band::{Frequency, band_for_mhz, read_frequency};
 use super::callsign::normalize_callsign;
-use super::folder::{Folder, FolderRole};
+use super::folder::{Folder, FolderRole, FolderType};
 use super::program::{Program, normalize_reference, normalize_reference_list};
 use super::text::{multi_line, single_line, token};
 use super::time::Timestamp;
@@ -34,6 +35,11 @@ pub struct Contact {
     pub activation_id: Option<String>,
     pub station_callsign: Option<String>,
     pub created_at: Timestamp,
+    /// The first stored contact of the folder with the same duplicate key (rule 7), when that
+    /// is another one; null otherwise. Read from the folder as it is now, so an edit of either
+    /// contact moves it.
+    #[serde(default)]
+    pub duplicate_of: Option<String>,
     /// Where the contact went in the account's external logbooks; absent when nowhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub external: Vec<super::ExternalCopy>,
@@ -103,6 +109,17 @@ impl NewContact {
         folder: &Folder,
         now: Timestamp,
     ) -> Result<NewContact, ApiError> {
+        Self::check(input, None, folder, now)
+    }
+
+    /// [`NewContact::validate`], with the frequency already read when `read` is given (then
+    /// `input.frequency` is not looked at).
+    fn check(
+        input: &ContactInput,
+        read: Option<Frequency>,
+        folder: &Folder,
+        now: Timestamp,
+    ) -> Result<NewContact, ApiError> {
         let role = folder.role()?;
         match role {
             FolderRole::Root => {
@@ -127,7 +144,10 @@ impl NewContact {
         }
 
         let callsign = normalize_callsign("callsign", &input.callsign)?;
-        let frequency = read_frequency("frequency", input.frequency)?;
+        let frequency = match read {
+            Some(frequency) => frequency,
+            None => read_frequency("frequency", input.frequency)?,
+        };
         let mode = token("mode", &input.mode, 20, "-/", "FT8, SSB or CW")?
             .ok_or_else(|| ApiError::field("mode", "mode is required, e.g. FT8, SSB or CW"))?;
         let time_on = Timestamp::parse_plausible("timeOn", &input.time_on, now)?;
@@ -328,6 +348,123 @@ impl NewContact {
             activation_id,
             dupe_key,
         })
+    }
+}
+
+/// An edit of a stored contact as the client sent it, fields still unchecked: `None` leaves a
+/// field as stored; for an optional field `Some(None)` clears it. `folder_id` and
+/// `activation_id` follow the contact's folder, which an edit cannot change: they may only
+/// repeat what is stored.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ContactPatch {
+    pub folder_id: Option<String>,
+    pub callsign: Option<String>,
+    pub frequency: Option<f64>,
+    pub mode: Option<String>,
+    pub time_on: Option<String>,
+    pub rst_sent: Option<Option<String>>,
+    pub rst_received: Option<Option<String>>,
+    pub name: Option<Option<String>>,
+    pub notes: Option<Option<String>>,
+    pub sig: Option<Option<String>>,
+    pub sig_info: Option<Option<String>>,
+    pub my_sig: Option<Option<String>>,
+    pub my_sig_info: Option<Option<String>>,
+    pub station_callsign: Option<Option<String>>,
+    pub activation_id: Option<Option<String>>,
+}
+
+/// Whether a patched optional field asks to clear it: null, empty or blank, as a create reads
+/// those.
+fn clears(value: &Option<Option<String>>) -> bool {
+    matches!(value, Some(v) if v.as_deref().is_none_or(|s| s.trim().is_empty()))
+}
+
+impl ContactPatch {
+    /// Whether the patch names no field at all.
+    pub fn is_empty(&self) -> bool {
+        *self == ContactPatch::default()
+    }
+
+    /// The stored contact with the patch applied, checked by the rules of its folder exactly
+    /// as a create is, so that an edit never leaves a contact a create would have refused.
+    pub fn apply(
+        &self,
+        stored: &Contact,
+        folder: &Folder,
+        now: Timestamp,
+    ) -> Result<NewContact, ApiError> {
+        if let Some(id) = &self.folder_id
+            && id != &stored.folder_id
+        {
+            return Err(ApiError::field(
+                "folderId",
+                format!(
+                    "folderId cannot be changed: {} stays in folder {} ({}); to move it, create it in the other folder and delete this one",
+                    stored.id, folder.name, folder.id
+                ),
+            ));
+        }
+        if folder.folder_type == FolderType::Activation {
+            // The activation sets these (rule 5); clearing them would make a contact the
+            // folder's rules never produce, and silently setting them again would answer
+            // something other than what was asked.
+            for (field, value) in [
+                ("mySig", &self.my_sig),
+                ("mySigInfo", &self.my_sig_info),
+                ("stationCallsign", &self.station_callsign),
+                ("activationId", &self.activation_id),
+            ] {
+                if clears(value) {
+                    return Err(ApiError::field(
+                        field,
+                        format!(
+                            "{field} is set by activation {} and cannot be cleared; leave {field} out",
+                            folder.name
+                        ),
+                    ));
+                }
+            }
+        }
+        // Null, empty and blank clear every optional field alike, so a client need not know
+        // that a create refuses a blank stationCallsign or activationId instead of dropping it.
+        let pick = |patched: &Option<Option<String>>, kept: &Option<String>| match patched {
+            Some(value) => value.clone().filter(|v| !v.trim().is_empty()),
+            None => kept.clone(),
+        };
+        let input = ContactInput {
+            folder_id: stored.folder_id.clone(),
+            callsign: self
+                .callsign
+                .clone()
+                .unwrap_or_else(|| stored.callsign.clone()),
+            frequency: self.frequency.unwrap_or(stored.frequency),
+            mode: self.mode.clone().unwrap_or_else(|| stored.mode.clone()),
+            time_on: self
+                .time_on
+                .clone()
+                .unwrap_or_else(|| stored.time_on.to_string()),
+            rst_sent: pick(&self.rst_sent, &stored.rst_sent),
+            rst_received: pick(&self.rst_received, &stored.rst_received),
+            name: pick(&self.name, &stored.name),
+            notes: pick(&self.notes, &stored.notes),
+            sig: pick(&self.sig, &stored.sig),
+            sig_info: pick(&self.sig_info, &stored.sig_info),
+            my_sig: pick(&self.my_sig, &stored.my_sig),
+            my_sig_info: pick(&self.my_sig_info, &stored.my_sig_info),
+            station_callsign: pick(&self.station_callsign, &stored.station_callsign),
+            activation_id: pick(&self.activation_id, &stored.activation_id),
+        };
+        // A stored frequency is not read again: a few stored MHz values (3500, 10100–10150,
+        // 144000–148000) would read as kHz the second time and move to another band.
+        let kept = match self.frequency {
+            Some(_) => None,
+            None => band_for_mhz(stored.frequency).map(|band| Frequency {
+                mhz: stored.frequency,
+                band,
+            }),
+        };
+        NewContact::check(&input, kept, folder, now)
     }
 }
 
@@ -535,5 +672,135 @@ mod tests {
             let err = NewContact::validate(&i, &f, now()).unwrap_err();
             assert_eq!(err.details.unwrap()["field"], field, "{}", err.message);
         }
+    }
+
+    fn stored(c: &NewContact) -> Contact {
+        Contact {
+            id: "qso_aaaaaaaaaaaaaaaa".into(),
+            folder_id: c.folder_id.clone(),
+            callsign: c.callsign.clone(),
+            frequency: c.frequency.mhz,
+            band: c.frequency.band.into(),
+            mode: c.mode.clone(),
+            time_on: c.time_on,
+            rst_sent: c.rst_sent.clone(),
+            rst_received: c.rst_received.clone(),
+            name: c.name.clone(),
+            notes: c.notes.clone(),
+            sig: c.sig.clone(),
+            sig_info: c.sig_info.clone(),
+            my_sig: c.my_sig.clone(),
+            my_sig_info: c.my_sig_info.clone(),
+            activation_id: c.activation_id.clone(),
+            station_callsign: c.station_callsign.clone(),
+            created_at: Timestamp(0),
+            duplicate_of: None,
+            external: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_edit_keeps_what_it_does_not_name_and_is_checked_like_a_create() {
+        let f = folder(FolderType::Monthly, Some("pota"), Some("2026-11"));
+        let mut i = input();
+        i.sig = Some("POTA".into());
+        i.sig_info = Some("US-1234".into());
+        i.notes = Some("busted".into());
+        let before = stored(&NewContact::validate(&i, &f, now()).unwrap());
+        let patch = ContactPatch {
+            callsign: Some(" k1abd ".into()),
+            notes: Some(None),
+            station_callsign: Some(Some(" ".into())),
+            ..Default::default()
+        };
+        let after = patch.apply(&before, &f, now()).unwrap();
+        assert_eq!(after.callsign, "K1ABD");
+        assert_eq!(after.notes, None);
+        assert_eq!(after.station_callsign, None);
+        assert_eq!(after.sig_info.as_deref(), Some("US-1234"));
+        assert_eq!(after.time_on, before.time_on);
+        assert!(
+            after
+                .dupe_key
+                .unwrap()
+                .starts_with("K1ABD|20m|FT8|POTA|US-1234|")
+        );
+
+        type Case = (&'static str, fn(&mut ContactPatch));
+        let refused: [Case; 5] = [
+            ("timeOn", |p| {
+                p.time_on = Some("2026-10-31T23:59:00Z".into())
+            }),
+            ("sig", |p| p.sig = Some(Some("DX".into()))),
+            ("sigInfo", |p| p.sig = Some(None)),
+            ("callsign", |p| p.callsign = Some("??".into())),
+            ("folderId", |p| {
+                p.folder_id = Some("fld_zzzzzzzzzzzzzzzz".into())
+            }),
+        ];
+        for (field, change) in refused {
+            let mut patch = ContactPatch::default();
+            change(&mut patch);
+            let err = patch.apply(&before, &f, now()).unwrap_err();
+            assert_eq!(err.details.unwrap()["field"], field, "{}", err.message);
+        }
+        let same_folder = ContactPatch {
+            folder_id: Some(f.id.clone()),
+            ..Default::default()
+        };
+        assert!(same_folder.apply(&before, &f, now()).is_ok());
+    }
+
+    #[test]
+    fn an_edit_does_not_read_the_stored_frequency_again() {
+        let f = folder(FolderType::Monthly, None, Some("2026-11"));
+        let mut i = input();
+        i.frequency = 3_500_000.0;
+        let before = stored(&NewContact::validate(&i, &f, now()).unwrap());
+        assert_eq!((before.frequency, before.band.as_str()), (3500.0, "9cm"));
+        let patch = ContactPatch {
+            name: Some(Some("Ann".into())),
+            ..Default::default()
+        };
+        let after = patch.apply(&before, &f, now()).unwrap();
+        assert_eq!((after.frequency.mhz, after.frequency.band), (3500.0, "9cm"));
+        let retuned = ContactPatch {
+            frequency: Some(3500.0),
+            ..Default::default()
+        };
+        let after = retuned.apply(&before, &f, now()).unwrap();
+        assert_eq!(after.frequency.band, "80m");
+    }
+
+    #[test]
+    fn an_edit_in_an_activation_keeps_its_identity() {
+        let f = activation();
+        let before = stored(&NewContact::validate(&input(), &f, now()).unwrap());
+        for field in ["mySig", "mySigInfo", "stationCallsign", "activationId"] {
+            let mut patch = ContactPatch::default();
+            let cleared = Some(None);
+            match field {
+                "mySig" => patch.my_sig = cleared,
+                "mySigInfo" => patch.my_sig_info = Some(Some(" ".into())),
+                "stationCallsign" => patch.station_callsign = cleared,
+                _ => patch.activation_id = cleared,
+            }
+            let err = patch.apply(&before, &f, now()).unwrap_err();
+            assert_eq!(err.details.unwrap()["field"], field, "{}", err.message);
+            assert!(err.message.contains("cannot be cleared"), "{}", err.message);
+        }
+        let other = ContactPatch {
+            station_callsign: Some(Some("N0CALL".into())),
+            ..Default::default()
+        };
+        assert!(other.apply(&before, &f, now()).is_err());
+        let same = ContactPatch {
+            my_sig_info: Some(Some("us-1234".into())),
+            callsign: Some("K2ABC".into()),
+            ..Default::default()
+        };
+        let after = same.apply(&before, &f, now()).unwrap();
+        assert_eq!(after.activation_id.as_deref(), Some(f.id.as_str()));
+        assert_eq!(after.station_callsign.as_deref(), Some("W1AW"));
     }
 }

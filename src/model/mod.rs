@@ -16,7 +16,7 @@ pub mod text;
 pub mod time;
 
 pub use activation::{ActivationInput, NewActivation};
-pub use contact::{Contact, ContactInput, NewContact};
+pub use contact::{Contact, ContactInput, ContactPatch, NewContact};
 pub use error::{ApiError, ErrorBody, ErrorCode, RateLimitReason};
 pub use folder::{Folder, FolderType, NewMonthly};
 pub use ids::IdKind;

@@ -4,9 +4,11 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use super::error::ApiResult;
-use super::extract::{Auth, CursorKind, IdemKey, JsonBody, NoQuery, Params};
+use super::extract::{Auth, CursorKind, Elevated, IdemKey, JsonBody, NoQuery, Params};
 use super::{AppState, page};
-use crate::model::{ApiError, Contact, ContactInput, Folder, IdKind, NewContact, Page, Timestamp};
+use crate::model::{
+    ApiError, Contact, ContactInput, ContactPatch, Folder, IdKind, NewContact, Page, Timestamp,
+};
 
 /// The fields of a contact body.
 pub(super) const FIELDS: &[&str] = &[
@@ -144,4 +146,79 @@ pub async fn delete(
         return Err(ApiError::not_found(format!("contact {qso_id} not found")).into());
     }
     Ok(Json(json!({ "id": qso_id, "success": true })))
+}
+
+/// Reads an edit's body: each field's type, null where it is refused (for fields every contact
+/// has), unknown fields, then the shape of a folder or activation id. An edit takes a create's
+/// fields.
+fn read_patch(mut body: JsonBody) -> Result<ContactPatch, ApiError> {
+    let folder_id = match body.patch_string("folderId")? {
+        Some(None) => {
+            return Err(ApiError::field(
+                "folderId",
+                "folderId cannot be cleared: an edit keeps the contact in its folder; leave folderId out",
+            ));
+        }
+        Some(Some(id)) => Some(id),
+        None => None,
+    };
+    let mut patch = ContactPatch {
+        folder_id,
+        callsign: body.patch_required_string("callsign", "W1AW")?,
+        frequency: body.patch_number("frequency", "14.074")?,
+        mode: body.patch_required_string("mode", "FT8")?,
+        time_on: body.patch_required_string("timeOn", "2026-11-22T14:05:00Z")?,
+        rst_sent: body.patch_string("rstSent")?,
+        rst_received: body.patch_string("rstReceived")?,
+        name: body.patch_string("name")?,
+        notes: body.patch_string("notes")?,
+        sig: body.patch_string("sig")?,
+        sig_info: body.patch_string("sigInfo")?,
+        my_sig: body.patch_string("mySig")?,
+        my_sig_info: body.patch_string("mySigInfo")?,
+        station_callsign: body.patch_string("stationCallsign")?,
+        activation_id: body.patch_string("activationId")?,
+    };
+    body.finish(FIELDS)?;
+    if patch.is_empty() {
+        return Err(ApiError::validation(format!(
+            "the body names no field to change; send one or more of {}",
+            FIELDS.join(", ")
+        )));
+    }
+    if let Some(id) = &patch.folder_id {
+        patch.folder_id = Some(IdKind::Folder.parse("folderId", id)?);
+    }
+    Ok(patch)
+}
+
+/// `PATCH /v1/contacts/{qsoId}`: the fields given replace the stored ones (null clears an
+/// optional one), and the result must pass the folder's rules as a create would.
+pub async fn edit(
+    State(state): State<AppState>,
+    Elevated(who): Elevated,
+    _: NoQuery,
+    Path(qso_id): Path<String>,
+    idem_key: IdemKey,
+    body: JsonBody,
+) -> ApiResult<Json<Value>> {
+    let qso_id = IdKind::Contact.parse("qsoId", &qso_id)?;
+    let idem = idem_key.request(&body);
+    let patch = read_patch(body)?;
+    let (contact, replayed) = state
+        .store
+        .edit_contact(
+            &who.account_id,
+            &qso_id,
+            &patch,
+            Timestamp::now(),
+            idem.as_ref(),
+        )
+        .await?
+        .into_parts();
+    let mut response = serde_json::to_value(&contact).unwrap_or_default();
+    if replayed {
+        response["replayed"] = Value::Bool(true);
+    }
+    Ok(Json(response))
 }

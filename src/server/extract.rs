@@ -71,6 +71,21 @@ impl Auth {
     }
 }
 
+/// The authenticated caller of an operation that needs an elevated key. Taken before the
+/// request's other parts, so a basic key is refused (`tier_insufficient`) whatever else the
+/// request holds.
+pub struct Elevated(pub Principal);
+
+impl FromRequestParts<AppState> for Elevated {
+    type Rejection = Failure;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Failure> {
+        let auth = Auth::from_request_parts(parts, state).await?;
+        auth.require_elevated()?;
+        Ok(Elevated(auth.0))
+    }
+}
+
 fn unauthorized(message: &str) -> Failure {
     Failure(ApiError::new(ErrorCode::Unauthorized, message))
 }
@@ -265,6 +280,65 @@ impl JsonBody {
             .ok_or_else(|| ApiError::field(name, format!("{name} is required, e.g. {example}")))
     }
 
+    /// A field of an edit, where null means something: absent is `None`, null `Some(None)`.
+    fn patch_value(&mut self, name: &str) -> Option<Option<Value>> {
+        self.fields
+            .remove(name)
+            .map(|v| if v.is_null() { None } else { Some(v) })
+    }
+
+    /// An optional string field of an edit: absent is `None`, null `Some(None)` (clear it).
+    pub fn patch_string(&mut self, name: &str) -> Result<Option<Option<String>>, ApiError> {
+        match self.patch_value(name) {
+            None => Ok(None),
+            Some(None) => Ok(Some(None)),
+            Some(Some(Value::String(s))) => Ok(Some(Some(s))),
+            Some(Some(other)) => Err(ApiError::field(
+                name,
+                format!("{name} must be a string or null, not {}", json_kind(&other)),
+            )),
+        }
+    }
+
+    /// The refusal of null for a field every contact has.
+    fn cannot_clear(name: &str, example: &str) -> ApiError {
+        ApiError::field(
+            name,
+            format!(
+                "{name} cannot be cleared: every contact has one; send e.g. {example}, or leave {name} out"
+            ),
+        )
+    }
+
+    /// A string field of an edit that every contact has: absent is `None`, null is refused.
+    pub fn patch_required_string(
+        &mut self,
+        name: &str,
+        example: &str,
+    ) -> Result<Option<String>, ApiError> {
+        match self.patch_value(name) {
+            None => Ok(None),
+            Some(None) => Err(Self::cannot_clear(name, example)),
+            Some(Some(Value::String(s))) => Ok(Some(s)),
+            Some(Some(other)) => Err(ApiError::field(
+                name,
+                format!(
+                    "{name} must be a string, e.g. {example}, not {}",
+                    json_kind(&other)
+                ),
+            )),
+        }
+    }
+
+    /// A number field of an edit that every contact has: absent is `None`, null is refused.
+    pub fn patch_number(&mut self, name: &str, example: &str) -> Result<Option<f64>, ApiError> {
+        match self.patch_value(name) {
+            None => Ok(None),
+            Some(None) => Err(Self::cannot_clear(name, example)),
+            Some(Some(value)) => number(name, example, value).map(Some),
+        }
+    }
+
     /// An optional value of any JSON type (checked by the caller).
     pub fn value(&mut self, name: &str) -> Option<Value> {
         self.take(name)
@@ -276,16 +350,7 @@ impl JsonBody {
                 name,
                 format!("{name} is required, e.g. {example}"),
             )),
-            Some(Value::Number(n)) => n
-                .as_f64()
-                .ok_or_else(|| ApiError::field(name, format!("{name} is out of range"))),
-            Some(other) => Err(ApiError::field(
-                name,
-                format!(
-                    "{name} must be a number, e.g. {example}, not {}",
-                    json_kind(&other)
-                ),
-            )),
+            Some(value) => number(name, example, value),
         }
     }
 
@@ -306,6 +371,22 @@ impl JsonBody {
             known.join(", ")
         ))
         .with_details(serde_json::json!({ "field": truncate(unknown[0], 40) })))
+    }
+}
+
+/// A JSON number field's value.
+fn number(name: &str, example: &str, value: Value) -> Result<f64, ApiError> {
+    match value {
+        Value::Number(n) => n
+            .as_f64()
+            .ok_or_else(|| ApiError::field(name, format!("{name} is out of range"))),
+        other => Err(ApiError::field(
+            name,
+            format!(
+                "{name} must be a number, e.g. {example}, not {}",
+                json_kind(&other)
+            ),
+        )),
     }
 }
 

@@ -52,7 +52,10 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/folders/{folder_id}/contacts", get(contacts::list))
         .route("/v1/contacts", post(contacts::create))
         .route("/v1/contacts/batch", post(batch::create))
-        .route("/v1/contacts/{qso_id}", delete(contacts::delete))
+        .route(
+            "/v1/contacts/{qso_id}",
+            delete(contacts::delete).patch(contacts::edit),
+        )
         .route(
             "/v1/activations",
             get(activations::list).post(activations::create),

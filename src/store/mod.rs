@@ -8,8 +8,8 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{
-    ApiError, ApiKey, Contact, ExternalCopy, Folder, FolderType, Logbook, NewActivation,
-    NewContact, NewMonthly, Plan, Review, Tier, Timestamp,
+    ApiError, ApiKey, Contact, ContactPatch, ExternalCopy, Folder, FolderType, Logbook,
+    NewActivation, NewContact, NewMonthly, Plan, Review, Tier, Timestamp,
 };
 
 pub use sql::SqlStore;
@@ -261,9 +261,20 @@ pub enum ExternalAction {
     Push {
         contact: Box<Contact>,
         account_callsign: String,
+        /// Set when the contact was edited after a copy of it went to the book (or while one
+        /// was on its way): the copy is replaced rather than added to.
+        replacing: Option<Replacing>,
     },
     /// Delete the book's copy `log_id`: the contact was deleted here.
     Delete { log_id: String },
+}
+
+/// The book's copy an edited contact replaces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replacing {
+    /// The copy's log id in the book, when known; unknown when the book said it had the
+    /// contact already and kept its own copy.
+    pub log_id: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -277,6 +288,9 @@ pub struct ExternalJob {
     pub via: String,
     /// Tries so far, this one included.
     pub attempts: i64,
+    /// Edits of the contact counted on the copy when the job was taken: one more by the time
+    /// it is settled means the contact changed while it was on its way, and it goes again.
+    pub edits: i64,
     pub action: ExternalAction,
 }
 
@@ -513,6 +527,19 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<i64>;
     /// Deletes the account's contact; false when there is none with that id.
     async fn delete_contact(&self, account_id: &str, contact_id: &str) -> StoreResult<bool>;
+    /// Edits the account's contact in one transaction: the row is locked, `patch` is applied
+    /// to it and checked by its folder's rules ([`ContactPatch::apply`]), and the result is
+    /// written over it. A contact that is not there (deleted, or another account's) is
+    /// `not_found`: an edit never makes a contact again. A replay answers the contact as the
+    /// first request answered it.
+    async fn edit_contact(
+        &self,
+        account_id: &str,
+        contact_id: &str,
+        patch: &ContactPatch,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<Contact>>;
 
     /// Connects an external logbook to the account.
     async fn create_logbook(

@@ -110,6 +110,7 @@ pub fn contact_row(entry: &Entry) -> Option<Contact> {
         activation_id: None,
         station_callsign: None,
         created_at: entry.logged_at,
+        duplicate_of: None,
         external: Vec::new(),
     })
 }

@@ -1,4 +1,4 @@
-//! `svc contacts list|create|delete`, and the exit codes their server errors map to.
+//! `svc contacts list|create|edit|delete`, and the exit codes their server errors map to.
 
 use serde_json::{Value, json};
 
@@ -475,6 +475,136 @@ fn a_spent_lifetime_budget_exits_4_and_is_never_retried() {
     assert!(!run.stderr.contains("retrying"), "{run:?}");
 }
 
+fn edit_changes_clears_and_answers_like_create() {
+    let (server, api, cli) = setup("elevated");
+    let (month, _) = crate::common::this_month();
+    let folder = api.monthly(&month, Some("pota"));
+    let hunted = |call: &str| {
+        let mut body = contact(&folder, call);
+        body["sig"] = json!("POTA");
+        body["sigInfo"] = json!("US-0001");
+        body["notes"] = json!("copied badly");
+        body["name"] = json!("Ann");
+        body
+    };
+    let first = api.post("/v1/contacts", hunted("K1ABC")).id();
+    let busted = api.post("/v1/contacts", hunted("K1ABD")).id();
+
+    let run = cli.run(&[
+        "contacts",
+        "edit",
+        &busted,
+        "--callsign",
+        "k1abc",
+        "--clear",
+        "notes",
+        "--clear",
+        "name",
+        "--rst-sent",
+        "-12",
+        "--json",
+    ]);
+    run.ok();
+    let edited = run.json();
+    assert_eq!(edited["id"], busted.as_str());
+    assert_eq!(edited["callsign"], "K1ABC");
+    assert!(
+        edited["notes"].is_null() && edited["name"].is_null(),
+        "{edited}"
+    );
+    assert_eq!(edited["rstSent"], "-12");
+    assert_eq!(edited["sigInfo"], "US-0001");
+    assert_eq!(edited["duplicateOf"], first.as_str());
+    assert!(edited.get("replayed").is_none(), "{edited}");
+    let listed = api.contacts(&folder);
+    let stored = listed.iter().find(|c| c["id"] == busted.as_str()).unwrap();
+    assert_eq!(stored, &edited);
+    // The list carries duplicateOf on every contact, null where there is none.
+    let list = cli.run(&["contacts", "list", "--folder", &folder, "--json"]);
+    list.ok();
+    let items = list.json()["items"].as_array().unwrap().clone();
+    let by_id = |id: &str| items.iter().find(|c| c["id"] == id).unwrap().clone();
+    assert_eq!(by_id(&busted)["duplicateOf"], first.as_str());
+    assert!(
+        by_id(&first).get("duplicateOf").is_some_and(Value::is_null),
+        "{items:?}"
+    );
+
+    // Text: the id, and a warning when the edit made a duplicate.
+    let text = cli.run(&["contacts", "edit", &busted, "--mode", "cw"]);
+    text.ok();
+    assert_eq!(text.stdout, format!("edited contact {busted}\n"));
+    assert!(!text.stderr.contains("warning"), "{text:?}");
+    let text = cli.run(&[
+        "contacts",
+        "edit",
+        &busted,
+        "--mode",
+        "FT8",
+        "--frequency",
+        "14074",
+    ]);
+    text.ok();
+    assert!(
+        text.stderr.contains("warning") && text.stderr.contains(&first),
+        "{text:?}"
+    );
+    let quiet = cli.run(&["contacts", "edit", &busted, "--notes", "fixed", "--quiet"]);
+    quiet.ok();
+    assert_eq!(quiet.stdout, format!("{busted}\n"));
+    assert!(quiet.stderr.is_empty(), "{quiet:?}");
+
+    // Refused before anything is sent: nothing to change, a contradiction, bad values.
+    let before = api.contacts(&folder);
+    let bad: [&[&str]; 5] = [
+        &[],
+        &["--notes", "x", "--clear", "notes"],
+        &["--clear", "callsign"],
+        &["--frequency", "abc"],
+        &["--time-on", "2026-11-22 14:05"],
+    ];
+    for flags in bad {
+        let run = cli.run(&[&["contacts", "edit", busted.as_str()], flags].concat());
+        assert_eq!(run.code, 2, "{flags:?}: {run:?}");
+    }
+    let message =
+        cli.run(&["contacts", "edit", &busted])
+            .fails(2, "contacts edit", "validation_error");
+    assert!(message.contains("nothing to change"), "{message}");
+    let message = cli
+        .run(&[
+            "contacts", "edit", &busted, "--name", "Bo", "--clear", "name",
+        ])
+        .fails(2, "contacts edit", "validation_error");
+    assert!(message.contains("contradict"), "{message}");
+    // Refused by the service: the folder's rules, an unknown contact, a basic key.
+    let message = cli
+        .run(&[
+            "contacts",
+            "edit",
+            &busted,
+            "--time-on",
+            "2020-01-15T12:00:00Z",
+        ])
+        .fails(2, "contacts edit", "validation_error");
+    assert!(message.contains("2020-01"), "{message}");
+    let env = cli
+        .run(&["contacts", "edit", &busted, "--sig", "DX", "--json"])
+        .fails_json(2, "contacts edit", "validation_error");
+    assert_eq!(env["details"], json!({"field": "sig"}));
+    let gone = "qso_aaaaaaaaaaaaaaaa";
+    let message = cli
+        .run(&["contacts", "edit", gone, "--callsign", "K1ABC"])
+        .fails(1, "contacts edit", "not_found");
+    assert!(message.contains(gone), "{message}");
+    let basic = Cli::with_key(&server, &server.new_key("W1AW", "basic"));
+    let env = basic
+        .run(&["contacts", "edit", &busted, "--callsign", "K1ABC", "--json"])
+        .fails_json(5, "contacts edit", "tier_insufficient");
+    assert_eq!(env["details"], json!({"required": "elevated"}));
+    assert_eq!(api.contacts(&folder), before, "no refusal changed anything");
+}
+
 crate::both_backends!(
     create_sends_every_flag_and_defaults_time_on_to_now,
     a_duplicate_is_stored_and_flagged,
@@ -482,6 +612,7 @@ crate::both_backends!(
     list_pages_with_limit_and_cursor,
     delete_needs_yes_without_a_terminal_and_deletes_nothing_without_it,
     delete_with_a_basic_key_exits_5,
+    edit_changes_clears_and_answers_like_create,
     the_free_plan_cap_exits_6,
     a_spent_daily_budget_exits_4_without_waiting_for_midnight,
     a_spent_lifetime_budget_exits_4_and_is_never_retried,

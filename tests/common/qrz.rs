@@ -37,6 +37,8 @@ pub enum Mode {
     Auth,
     /// Reads the request and never answers.
     Stall,
+    /// Answers as in `Normal`, this long after the request came.
+    Slow(std::time::Duration),
     /// Reads the request and closes the connection without a reply.
     Drop,
     /// HTTP 500.
@@ -200,6 +202,7 @@ async fn api(
         Mode::Fail(reason) => return reply(format!("RESULT=FAIL&REASON={reason}")),
         Mode::Auth => return reply("RESULT=AUTH&REASON=invalid api key".into()),
         Mode::Stall => std::future::pending::<()>().await,
+        Mode::Slow(wait) => tokio::time::sleep(wait).await,
         Mode::Drop => {
             connection.cut();
             return StatusCode::OK.into_response();

@@ -85,7 +85,7 @@ fn a_wrong_method_is_not_found_with_an_allow_header() {
         (
             "GET",
             "/v1/contacts/qso_aaaaaaaaaaaaaaaa",
-            &["DELETE"],
+            &["DELETE", "PATCH"],
             &["GET", "POST"],
         ),
         ("PUT", "/v1/activations", &["GET", "POST"], &["PUT"]),

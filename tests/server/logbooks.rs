@@ -577,6 +577,109 @@ fn a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back() {
         .expect_error(404, "not_found");
 }
 
+/// The copy of `id` in the book, as the list shows it.
+fn copy(api: &Api, folder: &str, id: &str) -> Value {
+    let listed = api.contacts(folder);
+    let c = listed.iter().find(|c| c["id"] == id).unwrap();
+    c["external"][0].clone()
+}
+
+fn calls(qrz: &FakeQrz) -> Vec<String> {
+    qrz.records(QRZ_KEY)
+        .iter()
+        .map(|(_, r)| r.get("CALL").unwrap().to_owned())
+        .collect()
+}
+
+fn an_edited_contact_replaces_its_copy_in_the_book() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let (server, _secret) = server(&qrz, &["--burst-limit", "100000"]);
+    let api = server.account("W1AW", "elevated");
+    connect(&api, QRZ_KEY);
+    let folder = api.monthly(&this_month().0, None);
+    let edit = |id: &str, body: Value| {
+        let r = api.send("PATCH", &format!("/v1/contacts/{id}"), Some(&body), &[]);
+        assert_eq!(r.status, 200, "{}", r.body);
+    };
+
+    // A busted call pushed, then fixed here: fixed there, not added beside the busted one.
+    let busted = api.post("/v1/contacts", contact(&folder, "K1ABD")).id();
+    eventually("the first push", || {
+        copy(&api, &folder, &busted)["state"] == "pushed"
+    });
+    let first_log_id = copy(&api, &folder, &busted)["logId"].clone();
+    edit(&busted, json!({ "callsign": "K1ABC", "notes": "fixed" }));
+    assert_eq!(
+        copy(&api, &folder, &busted)["state"],
+        "waiting",
+        "queued in the edit's transaction"
+    );
+    eventually("the copy replaced", || {
+        copy(&api, &folder, &busted)["state"] == "pushed"
+    });
+    assert_eq!(calls(&qrz), ["K1ABC"]);
+    let records = qrz.records(QRZ_KEY);
+    assert_eq!(
+        records[0].1.get("COMMENT"),
+        Some("fixed"),
+        "{:?}",
+        records[0].1
+    );
+    let now_log_id = copy(&api, &folder, &busted)["logId"].clone();
+    assert_ne!(now_log_id, first_log_id);
+    assert_eq!(json!(records[0].0), now_log_id);
+
+    // An edit that changes nothing of the contact sends nothing.
+    let asked = qrz.requests().len();
+    edit(&busted, json!({ "callsign": "k1abc" }));
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(qrz.requests().len(), asked, "nothing to send");
+
+    // A copy the book refused goes again after an edit, which may be what it wanted.
+    qrz.set_mode(Mode::Fail("invalid call".into()));
+    let refused = api.post("/v1/contacts", contact(&folder, "K2ABD")).id();
+    eventually("the refusal", || {
+        copy(&api, &folder, &refused)["state"] == "failed"
+    });
+    qrz.set_mode(Mode::Normal);
+    edit(&refused, json!({ "callsign": "K2ABC" }));
+    eventually("the fixed contact pushed", || {
+        copy(&api, &folder, &refused)["state"] == "pushed"
+    });
+    assert_eq!(calls(&qrz), ["K1ABC", "K2ABC"]);
+
+    // Edited while its push is on its way: the book ends up with the edit.
+    qrz.set_mode(Mode::Slow(Duration::from_millis(1500)));
+    let inserts_before = inserts(&qrz);
+    let moving = api.post("/v1/contacts", contact(&folder, "K3ABD")).id();
+    eventually("the push on its way", || inserts(&qrz) > inserts_before);
+    edit(&moving, json!({ "callsign": "K3ABC" }));
+    qrz.set_mode(Mode::Normal);
+    eventually("the edit replaced what arrived", || {
+        calls(&qrz) == ["K1ABC", "K2ABC", "K3ABC"]
+            && copy(&api, &folder, &moving)["state"] == "pushed"
+    });
+
+    // Deleted while its replacement waits: the book's copy is deleted too.
+    qrz.set_mode(Mode::Drop);
+    edit(&busted, json!({ "notes": "edited once more" }));
+    eventually("the replacement failing", || {
+        copy(&api, &folder, &busted)["state"] == "waiting" && logbook(&api)["lastError"].is_string()
+    });
+    assert_eq!(api.delete(&format!("/v1/contacts/{busted}")).status, 200);
+    qrz.set_mode(Mode::Normal);
+    eventually("the copy deleted there", || {
+        calls(&qrz) == ["K2ABC", "K3ABC"]
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        calls(&qrz),
+        ["K2ABC", "K3ABC"],
+        "nothing sent after the delete"
+    );
+}
+
 crate::both_backends!(
     a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back,
     sync_routes_by_station_callsign_and_the_rest_waits_for_review,
@@ -586,4 +689,5 @@ crate::both_backends!(
     a_refused_key_pauses_the_logbook_until_a_new_one_is_given,
     bad_connections_are_refused_and_keep_nothing,
     two_processes_push_each_contact_once,
+    an_edited_contact_replaces_its_copy_in_the_book,
 );

@@ -4,6 +4,7 @@ mod bad_input;
 mod batch;
 mod connections;
 mod contacts;
+mod edits;
 mod errors;
 mod folders;
 mod idempotency;

@@ -757,6 +757,7 @@ async fn the_copy_of_the_account_is_kept_and_replaced() {
         activation_id: None,
         station_callsign: None,
         created_at: Timestamp(0),
+        duplicate_of: None,
         external: Vec::new(),
     };
     let old = contact_at("qso_aaaaaaaaaaaaaaaa", "2026-11-01T10:00:00Z");

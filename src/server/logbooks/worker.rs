@@ -9,11 +9,11 @@ use std::time::Duration;
 use std::collections::HashMap;
 
 use super::Logbooks;
-use super::qrz::{Inserted, QrzError};
+use super::qrz::{Inserted, Qrz, QrzError};
 use crate::adif;
 use crate::model::{ContactInput, Folder, NewContact, NewMonthly, Program, Timestamp};
 use crate::store::{
-    ExternalAction, ExternalJob, ExternalOutcome, FromBook, ImportJob, Limits, Store,
+    ExternalAction, ExternalJob, ExternalOutcome, FromBook, ImportJob, Limits, Replacing, Store,
 };
 
 /// Jobs taken at a time.
@@ -82,25 +82,26 @@ async fn send(logbooks: &Logbooks, job: &ExternalJob) -> ExternalOutcome {
         ExternalAction::Push {
             contact,
             account_callsign,
+            replacing,
         } => {
             let record = adif::contact::record_for(contact, account_callsign);
             let text = match adif::record_text(&record) {
                 Ok(text) => text,
                 Err(e) => return ExternalOutcome::Refused(format!("cannot write its ADIF: {e}")),
             };
-            logbooks
-                .qrz
-                .insert(&key, &text)
-                .await
-                .map(|inserted| match inserted {
-                    Inserted::New { log_id } | Inserted::Replaced { log_id } => {
-                        ExternalOutcome::Pushed {
-                            log_id: Some(log_id),
-                        }
+            let sent = match replacing {
+                None => logbooks.qrz.insert(&key, &text).await,
+                Some(old) => replace(&logbooks.qrz, &key, old, &text).await,
+            };
+            sent.map(|inserted| match inserted {
+                Inserted::New { log_id } | Inserted::Replaced { log_id } => {
+                    ExternalOutcome::Pushed {
+                        log_id: Some(log_id),
                     }
-                    // The book has it already: that is what was wanted.
-                    Inserted::Duplicate => ExternalOutcome::Pushed { log_id: None },
-                })
+                }
+                // The book has it already: that is what was wanted.
+                Inserted::Duplicate => ExternalOutcome::Pushed { log_id: None },
+            })
         }
         ExternalAction::Delete { log_id } => logbooks
             .qrz
@@ -125,6 +126,22 @@ async fn send(logbooks: &Logbooks, job: &ExternalJob) -> ExternalOutcome {
             ),
         },
     }
+}
+
+/// Sends an edited contact over the book's copy of it. The copy is deleted by its log id
+/// first: QRZ's `REPLACE` finds the copy to overwrite by call, band, mode and time, so a
+/// corrected callsign alone would add a record and leave the wrong one. `REPLACE` then
+/// overwrites a record of the book that already matches the corrected contact.
+async fn replace(qrz: &Qrz, key: &str, old: &Replacing, adif: &str) -> Result<Inserted, QrzError> {
+    if let Some(log_id) = &old.log_id {
+        match qrz.delete(key, std::slice::from_ref(log_id)).await {
+            // A copy the book no longer has (deleted there, or by an earlier try of this job)
+            // is as good as deleted.
+            Ok(_) | Err(QrzError::Fail(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    qrz.replace(key, adif).await
 }
 
 async fn import_loop(store: Arc<dyn Store>, logbooks: Arc<Logbooks>, limits: Limits) {

@@ -43,7 +43,7 @@ fn logbook_row(row: &AnyRow) -> Result<LogbookRecord, sqlx::Error> {
 }
 
 impl SqlStore {
-    fn postgres(&self) -> bool {
+    pub(super) fn postgres(&self) -> bool {
         matches!(self.writes, Writes::Pooled { .. })
     }
 
@@ -221,9 +221,18 @@ impl SqlStore {
                WHERE c.state IN ('waiting', 'deleting') AND c.due_at <= $2 \
                AND (c.lease_until IS NULL OR c.lease_until < $2) AND l.paused_reason IS NULL \
                ORDER BY c.due_at LIMIT $3 {lock}) \
-             RETURNING contact_id, logbook_id, account_id, state, log_id, attempts, via"
+             RETURNING contact_id, logbook_id, account_id, state, log_id, attempts, via, edits"
         );
-        type Claimed = (String, String, String, String, Option<String>, i64, String);
+        type Claimed = (
+            String,
+            String,
+            String,
+            String,
+            Option<String>,
+            i64,
+            String,
+            i64,
+        );
         let claimed: Vec<Claimed> = self
             .write(move |tx| {
                 Box::pin(async move {
@@ -243,6 +252,7 @@ impl SqlStore {
                                 r.try_get("log_id")?,
                                 r.try_get("attempts")?,
                                 r.try_get("via")?,
+                                r.try_get("edits")?,
                             ))
                         })
                         .collect::<Result<_, sqlx::Error>>()
@@ -251,7 +261,7 @@ impl SqlStore {
             })
             .await?;
         let mut jobs = Vec::with_capacity(claimed.len());
-        for (contact_id, logbook_id, account_id, state, log_id, attempts, via) in claimed {
+        for (contact_id, logbook_id, account_id, state, log_id, attempts, via, edits) in claimed {
             // The provider and key only: the counts of a full logbook row are not needed here.
             let book = sqlx::query("SELECT provider, key_sealed FROM logbooks WHERE id = $1")
                 .bind(&logbook_id)
@@ -284,6 +294,7 @@ impl SqlStore {
                 ExternalAction::Push {
                     contact: Box::new(contact_row(&row)?),
                     account_callsign,
+                    replacing: (edits > 0).then_some(Replacing { log_id }),
                 }
             };
             jobs.push(ExternalJob {
@@ -294,6 +305,7 @@ impl SqlStore {
                 key_sealed,
                 via,
                 attempts,
+                edits,
                 action,
             });
         }
@@ -312,14 +324,19 @@ impl SqlStore {
                 let (contact, book) = (job.contact_id.as_str(), job.logbook_id.as_str());
                 match &outcome {
                     ExternalOutcome::Pushed { log_id } => {
+                        // Edited while it was on its way: what arrived is out of date, and goes
+                        // again as a replacement of the copy just made.
                         let marked = sqlx::query(
-                            "UPDATE external_copies SET state = 'pushed', log_id = $3, \
-                             lease_until = NULL, last_error = NULL \
+                            "UPDATE external_copies SET log_id = $3, lease_until = NULL, \
+                             last_error = NULL, \
+                             state = CASE WHEN edits = $4 THEN 'pushed' ELSE 'waiting' END, \
+                             attempts = CASE WHEN edits = $4 THEN attempts ELSE 0 END, due_at = 0 \
                              WHERE contact_id = $1 AND logbook_id = $2 AND state = 'waiting'",
                         )
                         .bind(contact)
                         .bind(book)
                         .bind(log_id)
+                        .bind(job.edits)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
@@ -328,7 +345,9 @@ impl SqlStore {
                         {
                             // Deleted here while it was on its way: a pushed copy goes there
                             // too, a synced one stays there and is remembered, as the delete
-                            // trigger does for copies that had arrived.
+                            // trigger does for copies that had arrived. A replacement that was
+                            // on its way has taken the place of the copy the delete trigger
+                            // queued for deleting (the job deleted that one first).
                             if job.via == "push" {
                                 sqlx::query(
                                     "INSERT INTO external_copies (contact_id, logbook_id, \
@@ -336,7 +355,9 @@ impl SqlStore {
                                      SELECT $1, $2, $3, 'deleting', $4, 0, 'push' \
                                      WHERE EXISTS (SELECT 1 FROM logbooks WHERE id = $2) \
                                      AND NOT EXISTS (SELECT 1 FROM contacts WHERE id = $1) \
-                                     ON CONFLICT (contact_id, logbook_id) DO NOTHING",
+                                     ON CONFLICT (contact_id, logbook_id) DO UPDATE \
+                                     SET log_id = excluded.log_id, attempts = 0, due_at = 0, \
+                                     lease_until = NULL WHERE external_copies.state = 'deleting'",
                                 )
                                 .bind(contact)
                                 .bind(book)
@@ -368,24 +389,37 @@ impl SqlStore {
                         .await?;
                     }
                     ExternalOutcome::Deleted => {
+                        // Only the copy this job deleted: a replacement that arrived meanwhile
+                        // has its own log id, still to be deleted.
+                        let deleted = match &job.action {
+                            ExternalAction::Delete { log_id } => Some(log_id.as_str()),
+                            ExternalAction::Push { .. } => None,
+                        };
                         sqlx::query(
-                            "DELETE FROM external_copies \
-                             WHERE contact_id = $1 AND logbook_id = $2 AND state = 'deleting'",
+                            "DELETE FROM external_copies WHERE contact_id = $1 \
+                             AND logbook_id = $2 AND state = 'deleting' AND log_id = $3",
                         )
                         .bind(contact)
                         .bind(book)
+                        .bind(deleted)
                         .execute(&mut *tx)
                         .await?;
                     }
                     ExternalOutcome::Refused(reason) => {
+                        // A refused replacement had deleted the copy it replaced first, so the
+                        // book holds none. An edit made meanwhile may be what the book takes:
+                        // it goes again rather than failing.
                         sqlx::query(
-                            "UPDATE external_copies SET state = 'failed', lease_until = NULL, \
-                             last_error = $3 WHERE contact_id = $1 AND logbook_id = $2 \
-                             AND state = 'waiting'",
+                            "UPDATE external_copies SET lease_until = NULL, last_error = $3, \
+                             log_id = NULL, \
+                             state = CASE WHEN edits = $4 THEN 'failed' ELSE 'waiting' END, \
+                             attempts = CASE WHEN edits = $4 THEN attempts ELSE 0 END, due_at = 0 \
+                             WHERE contact_id = $1 AND logbook_id = $2 AND state = 'waiting'",
                         )
                         .bind(contact)
                         .bind(book)
                         .bind(reason)
+                        .bind(job.edits)
                         .execute(&mut *tx)
                         .await?;
                         set_last_error(tx, book, reason).await?;

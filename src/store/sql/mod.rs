@@ -58,10 +58,17 @@ macro_rules! folder_cols {
     };
 }
 
+/// A contact's columns from `contacts` (named so, not aliased), with `first_of_key`: the first
+/// stored contact of its folder with its duplicate key, which makes `duplicateOf`. It is read
+/// with the contact rather than stored, since an edit of any contact of the key can change it.
+/// Contacts without a key (most) skip the lookup, which would cost a page an index probe a row.
 macro_rules! contact_cols {
     () => {
         "id, folder_id, callsign, frequency, band, mode, time_on, rst_sent, rst_received, name, notes, \
-         sig, sig_info, my_sig, my_sig_info, activation_id, station_callsign, created_at, seq"
+         sig, sig_info, my_sig, my_sig_info, activation_id, station_callsign, created_at, seq, \
+         CASE WHEN dupe_key IS NULL THEN NULL ELSE \
+           (SELECT d.id FROM contacts d WHERE d.folder_id = contacts.folder_id \
+            AND d.dupe_key = contacts.dupe_key ORDER BY d.seq LIMIT 1) END AS first_of_key"
     };
 }
 
@@ -94,6 +101,7 @@ macro_rules! count_in_window {
 
 // After the SQL macros, which their statements share.
 mod batch;
+mod edit;
 mod grouped;
 mod logbooks;
 
@@ -164,8 +172,10 @@ fn folder_row(row: &AnyRow) -> Result<Folder, sqlx::Error> {
 }
 
 fn contact_row(row: &impl StoreRow) -> Result<Contact, sqlx::Error> {
+    let id = row.text("id")?;
+    let duplicate_of = row.opt_text("first_of_key")?.filter(|first| *first != id);
     Ok(Contact {
-        id: row.text("id")?,
+        id,
         folder_id: row.text("folder_id")?,
         callsign: row.text("callsign")?,
         frequency: row.float("frequency")?,
@@ -183,6 +193,7 @@ fn contact_row(row: &impl StoreRow) -> Result<Contact, sqlx::Error> {
         activation_id: row.opt_text("activation_id")?,
         station_callsign: row.opt_text("station_callsign")?,
         created_at: ts(row, "created_at")?,
+        duplicate_of,
         external: Vec::new(),
     })
 }
@@ -1633,6 +1644,18 @@ impl Store for SqlStore {
             })
         })
         .await
+    }
+
+    async fn edit_contact(
+        &self,
+        account_id: &str,
+        contact_id: &str,
+        patch: &ContactPatch,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<Contact>> {
+        self.update_contact(account_id, contact_id, patch, now, idem)
+            .await
     }
 
     async fn create_logbook(
