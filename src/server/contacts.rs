@@ -7,7 +7,8 @@ use super::error::ApiResult;
 use super::extract::{Auth, CursorKind, Elevated, IdemKey, JsonBody, NoQuery, Params};
 use super::{AppState, page};
 use crate::model::{
-    ApiError, Contact, ContactInput, ContactPatch, Folder, IdKind, NewContact, Page, Timestamp,
+    ApiError, Contact, ContactInput, ContactPatch, Folder, FolderType, IdKind, NewContact, Page,
+    Timestamp,
 };
 
 /// The fields of a contact body.
@@ -43,15 +44,26 @@ pub async fn list(
     let params = Params::parse(query.as_deref(), &["limit", "cursor"])?;
     let limit = params.limit()?;
     let after = params.cursor(CursorKind::Contacts)?;
-    if state
-        .store
-        .folder(&who.account_id, &folder_id)
-        .await?
-        .is_none()
-    {
+    let Some(folder) = state.store.folder(&who.account_id, &folder_id).await? else {
         return Err(folder_not_found(&folder_id).into());
-    }
-    let mut rows = state.store.list_contacts(&folder_id, after, limit).await?;
+    };
+    // A container holds no contacts of its own: it lists those of the folders below it, and
+    // All Contacts (the root) every contact of the account.
+    let mut rows = match (folder.folder_type, folder.parent_id.as_deref()) {
+        (FolderType::Category, None) => {
+            state
+                .store
+                .list_contacts_below(&who.account_id, None, after, limit)
+                .await?
+        }
+        (FolderType::Category, Some(_)) => {
+            state
+                .store
+                .list_contacts_below(&who.account_id, Some(&folder_id), after, limit)
+                .await?
+        }
+        _ => state.store.list_contacts(&folder_id, after, limit).await?,
+    };
     if state.logbooks.is_some() {
         // Where each went in the account's external logbooks.
         let ids: Vec<String> = rows.iter().map(|(c, _)| c.id.clone()).collect();

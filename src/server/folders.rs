@@ -31,10 +31,26 @@ pub async fn list(
         .transpose()?;
     let limit = params.limit()?;
     let after = params.cursor(CursorKind::Folders)?;
-    let rows = state
+    let mut rows = state
         .store
         .list_folders(&who.account_id, folder_type, after, limit)
         .await?;
+    // A container counts the contacts of the folders below it, so the counts add up.
+    if rows
+        .iter()
+        .any(|(f, _)| f.folder_type == FolderType::Category)
+    {
+        let counts = state.store.category_counts(&who.account_id).await?;
+        for (folder, _) in rows
+            .iter_mut()
+            .filter(|(f, _)| f.folder_type == FolderType::Category)
+        {
+            folder.contact_count = counts
+                .iter()
+                .find(|(id, _)| *id == folder.id)
+                .map_or(0, |(_, n)| *n);
+        }
+    }
     Ok(Json(page(rows, limit, CursorKind::Folders)))
 }
 

@@ -488,6 +488,17 @@ pub trait Store: Send + Sync + 'static {
         after: Option<Position>,
         limit: u32,
     ) -> StoreResult<Vec<(Contact, Position)>>;
+    /// The contacts of every folder below the category `folder_id`, or of the whole account
+    /// for `None` (the root), newest `timeOn` first, after `after`, at most `limit` + 1.
+    async fn list_contacts_below(
+        &self,
+        account_id: &str,
+        folder_id: Option<&str>,
+        after: Option<Position>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Contact, Position)>>;
+    /// How many contacts the folders below each category of the account hold.
+    async fn category_counts(&self, account_id: &str) -> StoreResult<Vec<(String, i64)>>;
     /// Activation folders, newest start first, after `after`, at most `limit` + 1.
     async fn list_activations(
         &self,

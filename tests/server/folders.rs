@@ -176,7 +176,88 @@ fn folders_page_through_a_cursor() {
     assert!(rest.body.get("cursor").is_none());
 }
 
+fn containers_list_the_contacts_below_them_and_count_them() {
+    let s = Server::start();
+    let api = s.account("W1AW", "elevated");
+    let (month, time) = crate::common::this_month();
+    let custom = api
+        .post("/v1/folders", json!({ "type": "monthly", "month": month }))
+        .id();
+    let hunting = api
+        .post(
+            "/v1/folders",
+            json!({ "type": "monthly", "month": month, "programId": "pota" }),
+        )
+        .id();
+    let park = api
+        .post(
+            "/v1/activations",
+            json!({ "locationReference": "US-1234", "callsign": "W1AW" }),
+        )
+        .id();
+    let log = |folder: &str, call: &str, minute: u32, extra: serde_json::Value| {
+        let time_on = format!("{}{minute:02}{}", &time[..14], &time[16..]);
+        let mut body = json!({ "folderId": folder, "callsign": call, "frequency": 14.074,
+                               "mode": "FT8", "timeOn": time_on });
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let r = api.post("/v1/contacts", body);
+        assert_eq!(r.status, 201, "{}", r.body);
+        r.id()
+    };
+    let a = log(&custom, "K1AAA", 0, json!({}));
+    let b = log(&custom, "K1BBB", 1, json!({}));
+    let c = log(
+        &hunting,
+        "K1CCC",
+        2,
+        json!({ "sig": "POTA", "sigInfo": "US-0001" }),
+    );
+    let d = log(&park, "K1DDD", 3, json!({}));
+    let categories = api.folders("category");
+    let id_of = |name: &str| {
+        categories.iter().find(|f| f["name"] == name).unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let ids = |items: Vec<serde_json::Value>| -> Vec<String> {
+        items
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // All Contacts: every contact of the account, newest first, through the cursor.
+    let root = id_of("All Contacts");
+    let first = api.get(&format!("/v1/folders/{root}/contacts?limit=3"));
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert_eq!(first.body["items"].as_array().unwrap().len(), 3);
+    assert!(first.body["cursor"].is_string());
+    assert_eq!(ids(api.all_contacts(&root)), [d.clone(), c.clone(), b, a]);
+    // POTA: its hunting log and its activations; DX: nothing yet.
+    assert_eq!(ids(api.all_contacts(&id_of("POTA"))), [d, c]);
+    assert!(api.all_contacts(&id_of("DX")).is_empty());
+    // And the counts add up.
+    let count = |name: &str| {
+        categories.iter().find(|f| f["name"] == name).unwrap()["contactCount"]
+            .as_i64()
+            .unwrap()
+    };
+    assert_eq!(count("All Contacts"), 4);
+    assert_eq!(count("POTA"), 2);
+    assert_eq!(count("DX"), 0);
+    // A container still takes no contact of its own.
+    let refused = api.post(
+        "/v1/contacts",
+        json!({ "folderId": root, "callsign": "K1EEE", "frequency": 14.074, "mode": "FT8",
+                "timeOn": time }),
+    );
+    refused.expect_error(400, "validation_error");
+}
+
 crate::both_backends!(
+    containers_list_the_contacts_below_them_and_count_them,
     a_new_account_has_the_root_and_program_categories,
     monthly_folders_are_found_or_created,
     concurrent_monthly_requests_get_one_folder,

@@ -1477,6 +1477,72 @@ impl Store for SqlStore {
         Ok(rows?)
     }
 
+    async fn list_contacts_below(
+        &self,
+        account_id: &str,
+        folder_id: Option<&str>,
+        after: Option<Position>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Contact, Position)>> {
+        let after = after.unwrap_or(Position {
+            sort: i64::MAX,
+            seq: i64::MAX,
+        });
+        let rows =
+            match folder_id {
+                None => {
+                    sqlx::query(concat!(
+                        "SELECT ",
+                        contact_cols!(),
+                        " FROM contacts WHERE account_id = $1 \
+                      AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
+                      ORDER BY time_on DESC, seq DESC LIMIT $4"
+                    ))
+                    .bind(account_id)
+                    .bind(after.sort)
+                    .bind(after.seq)
+                    .bind(i64::from(limit) + 1)
+                    .fetch_all(&self.reader)
+                    .await?
+                }
+                Some(category) => sqlx::query(concat!(
+                    "WITH RECURSIVE below (id) AS ( \
+                       SELECT id FROM folders WHERE parent_id = $5 AND account_id = $1 \
+                       UNION ALL \
+                       SELECT folders.id FROM folders JOIN below ON folders.parent_id = below.id) \
+                     SELECT ",
+                    contact_cols!(),
+                    " FROM contacts WHERE account_id = $1 AND folder_id IN (SELECT id FROM below) \
+                      AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
+                      ORDER BY time_on DESC, seq DESC LIMIT $4"
+                ))
+                .bind(account_id)
+                .bind(after.sort)
+                .bind(after.seq)
+                .bind(i64::from(limit) + 1)
+                .bind(category)
+                .fetch_all(&self.reader)
+                .await?,
+            };
+        Ok(rows.iter().map(page_row).collect::<Result<Vec<_>, _>>()?)
+    }
+
+    async fn category_counts(&self, account_id: &str) -> StoreResult<Vec<(String, i64)>> {
+        // Each category paired with every folder below it, then the leaves' own counts summed.
+        Ok(sqlx::query_as(
+            "WITH RECURSIVE below (top, id) AS ( \
+               SELECT id, id FROM folders WHERE account_id = $1 AND type = 'category' \
+               UNION ALL \
+               SELECT below.top, folders.id FROM folders JOIN below ON folders.parent_id = below.id) \
+             SELECT below.top, CAST(COALESCE(SUM(folders.contact_count), 0) AS BIGINT) \
+             FROM below JOIN folders ON folders.id = below.id AND folders.type <> 'category' \
+             GROUP BY below.top",
+        )
+        .bind(account_id)
+        .fetch_all(&self.reader)
+        .await?)
+    }
+
     async fn list_activations(
         &self,
         account_id: &str,
