@@ -386,7 +386,16 @@ impl Widget for View<'_, ContactsPane> {
             .map(|(i, index)| {
                 let c = &pane.items[*index];
                 let style = self.row_style(i, &pane.view);
-                let notes = Cell::from(first_line(c.notes.as_deref().unwrap_or("")));
+                let note = first_line(c.notes.as_deref().unwrap_or(""));
+                // A duplicate (same call, band, mode, program and UTC day as an earlier one of
+                // the folder) says so before its notes.
+                let notes = match &c.duplicate_of {
+                    Some(_) => Cell::from(Line::from(vec![
+                        Span::styled("dupe ", self.theme.tone(Tone::Warning)),
+                        Span::raw(note),
+                    ])),
+                    None => Cell::from(note),
+                };
                 let (mark, notes) = match pane.marks.get(&c.id) {
                     None => (self.external_mark(c), notes),
                     Some(Mark::Waiting) => (Cell::from("↑"), notes),

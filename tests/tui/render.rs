@@ -53,6 +53,19 @@ fn a_filter_that_matches_nothing_says_so_in_the_pane() {
 }
 
 #[test]
+fn a_duplicate_says_so_in_its_row() {
+    let mut app = month_open();
+    app.contacts.items[0].duplicate_of = Some("qso_c".into());
+    let screen = screen(&app);
+    let row = screen
+        .lines()
+        .find(|l| l.contains(&app.contacts.items[0].callsign))
+        .unwrap();
+    assert!(row.contains("dupe"), "{screen}");
+    assert_eq!(screen.matches("dupe").count(), 1, "{screen}");
+}
+
+#[test]
 fn activations_pane_focused() {
     let mut app = month_open();
     press(&mut app, KeyCode::BackTab);
