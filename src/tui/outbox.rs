@@ -195,8 +195,26 @@ impl App {
         }
     }
 
-    /// Adds `delta` to the contact count of the folder wherever it is shown.
+    /// Adds `delta` to the contact count of the folder, and of the containers above it (which
+    /// count what is below them), wherever they are shown.
     pub(super) fn count_contact(&mut self, folder_id: &str, delta: i64) {
+        let mut counted = vec![folder_id.to_owned()];
+        let mut parent = self
+            .folders
+            .items
+            .iter()
+            .find(|f| f.id == folder_id)
+            .and_then(|f| f.parent_id.clone());
+        // A cycle in damaged data ends the walk instead of looping.
+        while let Some(id) = parent.take().filter(|id| !counted.contains(id)) {
+            parent = self
+                .folders
+                .items
+                .iter()
+                .find(|f| f.id == id)
+                .and_then(|f| f.parent_id.clone());
+            counted.push(id);
+        }
         for f in self
             .folders
             .items
@@ -204,7 +222,7 @@ impl App {
             .chain(self.activations.items.iter_mut())
             .chain(self.contacts.folder.iter_mut())
         {
-            if f.id == folder_id {
+            if counted.contains(&f.id) {
                 f.contact_count = (f.contact_count + delta).max(0);
             }
         }

@@ -1140,3 +1140,36 @@ fn a_starts_nothing_new_for_a_park_already_activated_today() {
     );
     assert_eq!(app.contacts.folder.as_ref().unwrap().id, PARK);
 }
+
+#[test]
+fn a_logged_contact_counts_in_the_containers_above_its_folder_too() {
+    let mut app = month_open();
+    let count = |app: &svc::tui::App, id: &str| {
+        app.folders
+            .items
+            .iter()
+            .find(|f| f.id == id)
+            .unwrap()
+            .contact_count
+    };
+    let (root, month) = (count(&app, ROOT), count(&app, MONTH));
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "K4CC");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "14.074");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "FT8");
+    let mut journal = FakeJournal::default();
+    journal.press(&mut app, KeyCode::Enter);
+    // Counted once the service has it.
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Sent(vec![sent(
+            journal.made[0].clone(),
+            "qso_k4cc",
+        )])),
+    );
+    assert_eq!(count(&app, MONTH), month + 1);
+    assert_eq!(count(&app, ROOT), root + 1);
+    assert_eq!(count(&app, POTA), 0, "not a container above it");
+}
