@@ -72,7 +72,7 @@ fn big_logbook() -> App {
     let (mut app, _) = App::new(
         Options {
             color: true,
-            label: None,
+            ..Options::default()
         },
         now,
         (80, 24),

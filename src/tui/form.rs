@@ -79,6 +79,9 @@ pub struct EntryForm {
     pub duplicate: Option<String>,
     /// The ended activation the operator said yes to logging into.
     pub ended_ok: Option<String>,
+    /// The fields the operator typed in for this contact: the radio's reading no longer
+    /// replaces them.
+    typed: [bool; Field::ALL.len()],
 }
 
 impl EntryForm {
@@ -92,6 +95,7 @@ impl EntryForm {
             band: Err(String::new()),
             duplicate: None,
             ended_ok: None,
+            typed: [false; Field::ALL.len()],
         };
         form.set(Field::Frequency, frequency);
         form.set(Field::Mode, mode);
@@ -146,26 +150,53 @@ impl EntryForm {
         self.focus = Field::ALL[i];
     }
 
-    /// Applies a key to the focused field. A change of mode moves RST reports that still hold
-    /// the old mode's default to the new one; reports typed by hand are left alone.
+    /// Applies a key to the focused field, which then counts as typed.
     pub fn edit(&mut self, event: &ratatui::crossterm::event::Event) -> bool {
         use tui_input::backend::crossterm::EventHandler;
         let old_mode = self.value(Field::Mode).to_owned();
         let changed = self.inputs[self.focus.index()]
             .handle_event(event)
             .is_some_and(|c| c.value);
-        if changed && self.focus == Field::Mode {
-            let (old, new) = (default_rst(&old_mode), default_rst(self.value(Field::Mode)));
-            for field in [Field::RstSent, Field::RstReceived] {
-                if self.value(field) == old {
-                    self.set(field, new);
-                }
-            }
-        }
-        if changed && self.focus == Field::Frequency {
-            self.refresh_band();
+        if changed {
+            self.typed[self.focus.index()] = true;
+            self.changed(self.focus, &old_mode);
         }
         changed
+    }
+
+    /// Whether the operator typed in `field` since the form was last cleared.
+    pub fn typed(&self, field: Field) -> bool {
+        self.typed[field.index()]
+    }
+
+    /// Lets the radio's reading replace `field` again.
+    pub fn untype(&mut self, field: Field) {
+        self.typed[field.index()] = false;
+    }
+
+    /// Puts what the radio reads in `field` as typing would, without counting as typed.
+    pub fn take_from_rig(&mut self, field: Field, value: &str) {
+        let old_mode = self.value(Field::Mode).to_owned();
+        self.set(field, value);
+        self.changed(field, &old_mode);
+    }
+
+    /// What follows a change of `field`: the band follows the frequency, and a change of mode
+    /// moves RST reports that still hold the old mode's default to the new one; reports typed
+    /// by hand are left alone.
+    fn changed(&mut self, field: Field, old_mode: &str) {
+        match field {
+            Field::Mode => {
+                let (old, new) = (default_rst(old_mode), default_rst(self.value(Field::Mode)));
+                for field in [Field::RstSent, Field::RstReceived] {
+                    if self.value(field) == old {
+                        self.set(field, new);
+                    }
+                }
+            }
+            Field::Frequency => self.refresh_band(),
+            _ => {}
+        }
     }
 
     fn refresh_band(&mut self) {
@@ -183,9 +214,10 @@ impl EntryForm {
         };
     }
 
-    /// Clears the form for the next contact: frequency and mode stay, the reports go back to
-    /// the mode's default, the cursor goes to the callsign.
+    /// Clears the form for the next contact: frequency and mode stay (and follow the radio
+    /// again), the reports go back to the mode's default, the cursor goes to the callsign.
     pub fn clear_for_next(&mut self) {
+        self.typed = [false; Field::ALL.len()];
         let mode = self.value(Field::Mode).to_owned();
         for field in [Field::Callsign, Field::Name, Field::Notes, Field::Time] {
             self.set(field, "");
@@ -467,6 +499,41 @@ mod tests {
         typed(&mut form, "CW");
         assert_eq!(form.value(Field::RstSent), "599");
         assert_eq!(form.value(Field::RstReceived), "57");
+    }
+
+    #[test]
+    fn only_typing_counts_as_typed_and_the_next_contact_starts_afresh() {
+        let mut form = EntryForm::new("fld_x", "x", "14.074", "FT8");
+        form.take_from_rig(Field::Frequency, "7.185");
+        form.take_from_rig(Field::Mode, "SSB");
+        assert_eq!(form.band, Ok("40m"), "the band follows the radio too");
+        assert_eq!(
+            form.value(Field::RstSent),
+            "59",
+            "so do reports left at the default"
+        );
+        assert!(!form.typed(Field::Frequency) && !form.typed(Field::Mode));
+        form.focus = Field::Frequency;
+        form.edit(&Event::Key(KeyEvent::new(
+            KeyCode::Right,
+            KeyModifiers::NONE,
+        )));
+        assert!(
+            !form.typed(Field::Frequency),
+            "moving the cursor types nothing"
+        );
+        typed(&mut form, "5");
+        assert!(form.typed(Field::Frequency) && !form.typed(Field::Mode));
+        form.untype(Field::Frequency);
+        assert!(!form.typed(Field::Frequency));
+        form.focus = Field::Mode;
+        typed(&mut form, "X");
+        assert!(form.typed(Field::Mode));
+        form.clear_for_next();
+        assert!(
+            !form.typed(Field::Mode),
+            "a logged contact lets the radio in again"
+        );
     }
 
     #[test]

@@ -427,7 +427,8 @@ impl Widget for MessageLine<'_> {
     }
 }
 
-/// The bottom line: account, counter, clock, connection, requests in flight.
+/// The bottom line: account, counter, clock, connection, the journal's counts, the radio,
+/// requests in flight.
 pub struct StatusBar<'a> {
     pub app: &'a App,
     pub theme: Theme,
@@ -511,6 +512,14 @@ impl Widget for StatusBar<'_> {
                     base.patch(self.theme.tone(Tone::Error)),
                 ),
             ));
+        }
+        if let Some((label, lost)) = app.rig_label() {
+            let style = if lost {
+                base.patch(self.theme.tone(Tone::Error))
+            } else {
+                base
+            };
+            parts.push(("", Span::styled(label, style)));
         }
         if app.in_flight > 0 {
             parts.push(("req", Span::styled(format!("{} req", app.in_flight), base)));
@@ -826,6 +835,10 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("  Enter on ✗", "fix a refused contact and send it again"),
     ("m", "open this month's log (made if missing, offline too)"),
     ("x", "write the activation's POTA file, or a log as ADIF"),
+    (
+        "F  M",
+        "send the form's frequency / mode to the radio (--rig)",
+    ),
     ("r", "refresh everything from the service"),
     ("?", "this help; any key closes it"),
     ("q  Ctrl-C", "quit; waiting contacts stay in the journal"),
