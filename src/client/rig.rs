@@ -560,10 +560,6 @@ impl Rig {
         self
     }
 
-    pub fn address(&self) -> &RigAddress {
-        &self.address
-    }
-
     async fn connect(&self) -> Result<Link, RigError> {
         let address = (self.address.host.as_str(), self.address.port);
         let stream = tokio::time::timeout(self.connect_timeout, TcpStream::connect(address))

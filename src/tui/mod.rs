@@ -107,7 +107,8 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
     let (mut app, effects) = App::new(options, Timestamp::now(), (size.width, size.height));
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut tasks = JoinSet::new();
-    // One task owns the connection to rigctld: its readings, and the commands F and M send.
+    // One task owns the connection to rigctld, so that readings and the commands of F and M
+    // never interleave on it.
     let rig_commands = rig.map(|address| {
         let (commands, inbox) = mpsc::unbounded_channel();
         tasks.spawn(tasks::poll_rig(Rig::new(address), inbox, tx.clone()));

@@ -835,10 +835,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("  Enter on ✗", "fix a refused contact and send it again"),
     ("m", "open this month's log (made if missing, offline too)"),
     ("x", "write the activation's POTA file, or a log as ADIF"),
-    (
-        "F  M",
-        "send the form's frequency / mode to the radio (--rig)",
-    ),
+    ("F  M", "send the form's frequency / mode to the radio"),
     ("r", "refresh everything from the service"),
     ("?", "this help; any key closes it"),
     ("q  Ctrl-C", "quit; waiting contacts stay in the journal"),

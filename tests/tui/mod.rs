@@ -5,6 +5,7 @@
 mod offline;
 mod outbox;
 mod render;
+mod rig;
 mod state;
 mod terminal;
 
