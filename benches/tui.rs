@@ -17,8 +17,15 @@
 //!    journal commit, the answer and one frame. (b) Start to the first full frame of the
 //!    release `svc` in a pseudo-terminal, with no link and a journal whose copy holds the
 //!    account and a folder of 10,000 contacts; then Enter on that folder to its contacts.
+//! 5. The radio: the release `svc` in a pseudo-terminal with `--rig` on the rigctld stand-in
+//!    of the tests (`tests/common/rigctld.rs`), every request to the service held 3 s.
+//!    (a) The knob turned: from the stand-in's answer with the new frequency (written to the
+//!    socket) until the emulated screen shows it in the entry form, and from the turn itself
+//!    (which waits for the next 500 ms poll). (b) Keys in the entry form's callsign while the
+//!    radio is polled, its knob turned every 250 ms, and requests to the service in flight.
 //!
-//! Run with `cargo bench --bench tui`; `cargo bench --bench tui -- offline` runs part 4 only.
+//! Run with `cargo bench --bench tui`; `cargo bench --bench tui -- offline` runs part 4 only,
+//! `cargo bench --bench tui -- rig` part 5 only.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -38,6 +45,8 @@ use svc::tui::app::Options;
 use svc::tui::{Action, App, update};
 
 mod common;
+#[path = "../tests/common/rigctld.rs"]
+mod rigctld;
 
 use common::{BIN, Server, start_server};
 const CONTACTS: usize = 10_000;
@@ -72,7 +81,7 @@ fn big_logbook() -> App {
     let (mut app, _) = App::new(
         Options {
             color: true,
-            label: None,
+            ..Options::default()
         },
         now,
         (80, 24),
@@ -323,16 +332,22 @@ struct Pty {
 }
 
 impl Pty {
-    fn start(base: &str, key: &str, home: &std::path::Path) -> Pty {
+    fn start(base: &str, key: &str, home: &std::path::Path, args: &[&str]) -> Pty {
+        Pty::start_wide(base, key, home, args, 80)
+    }
+
+    /// `svc args` on a terminal of 24 rows and `cols` columns.
+    fn start_wide(base: &str, key: &str, home: &std::path::Path, args: &[&str], cols: u16) -> Pty {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows: 24,
-                cols: 80,
+                cols,
                 pixel_width: 0,
                 pixel_height: 0,
             })
             .unwrap();
         let mut cmd = CommandBuilder::new(BIN);
+        cmd.args(args);
         cmd.env("SVC_API_BASE", base);
         cmd.env("SVC_API_KEY", key);
         cmd.env("HOME", home);
@@ -345,7 +360,7 @@ impl Pty {
         let size = std::num::NonZeroU16::new;
         let screen = Arc::new(Mutex::new(vt100::Parser::new(
             size(24).unwrap(),
-            size(80).unwrap(),
+            size(cols).unwrap(),
             0,
         )));
         let (tx, changed) = channel();
@@ -466,7 +481,7 @@ fn keystrokes(server: &Server, home: &std::path::Path) {
     );
     let delay = Arc::new(AtomicU64::new(SLOW.as_millis() as u64));
     let slow = slow_proxy(&server.url, delay);
-    let mut pty = Pty::start(&slow, &server.key, home);
+    let mut pty = Pty::start(&slow, &server.key, home, &[]);
     pty.wait("the status bar", |s| s.contains(" req"));
     let mut all = Vec::new();
     let mut busy = 0;
@@ -512,7 +527,7 @@ fn big_folder(server: &Server, month: &str, home: &std::path::Path) {
     // No delay while the pages come in; the slow service starts after.
     let delay = Arc::new(AtomicU64::new(0));
     let proxy = slow_proxy(&server.url, delay.clone());
-    let mut pty = Pty::start(&proxy, &server.key, home);
+    let mut pty = Pty::start(&proxy, &server.key, home, &[]);
     pty.wait("the folder", |s| s.contains(month) && in_flight(s) == 0);
     let pid = pty.pid();
     std::thread::sleep(Duration::from_millis(300));
@@ -725,7 +740,7 @@ fn start_offline(home: &std::path::Path) {
     let mut opened = Vec::new();
     for _ in 0..20 {
         let started = Instant::now();
-        let mut pty = Pty::start(&dead, key.expose(), home);
+        let mut pty = Pty::start(&dead, key.expose(), home, &[]);
         pty.wait("the copy", |s| {
             s.contains("W1AW · free · elevated · QSOs 150/200") && s.contains(&month)
         });
@@ -741,12 +756,117 @@ fn start_offline(home: &std::path::Path) {
     summary("Enter on the folder to its contacts (copy)", opened);
 }
 
+// ---------------------------------------------------------------------------------------
+// 5. The radio
+
+fn radio(home: &std::path::Path) {
+    println!(
+        "\n5. svc --rig on the rigctld stand-in (polled every 500 ms), every service request held {} s",
+        SLOW.as_secs()
+    );
+    let server = start_server("elevated", &[]);
+    let month = fill(&server, 0);
+    let slow = slow_proxy(
+        &server.url,
+        Arc::new(AtomicU64::new(SLOW.as_millis() as u64)),
+    );
+    let daemon = Arc::new(rigctld::Rigctld::start(14_074_000, "PKTUSB"));
+    let rig = daemon.address();
+    // 100 columns: at 80, the rig's part of the status bar leaves no room for the request
+    // counter that tells keys typed with requests in flight.
+    let mut pty = Pty::start_wide(&slow, &server.key, home, &["--rig", &rig], 100);
+    pty.wait("the radio and the folder", |s| {
+        s.contains("rig 14.074 FT8") && s.contains(&month)
+    });
+    pty.keys("G\r");
+    pty.wait("the month open", |s| {
+        s.contains(&format!("Contacts · {month}"))
+    });
+    pty.keys("n");
+    pty.wait("the entry form", |s| s.contains("Freq MHz  14.074"));
+
+    let mut answered = Vec::new();
+    let mut turned = Vec::new();
+    for i in 1..=40u64 {
+        let hz = 14_074_000 + i * 500;
+        let shown = format!("Freq MHz  {} ", svc::tui::app::format_mhz(hz as f64 / 1e6));
+        // Anywhere in the poll's 500 ms, not always just after the poll that showed the last.
+        std::thread::sleep(Duration::from_millis(i * 137 % 500));
+        while pty.changed.try_recv().is_ok() {}
+        let turn = Instant::now();
+        daemon.tune(hz);
+        let on_screen = loop {
+            if pty.contents().contains(&shown) {
+                break Instant::now();
+            }
+            pty.changed
+                .recv_timeout(Duration::from_secs(10))
+                .expect("the screen did not change within 10 s");
+        };
+        let served = daemon
+            .served_at(hz)
+            .expect("the stand-in gave the frequency");
+        answered.push(on_screen.saturating_duration_since(served));
+        turned.push(on_screen - turn);
+    }
+    summary("rig answer to the frequency on screen", answered);
+    summary("knob turned to the frequency on screen", turned);
+
+    // The knob keeps turning, and each answer of the radio takes 30 ms, as over a CAT port.
+    daemon.slow(Duration::from_millis(30));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let knob = {
+        let (daemon, stop) = (daemon.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut hz = 14_080_000;
+            while !stop.load(Ordering::SeqCst) {
+                hz = if hz >= 14_090_000 {
+                    14_080_000
+                } else {
+                    hz + 100
+                };
+                daemon.tune(hz);
+                std::thread::sleep(Duration::from_millis(250));
+            }
+        })
+    };
+    let mut times = Vec::new();
+    let mut busy = 0;
+    for _ in 0..10 {
+        // Esc alone (a pause on each side, so it is not read as Alt and the next key), then
+        // r for three slow requests, then the form again.
+        std::thread::sleep(Duration::from_millis(150));
+        pty.keys("\x1b");
+        pty.wait("the form closed", |s| !s.contains("Log a contact"));
+        std::thread::sleep(Duration::from_millis(150));
+        pty.keys("r");
+        pty.wait("requests in flight", |s| in_flight(s) > 0);
+        pty.keys("n");
+        pty.wait("the entry form", |s| s.contains("Log a contact"));
+        let (t, b) = type_and_erase(&mut pty, |t| format!("Callsign  {t} "));
+        times.extend(t);
+        busy += b;
+    }
+    stop.store(true, Ordering::SeqCst);
+    let _ = knob.join();
+    let n = times.len();
+    summary("a key in the callsign, radio polled", times);
+    println!("keys sent while requests were in flight: {busy} of {n}");
+    pty.keys("\x03");
+    let _ = pty.child.wait();
+}
+
 fn main() -> ExitCode {
     let home = tempfile::tempdir().unwrap();
+    let only = std::env::args().find(|a| a == "offline" || a == "rig");
+    if only.as_deref() == Some("rig") {
+        radio(home.path());
+        return ExitCode::SUCCESS;
+    }
     // First: it sets the environment, which is safe only before other threads start.
     start_offline(home.path());
     enter_offline();
-    if std::env::args().any(|a| a == "offline") {
+    if only.is_some() {
         return ExitCode::SUCCESS;
     }
     frames();
@@ -759,5 +879,6 @@ fn main() -> ExitCode {
     );
     keystrokes(&server, home.path());
     big_folder(&server, &month, home.path());
+    radio(home.path());
     ExitCode::SUCCESS
 }

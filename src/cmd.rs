@@ -3,9 +3,9 @@
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::cli::{self, ClientCommand, GlobalArgs};
+use crate::cli::{self, CliError, ClientCommand, GlobalArgs};
 use crate::server::cmd::ServerArgs;
 
 #[derive(Debug, Parser)]
@@ -19,6 +19,9 @@ use crate::server::cmd::ServerArgs;
 pub struct Cli {
     #[command(flatten)]
     global: GlobalArgs,
+    /// For `svc` alone, which is the logbook; `svc tui` and `svc demo` take them too.
+    #[command(flatten)]
+    logbook: LogbookArgs,
     /// None: the logbook, when on a terminal.
     #[command(subcommand)]
     command: Option<Command>,
@@ -29,13 +32,30 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Open the logbook, a terminal UI (also what svc alone does on a terminal)
-    Tui,
+    Tui(LogbookArgs),
     /// Try svc: a local service on a demo database, a demo account, and the logbook on it
-    Demo,
+    Demo(LogbookArgs),
     #[command(flatten)]
     Client(ClientCommand),
     /// Run the logging service and manage its accounts and keys
     Server(ServerArgs),
+}
+
+/// The logbook's own flags.
+#[derive(Debug, Clone, Default, Args)]
+pub struct LogbookArgs {
+    /// Follow the radio through Hamlib's rigctld at HOST:PORT (a host alone: port 4532); F and M send the form's frequency and mode to it [default: rig in the config file]
+    #[arg(long, value_name = "HOST:PORT")]
+    pub rig: Option<String>,
+}
+
+impl LogbookArgs {
+    /// These flags given after the subcommand, else those given before it.
+    fn or(self, before: LogbookArgs) -> LogbookArgs {
+        LogbookArgs {
+            rig: self.rig.or(before.rig),
+        }
+    }
 }
 
 /// The whole command tree, with examples and `--help-json`: what help, the manifest,
@@ -55,9 +75,19 @@ pub fn main() -> ExitCode {
         .and_then(|m| Cli::from_arg_matches(&m));
     match parsed {
         Ok(cli) => match cli.command {
-            None => open_logbook(&cli.global, "svc"),
-            Some(Command::Tui) => open_logbook(&cli.global, "tui"),
-            Some(Command::Demo) => crate::demo::run(&cli.global),
+            None => open_logbook(&cli.global, "svc", cli.logbook),
+            Some(Command::Tui(args)) => open_logbook(&cli.global, "tui", args.or(cli.logbook)),
+            Some(Command::Demo(args)) => crate::demo::run(&cli.global, args.or(cli.logbook)),
+            // Before another command --rig would be ignored without a word.
+            Some(Command::Client(_) | Command::Server(_)) if cli.logbook.rig.is_some() => {
+                cli::report(
+                    "svc",
+                    cli.global.json,
+                    &CliError::input(
+                        "--rig is for the logbook: svc --rig HOST:PORT, svc tui --rig HOST:PORT or svc demo --rig HOST:PORT",
+                    ),
+                )
+            }
             Some(Command::Client(command)) => cli::run(cli.global, command, &root),
             Some(Command::Server(args)) => crate::server::cmd::run(args),
         },
@@ -66,10 +96,14 @@ pub fn main() -> ExitCode {
 }
 
 /// `svc` and `svc tui`: the logbook with the key and API base the commands use.
-fn open_logbook(global: &GlobalArgs, command: &str) -> ExitCode {
+fn open_logbook(global: &GlobalArgs, command: &str, args: LogbookArgs) -> ExitCode {
     if !crate::tui::on_terminal() {
         return crate::tui::not_a_terminal(command);
     }
+    let rig = match crate::client::rig::resolve_rig(args.rig.as_deref()) {
+        Ok(rig) => rig,
+        Err(e) => return cli::report("tui", false, &CliError::input(e)),
+    };
     let ctx = cli::Ctx::new(global, "tui".into());
     // Not ctx.client(): its --verbose lines on stderr would scribble over the screen.
     let link = ctx.api_base().and_then(|base| {
@@ -86,6 +120,7 @@ fn open_logbook(global: &GlobalArgs, command: &str) -> ExitCode {
             crate::tui::Options {
                 color: ctx.color,
                 label: None,
+                rig,
             },
         ),
         Err(e) => cli::report("tui", false, &e),

@@ -10,8 +10,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::cli::GlobalArgs;
+use crate::cli::{CliError, GlobalArgs};
+use crate::client::rig::RigAddress;
 use crate::client::{Client, NewFolderRequest};
+use crate::cmd::LogbookArgs;
 use crate::model::{ApiKey, Plan, Tier, Timestamp};
 use crate::server::{self, AppState};
 use crate::store::{self, Limits};
@@ -20,10 +22,14 @@ use crate::tui;
 /// The demo account's callsign: the placeholder hams use for "no callsign".
 pub const DEMO_CALLSIGN: &str = "N0CALL";
 
-pub fn run(global: &GlobalArgs) -> ExitCode {
+pub fn run(global: &GlobalArgs, args: LogbookArgs) -> ExitCode {
     if !tui::on_terminal() {
         return tui::not_a_terminal("demo");
     }
+    let rig = match crate::client::rig::resolve_rig(args.rig.as_deref()) {
+        Ok(rig) => rig,
+        Err(e) => return crate::cli::report("demo", false, &CliError::input(e)),
+    };
     let color = !global.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let path = server::cmd::data_dir().join("demo.db");
     let journal = server::cmd::data_dir().join("demo-journal.db");
@@ -31,7 +37,7 @@ pub fn run(global: &GlobalArgs) -> ExitCode {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let result = runtime.block_on(demo(&path, journal, color));
+    let result = runtime.block_on(demo(&path, journal, color, rig));
     runtime.shutdown_background();
     match result {
         Ok(left) => {
@@ -49,7 +55,12 @@ pub fn run(global: &GlobalArgs) -> ExitCode {
     }
 }
 
-async fn demo(path: &Path, journal: PathBuf, color: bool) -> Result<tui::Left, String> {
+async fn demo(
+    path: &Path,
+    journal: PathBuf,
+    color: bool,
+    rig: Option<RigAddress>,
+) -> Result<tui::Left, String> {
     let store = store::open(&format!("sqlite://{}", path.display()))
         .await
         .map_err(|e| format!("cannot open the demo database {}: {e}", path.display()))?;
@@ -103,6 +114,7 @@ async fn demo(path: &Path, journal: PathBuf, color: bool) -> Result<tui::Left, S
         tui::Options {
             color,
             label: Some("demo".into()),
+            rig,
         },
     )
     .await;

@@ -47,9 +47,10 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         &[
             "svc tui",
             "svc tui --no-color --api-base https://logbook.example.org",
+            "svc tui --rig localhost:4532",
         ],
     ),
-    ("demo", &["svc demo"]),
+    ("demo", &["svc demo", "svc demo --rig 192.168.1.20"]),
     (
         "auth login",
         &[

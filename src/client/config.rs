@@ -1,6 +1,6 @@
 //! The client's config file, `$XDG_CONFIG_HOME/svc/config.json` (else `~/.config/svc/…`):
-//! `{"apiKey": …, "apiBase": …}`. It holds the key only where no keychain works, so it must be
-//! private: the file 0600 in a 0700 folder.
+//! `{"apiKey": …, "apiBase": …, "rig": …}`. It holds the key only where no keychain works, so it
+//! must be private: the file 0600 in a 0700 folder.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -100,7 +100,7 @@ impl Config {
             Ok(_) => return Err(unreadable("it is not a JSON object".into())),
             Err(e) => return Err(unreadable(format!("not valid JSON: {e}"))),
         };
-        for name in ["apiKey", "apiBase"] {
+        for name in ["apiKey", "apiBase", "rig"] {
             if fields
                 .get(name)
                 .is_some_and(|v| !v.is_string() && !v.is_null())
@@ -149,6 +149,13 @@ impl Config {
             });
         }
         Ok(Some(base))
+    }
+
+    /// Where the logbook finds rigctld (`HOST:PORT`, or a host for port 4532). Unlike
+    /// `apiBase` it is taken from a file others may change: it can only point the logbook at
+    /// another radio, never send the key anywhere.
+    pub fn rig(&self) -> Option<&str> {
+        self.text("rig")
     }
 
     /// The stored key text, refused when the file is readable by others.
@@ -284,6 +291,9 @@ mod tests {
             Ok(Some("svc_live_ABCDEFGHIJKLMNOPQRSTUVWX"))
         );
         assert_eq!(again.fields["theme"], 3);
+        assert_eq!(again.rig(), None);
+        std::fs::write(&path, r#"{"rig": " shack-pi:4533 "}"#).unwrap();
+        assert_eq!(Config::load(&path).unwrap().rig(), Some("shack-pi:4533"));
     }
 
     #[test]
@@ -304,7 +314,7 @@ mod tests {
     fn malformed_files_say_how_to_fix_them() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.json");
-        for bad in ["{", "[1]", r#"{"apiKey": 5}"#] {
+        for bad in ["{", "[1]", r#"{"apiKey": 5}"#, r#"{"rig": 4532}"#] {
             std::fs::write(&path, bad).unwrap();
             let err = Config::load(&path).unwrap_err();
             assert!(err.to_string().contains("or delete it"), "{bad}: {err}");

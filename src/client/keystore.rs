@@ -242,6 +242,11 @@ pub fn remove() -> Result<Removed, KeyError> {
     Ok(removed)
 }
 
+/// The rig address from the config file, if it sets one.
+pub fn configured_rig() -> Result<Option<String>, ConfigError> {
+    Ok(load_config()?.and_then(|c| c.rig().map(str::to_owned)))
+}
+
 /// The API base from the config file, if it sets one.
 pub fn configured_api_base() -> Result<Option<String>, ConfigError> {
     match load_config()? {

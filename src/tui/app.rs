@@ -12,8 +12,10 @@ use tui_input::backend::crossterm::EventHandler;
 use super::form::{ActivationForm, EntryForm, Field};
 use super::journal::{JournalAnswer, JournalEffect};
 use super::outbox::{JournalState, Mark, Outbox};
+use super::rig::RigPanel;
 use crate::client::export::Exported;
 use crate::client::journal::{SenderEvent, is_local_folder_id};
+use crate::client::rig::{RigAddress, RigCommand, RigState};
 use crate::client::{ClientError, Deleted, NewActivationRequest};
 use crate::model::Program;
 use crate::model::folder::ROOT_NAME;
@@ -291,6 +293,8 @@ pub struct Options {
     pub color: bool,
     /// Shown in the status bar, e.g. `demo`.
     pub label: Option<String>,
+    /// rigctld, whose radio the entry form follows.
+    pub rig: Option<RigAddress>,
 }
 
 pub struct App {
@@ -317,6 +321,8 @@ pub struct App {
     pub outbox: Outbox,
     /// When whoami is asked again while the account's journal is not known yet.
     pub whoami_retry: Option<Timestamp>,
+    /// The radio, when the logbook was started with one.
+    pub rig: Option<RigPanel>,
 }
 
 /// Work for the background: each becomes one task that answers with an [`Action`].
@@ -355,6 +361,8 @@ pub enum Effect {
     /// Done on the journal before the next frame is drawn (a local commit takes about a
     /// millisecond), so what the screen shows as logged is on disk.
     Journal(JournalEffect),
+    /// For the radio, through the rig poller's connection to rigctld.
+    Rig(RigCommand),
 }
 
 // As for Effect: one per event, never stored.
@@ -393,6 +401,13 @@ pub enum Action {
     Journal(JournalAnswer),
     /// What the journal's background sender reports.
     Sender(SenderEvent),
+    /// A reading of the radio by the rig poller, or why it failed.
+    RigRead(Result<RigState, String>),
+    /// What became of an [`Effect::Rig`].
+    RigSent {
+        command: RigCommand,
+        result: Result<(), String>,
+    },
 }
 
 /// Rows of the panes for a terminal of `size`: (folders and activations, contacts).
@@ -522,6 +537,7 @@ fn is_key_error(e: &ClientError) -> bool {
 impl App {
     /// A new logbook and the requests that fill it.
     pub fn new(options: Options, now: Timestamp, size: (u16, u16)) -> (App, Vec<Effect>) {
+        let rig = options.rig.clone().map(RigPanel::new);
         let mut app = App {
             options,
             now,
@@ -563,6 +579,7 @@ impl App {
             journal: JournalState::Opening,
             outbox: Outbox::default(),
             whoami_retry: None,
+            rig,
         };
         let mut effects = vec![Effect::Journal(JournalEffect::Load)];
         let loads = [
@@ -802,7 +819,10 @@ impl App {
                 form.folder_id = folder.id.clone();
                 form.folder_name = folder.name.clone();
             }
-            None => self.entry = Some(EntryForm::new(&folder.id, &folder.name, &frequency, &mode)),
+            None => {
+                self.entry = Some(EntryForm::new(&folder.id, &folder.name, &frequency, &mode));
+                self.follow_rig();
+            }
         }
         if let Some(label) = self.ended_activation(&folder.id) {
             self.say(
@@ -1275,6 +1295,8 @@ impl App {
                 vec![]
             }
             KeyCode::Char('x') => self.export_key(),
+            KeyCode::Char('F') => self.send_to_rig(Field::Frequency),
+            KeyCode::Char('M') => self.send_to_rig(Field::Mode),
             KeyCode::Char('e') => {
                 if self.focus != Pane::Activations {
                     self.say(
@@ -1684,6 +1706,11 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Journal(answer) => app.journal_answer(answer),
         Action::Sender(event) => app.sender_event(event),
+        Action::RigRead(result) => app.rig_read(result),
+        Action::RigSent { command, result } => {
+            app.rig_sent(command, result);
+            vec![]
+        }
     }
 }
 

@@ -55,14 +55,66 @@ impl Field {
     }
 }
 
-/// Phone modes get a two-digit report (59); CW and the digital modes three digits (599).
+/// How a mode's signal reports are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Report {
+    /// Phone: readability and strength, `59`.
+    Rs,
+    /// CW and the keyboard data modes: readability, strength and tone, `599`.
+    Rst,
+    /// The weak-signal modes (FT8, FT4, …): the signal-to-noise ratio in dB, `-12`, `+05`.
+    Db,
+}
+
+impl Report {
+    pub fn of(mode: &str) -> Option<Report> {
+        let mode = mode.trim().to_ascii_uppercase();
+        Some(match mode.as_str() {
+            "" => return None,
+            "SSB" | "USB" | "LSB" | "AM" | "FM" | "DV" | "DSTAR" | "C4FM" | "DMR" | "PHONE"
+            | "DIGITALVOICE" => Report::Rs,
+            "FT8" | "FT4" | "JT65" | "JT9" | "JS8" | "Q65" | "MSK144" | "FST4" | "WSPR" => {
+                Report::Db
+            }
+            _ => Report::Rst,
+        })
+    }
+
+    /// Checks a report typed for this kind; the error says what to type.
+    pub fn check(self, value: &str) -> Result<(), String> {
+        let digits = |text: &str, first: &str, rest: &str| {
+            let mut bytes = text.bytes();
+            bytes.next().is_some_and(|b| first.as_bytes().contains(&b))
+                && bytes.all(|b| rest.as_bytes().contains(&b))
+        };
+        let ok = match self {
+            Report::Rs => value.len() == 2 && digits(value, "12345", "123456789"),
+            Report::Rst => value.len() == 3 && digits(value, "12345", "123456789"),
+            Report::Db => {
+                let number = value.strip_prefix(['+', '-']).unwrap_or(value);
+                (1..=2).contains(&number.len())
+                    && number.bytes().all(|b| b.is_ascii_digit())
+                    && number.parse::<u8>().is_ok_and(|n| n <= 50)
+            }
+        };
+        if ok {
+            return Ok(());
+        }
+        Err(match self {
+            Report::Rs => format!("{value:?} is not a phone report: two digits, e.g. 59 or 57"),
+            Report::Rst => format!("{value:?} is not an RST report: three digits, e.g. 599 or 579"),
+            Report::Db => format!("{value:?} is not a report in dB: e.g. -12 or +05 (-50 to +50)"),
+        })
+    }
+}
+
+/// Phone modes get a two-digit report (59), CW and the keyboard data modes three digits (599);
+/// the weak-signal modes none, since their report is measured, not given.
 pub fn default_rst(mode: &str) -> &'static str {
-    let mode = mode.trim().to_ascii_uppercase();
-    match mode.as_str() {
-        "" => "",
-        "SSB" | "USB" | "LSB" | "AM" | "FM" | "DV" | "DSTAR" | "C4FM" | "DMR" | "PHONE"
-        | "DIGITALVOICE" => "59",
-        _ => "599",
+    match Report::of(mode) {
+        None | Some(Report::Db) => "",
+        Some(Report::Rs) => "59",
+        Some(Report::Rst) => "599",
     }
 }
 
@@ -79,6 +131,13 @@ pub struct EntryForm {
     pub duplicate: Option<String>,
     /// The ended activation the operator said yes to logging into.
     pub ended_ok: Option<String>,
+    /// The fields the operator typed in for this contact: the radio's reading no longer
+    /// replaces them.
+    typed: [bool; Field::ALL.len()],
+    /// The focused field was reached with Tab and holds a value the operator did not type
+    /// (kept from the last contact, a default, the radio's): the first character typed
+    /// replaces it, an arrow, Home or End starts editing it instead.
+    replace_on_type: bool,
 }
 
 impl EntryForm {
@@ -92,6 +151,8 @@ impl EntryForm {
             band: Err(String::new()),
             duplicate: None,
             ended_ok: None,
+            typed: [false; Field::ALL.len()],
+            replace_on_type: false,
         };
         form.set(Field::Frequency, frequency);
         form.set(Field::Mode, mode);
@@ -138,34 +199,81 @@ impl EntryForm {
 
     pub fn next_field(&mut self) {
         let i = (self.focus.index() + 1) % Field::ALL.len();
-        self.focus = Field::ALL[i];
+        self.focus_on(Field::ALL[i]);
     }
 
     pub fn previous_field(&mut self) {
         let i = (self.focus.index() + Field::ALL.len() - 1) % Field::ALL.len();
-        self.focus = Field::ALL[i];
+        self.focus_on(Field::ALL[i]);
     }
 
-    /// Applies a key to the focused field. A change of mode moves RST reports that still hold
-    /// the old mode's default to the new one; reports typed by hand are left alone.
+    fn focus_on(&mut self, field: Field) {
+        self.focus = field;
+        self.replace_on_type = !self.typed[field.index()] && !self.value(field).is_empty();
+    }
+
+    /// Whether the next character typed replaces the focused field's value.
+    pub fn replaces_on_type(&self) -> bool {
+        self.replace_on_type
+    }
+
+    /// Applies a key to the focused field, which then counts as typed.
     pub fn edit(&mut self, event: &ratatui::crossterm::event::Event) -> bool {
+        use ratatui::crossterm::event::{Event, KeyCode, KeyModifiers};
         use tui_input::backend::crossterm::EventHandler;
         let old_mode = self.value(Field::Mode).to_owned();
+        if std::mem::take(&mut self.replace_on_type)
+            && let Event::Key(key) = event
+            && let KeyCode::Char(_) = key.code
+            && !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+        {
+            self.set(self.focus, "");
+        }
         let changed = self.inputs[self.focus.index()]
             .handle_event(event)
             .is_some_and(|c| c.value);
-        if changed && self.focus == Field::Mode {
-            let (old, new) = (default_rst(&old_mode), default_rst(self.value(Field::Mode)));
-            for field in [Field::RstSent, Field::RstReceived] {
-                if self.value(field) == old {
-                    self.set(field, new);
-                }
-            }
-        }
-        if changed && self.focus == Field::Frequency {
-            self.refresh_band();
+        if changed {
+            self.typed[self.focus.index()] = true;
+            self.changed(self.focus, &old_mode);
         }
         changed
+    }
+
+    /// Whether the operator typed in `field` since the form was last cleared.
+    pub fn typed(&self, field: Field) -> bool {
+        self.typed[field.index()]
+    }
+
+    /// Lets the radio's reading replace `field` again.
+    pub fn untype(&mut self, field: Field) {
+        self.typed[field.index()] = false;
+    }
+
+    /// Puts what the radio reads in `field` as typing would, without counting as typed.
+    pub fn take_from_rig(&mut self, field: Field, value: &str) {
+        let old_mode = self.value(Field::Mode).to_owned();
+        self.set(field, value);
+        self.changed(field, &old_mode);
+    }
+
+    /// What follows a change of `field`: the band follows the frequency, and a change of mode
+    /// moves RST reports that still hold the old mode's default to the new one; reports typed
+    /// by hand are left alone.
+    fn changed(&mut self, field: Field, old_mode: &str) {
+        match field {
+            Field::Mode => {
+                let (old, new) = (default_rst(old_mode), default_rst(self.value(Field::Mode)));
+                for field in [Field::RstSent, Field::RstReceived] {
+                    if self.value(field) == old {
+                        self.set(field, new);
+                    }
+                }
+            }
+            Field::Frequency => self.refresh_band(),
+            _ => {}
+        }
     }
 
     fn refresh_band(&mut self) {
@@ -178,14 +286,15 @@ impl EntryForm {
                 .and_then(|v| {
                     read_frequency("frequency", v)
                         .map(|f| f.band)
-                        .map_err(|_| "not in a band".to_owned())
+                        .map_err(|_| "not in an amateur band".to_owned())
                 })
         };
     }
 
-    /// Clears the form for the next contact: frequency and mode stay, the reports go back to
-    /// the mode's default, the cursor goes to the callsign.
+    /// Clears the form for the next contact: frequency and mode stay (and follow the radio
+    /// again), the reports go back to the mode's default, the cursor goes to the callsign.
     pub fn clear_for_next(&mut self) {
+        self.typed = [false; Field::ALL.len()];
         let mode = self.value(Field::Mode).to_owned();
         for field in [Field::Callsign, Field::Name, Field::Notes, Field::Time] {
             self.set(field, "");
@@ -193,6 +302,7 @@ impl EntryForm {
         self.set(Field::RstSent, default_rst(&mode));
         self.set(Field::RstReceived, default_rst(&mode));
         self.focus = Field::Callsign;
+        self.replace_on_type = false;
         self.duplicate = None;
     }
 
@@ -209,7 +319,14 @@ impl EntryForm {
                 "mode is required, e.g. FT8, SSB or CW".to_owned(),
             ))?;
         let rst = |field: Field, name: &str| {
-            token(name, self.value(field), 10, "+-", "599 or -12").map_err(|e| (field, e.message))
+            let value = token(name, self.value(field), 10, "+-", "599 or -12")
+                .map_err(|e| (field, e.message))?;
+            if let (Some(value), Some(report)) = (&value, Report::of(&mode)) {
+                report
+                    .check(value)
+                    .map_err(|why| (field, format!("{name} {why} for {mode}")))?;
+            }
+            Ok(value)
         };
         let rst_sent = rst(Field::RstSent, "RST sent")?;
         let rst_received = rst(Field::RstReceived, "RST received")?;
@@ -437,6 +554,57 @@ mod tests {
     use super::*;
     use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 
+    #[test]
+    fn reports_are_checked_for_the_mode() {
+        assert_eq!(Report::of("ssb"), Some(Report::Rs));
+        assert_eq!(Report::of("CW"), Some(Report::Rst));
+        assert_eq!(Report::of("FT8"), Some(Report::Db));
+        assert_eq!(Report::of(""), None);
+        for ok in ["59", "57", "11"] {
+            assert!(Report::Rs.check(ok).is_ok(), "{ok}");
+        }
+        for bad in ["599", "5", "69", "50", "5a"] {
+            assert!(Report::Rs.check(bad).is_err(), "{bad}");
+        }
+        for ok in ["599", "579", "339"] {
+            assert!(Report::Rst.check(ok).is_ok(), "{ok}");
+        }
+        for bad in ["59", "5999", "699", "-12"] {
+            assert!(Report::Rst.check(bad).is_err(), "{bad}");
+        }
+        for ok in ["-12", "+05", "0", "-3", "+50"] {
+            assert!(Report::Db.check(ok).is_ok(), "{ok}");
+        }
+        for bad in ["599", "-51", "--1", "+", "12dB"] {
+            assert!(Report::Db.check(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_report_reached_with_tab_is_typed_over_and_checked_for_the_mode() {
+        let key = |c: KeyCode| Event::Key(KeyEvent::new(c, KeyModifiers::NONE));
+        let mut form = EntryForm::new("fld_aaaaaaaaaaaaaaaa", "2026-11", "14.285", "SSB");
+        form.set(Field::Callsign, "K1ABC");
+        for _ in 0..3 {
+            form.next_field();
+        }
+        assert_eq!(form.focus, Field::RstSent);
+        assert_eq!(form.value(Field::RstSent), "59");
+        form.edit(&key(KeyCode::Char('5')));
+        form.edit(&key(KeyCode::Char('7')));
+        assert_eq!(form.value(Field::RstSent), "57", "not 5957");
+        let now = Timestamp::parse("t", "2026-11-22T14:05:00Z").unwrap();
+        assert_eq!(form.request(now).unwrap().rst_sent.as_deref(), Some("57"));
+        // End, then typing, adds to the value instead.
+        form.next_field();
+        form.edit(&key(KeyCode::End));
+        form.edit(&key(KeyCode::Char('9')));
+        assert_eq!(form.value(Field::RstReceived), "599");
+        let (field, why) = form.request(now).unwrap_err();
+        assert_eq!(field, Field::RstReceived);
+        assert!(why.contains("two digits") && why.contains("SSB"), "{why}");
+    }
+
     fn now() -> Timestamp {
         Timestamp::parse("now", "2026-11-22T14:05:09Z").unwrap()
     }
@@ -470,6 +638,41 @@ mod tests {
     }
 
     #[test]
+    fn only_typing_counts_as_typed_and_the_next_contact_starts_afresh() {
+        let mut form = EntryForm::new("fld_x", "x", "14.074", "FT8");
+        form.take_from_rig(Field::Frequency, "7.185");
+        form.take_from_rig(Field::Mode, "SSB");
+        assert_eq!(form.band, Ok("40m"), "the band follows the radio too");
+        assert_eq!(
+            form.value(Field::RstSent),
+            "59",
+            "so do reports left at the default"
+        );
+        assert!(!form.typed(Field::Frequency) && !form.typed(Field::Mode));
+        form.focus = Field::Frequency;
+        form.edit(&Event::Key(KeyEvent::new(
+            KeyCode::Right,
+            KeyModifiers::NONE,
+        )));
+        assert!(
+            !form.typed(Field::Frequency),
+            "moving the cursor types nothing"
+        );
+        typed(&mut form, "5");
+        assert!(form.typed(Field::Frequency) && !form.typed(Field::Mode));
+        form.untype(Field::Frequency);
+        assert!(!form.typed(Field::Frequency));
+        form.focus = Field::Mode;
+        typed(&mut form, "X");
+        assert!(form.typed(Field::Mode));
+        form.clear_for_next();
+        assert!(
+            !form.typed(Field::Mode),
+            "a logged contact lets the radio in again"
+        );
+    }
+
+    #[test]
     fn the_band_follows_the_frequency_in_mhz_or_khz() {
         let mut form = EntryForm::new("fld_x", "x", "", "FT8");
         form.focus = Field::Frequency;
@@ -478,7 +681,7 @@ mod tests {
         assert_eq!(form.frequency(), Ok(14.074));
         form.set(Field::Frequency, "");
         typed(&mut form, "27.185");
-        assert_eq!(form.band, Err("not in a band".to_owned()));
+        assert_eq!(form.band, Err("not in an amateur band".to_owned()));
         assert!(
             form.frequency()
                 .unwrap_err()
@@ -564,7 +767,7 @@ mod tests {
         assert_eq!(request.callsign, "K1ABC");
         assert_eq!(request.frequency, 7.074);
         assert_eq!(request.mode, "FT8");
-        assert_eq!(request.rst_sent.as_deref(), Some("599"));
+        assert_eq!(request.rst_sent, None, "FT8 has no made-up report");
         assert_eq!(request.time_on, "2026-11-22T14:05:09Z");
         form.set(Field::Frequency, "abc");
         let (field, message) = form.request(now()).unwrap_err();

@@ -11,6 +11,7 @@ mod export;
 pub mod form;
 pub mod journal;
 pub mod outbox;
+pub mod rig;
 pub mod tasks;
 pub mod terminal;
 pub mod ui;
@@ -30,6 +31,7 @@ use tokio::task::JoinSet;
 pub use app::{Action, App, Effect, Options, update};
 pub use journal::{JournalSource, Left};
 
+use crate::client::rig::Rig;
 use crate::client::{Client, ClientError, RetryPolicy};
 use crate::model::{ApiKey, Timestamp};
 
@@ -106,9 +108,17 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
     let mut keeper = journal::Keeper::new(link.journal, Arc::new(link.sender), sender_tx);
     let mut guard = terminal::Guard::enter()?;
     let size = guard.terminal.size()?;
+    let rig = options.rig.clone();
     let (mut app, effects) = App::new(options, Timestamp::now(), (size.width, size.height));
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut tasks = JoinSet::new();
+    // One task owns the connection to rigctld, so that readings and the commands of F and M
+    // never interleave on it.
+    let rig_commands = rig.map(|address| {
+        let (commands, inbox) = mpsc::unbounded_channel();
+        tasks.spawn(tasks::poll_rig(Rig::new(address), inbox, tx.clone()));
+        commands
+    });
     let mut work = VecDeque::from(effects);
     let mut events = EventStream::new();
     let mut clock = tokio::time::interval(Duration::from_secs(1));
@@ -122,6 +132,11 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
                 Effect::Journal(effect) => {
                     let answer = keeper.perform(effect).await;
                     work.extend(update(&mut app, answer));
+                }
+                Effect::Rig(command) => {
+                    if let Some(commands) = &rig_commands {
+                        let _ = commands.send(command);
+                    }
                 }
                 effect => tasks::spawn(effect, &client, keeper.journal(), &tx, &mut tasks),
             }

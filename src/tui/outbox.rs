@@ -442,6 +442,9 @@ impl App {
             form.set(Field::Mode, &row.mode);
         }
         self.last_frequency_mode = Some((format_mhz(row.frequency), row.mode.clone()));
+        self.mode_used(&row.mode);
+        // The next contact's frequency and mode come from the radio again.
+        self.follow_rig();
         let mut text = format!(
             "logged {} {} {} at {} UTC",
             row.callsign,

@@ -5,13 +5,16 @@
 
 use std::sync::Arc;
 
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinSet;
+use tokio::time::MissedTickBehavior;
 
 use super::app::{Action, COPY_LIMIT, Effect, PAGE_SIZE, Source};
+use super::rig::POLL;
 use crate::client::Client;
 use crate::client::export;
 use crate::client::journal::{Journal, is_local_folder_id};
+use crate::client::rig::{Rig, RigCommand};
 use crate::model::Page;
 
 /// Runs `effect` on a task of `tasks`. Journal effects are not for here: the run loop awaits
@@ -150,6 +153,34 @@ pub async fn perform(
                 result,
             });
         }
-        Effect::Journal(_) => {}
+        // The run loop hands these to the journal and to the rig poller.
+        Effect::Journal(_) | Effect::Rig(_) => {}
+    }
+}
+
+/// Reads the radio every [`POLL`] and carries out the commands of `F` and `M`, one request at
+/// a time on one connection, until the logbook closes. A failure is reported and the next
+/// tick tries again, on a fresh connection when the old one may be out of step.
+pub async fn poll_rig(
+    mut rig: Rig,
+    mut commands: UnboundedReceiver<RigCommand>,
+    tx: UnboundedSender<Action>,
+) {
+    let mut tick = tokio::time::interval(POLL);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    loop {
+        let action = tokio::select! {
+            // A change the operator asked for goes before the next reading, which then shows it.
+            biased;
+            command = commands.recv() => {
+                let Some(command) = command else { return };
+                let result = rig.send(&command).await.map_err(|e| e.to_string());
+                Action::RigSent { command, result }
+            }
+            _ = tick.tick() => Action::RigRead(rig.read().await.map_err(|e| e.to_string())),
+        };
+        if tx.send(action).is_err() {
+            return;
+        }
     }
 }

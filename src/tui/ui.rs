@@ -467,7 +467,8 @@ impl Widget for MessageLine<'_> {
     }
 }
 
-/// The bottom line: account, counter, clock, connection, requests in flight.
+/// The bottom line: account, counter, clock, connection, the journal's counts, the radio,
+/// requests in flight.
 pub struct StatusBar<'a> {
     pub app: &'a App,
     pub theme: Theme,
@@ -552,6 +553,14 @@ impl Widget for StatusBar<'_> {
                 ),
             ));
         }
+        if let Some((label, lost)) = app.rig_label() {
+            let style = if lost {
+                base.patch(self.theme.tone(Tone::Error))
+            } else {
+                base
+            };
+            parts.push(("", Span::styled(label, style)));
+        }
         if app.in_flight > 0 {
             parts.push(("req", Span::styled(format!("{} req", app.in_flight), base)));
         }
@@ -599,15 +608,25 @@ fn dialog_block(title: String, theme: Theme) -> Block<'static> {
 }
 
 /// One input field: its label, then the text scrolled so the cursor shows.
+/// How a field is drawn: with the focus or not, and whether typing replaces its value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Focus {
+    No,
+    Yes,
+    /// Focused, and the first character typed replaces the value (shown in reverse).
+    Replacing,
+}
+
 fn field(
     area: Rect,
     buf: &mut Buffer,
     label: &str,
     input: &Input,
-    focused: bool,
+    focus: Focus,
     theme: Theme,
     hint: &str,
 ) {
+    let focused = focus != Focus::No;
     let label_style = if focused {
         theme.header()
     } else {
@@ -625,6 +644,9 @@ fn field(
     let mut style = Style::new().add_modifier(Modifier::UNDERLINED);
     if focused {
         style = style.add_modifier(Modifier::BOLD);
+    }
+    if focus == Focus::Replacing {
+        style = style.add_modifier(Modifier::REVERSED);
     }
     if input.value().is_empty() && !hint.is_empty() {
         Paragraph::new(hint.to_owned())
@@ -736,21 +758,35 @@ impl Widget for EntryView<'_> {
                 buf,
                 f.label(),
                 form.input(f),
-                form.focus == f,
+                match (form.focus == f, form.replaces_on_type()) {
+                    (false, _) => Focus::No,
+                    (true, false) => Focus::Yes,
+                    (true, true) => Focus::Replacing,
+                },
                 self.theme,
                 hint,
             );
         }
         let freq = entry_field_area(inner, Field::Frequency);
+        // The band fits beside the number; why there is none goes on a line of its own, whole.
         let band = match &form.band {
             Ok(band) => Span::raw(format!(" {band}")),
-            Err(why) => Span::styled(format!(" {why}"), self.theme.tone(Tone::Warning)),
+            Err(why) if why.is_empty() => Span::raw(""),
+            Err(_) => Span::styled(" ✗", self.theme.tone(Tone::Warning)),
         };
         Paragraph::new(Line::from(band)).render(
             Rect::new(freq.right(), freq.y, 6, 1).intersection(inner),
             buf,
         );
         let mut lines = Vec::new();
+        if let Err(why) = &form.band
+            && !why.is_empty()
+        {
+            lines.push(Line::styled(
+                format!("⚠ frequency {}: {why}", form.value(Field::Frequency).trim()),
+                self.theme.tone(Tone::Warning),
+            ));
+        }
         if let Some(dupe) = &form.duplicate {
             lines.push(Line::styled(
                 format!("⚠ {dupe}"),
@@ -813,7 +849,11 @@ impl Widget for ActivationView<'_> {
                 buf,
                 f.label(),
                 self.form.input(f),
-                self.form.focus == f,
+                if self.form.focus == f {
+                    Focus::Yes
+                } else {
+                    Focus::No
+                },
                 self.theme,
                 hint,
             );
@@ -886,17 +926,27 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("Enter", "open the selected folder or activation"),
     ("/", "filter the list; Enter keeps it, Esc clears it"),
     ("n", "log a contact into the open folder"),
-    ("  Tab / Shift-Tab", "next / previous field"),
-    ("  Enter", "log it; the form clears for the next one"),
-    ("  Esc", "close the form (its text is kept)"),
+    ("  Tab ↑ ↓", "next / previous field (Shift-Tab back)"),
+    (
+        "  typing",
+        "replaces a value not typed; ← → Home End edit it",
+    ),
+    (
+        "  Ctrl-U Ctrl-W",
+        "clear the field / the word before the cursor",
+    ),
+    (
+        "  Enter  Esc",
+        "log it, the form clears / close, its text kept",
+    ),
     ("a", "start an activation (POTA), also offline"),
     ("e", "end the selected activation (after y)"),
     ("d", "delete the contact, or discard a ↑ ✗ one (after y)"),
     ("  Enter on ✗", "fix a refused contact and send it again"),
     ("m", "this month's log: m yours, p POTA, d DX, r Repeaters"),
     ("x", "write the activation's POTA file, or a log as ADIF"),
-    ("r", "refresh everything from the service"),
-    ("?", "this help; any key closes it"),
+    ("F  M", "send the form's frequency / mode to the radio"),
+    ("r  ?", "refresh everything from the service / this help"),
     ("q  Ctrl-C", "quit; waiting contacts stay in the journal"),
 ];
 
@@ -906,7 +956,7 @@ pub struct HelpView {
 
 impl HelpView {
     pub fn area(screen: Rect) -> Rect {
-        centered(screen, 72, BINDINGS.len() as u16 + 4)
+        centered(screen, 72, BINDINGS.len() as u16 + 3)
     }
 }
 
@@ -925,7 +975,6 @@ impl Widget for HelpView {
                 ])
             })
             .collect();
-        lines.push(Line::raw(""));
         lines.push(Line::styled(
             "Activations count unique callsign+band+mode per UTC day (10 a day).",
             self.theme.dim(),

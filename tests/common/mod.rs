@@ -4,6 +4,7 @@
 
 mod cluster;
 pub mod qrz;
+pub mod rigctld;
 
 use std::cell::Cell;
 use std::io::{BufRead, BufReader};

@@ -5,6 +5,7 @@
 mod offline;
 mod outbox;
 mod render;
+mod rig;
 mod state;
 mod terminal;
 
@@ -179,7 +180,11 @@ pub fn offline() -> ClientError {
 
 /// A logbook at 80×24 with an empty journal, before the service answered.
 pub fn fresh(color: bool) -> App {
-    let (mut app, effects) = App::new(Options { color, label: None }, at(NOW), (80, 24));
+    let options = Options {
+        color,
+        ..Options::default()
+    };
+    let (mut app, effects) = App::new(options, at(NOW), (80, 24));
     assert_eq!(
         effects,
         [

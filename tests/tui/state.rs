@@ -295,7 +295,11 @@ fn the_entry_form_logs_a_contact_and_clears_for_the_next() {
     // Frequency and mode of the newest contact of the folder; reports follow the mode.
     assert_eq!(f.value(Field::Frequency), "14.074");
     assert_eq!(f.value(Field::Mode), "FT8");
-    assert_eq!(f.value(Field::RstSent), "599");
+    assert_eq!(
+        f.value(Field::RstSent),
+        "",
+        "FT8's report is measured: none by default"
+    );
     assert_eq!(f.band, Ok("20m"));
     typed(&mut app, "k9xyz");
     let mut order = vec![form(&app).focus];
@@ -309,14 +313,24 @@ fn the_entry_form_logs_a_contact_and_clears_for_the_next() {
     assert_eq!(form(&app).focus, Field::Time);
     press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Tab);
-    typed(&mut app, "7.074");
-    let effects = press(&mut app, KeyCode::Enter);
-    assert!(effects.is_empty(), "14.0747.074 is no frequency");
     assert_eq!(form(&app).focus, Field::Frequency);
-    assert!(status(&app).contains("frequency"), "{}", status(&app));
+    assert!(form(&app).replaces_on_type());
+    // Reached with Tab, the kept frequency is replaced by what is typed, not added to.
+    typed(&mut app, "7.074");
+    assert_eq!(form(&app).value(Field::Frequency), "7.074");
+    assert_eq!(form(&app).band, Ok("40m"));
+    // An arrow starts editing the value instead.
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
+    assert_eq!(form(&app).focus, Field::Frequency);
+    assert!(
+        !form(&app).replaces_on_type(),
+        "typed in: it stays as typed"
+    );
     for _ in 0..5 {
         press(&mut app, KeyCode::Backspace);
     }
+    typed(&mut app, "14.074");
     press(&mut app, KeyCode::Tab);
     for _ in 0..3 {
         press(&mut app, KeyCode::Backspace);
@@ -639,7 +653,7 @@ fn bad_input_gets_a_message_and_nothing_is_sent() {
         "{}",
         status(&app)
     );
-    assert_eq!(form(&app).band, Err("not in a band".to_owned()));
+    assert_eq!(form(&app).band, Err("not in an amateur band".to_owned()));
 }
 
 #[test]

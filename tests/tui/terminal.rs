@@ -226,7 +226,7 @@ impl Drop for Tui {
 }
 
 /// A loopback server that accepts connections and never answers: a service that hangs.
-fn hanging_service() -> String {
+pub fn hanging_service() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
@@ -238,7 +238,7 @@ fn hanging_service() -> String {
     url
 }
 
-const WELL_FORMED_KEY: &str = "svc_live_ABCDEFGHIJKLMNOPQRSTUVWX";
+pub const WELL_FORMED_KEY: &str = "svc_live_ABCDEFGHIJKLMNOPQRSTUVWX";
 
 fn logs_a_contact_typed_at_the_keyboard() {
     let (_server, api, cli) = setup("elevated");
@@ -270,8 +270,9 @@ fn logs_a_contact_typed_at_the_keyboard() {
     assert_eq!(c["frequency"], 14.074);
     assert_eq!(c["band"], "20m");
     assert_eq!(c["mode"], "FT8");
-    assert_eq!(c["rstSent"], "599");
-    assert_eq!(c["rstReceived"], "599");
+    // FT8's report is measured, so none is made up.
+    assert!(c["rstSent"].is_null(), "{c}");
+    assert!(c["rstReceived"].is_null(), "{c}");
     assert_eq!(c["name"], "Hiram");
     let logged = svc::model::Timestamp::parse("t", c["timeOn"].as_str().unwrap()).unwrap();
     let age = svc::model::Timestamp::now().millis() - logged.millis();
