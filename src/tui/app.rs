@@ -814,13 +814,12 @@ impl App {
             .unwrap_or_default();
         match &mut self.entry {
             Some(form) if form.folder_id == folder.id => {}
-            Some(form) => {
-                // Typed text follows the user to the newly opened folder.
-                form.folder_id = folder.id.clone();
-                form.folder_name = folder.name.clone();
-            }
+            // Typed text follows the user to the newly opened folder.
+            Some(form) => form.set_folder(&folder),
             None => {
-                self.entry = Some(EntryForm::new(&folder.id, &folder.name, &frequency, &mode));
+                let mut form = EntryForm::new(&folder.id, &folder.name, &frequency, &mode);
+                form.set_folder(&folder);
+                self.entry = Some(form);
                 self.follow_rig();
             }
         }
@@ -893,8 +892,8 @@ impl App {
         let Some(form) = &mut self.entry else {
             return vec![];
         };
-        let request = match form.request(now) {
-            Ok(request) => request,
+        let requests = match form.requests(now) {
+            Ok(requests) => requests,
             Err((field, message)) => {
                 form.focus = field;
                 self.say(Tone::Error, message);
@@ -907,7 +906,10 @@ impl App {
             self.dialog = Some(Dialog::ConfirmEnded { folder_id, label });
             return vec![];
         }
-        vec![Effect::Journal(JournalEffect::LogContact(request))]
+        requests
+            .into_iter()
+            .map(|request| Effect::Journal(JournalEffect::LogContact(request)))
+            .collect()
     }
 
     /// The contact a stored or waiting row stands for, for the activation count.

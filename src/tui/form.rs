@@ -10,7 +10,7 @@ use crate::model::band::read_frequency;
 use crate::model::callsign::normalize_callsign;
 use crate::model::program::{normalize_reference, parse_program_id};
 use crate::model::text::{multi_line, single_line, token};
-use crate::model::{Contact, Timestamp};
+use crate::model::{Contact, Folder, FolderType, Program, Timestamp};
 
 /// The entry form's fields, in the order Tab walks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,11 +22,14 @@ pub enum Field {
     RstReceived,
     Name,
     Notes,
+    /// The worked station's park (park-to-park, or a hunted park) or program reference.
+    Park,
+    /// Last, so that Shift-Tab from the callsign reaches it at once.
     Time,
 }
 
 impl Field {
-    pub const ALL: [Field; 8] = [
+    pub const ALL: [Field; 9] = [
         Field::Callsign,
         Field::Frequency,
         Field::Mode,
@@ -34,6 +37,7 @@ impl Field {
         Field::RstReceived,
         Field::Name,
         Field::Notes,
+        Field::Park,
         Field::Time,
     ];
 
@@ -47,6 +51,7 @@ impl Field {
             Field::Name => "Name",
             Field::Notes => "Notes",
             Field::Time => "Time UTC",
+            Field::Park => "Park",
         }
     }
 
@@ -118,11 +123,45 @@ pub fn default_rst(mode: &str) -> &'static str {
     }
 }
 
+/// What kind of log the form's folder is, for the worked station's reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogKind {
+    /// The operator's own log: no program references.
+    Custom,
+    /// A program's monthly hunting log.
+    Hunting(Program),
+    /// A POTA activation: a park given is the other activator's (park to park).
+    Activation,
+}
+
+impl LogKind {
+    pub fn of(folder: &Folder) -> LogKind {
+        match (
+            folder.folder_type,
+            folder.program_id.as_deref().and_then(Program::from_id),
+        ) {
+            (FolderType::Activation, _) => LogKind::Activation,
+            (_, Some(program)) => LogKind::Hunting(program),
+            _ => LogKind::Custom,
+        }
+    }
+
+    /// The program whose references the park field takes.
+    fn program(self) -> Option<Program> {
+        match self {
+            LogKind::Custom => None,
+            LogKind::Hunting(program) => Some(program),
+            LogKind::Activation => Some(Program::Pota),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct EntryForm {
     /// The folder the contact goes to.
     pub folder_id: String,
     pub folder_name: String,
+    pub kind: LogKind,
     pub inputs: Vec<Input>,
     pub focus: Field,
     /// The band the frequency lies in, or why it lies in none.
@@ -146,6 +185,7 @@ impl EntryForm {
         let mut form = EntryForm {
             folder_id: folder_id.to_owned(),
             folder_name: folder_name.to_owned(),
+            kind: LogKind::Custom,
             inputs: vec![Input::default(); Field::ALL.len()],
             focus: Field::Callsign,
             band: Err(String::new()),
@@ -182,7 +222,15 @@ impl EntryForm {
         form.set(Field::Notes, &text(&request.notes));
         // The time it was logged with, whole: the contact keeps its time however late it goes.
         form.set(Field::Time, &request.time_on);
+        form.set(Field::Park, &text(&request.sig_info));
         form
+    }
+
+    /// Points the form at `folder`: its id, name and kind of log.
+    pub fn set_folder(&mut self, folder: &Folder) {
+        self.folder_id = folder.id.clone();
+        self.folder_name = folder.name.clone();
+        self.kind = LogKind::of(folder);
     }
 
     pub fn value(&self, field: Field) -> &str {
@@ -296,7 +344,13 @@ impl EntryForm {
     pub fn clear_for_next(&mut self) {
         self.typed = [false; Field::ALL.len()];
         let mode = self.value(Field::Mode).to_owned();
-        for field in [Field::Callsign, Field::Name, Field::Notes, Field::Time] {
+        for field in [
+            Field::Callsign,
+            Field::Name,
+            Field::Notes,
+            Field::Time,
+            Field::Park,
+        ] {
             self.set(field, "");
         }
         self.set(Field::RstSent, default_rst(&mode));
@@ -343,6 +397,10 @@ impl EntryForm {
         )
         .map_err(|e| (Field::Notes, e.message))?;
         let time_on = time_on(self.value(Field::Time), now).map_err(|m| (Field::Time, m))?;
+        let (sig, sig_info) = match self.references()? {
+            (_, refs) if refs.is_empty() => (None, None),
+            (program, refs) => (Some(program.sig().to_owned()), Some(refs.join(","))),
+        };
         Ok(NewContactRequest {
             folder_id: self.folder_id.clone(),
             callsign,
@@ -353,12 +411,67 @@ impl EntryForm {
             rst_received,
             name,
             notes,
-            sig: None,
-            sig_info: None,
+            sig,
+            sig_info,
             my_sig: None,
             my_sig_info: None,
             station_callsign: None,
         })
+    }
+
+    /// The contacts Enter logs: one per park for POTA, since POTA credits one park a record
+    /// (a park-to-park contact with a two-fer is two contacts), else the one of [`request`].
+    ///
+    /// [`request`]: EntryForm::request
+    pub fn requests(&self, now: Timestamp) -> Result<Vec<NewContactRequest>, (Field, String)> {
+        let request = self.request(now)?;
+        let (program, refs) = self.references()?;
+        if program != Program::Pota || refs.len() < 2 {
+            return Ok(vec![request]);
+        }
+        Ok(refs
+            .into_iter()
+            .map(|park| NewContactRequest {
+                sig_info: Some(park),
+                ..request.clone()
+            })
+            .collect())
+    }
+
+    /// The references typed in the park field, checked for the log's program: parks for POTA
+    /// (several separated by commas, each once), free text for the others.
+    fn references(&self) -> Result<(Program, Vec<String>), (Field, String)> {
+        let text = self.value(Field::Park).trim();
+        let Some(program) = self.kind.program() else {
+            return if text.is_empty() {
+                Ok((Program::Pota, Vec::new()))
+            } else {
+                Err((
+                    Field::Park,
+                    format!(
+                        "{} is your own log and takes no program references; log a park into the POTA hunting log (m then p) or into an activation",
+                        self.folder_name
+                    ),
+                ))
+            };
+        };
+        if text.is_empty() {
+            return Ok((program, Vec::new()));
+        }
+        if program != Program::Pota {
+            let reference = single_line("reference", text, 100)
+                .map_err(|e| (Field::Park, e.message))?
+                .unwrap_or_default();
+            return Ok((program, vec![reference]));
+        }
+        let mut parks: Vec<String> = Vec::new();
+        for part in text.split(',').filter(|p| !p.trim().is_empty()) {
+            let park = normalize_reference("park", part).map_err(|e| (Field::Park, e.message))?;
+            if !parks.contains(&park) {
+                parks.push(park);
+            }
+        }
+        Ok((program, parks))
     }
 
     /// The frequency in MHz (a kHz value is converted, as the server would).
@@ -390,11 +503,21 @@ impl EntryForm {
         let day = time_on(self.value(Field::Time), now)
             .unwrap_or(now)
             .utc_day();
+        // A hunter credits each park on its own: in a hunting log the same station at another
+        // park is no duplicate. An activator's count is per station, whatever its park.
+        let parks = match (self.kind, self.references()) {
+            (LogKind::Hunting(_), Ok((_, parks))) if !parks.is_empty() => parks,
+            _ => Vec::new(),
+        };
         contacts.into_iter().find(|c| {
             c.callsign == call
                 && c.band == band
                 && c.mode.eq_ignore_ascii_case(mode)
                 && c.time_on.utc_day() == day
+                && (parks.is_empty()
+                    || c.sig_info
+                        .as_deref()
+                        .is_some_and(|info| info.split(',').any(|p| parks.iter().any(|q| q == p))))
         })
     }
 }

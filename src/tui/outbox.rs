@@ -288,17 +288,17 @@ impl App {
             .folder
             .as_ref()
             .filter(|f| holds_contacts(f))
-            .map(|f| (f.id.clone(), f.name.clone()))
-            .unwrap_or_else(|| {
-                let name = self
-                    .folders
+            .or_else(|| {
+                self.folders
                     .items
                     .iter()
                     .find(|f| f.id == request.folder_id)
-                    .map_or_else(|| request.folder_id.clone(), |f| f.name.clone());
-                (request.folder_id.clone(), name)
-            });
-        let form = EntryForm::from_request(&target.0, &target.1, request);
+            })
+            .cloned();
+        let mut form = EntryForm::from_request(&request.folder_id, &request.folder_id, request);
+        if let Some(folder) = &target {
+            form.set_folder(folder);
+        }
         self.dialog = Some(Dialog::Fix(Box::new(FixForm {
             entry_id: id,
             refusal: why,

@@ -15,9 +15,9 @@ use super::app::{
     ActivationsPane, App, ContactsPane, Dialog, FoldersPane, ListView, Load, Meter, POTA_NEEDED,
     Pane, Tone, format_mhz, qso_counter, short_time,
 };
-use super::form::{ActivationField, ActivationForm, EntryForm, Field};
+use super::form::{ActivationField, ActivationForm, EntryForm, Field, LogKind};
 use super::outbox::Mark;
-use crate::model::Timestamp;
+use crate::model::{Program, Timestamp};
 
 /// Styles with colour, or (for `--no-color` and `NO_COLOR`) with attributes only.
 #[derive(Debug, Clone, Copy)]
@@ -693,6 +693,7 @@ fn entry_field_area(inner: Rect, field: Field) -> Rect {
         Field::Name => (1, 1),
         Field::Notes => (1, 2),
         Field::Time => (1, 3),
+        Field::Park => (0, 4),
     };
     let x = inner.x + column * half;
     let width = if column == 0 {
@@ -752,7 +753,14 @@ impl Widget for EntryView<'_> {
         let inner = block.inner(area);
         block.render(area, buf);
         for f in Field::ALL {
-            let hint = if f == Field::Time { "now" } else { "" };
+            let hint = match (f, form.kind) {
+                (Field::Time, _) => "now",
+                (Field::Park, LogKind::Activation) => "theirs: park to park, e.g. US-1234",
+                (Field::Park, LogKind::Hunting(Program::Pota)) => "e.g. US-1234, US-5678",
+                (Field::Park, LogKind::Hunting(_)) => "reference",
+                (Field::Park, LogKind::Custom) => "(program logs only)",
+                _ => "",
+            };
             field(
                 entry_field_area(inner, f),
                 buf,
@@ -811,9 +819,9 @@ impl Widget for EntryView<'_> {
         }
         let notes = Rect::new(
             inner.x,
-            inner.y + 4,
+            inner.y + 5,
             inner.width,
-            inner.height.saturating_sub(4),
+            inner.height.saturating_sub(5),
         );
         Paragraph::new(lines)
             .wrap(Wrap { trim: true })

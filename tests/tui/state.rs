@@ -303,12 +303,12 @@ fn the_entry_form_logs_a_contact_and_clears_for_the_next() {
     assert_eq!(f.band, Ok("20m"));
     typed(&mut app, "k9xyz");
     let mut order = vec![form(&app).focus];
-    for _ in 0..8 {
+    for _ in 0..9 {
         press(&mut app, KeyCode::Tab);
         order.push(form(&app).focus);
     }
-    assert_eq!(order[..8], Field::ALL);
-    assert_eq!(order[8], Field::Callsign, "Tab wraps around");
+    assert_eq!(order[..9], Field::ALL);
+    assert_eq!(order[9], Field::Callsign, "Tab wraps around");
     press(&mut app, KeyCode::BackTab);
     assert_eq!(form(&app).focus, Field::Time);
     press(&mut app, KeyCode::Tab);
@@ -1183,4 +1183,76 @@ fn a_logged_contact_counts_in_the_containers_above_its_folder_too() {
     assert_eq!(count(&app, MONTH), month + 1);
     assert_eq!(count(&app, ROOT), root + 1);
     assert_eq!(count(&app, POTA), 0, "not a container above it");
+}
+
+#[test]
+fn a_park_to_park_contact_with_two_parks_is_two_contacts() {
+    let mut app = loaded();
+    open(&mut app, "W1AW@US-1234-20261122");
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "K4CC");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "14.285");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "SSB");
+    for _ in 0..5 {
+        press(&mut app, KeyCode::Tab);
+    }
+    assert_eq!(form(&app).focus, Field::Park);
+    typed(&mut app, "us-4321, US-5678,us-4321");
+    let effects = press(&mut app, KeyCode::Enter);
+    let parks: Vec<_> = effects
+        .iter()
+        .map(|e| match e {
+            Effect::Journal(JournalEffect::LogContact(r)) => {
+                assert_eq!(r.callsign, "K4CC");
+                assert_eq!(r.sig.as_deref(), Some("POTA"));
+                r.sig_info.clone().unwrap()
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        parks,
+        ["US-4321", "US-5678"],
+        "one contact per park, each once"
+    );
+}
+
+#[test]
+fn a_park_in_the_own_log_is_refused_with_where_it_goes() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "K4CC");
+    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::BackTab);
+    assert_eq!(form(&app).focus, Field::Park);
+    typed(&mut app, "US-4321");
+    assert!(press(&mut app, KeyCode::Enter).is_empty());
+    assert_eq!(form(&app).focus, Field::Park);
+    assert!(
+        status(&app).contains("POTA hunting log"),
+        "{}",
+        status(&app)
+    );
+    // A bad park in a POTA log names the field and the shape.
+    let mut app = loaded();
+    open(&mut app, "W1AW@US-1234-20261122");
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "K4CC");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "14.285");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "SSB");
+    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::BackTab);
+    typed(&mut app, "US1234");
+    assert!(press(&mut app, KeyCode::Enter).is_empty());
+    assert!(
+        status(&app).contains("not a park reference"),
+        "{}",
+        status(&app)
+    );
 }

@@ -321,16 +321,36 @@ fn starts_an_activation_and_counts_its_contacts() {
     let stored = api.all_contacts(id);
     assert_eq!(stored[0]["rstSent"], "59", "phone reports are two digits");
     assert_eq!(stored[0]["mySig"], "POTA");
+    // Park to park with a two-fer: the callsign, then Shift-Tab twice to the park field.
+    tui.keys("k3bb\x1b[Z\x1b[Zus-4321, us-5678\r");
+    tui.wait_for("QSOs 3/200");
+    tui.wait_for("2/10");
+    let stored = api.all_contacts(id);
+    let mut p2p: Vec<_> = stored
+        .iter()
+        .filter(|c| c["callsign"] == "K3BB")
+        .map(|c| (c["sig"].clone(), c["sigInfo"].clone()))
+        .collect();
+    p2p.sort_by_key(|(_, park)| park.to_string());
+    assert_eq!(
+        p2p,
+        [
+            (serde_json::json!("POTA"), serde_json::json!("US-4321")),
+            (serde_json::json!("POTA"), serde_json::json!("US-5678"))
+        ],
+        "one contact per park: {stored:?}"
+    );
     tui.close_form();
     // Its POTA file, from the activations pane, into the directory the logbook started in.
     tui.keys("\x1b[Z");
     tui.keys("x");
     let name = activations[0]["name"].as_str().unwrap();
     let path = cli.home.path().join(format!("{name}.adi"));
-    tui.wait_for(&format!("exported 1 contact to {}", path.display()));
+    tui.wait_for(&format!("exported 3 contacts to {}", path.display()));
     let file = std::fs::read_to_string(&path).unwrap();
     assert!(file.contains("<CALL:4>K2AA "), "{file}");
     assert!(file.contains("<MY_SIG_INFO:7>US-1234 "), "{file}");
+    assert!(file.contains("<SIG_INFO:7>US-5678 "), "{file}");
     // End it, after y.
     tui.keys("e");
     tui.wait_for("End activation US-1234 now?");
