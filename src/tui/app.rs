@@ -16,7 +16,10 @@ use super::rig::RigPanel;
 use crate::client::export::Exported;
 use crate::client::journal::{SenderEvent, is_local_folder_id};
 use crate::client::rig::{RigAddress, RigCommand, RigState};
-use crate::client::{ClientError, Deleted, NewActivationRequest};
+use crate::client::{
+    ClientError, ContactEditRequest, Deleted, EditedContact, NewActivationRequest,
+    NewContactRequest,
+};
 use crate::model::Program;
 use crate::model::folder::ROOT_NAME;
 use crate::model::{
@@ -246,6 +249,8 @@ pub enum Dialog {
     Entry,
     /// A refused contact opened to be fixed and sent again.
     Fix(Box<FixForm>),
+    /// A stored contact opened to be edited on the service (a busted call fixed).
+    Edit(Box<EditForm>),
     /// The entry form's folder is an activation that has ended: y logs into it all the same.
     ConfirmEnded {
         folder_id: String,
@@ -268,6 +273,13 @@ pub enum Dialog {
     /// Which of this month's logs `m` opens: the custom one or a program's hunting log.
     ChooseMonth,
     Help,
+}
+
+/// A stored contact in the entry form, to be changed on the service.
+#[derive(Debug, Clone)]
+pub struct EditForm {
+    pub contact_id: String,
+    pub form: EntryForm,
 }
 
 /// A refused journal entry in the entry form.
@@ -347,6 +359,10 @@ pub enum Effect {
     LoadActivationContacts {
         folder_id: String,
     },
+    EditContact {
+        id: String,
+        request: ContactEditRequest,
+    },
     DeleteContact {
         id: String,
     },
@@ -385,6 +401,10 @@ pub enum Action {
         folder_id: String,
         source: Source,
         result: Result<Vec<Contact>, ClientError>,
+    },
+    ContactEdited {
+        id: String,
+        result: Result<EditedContact, ClientError>,
     },
     ContactDeleted {
         id: String,
@@ -637,6 +657,59 @@ impl App {
             Some(s) if s.text.chars().count() > width => 2,
             _ => 1,
         }
+    }
+
+    /// `e` in Contacts: the selected stored contact in the form, to be changed on the service.
+    fn open_edit(&mut self) -> Vec<Effect> {
+        let Some(contact) = self.selected_contact().cloned() else {
+            self.say(Tone::Warning, "no contact selected");
+            return vec![];
+        };
+        if self.contacts.marks.contains_key(&contact.id) {
+            self.say(
+                Tone::Warning,
+                "this contact is still in the journal: Enter on a ✗ one fixes it, a ↑ one goes out as it is",
+            );
+            return vec![];
+        }
+        if self.connection == Connection::Offline {
+            self.say(
+                Tone::Warning,
+                "editing a stored contact needs the service: wait for the link (r tries now)",
+            );
+            return vec![];
+        }
+        let request = NewContactRequest {
+            folder_id: contact.folder_id.clone(),
+            callsign: contact.callsign.clone(),
+            frequency: contact.frequency,
+            mode: contact.mode.clone(),
+            time_on: contact.time_on.to_string(),
+            rst_sent: contact.rst_sent.clone(),
+            rst_received: contact.rst_received.clone(),
+            name: contact.name.clone(),
+            notes: contact.notes.clone(),
+            sig: contact.sig.clone(),
+            sig_info: contact.sig_info.clone(),
+            my_sig: None,
+            my_sig_info: None,
+            station_callsign: None,
+        };
+        let mut form = EntryForm::from_request(&contact.folder_id, &contact.folder_id, &request);
+        if let Some(folder) = self
+            .folders
+            .items
+            .iter()
+            .chain(self.contacts.folder.iter())
+            .find(|f| f.id == contact.folder_id)
+        {
+            form.set_folder(folder);
+        }
+        self.dialog = Some(Dialog::Edit(Box::new(EditForm {
+            contact_id: contact.id,
+            form,
+        })));
+        vec![]
     }
 
     /// The activation of today that `request` names, when the list holds it.
@@ -969,6 +1042,35 @@ impl App {
                     vec![]
                 }
             }
+            Dialog::Edit(mut edit) => match form_key(&mut edit.form, key) {
+                FormKey::Close => {
+                    self.say(Tone::Info, "the contact stays as it was");
+                    vec![]
+                }
+                FormKey::Submit => match edit.form.request(self.now) {
+                    Ok(request) => {
+                        let id = edit.contact_id.clone();
+                        // Open until the service answers: a refusal leaves the text to fix.
+                        self.dialog = Some(Dialog::Edit(edit));
+                        self.in_flight += 1;
+                        self.say(Tone::Info, format!("saving {}…", request.callsign));
+                        vec![Effect::EditContact {
+                            id,
+                            request: edit_request(request),
+                        }]
+                    }
+                    Err((field, message)) => {
+                        edit.form.focus = field;
+                        self.say(Tone::Error, message);
+                        self.dialog = Some(Dialog::Edit(edit));
+                        vec![]
+                    }
+                },
+                FormKey::Edited(_) | FormKey::Stay => {
+                    self.dialog = Some(Dialog::Edit(edit));
+                    vec![]
+                }
+            },
             Dialog::Fix(mut fix) => match form_key(&mut fix.form, key) {
                 FormKey::Close => {
                     self.say(Tone::Info, "the refused contact stays as it was");
@@ -1173,7 +1275,7 @@ impl App {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let typing = matches!(
             self.dialog,
-            Some(Dialog::Entry | Dialog::Fix(_) | Dialog::Activation(_))
+            Some(Dialog::Entry | Dialog::Fix(_) | Dialog::Edit(_) | Dialog::Activation(_))
         );
         let quit_key = (ctrl && key.code == KeyCode::Char('c'))
             || (key.code == KeyCode::Char('q') && !ctrl && !typing && !self.filtering());
@@ -1299,11 +1401,12 @@ impl App {
             KeyCode::Char('x') => self.export_key(),
             KeyCode::Char('F') => self.send_to_rig(Field::Frequency),
             KeyCode::Char('M') => self.send_to_rig(Field::Mode),
+            KeyCode::Char('e') if self.focus == Pane::Contacts => self.open_edit(),
             KeyCode::Char('e') => {
                 if self.focus != Pane::Activations {
                     self.say(
                         Tone::Warning,
-                        "e ends an activation: Tab to Activations and select it first",
+                        "e edits the selected contact (in Contacts) or ends the selected activation (in Activations)",
                     );
                     return vec![];
                 }
@@ -1586,6 +1689,23 @@ enum FormKey {
     Edited(Field),
 }
 
+/// Every field of the form, as an edit: an empty optional field clears it on the service.
+fn edit_request(request: NewContactRequest) -> ContactEditRequest {
+    ContactEditRequest {
+        callsign: Some(request.callsign),
+        frequency: Some(request.frequency),
+        mode: Some(request.mode),
+        time_on: Some(request.time_on),
+        rst_sent: Some(request.rst_sent),
+        rst_received: Some(request.rst_received),
+        name: Some(request.name),
+        notes: Some(request.notes),
+        sig: Some(request.sig),
+        sig_info: Some(request.sig_info),
+        ..ContactEditRequest::default()
+    }
+}
+
 fn form_key(form: &mut EntryForm, key: KeyEvent) -> FormKey {
     match key.code {
         KeyCode::Esc => FormKey::Close,
@@ -1662,6 +1782,25 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             result,
         } => {
             app.activation_contacts_loaded(folder_id, source, result);
+            vec![]
+        }
+        Action::ContactEdited { id, result } => {
+            if app.answered(&result).is_none()
+                && let Ok(edited) = result
+            {
+                let c = edited.contact;
+                app.say(
+                    Tone::Success,
+                    format!("edited {} {} {}", c.callsign, c.band, c.mode),
+                );
+                if matches!(&app.dialog, Some(Dialog::Edit(e)) if e.contact_id == id) {
+                    app.dialog = None;
+                }
+                if let Some(row) = app.contacts.items.iter_mut().find(|r| r.id == id) {
+                    *row = c;
+                }
+                app.refilter_contacts();
+            }
             vec![]
         }
         Action::ContactDeleted { id, result } => {

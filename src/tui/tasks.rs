@@ -133,6 +133,10 @@ pub async fn perform(
                 result,
             });
         }
+        Effect::EditContact { id, request } => {
+            let result = client.edit_contact(&id, &request).await;
+            send(Action::ContactEdited { id, result });
+        }
         Effect::DeleteContact { id } => {
             let result = client.delete_contact(&id).await;
             send(Action::ContactDeleted { id, result });

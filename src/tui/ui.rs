@@ -717,6 +717,8 @@ pub struct EntryView<'a> {
     pub valid: Option<Meter>,
     /// Why the service refused the contact, when the form fixes a refused one.
     pub refusal: Option<&'a str>,
+    /// The form changes a stored contact on the service.
+    pub editing: bool,
     pub theme: Theme,
 }
 
@@ -734,9 +736,10 @@ impl Widget for EntryView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let form = self.form;
         Clear.render(area, buf);
-        let what = match self.refusal {
-            Some(_) => "Fix a refused contact",
-            None => "Log a contact",
+        let what = match (self.refusal, self.editing) {
+            (Some(_), _) => "Fix a refused contact",
+            (None, true) => "Edit a contact",
+            (None, false) => "Log a contact",
         };
         let title = match self.valid {
             Some(m) if m.total > m.today => format!(
@@ -812,6 +815,10 @@ impl Widget for EntryView<'_> {
                     self.theme.dim(),
                 ));
             }
+            None if self.editing => lines.push(Line::styled(
+                "Enter saves the change on the service · Esc leaves the contact as it was",
+                self.theme.dim(),
+            )),
             None => lines.push(Line::styled(
                 "Tab next field · Shift-Tab back · Enter log · Esc close (the text is kept)",
                 self.theme.dim(),
@@ -948,7 +955,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "log it, the form clears / close, its text kept",
     ),
     ("a", "start an activation (POTA), also offline"),
-    ("e", "end the selected activation (after y)"),
+    ("e", "edit the contact, or end the activation (after y)"),
     ("d", "delete the contact, or discard a ↑ ✗ one (after y)"),
     ("  Enter on ✗", "fix a refused contact and send it again"),
     ("m", "this month's log: m yours, p POTA, d DX, r Repeaters"),
@@ -1046,6 +1053,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
                         form,
                         valid,
                         refusal: None,
+                        editing: false,
                         theme,
                     },
                     EntryView::area(areas.top, area),
@@ -1057,6 +1065,17 @@ pub fn draw(app: &App, frame: &mut Frame) {
                 form: &fix.form,
                 valid: app.meter(&fix.form.folder_id),
                 refusal: Some(&fix.refusal),
+                editing: false,
+                theme,
+            },
+            EntryView::area(areas.top, area),
+        ),
+        Some(Dialog::Edit(edit)) => frame.render_widget(
+            EntryView {
+                form: &edit.form,
+                valid: None,
+                refusal: None,
+                editing: true,
                 theme,
             },
             EntryView::area(areas.top, area),
@@ -1115,9 +1134,10 @@ pub fn draw(app: &App, frame: &mut Frame) {
 pub fn cursor(app: &App, area: Rect) -> Option<Position> {
     let areas = layout(area, app.message_rows(area.width));
     match &app.dialog {
-        Some(Dialog::Entry | Dialog::Fix(_)) => {
+        Some(Dialog::Entry | Dialog::Fix(_) | Dialog::Edit(_)) => {
             let form = match &app.dialog {
                 Some(Dialog::Fix(fix)) => &fix.form,
+                Some(Dialog::Edit(edit)) => &edit.form,
                 _ => app.entry.as_ref()?,
             };
             let inner = Block::new()

@@ -430,7 +430,40 @@ fn m_opens_a_programs_hunting_log() {
     assert_eq!(tui.exit_code(), 0);
 }
 
+/// A busted call fixed after the fact: `e` on the contact, the callsign cleared and typed
+/// again, Enter; the service holds the fixed one.
+fn e_edits_a_stored_contact() {
+    let (_server, api, cli) = setup("elevated");
+    let folder = monthly(&api);
+    let mut tui = Tui::start(&cli, &[], &[]);
+    tui.wait_for("QSOs 0/200");
+    tui.keys("m");
+    tui.keys("m");
+    tui.wait_for("opened the");
+    tui.keys("n");
+    tui.wait_for("Log a contact");
+    tui.keys("k1abx\t14.074\tft8\r");
+    tui.wait_until("the contact stored", |s| {
+        s.contains("QSOs 1/200") && s.contains("0 waiting")
+    });
+    tui.close_form();
+    tui.keys("\t");
+    tui.keys("e");
+    tui.wait_for("Edit a contact");
+    tui.wait_for("K1ABX");
+    // Ctrl-U clears the callsign; the rest stays as stored.
+    tui.keys("\x15k1abc\r");
+    tui.wait_for("edited K1ABC 20m FT8");
+    let stored = api.all_contacts(&folder);
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0]["callsign"], "K1ABC");
+    assert_eq!(stored[0]["frequency"], 14.074);
+    tui.keys("q");
+    assert_eq!(tui.exit_code(), 0);
+}
+
 crate::both_backends!(
+    e_edits_a_stored_contact,
     m_opens_a_programs_hunting_log,
     logs_a_contact_typed_at_the_keyboard,
     starts_an_activation_and_counts_its_contacts,
