@@ -58,6 +58,10 @@ pub struct CreateArgs {
     /// Start, ISO 8601 with offset [default: now]
     #[arg(long, value_parser = input::time, value_name = "ISO")]
     start_time: Option<String>,
+    /// Use this Idempotency-Key for the request and its retries: running the command again
+    /// with the same key answers the first request again
+    #[arg(long, value_parser = input::idempotency_key, value_name = "KEY")]
+    idempotency_key: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -141,7 +145,6 @@ fn table(ctx: &Ctx, items: &[Folder]) -> String {
 }
 
 fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let request = NewActivationRequest {
         location_reference: args.reference,
         callsign: args.callsign,
@@ -150,12 +153,16 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
         start_time: args.start_time,
     };
     let client = ctx.client()?;
-    let created = ctx.block_on(async { Ok(client.create_activation(&request).await?) })?;
+    let created = ctx.block_on(async {
+        Ok(match &args.idempotency_key {
+            Some(key) => client.create_activation_keyed(&request, key).await?,
+            None => client.create_activation(&request).await?,
+        })
+    })?;
     print_created(ctx, "activation", &created)
 }
 
 fn end(ctx: &Ctx, args: EndArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let client = ctx.client()?;
     let folder = ctx.block_on(async {
         Ok(client
@@ -176,7 +183,6 @@ fn end(ctx: &Ctx, args: EndArgs) -> Result<(), CliError> {
 }
 
 fn export(ctx: &Ctx, args: ExportArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     if !args.dir.is_dir() {
         return Err(CliError::input(format!(
             "--dir {} is not a directory; give an existing directory",

@@ -138,7 +138,6 @@ fn set_key(ctx: &Ctx, args: SetKeyArgs) -> Result<(), CliError> {
 }
 
 fn status(ctx: &Ctx) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let base = ctx.api_base()?;
     let Some(found) = resolve_optional(ctx)? else {
         if ctx.format == Format::Json {

@@ -95,6 +95,11 @@ pub struct CreateArgs {
     /// at once with the entry id; svc outbox push sends it
     #[arg(long)]
     queue: bool,
+    /// Use this Idempotency-Key for the request and its retries: running the command again
+    /// with the same key (after a lost answer, exit 7) answers the first create instead of
+    /// storing the contact twice. The outbox keys what --queue holds itself
+    #[arg(long, value_parser = input::idempotency_key, value_name = "KEY", conflicts_with = "queue")]
+    idempotency_key: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -162,8 +167,12 @@ pub struct DeleteArgs {
     #[arg(value_parser = input::contact_id)]
     id: String,
     /// Delete without asking (needed when stdin is not a terminal)
-    #[arg(long)]
+    #[arg(short, long)]
     yes: bool,
+    /// Use this Idempotency-Key for the request and its retries, so that running the command
+    /// again with the same key answers the first delete instead of "not found"
+    #[arg(long, value_parser = input::idempotency_key, value_name = "KEY")]
+    idempotency_key: Option<String>,
 }
 
 pub fn run(ctx: &Ctx, command: ContactsCommand) -> Result<(), CliError> {
@@ -226,7 +235,6 @@ fn table(ctx: &Ctx, items: &[Contact]) -> String {
 }
 
 fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let request = NewContactRequest {
         folder_id: args.folder,
         callsign: args.callsign,
@@ -253,7 +261,12 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
         return queue(ctx, request);
     }
     let client = ctx.client()?;
-    let created = ctx.block_on(async { Ok(client.create_contact(&request).await?) })?;
+    let created = ctx.block_on(async {
+        Ok(match &args.idempotency_key {
+            Some(key) => client.create_contact_keyed(&request, key).await?,
+            None => client.create_contact(&request).await?,
+        })
+    })?;
     if let Some(first) = &created.duplicate_of
         && ctx.format == Format::Text
     {
@@ -310,7 +323,6 @@ fn change(
 }
 
 fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let clear = &args.clear;
     let request = ContactEditRequest {
         callsign: args.callsign,
@@ -361,7 +373,6 @@ fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
 }
 
 fn delete(ctx: &Ctx, args: DeleteArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     if !args.yes && !std::io::stdin().is_terminal() {
         return Err(CliError::input(format!(
             "refusing to delete {} without confirmation: stdin is not a terminal; add --yes to delete it",
@@ -377,10 +388,18 @@ fn delete(ctx: &Ctx, args: DeleteArgs) -> Result<(), CliError> {
         ));
     }
     let deleted = ctx.block_on(async {
-        client.delete_contact(&args.id).await.map_err(|e| {
+        let result = match &args.idempotency_key {
+            Some(key) => client.delete_contact_keyed(&args.id, key).await,
+            None => client.delete_contact(&args.id).await,
+        };
+        result.map_err(|e| {
             let unanswered = matches!(e, ClientError::Transport { .. });
             let mut err = CliError::from(e);
-            if unanswered {
+            if unanswered && args.idempotency_key.is_some() {
+                err.message.push_str(
+                    "; run the same command again with the same --idempotency-key: the service answers a delete it already made",
+                );
+            } else if unanswered {
                 // Not retried, so the user must look before asking again.
                 err.message.push_str(&format!(
                     "; {} may have been deleted all the same: look with svc contacts list before trying again",

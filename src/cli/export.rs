@@ -62,7 +62,6 @@ pub fn run(ctx: &Ctx, command: ExportCommand) -> Result<(), CliError> {
 }
 
 fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     if ctx.format == super::Format::Json && args.out.is_none() {
         return Err(CliError::input(
             "--json needs --out FILE: without it stdout carries the ADIF itself",

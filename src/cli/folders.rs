@@ -148,7 +148,6 @@ fn table(ctx: &Ctx, items: &[Folder]) -> String {
 }
 
 fn show(ctx: &Ctx, args: ShowArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let client = ctx.client()?;
     let folders = ctx.block_on(async { Ok(client.all_folders(None).await?) })?;
     let folder = folders
@@ -200,7 +199,6 @@ pub fn details(f: &Folder) -> String {
 }
 
 fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let request = match args.folder_type {
         NewTypeArg::Monthly => {
             if args.name.is_some() || args.parent.is_some() {

@@ -455,11 +455,18 @@ fn walk(cmd: &Command, path: &mut Vec<String>, out: &mut Vec<Value>) {
             .into_iter()
             .map(Command::get_name)
             .collect();
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        // The published client's manifest shape beside ours (docs/CLI.md, "The --help-json
+        // manifest"): the whole command line as the name, a description, and options by flag.
+        let options: Vec<Value> = flags.iter().map(published_option).collect();
         out.push(json!({
-            "name": name,
-            "about": sub.get_about().map(|a| a.to_string()).unwrap_or_default(),
+            "name": format!("svc {name}"),
+            "path": name,
+            "about": about,
+            "description": about,
             "args": args,
             "flags": flags,
+            "options": options,
             "subcommands": subcommands,
             "examples": examples_of(&name),
         }));
@@ -467,6 +474,41 @@ fn walk(cmd: &Command, path: &mut Vec<String>, out: &mut Vec<Value>) {
         path.pop();
     }
 }
+
+/// A flag as the published manifest lists it: `--type <type>`, its description, whether it is
+/// required and its type.
+fn published_option(flag: &Value) -> Value {
+    let name = flag["name"].as_str().unwrap_or_default();
+    let flag_text = match flag["type"].as_str() {
+        Some("boolean" | "count") | None => name.to_owned(),
+        Some(_) => format!("{name} <{}>", name.trim_start_matches('-')),
+    };
+    // The published manifest knows two types: a switch, or a value given as text.
+    let kind = if flag["type"] == "boolean" {
+        "boolean"
+    } else {
+        "string"
+    };
+    json!({
+        "flag": flag_text,
+        "description": flag["description"],
+        "required": flag["required"],
+        "type": kind,
+    })
+}
+
+/// The exit codes by name, as the published manifest maps them.
+const EXIT_CODE_NAMES: [(&str, u8); 9] = [
+    ("OK", 0),
+    ("GENERIC", 1),
+    ("INVALID_USAGE", 2),
+    ("AUTH", 3),
+    ("RATE_LIMITED", 4),
+    ("TIER_INSUFFICIENT", 5),
+    ("QSO_CAP_REACHED", 6),
+    ("NETWORK", 7),
+    ("SERVER", 8),
+];
 
 /// The `--help-json` manifest.
 pub fn manifest(root: &Command) -> Value {
@@ -490,15 +532,28 @@ pub fn manifest(root: &Command) -> Value {
             json!({"code": exit, "meaning": meaning, "errors": errors, "handling": handling})
         })
         .collect();
+    let exit_code_names: serde_json::Map<String, Value> = EXIT_CODE_NAMES
+        .iter()
+        .map(|(name, code)| ((*name).to_owned(), json!(code)))
+        .collect();
+    // Where the commands would go now (SVC_API_BASE, the config file, the default); one that
+    // does not resolve (commands would refuse it) is left as the default.
+    let from_env = std::env::var("SVC_API_BASE").ok();
+    let api_base = crate::client::resolve_api_base(from_env.as_deref())
+        .map(|u| u.to_string())
+        .unwrap_or_else(|_| crate::client::config::DEFAULT_API_BASE.to_owned());
+    let api_base = api_base.trim_end_matches('/');
     json!({
         "name": root.get_name(),
         "about": root.get_about().map(|a| a.to_string()).unwrap_or_default(),
         "cli_version": env!("CARGO_PKG_VERSION"),
         "api_version": API_VERSION,
+        "api_base": api_base,
         "global_flags": global_flags,
         "commands": commands,
         "examples": examples_of(""),
-        "exit_codes": exit_codes,
+        "exit_codes": exit_code_names,
+        "exit_code_details": exit_codes,
         "environment": {
             "SVC_API_KEY": "the API key; wins over the keychain and the config file",
             "SVC_API_BASE": "the service's address, like --api-base",

@@ -167,7 +167,6 @@ impl<R: Read> Read for Counting<R> {
 }
 
 fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     if args.folder.is_none() && !args.auto && !args.dry_run {
         return Err(CliError::input(
             "say where the contacts go: --folder <id> puts them all into one folder, --auto files each where an operator would (activations by park and day, monthly logs by month)",

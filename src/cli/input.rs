@@ -25,6 +25,18 @@ pub fn contact_id(text: &str) -> Result<String, String> {
         .map_err(|e| e.message)
 }
 
+/// An `Idempotency-Key` as the service takes it: 1 to 255 visible ASCII characters.
+pub fn idempotency_key(text: &str) -> Result<String, String> {
+    if (1..=255).contains(&text.len()) && text.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+        Ok(text.to_owned())
+    } else {
+        Err(
+            "an idempotency key is 1 to 255 visible ASCII characters, no spaces, e.g. a UUID"
+                .into(),
+        )
+    }
+}
+
 /// A positive, finite number of MHz, sent as given (the server reads kHz-sized values as kHz).
 pub fn frequency(text: &str) -> Result<f64, String> {
     let value: f64 = text

@@ -219,7 +219,6 @@ fn show(ctx: &Ctx, verb: &str, l: &Logbook) -> Result<(), CliError> {
 }
 
 fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let client = ctx.client()?;
     let ProviderArg::Qrz = args.provider;
     let request = ConnectLogbook {
@@ -233,7 +232,6 @@ fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
 }
 
 fn set(ctx: &Ctx, args: SetArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     if !args.api_key && args.auto_push.is_none() && args.auto_sync.is_none() {
         return Err(CliError::input(
             "nothing to change: give --auto-push on|off, --auto-sync on|off or --api-key",
@@ -254,7 +252,6 @@ fn set(ctx: &Ctx, args: SetArgs) -> Result<(), CliError> {
 }
 
 fn disconnect(ctx: &Ctx, args: DisconnectArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let client = ctx.client()?;
     let answer = ctx.block_on(async { Ok(client.disconnect_logbook(&args.id).await?) })?;
     match ctx.format {
@@ -267,7 +264,6 @@ fn disconnect(ctx: &Ctx, args: DisconnectArgs) -> Result<(), CliError> {
 }
 
 fn import(ctx: &Ctx, args: DisconnectArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let client = ctx.client()?;
     let answer = ctx.block_on(async { Ok(client.import_logbook(&args.id).await?) })?;
     match ctx.format {
@@ -318,11 +314,11 @@ fn review(ctx: &Ctx, args: ReviewArgs) -> Result<(), CliError> {
             },
         );
     };
-    ctx.no_ndjson()?;
     let send = args.send.as_deref();
     let answer = ctx.block_on(async { Ok(client.settle_review(&qso_id, send).await?) })?;
     match (ctx.format, send) {
-        (Format::Json, _) => ctx.print_json(&answer),
+        // The list's --ndjson: one object, one line.
+        (Format::Json | Format::Ndjson, _) => ctx.print_json(&answer),
         (_, Some(book)) => ctx.say(&format!("{qso_id} goes to logbook {book}\n")),
         (_, None) => ctx.say(&format!("{qso_id} stays here only\n")),
     }

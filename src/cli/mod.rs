@@ -233,6 +233,16 @@ impl From<KeyError> for CliError {
 }
 
 /// What every command gets: the global flags, resolved once.
+/// The commands that print a list, which --ndjson prints one object a line.
+const LISTS: [&str; 6] = [
+    "folders list",
+    "contacts list",
+    "activations list",
+    "outbox list",
+    "logbooks list",
+    "logbooks review",
+];
+
 pub struct Ctx {
     pub command: String,
     pub format: Format,
@@ -250,8 +260,11 @@ impl Ctx {
     pub(crate) fn new(global: &GlobalArgs, command: String) -> Ctx {
         let format = if global.json {
             Format::Json
-        } else if global.ndjson {
+        } else if global.ndjson && LISTS.contains(&command.as_str()) {
             Format::Ndjson
+        } else if global.ndjson {
+            // One object is one line of JSON already (docs/CLI.md, "Output").
+            Format::Json
         } else {
             Format::Text
         };
@@ -354,17 +367,6 @@ impl Ctx {
         if self.verbose {
             eprintln_safe(&format!("svc: {}", printable_lines(message)));
         }
-    }
-
-    /// Refuses --ndjson for a command that prints no list.
-    pub fn no_ndjson(&self) -> Result<(), CliError> {
-        if self.format == Format::Ndjson {
-            return Err(CliError::input(format!(
-                "--ndjson is for lists (folders list, contacts list, activations list, outbox list); use --json with {}",
-                self.command
-            )));
-        }
-        Ok(())
     }
 }
 

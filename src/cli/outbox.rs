@@ -44,7 +44,7 @@ pub struct DropArgs {
     #[arg(value_parser = input::entry_id)]
     id: String,
     /// Drop without asking (needed when stdin is not a terminal)
-    #[arg(long)]
+    #[arg(short, long)]
     yes: bool,
 }
 
@@ -207,7 +207,6 @@ fn refusal(entry: &Entry, error: &EntryError, earlier: bool) -> CliError {
 }
 
 fn push(ctx: &Ctx) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let base = ctx.api_base()?;
     let key = ctx.key()?;
     let (report, earlier) = ctx.block_on(async {
@@ -310,7 +309,6 @@ fn push(ctx: &Ctx) -> Result<(), CliError> {
 }
 
 fn drop_entry(ctx: &Ctx, args: DropArgs) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     if !args.yes && !std::io::stdin().is_terminal() {
         return Err(CliError::input(format!(
             "refusing to drop {} without confirmation: stdin is not a terminal; add --yes to drop it (it will never be sent)",

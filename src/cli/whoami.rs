@@ -8,7 +8,6 @@ use crate::model::{FREE_PLAN_CAP, Whoami};
 pub const CAP_WARNING_AT: i64 = FREE_PLAN_CAP * 9 / 10;
 
 pub fn run(ctx: &Ctx) -> Result<(), CliError> {
-    ctx.no_ndjson()?;
     let client = ctx.client()?;
     let me = ctx.block_on(async { Ok(client.whoami().await?) })?;
     warn_near_cap(ctx, &me);

@@ -298,8 +298,10 @@ impl Client {
                     ClientError::Transport { .. } => {
                         transport_failures += 1;
                         // GETs are safe to repeat and creates carry an Idempotency-Key, but a
-                        // DELETE that may have been carried out would answer not_found again.
-                        let repeatable = method != Method::DELETE || unsent;
+                        // DELETE that may have been carried out would answer not_found again,
+                        // unless it too carries a key the service answers again.
+                        let repeatable =
+                            method != Method::DELETE || unsent || idempotency.is_some();
                         if repeatable && transport_failures < self.policy.transport_attempts {
                             let base = self.policy.backoff * 2u32.pow(transport_failures - 1);
                             retry = Some((base + jitter(base / 2), "transport failure".into()));
@@ -538,6 +540,23 @@ impl Client {
     pub async fn delete_contact(&self, id: &str) -> Result<Deleted, ClientError> {
         self.call(Method::DELETE, self.url(&["contacts", id]), &[], None)
             .await
+    }
+
+    /// `DELETE /v1/contacts/{id}` with the caller's `Idempotency-Key`: a retry (this one's, or
+    /// the caller's after a lost answer) gets the first answer again, not `not_found`.
+    pub async fn delete_contact_keyed(
+        &self,
+        id: &str,
+        idempotency_key: &str,
+    ) -> Result<Deleted, ClientError> {
+        self.call_keyed(
+            Method::DELETE,
+            self.url(&["contacts", id]),
+            &[],
+            None,
+            Some(idempotency_key.to_owned()),
+        )
+        .await
     }
 
     /// `GET /v1/activations`, one page. With `in_progress` the limit bounds the folders

@@ -605,7 +605,82 @@ fn edit_changes_clears_and_answers_like_create() {
     assert_eq!(api.contacts(&folder), before, "no refusal changed anything");
 }
 
+/// `--idempotency-key` makes a run again answer the first create instead of storing a second
+/// contact; `-y` is `--yes`.
+fn a_given_idempotency_key_makes_a_rerun_answer_the_first() {
+    let (_server, api, cli) = setup("elevated");
+    let folder = monthly(&api);
+    let (_, time_on) = crate::common::this_month();
+    let create = |key: &str| {
+        cli.run(&[
+            "contacts",
+            "create",
+            "--folder",
+            &folder,
+            "--callsign",
+            "K1ABC",
+            "--frequency",
+            "14.074",
+            "--mode",
+            "FT8",
+            "--time-on",
+            &time_on,
+            "--idempotency-key",
+            key,
+            "--json",
+        ])
+    };
+    let first = create("run-1f0c7a8e");
+    first.ok();
+    let again = create("run-1f0c7a8e");
+    again.ok();
+    assert_eq!(again.json()["id"], first.json()["id"]);
+    assert_eq!(again.json()["replayed"], true);
+    assert_eq!(api.contacts(&folder).len(), 1);
+    let bad = cli.run(&[
+        "contacts",
+        "create",
+        "--folder",
+        &folder,
+        "--callsign",
+        "K1ABC",
+        "--frequency",
+        "14.074",
+        "--mode",
+        "FT8",
+        "--idempotency-key",
+        "has space",
+    ]);
+    assert!(
+        bad.fails(2, "contacts create", "validation_error")
+            .contains("idempotency key")
+    );
+    let activation = |key: &str| {
+        cli.run(&[
+            "activations",
+            "create",
+            "--reference",
+            "US-1234",
+            "--callsign",
+            "W1AW",
+            "--idempotency-key",
+            key,
+            "--json",
+        ])
+    };
+    let started = activation("act-77aa");
+    started.ok();
+    let replayed = activation("act-77aa");
+    replayed.ok();
+    assert_eq!(replayed.json()["id"], started.json()["id"]);
+    assert_eq!(replayed.json()["replayed"], true);
+    let id = first.json()["id"].as_str().unwrap().to_owned();
+    cli.run(&["contacts", "delete", &id, "-y"]).ok();
+    assert!(api.contacts(&folder).is_empty());
+}
+
 crate::both_backends!(
+    a_given_idempotency_key_makes_a_rerun_answer_the_first,
     create_sends_every_flag_and_defaults_time_on_to_now,
     a_duplicate_is_stored_and_flagged,
     bad_input_exits_2_before_anything_is_sent,

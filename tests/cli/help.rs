@@ -17,7 +17,7 @@ fn command<'a>(manifest: &'a Value, name: &str) -> &'a Value {
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["name"] == name)
+        .find(|c| c["path"] == name)
         .unwrap_or_else(|| panic!("no command {name} in the manifest"))
 }
 
@@ -50,7 +50,7 @@ fn help_json_walks_the_real_command_tree() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| c["name"].as_str().unwrap())
+        .map(|c| c["path"].as_str().unwrap())
         .collect();
     for expected in [
         "tui",
@@ -135,7 +135,7 @@ fn help_json_walks_the_real_command_tree() {
         .find(|f| f["name"] == "--api-base")
         .unwrap();
     assert_eq!(api_base["env"], "SVC_API_BASE");
-    let codes: Vec<u64> = m["exit_codes"]
+    let codes: Vec<u64> = m["exit_code_details"]
         .as_array()
         .unwrap()
         .iter()
@@ -143,13 +143,37 @@ fn help_json_walks_the_real_command_tree() {
         .collect();
     assert_eq!(codes, (0..=8).collect::<Vec<_>>());
     assert_eq!(
-        m["exit_codes"][3]["errors"],
+        m["exit_code_details"][3]["errors"],
         serde_json::json!(["unauthorized", "key_revoked"])
     );
     assert_eq!(
-        m["exit_codes"][8]["errors"],
+        m["exit_code_details"][8]["errors"],
         serde_json::json!(["internal"])
     );
+
+    // It reads as the published client's manifest does too: the command line as the name,
+    // options by flag, exit codes by name, and the API base.
+    assert_eq!(create["name"], "svc contacts create");
+    assert_eq!(create["description"], create["about"]);
+    let options = create["options"].as_array().unwrap();
+    let option = |flag: &str| {
+        options
+            .iter()
+            .find(|o| o["flag"] == flag)
+            .unwrap_or_else(|| panic!("no option {flag} in {options:?}"))
+    };
+    assert_eq!(option("--frequency <frequency>")["required"], true);
+    assert_eq!(option("--json")["type"], "boolean");
+    for o in options {
+        assert!(
+            ["boolean", "string"].contains(&o["type"].as_str().unwrap()),
+            "{o}"
+        );
+    }
+    assert_eq!(m["exit_codes"]["OK"], 0);
+    assert_eq!(m["exit_codes"]["AUTH"], 3);
+    assert_eq!(m["exit_codes"]["SERVER"], 8);
+    assert_eq!(m["api_base"], cli.base.as_str());
 
     // Where required flags are missing, and after other flags, it still answers.
     let inner = cli.run(&["contacts", "create", "--help-json"]);
