@@ -712,6 +712,24 @@ mod tests {
     }
 
     #[test]
+    fn a_field_with_no_value_is_left_out_and_an_older_servers_null_still_reads() {
+        let f = folder(FolderType::Monthly, Some("pota"), Some("2026-11"));
+        let contact = stored(&NewContact::validate(&input(), &f, now()).unwrap());
+        let mut json = serde_json::to_value(&contact).unwrap();
+        let fields = json.as_object().unwrap();
+        assert!(fields.values().all(|v| !v.is_null()), "{json}");
+        assert!(!fields.contains_key("notes"), "{json}");
+        assert_eq!(
+            serde_json::from_value::<Contact>(json.clone()).unwrap(),
+            contact
+        );
+        for field in ["rstSent", "notes", "activationId", "duplicateOf"] {
+            json[field] = serde_json::Value::Null;
+        }
+        assert_eq!(serde_json::from_value::<Contact>(json).unwrap(), contact);
+    }
+
+    #[test]
     fn an_edit_keeps_what_it_does_not_name_and_is_checked_like_a_create() {
         let f = folder(FolderType::Monthly, Some("pota"), Some("2026-11"));
         let mut i = input();

@@ -335,11 +335,29 @@ mod tests {
     }
 
     #[test]
-    fn wire_shape_repeats_the_type() {
-        let json = serde_json::to_value(folder(FolderType::Monthly)).unwrap();
+    fn wire_shape_repeats_the_type_and_the_count_and_leaves_out_what_is_not_there() {
+        let mut counted = folder(FolderType::Monthly);
+        counted.contact_count = 7;
+        let json = serde_json::to_value(&counted).unwrap();
         assert_eq!(json["type"], "monthly");
         assert_eq!(json["autoFolderType"], "monthly");
-        assert!(json["endTime"].is_null());
+        assert_eq!(json["contactCount"], 7);
+        assert_eq!(json["qsoCount"], 7);
+        assert!(json.get("endTime").is_none(), "{json}");
+        assert!(json.as_object().unwrap().values().all(|v| !v.is_null()));
+        let back: Folder = serde_json::from_value(json).unwrap();
+        assert_eq!(back, counted);
+    }
+
+    #[test]
+    fn an_older_servers_nulls_still_read() {
+        let json = serde_json::json!({
+            "id": "fld_aaaaaaaaaaaaaaaa", "name": "x", "type": "monthly",
+            "autoFolderType": "monthly", "parentId": "fld_bbbbbbbbbbbbbbbb", "programId": null,
+            "month": null, "startTime": null, "endTime": null, "locationReference": null,
+            "locationName": null, "callsign": null, "autoFolderKey": null, "contactCount": 0,
+            "createdAt": "1970-01-01T00:00:00Z",
+        });
         let back: Folder = serde_json::from_value(json).unwrap();
         assert_eq!(back, folder(FolderType::Monthly));
     }
