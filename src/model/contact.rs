@@ -12,7 +12,9 @@ use super::text::{multi_line, single_line, token};
 use super::time::Timestamp;
 use super::{ApiError, IdKind};
 
-/// A stored contact as the API returns it.
+/// A stored contact as the API returns it. An optional field with no value is left out rather
+/// than sent as null, which the published 0.2.0 client's output schemas refuse; it is read back
+/// as absent either way, so an older server's nulls still read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Contact {
@@ -24,21 +26,31 @@ pub struct Contact {
     pub band: String,
     pub mode: String,
     pub time_on: Timestamp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rst_sent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rst_received: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sig: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sig_info: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub my_sig: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub my_sig_info: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activation_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub station_callsign: Option<String>,
     pub created_at: Timestamp,
     /// The first stored contact of the folder with the same duplicate key (rule 7), when that
-    /// is another one; null otherwise. Read from the folder as it is now, so an edit of either
+    /// is another one; absent otherwise. Read from the folder as it is now, so an edit of either
     /// contact moves it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate_of: Option<String>,
     /// Where the contact went in the account's external logbooks; absent when nowhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -697,6 +709,24 @@ mod tests {
             duplicate_of: None,
             external: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_field_with_no_value_is_left_out_and_an_older_servers_null_still_reads() {
+        let f = folder(FolderType::Monthly, Some("pota"), Some("2026-11"));
+        let contact = stored(&NewContact::validate(&input(), &f, now()).unwrap());
+        let mut json = serde_json::to_value(&contact).unwrap();
+        let fields = json.as_object().unwrap();
+        assert!(fields.values().all(|v| !v.is_null()), "{json}");
+        assert!(!fields.contains_key("notes"), "{json}");
+        assert_eq!(
+            serde_json::from_value::<Contact>(json.clone()).unwrap(),
+            contact
+        );
+        for field in ["rstSent", "notes", "activationId", "duplicateOf"] {
+            json[field] = serde_json::Value::Null;
+        }
+        assert_eq!(serde_json::from_value::<Contact>(json).unwrap(), contact);
     }
 
     #[test]

@@ -47,20 +47,31 @@ pub struct Folder {
     pub name: String,
     #[serde(rename = "type")]
     pub folder_type: FolderType,
+    #[serde(default)]
     pub parent_id: Option<String>,
+    #[serde(default)]
     pub program_id: Option<String>,
+    #[serde(default)]
     pub month: Option<String>,
+    #[serde(default)]
     pub start_time: Option<Timestamp>,
+    #[serde(default)]
     pub end_time: Option<Timestamp>,
+    #[serde(default)]
     pub location_reference: Option<String>,
+    #[serde(default)]
     pub location_name: Option<String>,
+    #[serde(default)]
     pub callsign: Option<String>,
+    #[serde(default)]
     pub auto_folder_key: Option<String>,
     pub contact_count: i64,
     pub created_at: Timestamp,
 }
 
-/// The wire shape: `autoFolderType` repeats `type` because the published 0.1.1 client shows it.
+/// The wire shape: `autoFolderType` repeats `type` because the published 0.1.1 client shows it,
+/// and `qsoCount` repeats `contactCount` because the published 0.2.0 client reads that name. A
+/// field with no value is left out, not null, which the 0.2.0 client's output schemas refuse.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FolderWire<'a> {
@@ -69,16 +80,26 @@ struct FolderWire<'a> {
     #[serde(rename = "type")]
     folder_type: FolderType,
     auto_folder_type: FolderType,
-    parent_id: &'a Option<String>,
-    program_id: &'a Option<String>,
-    month: &'a Option<String>,
-    start_time: &'a Option<Timestamp>,
-    end_time: &'a Option<Timestamp>,
-    location_reference: &'a Option<String>,
-    location_name: &'a Option<String>,
-    callsign: &'a Option<String>,
-    auto_folder_key: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_id: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    program_id: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    month: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_time: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    end_time: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    location_reference: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    location_name: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    callsign: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    auto_folder_key: Option<&'a String>,
     contact_count: i64,
+    qso_count: i64,
     created_at: Timestamp,
 }
 
@@ -89,16 +110,17 @@ impl Serialize for Folder {
             name: &self.name,
             folder_type: self.folder_type,
             auto_folder_type: self.folder_type,
-            parent_id: &self.parent_id,
-            program_id: &self.program_id,
-            month: &self.month,
-            start_time: &self.start_time,
-            end_time: &self.end_time,
-            location_reference: &self.location_reference,
-            location_name: &self.location_name,
-            callsign: &self.callsign,
-            auto_folder_key: &self.auto_folder_key,
+            parent_id: self.parent_id.as_ref(),
+            program_id: self.program_id.as_ref(),
+            month: self.month.as_ref(),
+            start_time: self.start_time,
+            end_time: self.end_time,
+            location_reference: self.location_reference.as_ref(),
+            location_name: self.location_name.as_ref(),
+            callsign: self.callsign.as_ref(),
+            auto_folder_key: self.auto_folder_key.as_ref(),
             contact_count: self.contact_count,
+            qso_count: self.contact_count,
             created_at: self.created_at,
         }
         .serialize(s)
@@ -313,11 +335,29 @@ mod tests {
     }
 
     #[test]
-    fn wire_shape_repeats_the_type() {
-        let json = serde_json::to_value(folder(FolderType::Monthly)).unwrap();
+    fn wire_shape_repeats_the_type_and_the_count_and_leaves_out_what_is_not_there() {
+        let mut counted = folder(FolderType::Monthly);
+        counted.contact_count = 7;
+        let json = serde_json::to_value(&counted).unwrap();
         assert_eq!(json["type"], "monthly");
         assert_eq!(json["autoFolderType"], "monthly");
-        assert!(json["endTime"].is_null());
+        assert_eq!(json["contactCount"], 7);
+        assert_eq!(json["qsoCount"], 7);
+        assert!(json.get("endTime").is_none(), "{json}");
+        assert!(json.as_object().unwrap().values().all(|v| !v.is_null()));
+        let back: Folder = serde_json::from_value(json).unwrap();
+        assert_eq!(back, counted);
+    }
+
+    #[test]
+    fn an_older_servers_nulls_still_read() {
+        let json = serde_json::json!({
+            "id": "fld_aaaaaaaaaaaaaaaa", "name": "x", "type": "monthly",
+            "autoFolderType": "monthly", "parentId": "fld_bbbbbbbbbbbbbbbb", "programId": null,
+            "month": null, "startTime": null, "endTime": null, "locationReference": null,
+            "locationName": null, "callsign": null, "autoFolderKey": null, "contactCount": 0,
+            "createdAt": "1970-01-01T00:00:00Z",
+        });
         let back: Folder = serde_json::from_value(json).unwrap();
         assert_eq!(back, folder(FolderType::Monthly));
     }

@@ -18,7 +18,9 @@ pub struct Logbook {
     pub auto_sync: bool,
     /// `working`, or `paused` when the provider refused the key.
     pub state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paused_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
     /// Contacts waiting to go, in the book, and refused by it.
     pub waiting: i64,

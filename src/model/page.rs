@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The page of contacts when `limit` is left out. Folders and activations default to the
+/// maximum instead, so a reader that takes one page sees a whole ordinary account.
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 200;
 

@@ -7,6 +7,7 @@ use super::error::ApiResult;
 use super::extract::{Auth, CursorKind, IdemKey, JsonBody, NoQuery, Params};
 use super::folders::folder_response;
 use super::{AppState, page};
+use crate::model::page::MAX_LIMIT;
 use crate::model::program::parse_program_value;
 use crate::model::{ActivationInput, Folder, IdKind, NewActivation, Page, Timestamp};
 
@@ -19,7 +20,7 @@ pub async fn list(
 ) -> ApiResult<Json<Page<Folder>>> {
     let params = Params::parse(query.as_deref(), &["inProgress", "limit", "cursor"])?;
     let in_progress = params.boolean("inProgress")?.unwrap_or(false);
-    let limit = params.limit()?;
+    let limit = params.limit(MAX_LIMIT)?;
     let after = params.cursor(CursorKind::Activations)?;
     let rows = state
         .store

@@ -1,11 +1,12 @@
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::error::ApiResult;
 use super::extract::{Auth, CursorKind, Elevated, IdemKey, JsonBody, NoQuery, Params};
 use super::{AppState, page};
+use crate::model::page::DEFAULT_LIMIT;
 use crate::model::{
     ApiError, Contact, ContactInput, ContactPatch, Folder, FolderType, IdKind, NewContact, Page,
     Timestamp,
@@ -42,7 +43,7 @@ pub async fn list(
 ) -> ApiResult<Json<Page<Contact>>> {
     let folder_id = IdKind::Folder.parse("folderId", &folder_id)?;
     let params = Params::parse(query.as_deref(), &["limit", "cursor"])?;
-    let limit = params.limit()?;
+    let limit = params.limit(DEFAULT_LIMIT)?;
     let after = params.cursor(CursorKind::Contacts)?;
     let Some(folder) = state.store.folder(&who.account_id, &folder_id).await? else {
         return Err(folder_not_found(&folder_id).into());
@@ -142,22 +143,34 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(response)))
 }
 
+/// `DELETE /v1/contacts/{qsoId}`. With an `Idempotency-Key`, a retry after the contact is gone
+/// answers the first answer again, so a client whose answer was lost does not read `not_found`
+/// as a failure. The body is ignored, so the request is its method and path alone.
 pub async fn delete(
     State(state): State<AppState>,
     auth: Auth,
     _: NoQuery,
     Path(qso_id): Path<String>,
+    idem_key: IdemKey,
 ) -> ApiResult<Json<Value>> {
     auth.require_elevated()?;
     let qso_id = IdKind::Contact.parse("qsoId", &qso_id)?;
-    if !state
+    let request = JsonBody::new(
+        "DELETE",
+        &format!("/v1/contacts/{qso_id}"),
+        serde_json::Map::new(),
+    );
+    let idem = idem_key.request(&request);
+    let (deleted, replayed) = state
         .store
-        .delete_contact(&auth.0.account_id, &qso_id)
+        .delete_contact(&auth.0.account_id, &qso_id, Timestamp::now(), idem.as_ref())
         .await?
-    {
-        return Err(ApiError::not_found(format!("contact {qso_id} not found")).into());
+        .into_parts();
+    let mut response = serde_json::to_value(&deleted).unwrap_or_default();
+    if replayed {
+        response["replayed"] = Value::Bool(true);
     }
-    Ok(Json(json!({ "id": qso_id, "success": true })))
+    Ok(Json(response))
 }
 
 /// Reads an edit's body: each field's type, null where it is refused (for fields every contact

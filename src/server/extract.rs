@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use super::AppState;
 use super::error::Failure;
 use crate::model::ids::{base32, base32_decode, truncate};
-use crate::model::page::{DEFAULT_LIMIT, MAX_LIMIT};
+use crate::model::page::MAX_LIMIT;
 use crate::model::program::json_kind;
 use crate::model::{ApiError, ApiKey, ErrorCode, RateLimitReason, Tier, Timestamp};
 use crate::store::{AuthOutcome, IdemRequest, Position, Principal};
@@ -482,9 +482,10 @@ impl Params {
         self.0.get(name).map(String::as_str)
     }
 
-    pub fn limit(&self) -> Result<u32, ApiError> {
+    /// `limit`, or `default` when it is left out.
+    pub fn limit(&self, default: u32) -> Result<u32, ApiError> {
         match self.get("limit") {
-            None => Ok(DEFAULT_LIMIT),
+            None => Ok(default),
             Some(v) => v
                 .parse::<u32>()
                 .ok()
@@ -598,11 +599,13 @@ mod tests {
     fn params_refuse_unknown_and_repeated_names() {
         assert!(Params::parse(Some("limit=5&limit=6"), &["limit"]).is_err());
         assert!(Params::parse(Some("lmit=5"), &["limit"]).is_err());
+        let p = Params::parse(None, &["limit"]).unwrap();
+        assert_eq!(p.limit(7).unwrap(), 7);
         let p = Params::parse(Some("limit=200"), &["limit"]).unwrap();
-        assert_eq!(p.limit().unwrap(), 200);
+        assert_eq!(p.limit(50).unwrap(), 200);
         for bad in ["0", "201", "-1", "ten", "1.5", ""] {
             let p = Params::parse(Some(&format!("limit={bad}")), &["limit"]).unwrap();
-            assert!(p.limit().is_err(), "{bad}");
+            assert!(p.limit(50).is_err(), "{bad}");
         }
     }
 }

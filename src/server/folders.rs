@@ -7,6 +7,7 @@ use super::error::ApiResult;
 use super::extract::{Auth, CursorKind, IdemKey, JsonBody, NoQuery, Params};
 use super::{AppState, page};
 use crate::model::folder::category_name;
+use crate::model::page::MAX_LIMIT;
 use crate::model::program::parse_program_value;
 use crate::model::time::parse_month;
 use crate::model::{ApiError, Folder, FolderType, IdKind, NewMonthly, Page, Timestamp};
@@ -29,7 +30,7 @@ pub async fn list(
             })
         })
         .transpose()?;
-    let limit = params.limit()?;
+    let limit = params.limit(MAX_LIMIT)?;
     let after = params.cursor(CursorKind::Folders)?;
     let mut rows = state
         .store

@@ -313,6 +313,14 @@ pub enum ExternalOutcome {
 /// database enforces (a limit, a key used for another request).
 pub type BatchOutcome = Result<Idem<ContactCreated>, ApiError>;
 
+/// The answer of a delete, kept as an idempotent request's first response so that a retry
+/// after the contact is gone answers it again rather than `not_found`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContactDeleted {
+    pub id: String,
+    pub success: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FolderCreated {
     #[serde(flatten)]
@@ -536,8 +544,15 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         window_ms: i64,
     ) -> StoreResult<i64>;
-    /// Deletes the account's contact; false when there is none with that id.
-    async fn delete_contact(&self, account_id: &str, contact_id: &str) -> StoreResult<bool>;
+    /// Deletes the account's contact; one that is not there (deleted, or another account's) is
+    /// `not_found`, unless the same idempotent request deleted it, which replays that answer.
+    async fn delete_contact(
+        &self,
+        account_id: &str,
+        contact_id: &str,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<ContactDeleted>>;
     /// Edits the account's contact in one transaction: the row is locked, `patch` is applied
     /// to it and checked by its folder's rules ([`ContactPatch::apply`]), and the result is
     /// written over it. A contact that is not there (deleted, or another account's) is

@@ -14,3 +14,4 @@ mod migrations;
 mod outage;
 mod processes;
 mod qrz_protocol;
+mod wire;

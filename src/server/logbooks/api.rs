@@ -245,11 +245,17 @@ pub async fn review(
         )
         .await?;
     match settled {
-        ReviewSettled::Done => Ok(Json(json!({
-            "id": qso_id,
-            "action": if send_to.is_some() { "send" } else { "skip" },
-            "logbookId": send_to,
-        }))),
+        ReviewSettled::Done => {
+            let mut answer = json!({
+                "id": qso_id,
+                "action": if send_to.is_some() { "send" } else { "skip" },
+            });
+            // A skip goes to no book: the field is left out, as every field with no value is.
+            if let Some(book) = send_to {
+                answer["logbookId"] = Value::String(book);
+            }
+            Ok(Json(answer))
+        }
         ReviewSettled::NoReview => Err(ApiError::not_found(format!(
             "no review of contact {qso_id}: it was settled already, or it never needed one"
         ))

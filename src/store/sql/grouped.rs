@@ -348,6 +348,10 @@ impl Grouped for Create {
             let mut answers: Vec<Option<Created>> = group.iter().map(|_| None).collect();
             for row in rows {
                 let item: i32 = row.try_get("item")?;
+                let n = usize::try_from(item)
+                    .ok()
+                    .filter(|&n| n < group.len())
+                    .ok_or_else(|| decode_err(format!("create item {item}")))?;
                 let outcome: String = row.try_get("outcome")?;
                 let created = match outcome.as_str() {
                     "stored" => Created::Stored {
@@ -355,15 +359,20 @@ impl Grouped for Create {
                     },
                     "answered" => Created::Answered,
                     "lifetime" => Created::Refused(Limit::Lifetime),
-                    "cap" => Created::Refused(Limit::Cap),
+                    // The function names the limit only; the count the refusal shows is read
+                    // after it, which a refusal (rare, and final for the account) can afford.
+                    "cap" => Created::Refused(Limit::Cap {
+                        current: sqlx::query_scalar(
+                            "SELECT native_qso_count FROM accounts WHERE id = $1",
+                        )
+                        .bind(&group[n].account_id)
+                        .fetch_one(pool)
+                        .await?,
+                    }),
                     "daily" => Created::Refused(Limit::Daily),
                     other => return Err(decode_err(format!("create outcome {other:?}"))),
                 };
-                let slot = usize::try_from(item)
-                    .ok()
-                    .and_then(|item| answers.get_mut(item))
-                    .ok_or_else(|| decode_err(format!("create item {item}")))?;
-                *slot = Some(created);
+                answers[n] = Some(created);
             }
             answers
                 .into_iter()

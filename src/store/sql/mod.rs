@@ -449,7 +449,10 @@ macro_rules! charge_account {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Limit {
     Lifetime,
-    Cap,
+    /// With the account's native QSO count, which a client shows beside the cap.
+    Cap {
+        current: i64,
+    },
     Daily,
 }
 
@@ -457,14 +460,19 @@ impl Limit {
     fn api_error(self, limits: &Limits, now: Timestamp) -> ApiError {
         match self {
             Limit::Lifetime => ApiError::rate_limited(RateLimitReason::LifetimeLogbookBudget, None),
-            Limit::Cap => ApiError::new(
+            Limit::Cap { current } => ApiError::new(
                 crate::model::ErrorCode::QsoCapReached,
                 format!(
                     "the free plan holds {} native QSOs and this account has reached that; delete contacts or upgrade the plan",
                     limits.free_plan_cap
                 ),
             )
-            .with_details(serde_json::json!({ "cap": limits.free_plan_cap })),
+            // `limit` repeats `cap` for the published 0.2.0 client, which reads that name.
+            .with_details(serde_json::json!({
+                "cap": limits.free_plan_cap,
+                "limit": limits.free_plan_cap,
+                "current": current,
+            })),
             Limit::Daily => {
                 let wait = (now.millis_to_next_utc_day() + 999) / 1000;
                 ApiError::rate_limited(RateLimitReason::DailyLogbookBudget, Some(wait as u64))
@@ -546,7 +554,9 @@ impl Counters {
         if self.lifetime_created >= limits.lifetime_contact_budget {
             Limit::Lifetime
         } else if self.free && self.native_qso_count >= limits.free_plan_cap {
-            Limit::Cap
+            Limit::Cap {
+                current: self.native_qso_count,
+            }
         } else {
             debug_assert!(self.today_created >= limits.daily_contact_budget);
             Limit::Daily
@@ -1682,11 +1692,22 @@ impl Store for SqlStore {
         .await
     }
 
-    async fn delete_contact(&self, account_id: &str, contact_id: &str) -> StoreResult<bool> {
+    async fn delete_contact(
+        &self,
+        account_id: &str,
+        contact_id: &str,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<ContactDeleted>> {
         let (account_id, contact_id) = (account_id.to_owned(), contact_id.to_owned());
+        let idem = idem.cloned();
         self.write(move |tx| {
             Box::pin(async move {
                 let (account_id, contact_id) = (account_id.as_str(), contact_id.as_str());
+                let idem = idem.as_ref();
+                if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
+                    return replay(&previous);
+                }
                 let folder: Option<String> = sqlx::query_scalar(
                     "DELETE FROM contacts WHERE id = $1 AND account_id = $2 RETURNING folder_id",
                 )
@@ -1695,7 +1716,9 @@ impl Store for SqlStore {
                 .fetch_optional(&mut *tx)
                 .await?;
                 let Some(folder) = folder else {
-                    return Ok(false);
+                    return Err(
+                        ApiError::not_found(format!("contact {contact_id} not found")).into(),
+                    );
                 };
                 // The account's row before the folder's, as a create takes them, so that a
                 // delete and a create of one account never wait on each other in a cycle.
@@ -1706,7 +1729,12 @@ impl Store for SqlStore {
                 .execute(&mut *tx)
                 .await?;
                 count_in_folder(tx, &folder, -1).await?;
-                Ok(true)
+                let deleted = ContactDeleted {
+                    id: contact_id.to_owned(),
+                    success: true,
+                };
+                complete(&mut *tx, account_id, idem, &deleted).await?;
+                Ok(Idem::Fresh(deleted))
             })
         })
         .await
