@@ -540,6 +540,23 @@ impl Client {
             .await
     }
 
+    /// `DELETE /v1/contacts/{id}` with the caller's `Idempotency-Key`, so an agent that lost
+    /// the answer can send the same delete again and learn it was carried out.
+    pub async fn delete_contact_keyed(
+        &self,
+        id: &str,
+        idempotency_key: &str,
+    ) -> Result<Deleted, ClientError> {
+        self.call_keyed(
+            Method::DELETE,
+            self.url(&["contacts", id]),
+            &[],
+            None,
+            Some(idempotency_key.to_owned()),
+        )
+        .await
+    }
+
     /// `GET /v1/activations`, one page. With `in_progress` the limit bounds the folders
     /// scanned, so a page may be empty and still have a cursor.
     pub async fn activations(
