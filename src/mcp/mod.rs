@@ -4,6 +4,9 @@
 
 mod tools;
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use clap::Args;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -39,6 +42,7 @@ pub fn run(ctx: &Ctx, args: &McpArgs) -> Result<(), CliError> {
         client,
         writes: args.allow_writes,
         deletes: args.allow_deletes,
+        deleted: Mutex::default(),
     };
     ctx.block_on(async move {
         let running = server
@@ -57,9 +61,17 @@ struct McpServer {
     client: Client,
     writes: bool,
     deletes: bool,
+    /// The idempotency keys of this session's deletes and the contact each deleted: the
+    /// service does not replay a delete, so an agent that lost the answer and sends the same
+    /// call again would otherwise hear not_found for a delete that worked.
+    deleted: Mutex<HashMap<String, String>>,
 }
 
 impl McpServer {
+    fn deleted_by(&self, key: &str) -> Option<String> {
+        self.deleted.lock().ok()?.get(key).cloned()
+    }
+
     fn allowed(&self, access: Access) -> bool {
         match access {
             Access::Read => true,
@@ -220,9 +232,24 @@ impl McpServer {
                         "confirmation must read exactly \"{expected}\"; nothing was deleted"
                     )));
                 }
+                let earlier = self.deleted_by(&a.idempotency_key);
+                match earlier {
+                    Some(id) if id == a.qso_id => {
+                        return Ok(json!({ "success": true, "replayed": true }));
+                    }
+                    Some(id) => {
+                        return Err(CliError::input(format!(
+                            "idempotency_key was used to delete {id}; give a new key for another delete"
+                        )));
+                    }
+                    None => {}
+                }
                 let deleted = client
                     .delete_contact_keyed(&a.qso_id, &a.idempotency_key)
                     .await?;
+                if let Ok(mut keys) = self.deleted.lock() {
+                    keys.insert(a.idempotency_key, a.qso_id);
+                }
                 let mut out = json!({ "success": true });
                 if deleted.replayed {
                     out["replayed"] = json!(true);

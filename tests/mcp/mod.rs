@@ -467,9 +467,15 @@ fn a_delete_needs_the_flag_and_the_exact_confirmation() {
     block_on(async {
         let session = connect(&cli, &["--allow-deletes"]).await;
         let args = json!({ "qso_id": id, "confirmation": format!("DELETE {id}"), "idempotency_key": "mcp-del-2" });
-        assert_eq!(
-            ok(&call(&session, "delete_contact", args).await)["success"],
-            true
+        let deleted = ok(&call(&session, "delete_contact", args.clone()).await);
+        assert_eq!(deleted, json!({ "success": true }));
+        // The same call again, as after a lost answer: replayed, not not_found.
+        let again = ok(&call(&session, "delete_contact", args).await);
+        assert_eq!(again, json!({ "success": true, "replayed": true }));
+        let other = json!({ "qso_id": "qso_aaaaaaaaaaaaaaaa", "confirmation": "DELETE qso_aaaaaaaaaaaaaaaa", "idempotency_key": "mcp-del-2" });
+        fails(
+            &call(&session, "delete_contact", other).await,
+            "validation_error",
         );
         let args = json!({ "qso_id": id, "confirmation": format!("DELETE {id}"), "idempotency_key": "mcp-del-3" });
         fails(&call(&session, "delete_contact", args).await, "not_found");
