@@ -326,6 +326,28 @@ fn read_tools_answer_and_fail_with_the_exit_codes_of_the_cli() {
 }
 
 #[test]
+fn verbose_shows_the_attempts_on_stderr_and_never_the_key() {
+    let (_server, api, cli) = setup("basic");
+    let stderr = block_on(async {
+        let (transport, stderr) = TokioChildProcess::builder(command(&cli, &["--verbose"]))
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("svc mcp starts");
+        let session = ClientConfig::default().serve(transport).await.unwrap();
+        ok(&call(&session, "whoami", json!({})).await);
+        session.cancel().await.unwrap();
+        let mut text = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut stderr.unwrap(), &mut text)
+            .await
+            .unwrap();
+        text
+    });
+    assert!(stderr.contains("GET"), "{stderr}");
+    assert!(stderr.contains("/v1/whoami"), "{stderr}");
+    assert!(!stderr.contains(api.key()), "{stderr}");
+}
+
+#[test]
 fn writes_need_the_flag_and_a_retry_is_replayed() {
     let (_server, api, cli) = setup("elevated");
     let folder = monthly(&api);
