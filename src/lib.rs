@@ -1,6 +1,6 @@
 //! `svc`: a logbook for amateur-radio contacts. The library holds the domain (`model`), the
 //! storage (`store`), the HTTP service (`server`), the typed HTTP client (`client`), the
-//! command-line client (`cli`), the terminal UI (`tui`) and `svc demo` (`demo`); the binary
+//! command-line client (`cli`), the MCP server for agents (`mcp`), the terminal UI (`tui`) and `svc demo` (`demo`); the binary
 //! wires them to the command line.
 
 pub mod adif;
@@ -8,6 +8,7 @@ pub mod cli;
 pub mod client;
 pub mod cmd;
 pub mod demo;
+pub mod mcp;
 pub mod model;
 pub mod server;
 pub mod store;

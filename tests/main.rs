@@ -3,6 +3,7 @@
 
 mod cli;
 mod common;
+mod mcp;
 mod server;
 mod tui;
 mod web;

@@ -163,6 +163,14 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "mcp",
+        &[
+            "svc mcp",
+            "svc mcp --allow-writes",
+            "svc mcp --allow-writes --allow-deletes",
+        ],
+    ),
+    (
         "logbooks list",
         &["svc logbooks list", "svc logbooks list --json"],
     ),

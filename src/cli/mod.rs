@@ -97,6 +97,8 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: logbooks::LogbooksCommand,
     },
+    /// Serve this logbook's tools to an AI agent over MCP on stdin and stdout
+    Mcp(crate::mcp::McpArgs),
     /// Print the help of a command, or of every command with --all
     Help(help::HelpArgs),
     /// Print a shell completion script
@@ -117,6 +119,7 @@ impl ClientCommand {
             ClientCommand::Export { command } => format!("export {}", command.name()),
             ClientCommand::Import { command } => format!("import {}", command.name()),
             ClientCommand::Logbooks { command } => format!("logbooks {}", command.name()),
+            ClientCommand::Mcp(_) => "mcp".into(),
             ClientCommand::Help(_) => "help".into(),
             ClientCommand::Completions(_) => "completions".into(),
             ClientCommand::Man(_) => "man".into(),
@@ -417,6 +420,7 @@ pub fn run(global: GlobalArgs, command: ClientCommand, root: &clap::Command) -> 
         ClientCommand::Export { command } => export::run(&ctx, command),
         ClientCommand::Import { command } => import::run(&ctx, command),
         ClientCommand::Logbooks { command } => logbooks::run(&ctx, command),
+        ClientCommand::Mcp(args) => crate::mcp::run(&ctx, &args),
         ClientCommand::Help(args) => help::run_help(&ctx, &args, root),
         ClientCommand::Completions(args) => completions::run(&ctx, &args, root),
         ClientCommand::Man(args) => help::run_man(&ctx, &args, root),

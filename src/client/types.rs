@@ -102,6 +102,9 @@ pub struct EditedContact {
 pub struct Deleted {
     pub id: String,
     pub success: bool,
+    /// True when the server answered a retry of a delete it had already carried out.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub replayed: bool,
 }
 
 /// Body of `POST /v1/folders`.

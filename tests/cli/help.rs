@@ -73,6 +73,7 @@ fn help_json_walks_the_real_command_tree() {
         "outbox list",
         "outbox push",
         "outbox drop",
+        "mcp",
         "help",
         "completions",
         "man",

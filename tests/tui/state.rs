@@ -742,6 +742,7 @@ fn delete_asks_first_and_shows_the_tier_error_plainly() {
             result: Ok(Deleted {
                 id: "qso_a".into(),
                 success: true,
+                replayed: false,
             }),
         },
     );

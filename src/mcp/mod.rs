@@ -1,0 +1,600 @@
+//! `svc mcp`: the logbook's tools for AI agents, served over MCP on stdin and stdout. It uses
+//! the key and service the other commands use, through the typed client; changes need
+//! `--allow-writes`, deletes `--allow-deletes`, so an agent gets only what it was given.
+
+mod tools;
+
+use clap::Args;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::cli::{CliError, Ctx};
+use crate::client::{Client, NewActivationRequest, NewContactRequest, NewFolderRequest};
+use crate::model::{FolderType, Timestamp};
+
+use tools::Access;
+
+#[derive(Debug, Clone, Args)]
+pub struct McpArgs {
+    /// Offer the tools that log contacts, start and end activations and make folders
+    #[arg(long)]
+    pub allow_writes: bool,
+    /// Offer delete_contact, which deletes a contact for good
+    #[arg(long)]
+    pub allow_deletes: bool,
+}
+
+/// Serves until the agent closes stdin.
+pub fn run(ctx: &Ctx, args: &McpArgs) -> Result<(), CliError> {
+    let client = ctx.client()?;
+    let server = McpServer {
+        client,
+        writes: args.allow_writes,
+        deletes: args.allow_deletes,
+    };
+    ctx.block_on(async move {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| CliError::local(format!("MCP session did not start: {e}")))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| CliError::local(format!("MCP session failed: {e}")))?;
+        Ok(())
+    })
+}
+
+struct McpServer {
+    client: Client,
+    writes: bool,
+    deletes: bool,
+}
+
+impl McpServer {
+    fn allowed(&self, access: Access) -> bool {
+        match access {
+            Access::Read => true,
+            Access::Write => self.writes,
+            Access::Delete => self.deletes,
+        }
+    }
+
+    async fn dispatch(&self, name: &str, args: Map<String, Value>) -> Result<Value, CliError> {
+        let client = &self.client;
+        match name {
+            "whoami" => {
+                let _: NoArgs = parse(args)?;
+                shape(&client.whoami().await?, PASS)
+            }
+            "list_folders" => {
+                let a: ListFolders = parse(args)?;
+                let paging = paging(a.limit, a.cursor.as_deref())?;
+                let folder_type = a
+                    .folder_type
+                    .as_deref()
+                    .map(|t| {
+                        FolderType::parse(t).ok_or_else(|| {
+                            CliError::input("type must be activation, category or monthly")
+                        })
+                    })
+                    .transpose()?;
+                let page = client
+                    .folders(folder_type, paging, a.cursor.as_deref())
+                    .await?;
+                page_of(&page.items, page.cursor, FOLDER)
+            }
+            "list_contacts" => {
+                let a: ListContacts = parse(args)?;
+                check_text("folder_id", &a.folder_id, 1, 1500)?;
+                let paging = paging(a.limit, a.cursor.as_deref())?;
+                let page = client
+                    .contacts(&a.folder_id, paging, a.cursor.as_deref())
+                    .await?;
+                page_of(&page.items, page.cursor, CONTACT)
+            }
+            "list_activations" => {
+                let a: ListActivations = parse(args)?;
+                let limit = paging(a.limit, a.cursor.as_deref())?;
+                let in_progress = a.in_progress.unwrap_or(false);
+                if !in_progress {
+                    let page = client
+                        .activations(false, limit, a.cursor.as_deref())
+                        .await?;
+                    return page_of(&page.items, page.cursor, FOLDER);
+                }
+                // The service's limit bounds the folders it scans, so a page of those in
+                // progress may be empty with more behind it: read on until the end or a full page.
+                let wanted = limit.unwrap_or(MAX_PAGE) as usize;
+                let mut items = Vec::new();
+                let mut cursor = a.cursor;
+                loop {
+                    let ask = (wanted - items.len()) as u32;
+                    let page = client
+                        .activations(true, Some(ask), cursor.as_deref())
+                        .await?;
+                    items.extend(page.items);
+                    cursor = page.cursor;
+                    if cursor.is_none() || items.len() >= wanted {
+                        return page_of(&items, cursor, FOLDER);
+                    }
+                }
+            }
+            "create_contact" => {
+                let a: CreateContact = parse(args)?;
+                a.check()?;
+                let request = NewContactRequest {
+                    folder_id: a.folder_id,
+                    callsign: a.callsign,
+                    frequency: a.frequency,
+                    mode: a.mode,
+                    time_on: a.time_on,
+                    rst_sent: a.rst_sent,
+                    rst_received: a.rst_received,
+                    name: a.name,
+                    notes: a.notes,
+                    sig: a.sig,
+                    sig_info: a.sig_info,
+                    my_sig: a.my_sig,
+                    my_sig_info: a.my_sig_info,
+                    station_callsign: None,
+                };
+                let created = client
+                    .create_contact_keyed(&request, &a.idempotency_key)
+                    .await?;
+                let mut out = json!({ "id": created.id });
+                if created.replayed {
+                    out["replayed"] = json!(true);
+                }
+                Ok(out)
+            }
+            "create_activation" => {
+                let a: CreateActivation = parse(args)?;
+                check_text("callsign", &a.callsign, 1, 32)?;
+                check_text("location_reference", &a.location_reference, 1, 64)?;
+                check_optional("program_id", &a.program_id, 1, 64)?;
+                check_optional("location_name", &a.location_name, 1, 256)?;
+                check_time("start_time", &a.start_time)?;
+                check_key(&a.idempotency_key)?;
+                let request = NewActivationRequest {
+                    location_reference: a.location_reference,
+                    callsign: a.callsign,
+                    program_id: a.program_id,
+                    location_name: a.location_name,
+                    start_time: Some(a.start_time),
+                };
+                let made = client
+                    .create_activation_keyed(&request, &a.idempotency_key)
+                    .await?;
+                Ok(json!({
+                    "id": made.folder.id,
+                    "name": made.folder.name,
+                    "autoFolderKey": made.folder.auto_folder_key.unwrap_or_default(),
+                    "created": made.created,
+                }))
+            }
+            "create_folder" => {
+                let a: CreateFolder = parse(args)?;
+                check_text("name", &a.name, 1, 256)?;
+                check_optional("parent_id", &a.parent_id, 1, 1500)?;
+                check_key(&a.idempotency_key)?;
+                let request = NewFolderRequest::Category {
+                    name: a.name,
+                    parent_id: a.parent_id,
+                };
+                let made = client
+                    .create_folder_keyed(&request, &a.idempotency_key)
+                    .await?;
+                Ok(json!({
+                    "id": made.folder.id,
+                    "name": made.folder.name,
+                    "created": made.created,
+                }))
+            }
+            "end_activation" => {
+                let a: EndActivation = parse(args)?;
+                check_text("activation_id", &a.activation_id, 1, 1500)?;
+                if let Some(end) = &a.end_time {
+                    check_time("end_time", end)?;
+                }
+                let folder = client
+                    .end_activation(&a.activation_id, a.end_time.as_deref())
+                    .await?;
+                shape(&folder, FOLDER)
+            }
+            "delete_contact" => {
+                let a: DeleteContact = parse(args)?;
+                check_text("qso_id", &a.qso_id, 1, 1500)?;
+                check_key(&a.idempotency_key)?;
+                let expected = format!("DELETE {}", a.qso_id);
+                if a.confirmation != expected {
+                    return Err(CliError::input(format!(
+                        "confirmation must read exactly \"{expected}\"; nothing was deleted"
+                    )));
+                }
+                // The service answers a delete sent again with the same key as it answered
+                // the first, so an agent that lost the answer learns the delete was made.
+                let deleted = client
+                    .delete_contact_keyed(&a.qso_id, &a.idempotency_key)
+                    .await?;
+                let mut out = json!({ "success": true });
+                if deleted.replayed {
+                    out["replayed"] = json!(true);
+                }
+                Ok(out)
+            }
+            _ => Err(CliError::input(format!("there is no tool {name}"))),
+        }
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("svc", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "A logbook of amateur-radio contacts. Read with whoami and the list_ tools; the \
+                 tools that change the logbook appear only when svc mcp was started with \
+                 --allow-writes or --allow-deletes.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let tools = tools::TOOLS
+            .iter()
+            .filter(|(_, access)| self.allowed(*access))
+            .filter_map(|(name, _)| tools::describe(name))
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools::access(name)
+            .filter(|access| self.allowed(*access))
+            .and_then(|_| tools::describe(name))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.as_ref();
+        let Some(access) = tools::access(name) else {
+            return Err(ErrorData::invalid_params(
+                format!("there is no tool {name}"),
+                None,
+            ));
+        };
+        let outcome = if self.allowed(access) {
+            self.dispatch(name, request.arguments.unwrap_or_default())
+                .await
+        } else {
+            let flag = match access {
+                Access::Delete => "--allow-deletes",
+                _ => "--allow-writes",
+            };
+            Err(CliError::input(format!(
+                "{name} is off: svc mcp was started without {flag}"
+            )))
+        };
+        Ok(match outcome {
+            Ok(value) => CallToolResult::structured(value),
+            Err(e) => failure(&e),
+        }
+        .into())
+    }
+}
+
+/// The largest page the service gives.
+const MAX_PAGE: u32 = 200;
+
+/// A failure as a tool error: the structured content keeps to the published error shape,
+/// the text adds the exit code `svc` would give and every detail the service sent.
+fn failure(e: &CliError) -> CallToolResult {
+    let error = match e.error.as_str() {
+        "transport_error" => "network",
+        code if tools::ERROR_CODES.contains(&code) => code,
+        _ => "internal",
+    };
+    let mut structured = json!({ "error": error, "message": e.message });
+    let mut text = structured.clone();
+    text["exitCode"] = json!(e.exit);
+    if let Some(answer) = e.answer.as_deref() {
+        for out in [&mut structured, &mut text] {
+            if let Some(status) = answer.status {
+                out["status"] = json!(status);
+            }
+            if let Some(id) = &answer.request_id {
+                out["requestId"] = json!(id);
+            }
+            if let Some(seconds) = answer.retry_after {
+                out["retryAfter"] = json!(seconds.to_string());
+            }
+        }
+        if let Some(Value::Object(details)) = &answer.details {
+            let kept: Map<String, Value> = details
+                .iter()
+                .filter(|(k, v)| known_detail(k, v))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if !kept.is_empty() {
+                structured["details"] = Value::Object(kept);
+            }
+            text["details"] = strip_nulls(Value::Object(details.clone()));
+        }
+    }
+    let mut result = CallToolResult::structured_error(structured);
+    result.content = vec![ContentBlock::text(text.to_string())];
+    result
+}
+
+fn known_detail(key: &str, value: &Value) -> bool {
+    match key {
+        "reason" => value
+            .as_str()
+            .is_some_and(|r| tools::LIMIT_REASONS.contains(&r)),
+        "supportRequired" => value == &Value::Bool(true),
+        "required" => value == "elevated",
+        "resetSeconds" | "retryAfterSeconds" | "limit" | "current" => value.is_number(),
+        _ => false,
+    }
+}
+
+/// Reads a tool's arguments; an unknown or mistyped property is refused like any bad input.
+fn parse<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, CliError> {
+    serde_json::from_value(Value::Object(args)).map_err(|e| CliError::input(e.to_string()))
+}
+
+fn check_text(field: &str, value: &str, min: usize, max: usize) -> Result<(), CliError> {
+    let length = value.chars().count();
+    if length < min || length > max {
+        return Err(CliError::input(if min == 0 {
+            format!("{field} must be at most {max} characters")
+        } else {
+            format!("{field} must be {min} to {max} characters")
+        }));
+    }
+    Ok(())
+}
+
+fn check_optional(
+    field: &str,
+    value: &Option<String>,
+    min: usize,
+    max: usize,
+) -> Result<(), CliError> {
+    value
+        .as_deref()
+        .map_or(Ok(()), |v| check_text(field, v, min, max))
+}
+
+fn check_time(field: &str, value: &str) -> Result<(), CliError> {
+    Timestamp::parse(field, value)
+        .map(|_| ())
+        .map_err(|e| CliError::input(e.message))
+}
+
+fn check_key(key: &str) -> Result<(), CliError> {
+    check_text("idempotency_key", key, 1, 200)?;
+    if key.chars().any(char::is_control) {
+        return Err(CliError::input(
+            "idempotency_key must hold no control characters",
+        ));
+    }
+    Ok(())
+}
+
+fn paging(limit: Option<u32>, cursor: Option<&str>) -> Result<Option<u32>, CliError> {
+    if let Some(limit) = limit
+        && !(1..=MAX_PAGE).contains(&limit)
+    {
+        return Err(CliError::input(format!("limit must be 1 to {MAX_PAGE}")));
+    }
+    if let Some(cursor) = cursor {
+        check_text("cursor", cursor, 1, 1500)?;
+    }
+    Ok(limit)
+}
+
+/// Which wire fields of a record an answer keeps, and under what name: the published output
+/// schemas refuse any other property.
+type Fields = &'static [(&'static str, &'static str)];
+
+/// Every field, as the service names it.
+const PASS: Fields = &[];
+
+const FOLDER: Fields = &[
+    ("id", "id"),
+    ("name", "name"),
+    ("autoFolderType", "autoFolderType"),
+    ("locationReference", "locationReference"),
+    ("locationName", "locationName"),
+    ("programId", "programId"),
+    ("callsign", "callsign"),
+    ("startTime", "startTime"),
+    ("endTime", "endTime"),
+    ("contactCount", "qsoCount"),
+];
+
+const CONTACT: Fields = &[
+    ("id", "id"),
+    ("folderId", "folderId"),
+    ("callsign", "callsign"),
+    ("frequency", "frequency"),
+    ("mode", "mode"),
+    ("timeOn", "timeOn"),
+    ("rstSent", "rstSent"),
+    ("rstReceived", "rstReceived"),
+    ("notes", "notes"),
+    ("name", "name"),
+    ("sig", "sig"),
+    ("sigInfo", "sigInfo"),
+    ("mySig", "mySig"),
+    ("mySigInfo", "mySigInfo"),
+];
+
+/// A record as the answer gives it: its kept fields, an absent value left out rather than
+/// null (the service may send either).
+fn shape(record: &impl serde::Serialize, fields: Fields) -> Result<Value, CliError> {
+    let wire = serde_json::to_value(record)
+        .map_err(|e| CliError::local(format!("cannot encode the answer: {e}")))?;
+    if fields.is_empty() {
+        return Ok(strip_nulls(wire));
+    }
+    let mut out = Map::new();
+    for (from, to) in fields {
+        if let Some(value) = wire.get(from).filter(|v| !v.is_null()) {
+            out.insert((*to).to_owned(), strip_nulls(value.clone()));
+        }
+    }
+    Ok(Value::Object(out))
+}
+
+fn page_of(
+    items: &[impl serde::Serialize],
+    cursor: Option<String>,
+    fields: Fields,
+) -> Result<Value, CliError> {
+    let items = items
+        .iter()
+        .map(|item| shape(item, fields))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut out = json!({ "items": items });
+    if let Some(cursor) = cursor {
+        out["cursor"] = json!(cursor);
+    }
+    Ok(out)
+}
+
+fn strip_nulls(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k, strip_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(strip_nulls).collect()),
+        other => other,
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoArgs {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListFolders {
+    limit: Option<u32>,
+    cursor: Option<String>,
+    #[serde(rename = "type")]
+    folder_type: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListContacts {
+    folder_id: String,
+    limit: Option<u32>,
+    cursor: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListActivations {
+    limit: Option<u32>,
+    cursor: Option<String>,
+    in_progress: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateContact {
+    folder_id: String,
+    callsign: String,
+    frequency: f64,
+    mode: String,
+    time_on: String,
+    idempotency_key: String,
+    rst_sent: Option<String>,
+    rst_received: Option<String>,
+    notes: Option<String>,
+    name: Option<String>,
+    sig: Option<String>,
+    sig_info: Option<String>,
+    my_sig: Option<String>,
+    my_sig_info: Option<String>,
+}
+
+impl CreateContact {
+    fn check(&self) -> Result<(), CliError> {
+        check_text("folder_id", &self.folder_id, 1, 1500)?;
+        check_text("callsign", &self.callsign, 1, 32)?;
+        if !(self.frequency.is_finite() && self.frequency > 0.0) {
+            return Err(CliError::input("frequency must be a number of MHz above 0"));
+        }
+        check_text("mode", &self.mode, 1, 32)?;
+        check_time("time_on", &self.time_on)?;
+        check_key(&self.idempotency_key)?;
+        check_optional("rst_sent", &self.rst_sent, 1, 32)?;
+        check_optional("rst_received", &self.rst_received, 1, 32)?;
+        check_optional("notes", &self.notes, 0, 10000)?;
+        for (field, value) in [
+            ("name", &self.name),
+            ("sig", &self.sig),
+            ("sig_info", &self.sig_info),
+            ("my_sig", &self.my_sig),
+            ("my_sig_info", &self.my_sig_info),
+        ] {
+            check_optional(field, value, 1, 256)?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateActivation {
+    callsign: String,
+    location_reference: String,
+    start_time: String,
+    idempotency_key: String,
+    program_id: Option<String>,
+    location_name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateFolder {
+    name: String,
+    parent_id: Option<String>,
+    idempotency_key: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EndActivation {
+    activation_id: String,
+    end_time: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DeleteContact {
+    qso_id: String,
+    confirmation: String,
+    idempotency_key: String,
+}

@@ -1,0 +1,466 @@
+//! The tools `svc mcp` offers: names, input and output schemas and hints. Names, inputs and
+//! outputs keep the shapes agents already use with other logbook MCP servers, so a setup made
+//! for one of them works here unchanged.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+
+/// What a tool may do, which decides the flag it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    Delete,
+}
+
+/// Each tool with the access it needs; the order is the order of `tools/list`.
+pub const TOOLS: [(&str, Access); 9] = [
+    ("whoami", Access::Read),
+    ("list_folders", Access::Read),
+    ("list_contacts", Access::Read),
+    ("list_activations", Access::Read),
+    ("create_contact", Access::Write),
+    ("create_activation", Access::Write),
+    ("create_folder", Access::Write),
+    ("end_activation", Access::Write),
+    ("delete_contact", Access::Delete),
+];
+
+pub fn access(name: &str) -> Option<Access> {
+    TOOLS.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
+}
+
+/// The error codes a failure may carry in its structured content: the service's, and
+/// `network` for a service that could not be reached.
+pub const ERROR_CODES: [&str; 9] = [
+    "unauthorized",
+    "key_revoked",
+    "tier_insufficient",
+    "rate_limited",
+    "qso_cap_reached",
+    "not_found",
+    "validation_error",
+    "internal",
+    "network",
+];
+
+pub const LIMIT_REASONS: [&str; 3] = [
+    "daily_logbook_budget",
+    "lifetime_logbook_budget",
+    "logbook_budget",
+];
+
+const SCHEMA: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// An RFC 3339 date-time with seconds and an offset, leap days included.
+const DATE_TIME: &str = r"^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$";
+
+fn text(min: usize, max: usize) -> Value {
+    if min == 0 {
+        json!({ "type": "string", "maxLength": max })
+    } else {
+        json!({ "type": "string", "minLength": min, "maxLength": max })
+    }
+}
+
+fn described(mut schema: Value, description: &str) -> Value {
+    schema["description"] = json!(description);
+    schema
+}
+
+fn limit() -> Value {
+    described(
+        json!({ "type": "integer", "minimum": 1, "maximum": 200 }),
+        "How many items to return at most (1 to 200; the service's default when left out).",
+    )
+}
+
+fn cursor() -> Value {
+    described(
+        text(1, 1500),
+        "The cursor of the previous answer, to read the next page.",
+    )
+}
+
+fn id(description: &str) -> Value {
+    described(text(1, 1500), description)
+}
+
+fn date_time(description: &str) -> Value {
+    described(
+        json!({ "type": "string", "format": "date-time", "pattern": DATE_TIME }),
+        description,
+    )
+}
+
+fn idempotency_key() -> Value {
+    described(
+        json!({
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "pattern": r"^[^\u0000-\u001f\u007f]+$",
+        }),
+        "A key new for each new change (a UUID): sending the same call again with the same key never makes the change twice, and the answer says replayed.",
+    )
+}
+
+fn input(properties: Value, required: &[&str]) -> Value {
+    let mut schema = json!({
+        "$schema": SCHEMA,
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": false,
+    });
+    if !required.is_empty() {
+        schema["required"] = json!(required);
+    }
+    schema
+}
+
+fn object(properties: Value, required: &[&str]) -> Value {
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+fn error_schema() -> Value {
+    object(
+        json!({
+            "error": { "type": "string", "enum": ERROR_CODES },
+            "message": { "type": "string" },
+            "status": { "type": "number" },
+            "requestId": { "type": "string" },
+            "retryAfter": { "type": "string" },
+            "details": {
+                "type": "object",
+                "properties": {
+                    "resetSeconds": { "type": "number" },
+                    "retryAfterSeconds": { "type": "number" },
+                    "limit": { "type": "number" },
+                    "current": { "type": "number" },
+                    "supportRequired": { "type": "boolean", "const": true },
+                    "required": { "type": "string", "const": "elevated" },
+                    "reason": { "type": "string", "enum": LIMIT_REASONS },
+                },
+                "additionalProperties": false,
+            },
+        }),
+        &["error", "message"],
+    )
+}
+
+/// A success shape or the error shape: a tool's answer is one or the other.
+fn output(success: Value) -> Value {
+    json!({
+        "$schema": SCHEMA,
+        "anyOf": [success, error_schema()],
+        "type": "object",
+    })
+}
+
+fn page(item: Value) -> Value {
+    object(
+        json!({
+            "items": { "type": "array", "maxItems": 200, "items": item },
+            "cursor": { "type": "string" },
+        }),
+        &["items"],
+    )
+}
+
+fn string() -> Value {
+    json!({ "type": "string" })
+}
+
+fn folder_item() -> Value {
+    object(
+        json!({
+            "id": string(),
+            "name": string(),
+            "autoFolderType": string(),
+            "locationReference": string(),
+            "locationName": string(),
+            "programId": string(),
+            "callsign": string(),
+            "startTime": { "type": ["string", "null"] },
+            "endTime": { "type": ["string", "null"] },
+            "path": { "type": "array", "maxItems": 50, "items": string() },
+            "qsoCount": { "type": "number" },
+        }),
+        &["id"],
+    )
+}
+
+fn contact_item() -> Value {
+    let mut properties =
+        json!({ "frequency": { "type": "number" }, "imported": { "type": "boolean" } });
+    for key in CONTACT_TEXT_KEYS {
+        properties[key] = string();
+    }
+    object(properties, &["id"])
+}
+
+/// The text fields of a listed contact, in their wire names.
+pub const CONTACT_TEXT_KEYS: [&str; 13] = [
+    "id",
+    "folderId",
+    "callsign",
+    "mode",
+    "timeOn",
+    "rstSent",
+    "rstReceived",
+    "notes",
+    "name",
+    "sig",
+    "sigInfo",
+    "mySig",
+    "mySigInfo",
+];
+
+fn folder_created() -> Value {
+    object(
+        json!({
+            "id": string(),
+            "name": string(),
+            "autoFolderKey": string(),
+            "created": { "type": "boolean" },
+        }),
+        &["id", "name", "autoFolderKey", "created"],
+    )
+}
+
+fn hints(read_only: bool, destructive: bool, open_world: bool) -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(read_only)
+        .destructive(destructive)
+        .open_world(open_world)
+        .idempotent(true)
+}
+
+fn as_object(value: Value) -> Arc<JsonObject> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+fn tool(
+    name: &str,
+    title: &str,
+    description: &'static str,
+    (input_schema, output_schema): (Value, Value),
+    annotations: ToolAnnotations,
+) -> Tool {
+    Tool::new(name.to_owned(), description, as_object(input_schema))
+        .with_title(title)
+        .with_raw_output_schema(as_object(output_schema))
+        .with_annotations(annotations)
+}
+
+/// The description of one tool, as `tools/list` shows it.
+pub fn describe(name: &str) -> Option<Tool> {
+    let sig = || text(1, 256);
+    Some(match name {
+        "whoami" => tool(
+            name,
+            "Who am I",
+            "The account the key belongs to: callsign, plan, tier and how many contacts it holds.",
+            (
+                input(json!({}), &[]),
+                output(object(
+                    json!({
+                        "callsign": string(),
+                        "plan": { "type": "string", "enum": ["free", "paid"] },
+                        "tier": { "type": "string", "enum": ["basic", "elevated"] },
+                        "nativeQsoCount": { "type": "number" },
+                    }),
+                    &["callsign", "plan", "tier", "nativeQsoCount"],
+                )),
+            ),
+            hints(true, false, false),
+        ),
+        "list_folders" => tool(
+            name,
+            "List folders",
+            "One page of the account's folders (monthly logs, categories, activations), newest first; pass the answer's cursor to read on.",
+            (
+                input(
+                    json!({
+                        "limit": limit(),
+                        "cursor": cursor(),
+                        "type": { "type": "string", "enum": ["activation", "category", "monthly"] },
+                    }),
+                    &[],
+                ),
+                output(page(folder_item())),
+            ),
+            hints(true, false, false),
+        ),
+        "list_contacts" => tool(
+            name,
+            "List contacts",
+            "One page of the contacts (QSOs) of a folder, newest first; pass the answer's cursor to read on.",
+            (
+                input(
+                    json!({
+                        "folder_id": id("The folder's id, as list_folders or list_activations give it."),
+                        "limit": limit(),
+                        "cursor": cursor(),
+                    }),
+                    &["folder_id"],
+                ),
+                output(page(contact_item())),
+            ),
+            hints(true, false, false),
+        ),
+        "list_activations" => tool(
+            name,
+            "List activations",
+            "The account's activations (portable operations such as POTA), newest first. With in_progress only those not ended, read to the end of the list.",
+            (
+                input(
+                    json!({
+                        "limit": limit(),
+                        "cursor": cursor(),
+                        "in_progress": { "type": "boolean" },
+                    }),
+                    &[],
+                ),
+                output(page(folder_item())),
+            ),
+            hints(true, false, false),
+        ),
+        "create_contact" => tool(
+            name,
+            "Log a contact",
+            "Logs one contact (QSO) in a folder. Safe to repeat with the same idempotency_key.",
+            (
+                input(
+                    json!({
+                        "folder_id": text(1, 1500),
+                        "callsign": text(1, 32),
+                        "frequency": described(
+                            json!({ "type": "number", "exclusiveMinimum": 0 }),
+                            "In MHz, e.g. 14.074.",
+                        ),
+                        "mode": text(1, 32),
+                        "time_on": date_time("When the contact began, in UTC or with an offset, e.g. 2026-11-22T14:05:00Z."),
+                        "idempotency_key": idempotency_key(),
+                        "rst_sent": text(1, 32),
+                        "rst_received": text(1, 32),
+                        "notes": text(0, 10000),
+                        "name": sig(),
+                        "sig": sig(),
+                        "sig_info": sig(),
+                        "my_sig": sig(),
+                        "my_sig_info": sig(),
+                    }),
+                    &[
+                        "folder_id",
+                        "callsign",
+                        "frequency",
+                        "mode",
+                        "time_on",
+                        "idempotency_key",
+                    ],
+                ),
+                output(object(
+                    json!({ "id": string(), "replayed": { "type": "boolean" } }),
+                    &["id"],
+                )),
+            ),
+            hints(false, false, true),
+        ),
+        "create_activation" => tool(
+            name,
+            "Start an activation",
+            "Finds or makes the activation folder for a callsign at a location on a day; created says whether it is new.",
+            (
+                input(
+                    json!({
+                        "callsign": text(1, 32),
+                        "location_reference": described(text(1, 64), "The park or summit reference, e.g. US-0001."),
+                        "program_id": described(text(1, 64), "The programme, e.g. POTA; taken from the reference when left out."),
+                        "location_name": text(1, 256),
+                        "start_time": date_time("When the activation began, e.g. 2026-11-22T14:00:00Z."),
+                        "idempotency_key": idempotency_key(),
+                    }),
+                    &[
+                        "callsign",
+                        "location_reference",
+                        "start_time",
+                        "idempotency_key",
+                    ],
+                ),
+                output(folder_created()),
+            ),
+            hints(false, true, false),
+        ),
+        "create_folder" => tool(
+            name,
+            "Make a folder",
+            "Finds or makes a category folder by name (under parent_id when given); created says whether it is new.",
+            (
+                input(
+                    json!({
+                        "name": text(1, 256),
+                        "parent_id": text(1, 1500),
+                        "idempotency_key": idempotency_key(),
+                    }),
+                    &["name", "idempotency_key"],
+                ),
+                output(object(
+                    json!({ "id": string(), "name": string(), "created": { "type": "boolean" } }),
+                    &["id", "name", "created"],
+                )),
+            ),
+            hints(false, false, false),
+        ),
+        "end_activation" => tool(
+            name,
+            "End an activation",
+            "Marks an activation as ended, now or at end_time.",
+            (
+                input(
+                    json!({
+                        "activation_id": id("The activation's folder id."),
+                        "end_time": date_time("When it ended; now when left out."),
+                    }),
+                    &["activation_id"],
+                ),
+                output(folder_item()),
+            ),
+            hints(false, false, false),
+        ),
+        "delete_contact" => tool(
+            name,
+            "Delete a contact",
+            "Deletes one contact for good. confirmation must read exactly DELETE followed by a space and the qso_id.",
+            (
+                input(
+                    json!({
+                        "qso_id": text(1, 1500),
+                        "confirmation": text(0, 1510),
+                        "idempotency_key": idempotency_key(),
+                    }),
+                    &["qso_id", "confirmation", "idempotency_key"],
+                ),
+                output(object(
+                    json!({
+                        "success": { "type": "boolean", "const": true },
+                        "replayed": { "type": "boolean" },
+                    }),
+                    &["success"],
+                )),
+            ),
+            hints(false, true, false),
+        ),
+        _ => return None,
+    })
+}

@@ -1,0 +1,510 @@
+//! `svc mcp`: a real MCP client (rmcp's) drives the built binary over stdio against the real
+//! service, as an agent would.
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ProtocolVersion, Tool};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::cli::{Cli, closed_port, monthly, setup};
+use crate::common::{block_on, contact, this_month};
+
+type Session = RunningService<RoleClient, ClientConfig>;
+
+fn command(cli: &Cli, flags: &[&str]) -> tokio::process::Command {
+    let mut cmd = cli.std_command();
+    cmd.arg("mcp").args(flags);
+    tokio::process::Command::from(cmd)
+}
+
+/// A session with `svc mcp` started with `flags`, over the classic handshake at `version`.
+async fn connect_at(cli: &Cli, flags: &[&str], version: ProtocolVersion) -> Session {
+    let transport = TokioChildProcess::new(command(cli, flags)).expect("svc mcp starts");
+    let mut config = ClientConfig::default();
+    config.protocol_version = version;
+    config.serve(transport).await.expect("the session opens")
+}
+
+async fn connect(cli: &Cli, flags: &[&str]) -> Session {
+    connect_at(cli, flags, ProtocolVersion::V_2025_06_18).await
+}
+
+async fn call(session: &Session, name: &'static str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments are an object")
+    };
+    session
+        .call_tool(CallToolRequestParams::new(name).with_arguments(args))
+        .await
+        .expect("tools/call is answered")
+}
+
+/// The structured answer of a call that must succeed; it never holds a null.
+fn ok(result: &CallToolResult) -> Value {
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    let value = result
+        .structured_content
+        .clone()
+        .expect("structured content");
+    assert!(!has_null(&value), "no nulls in an answer: {value}");
+    value
+}
+
+/// The structured error of a call that must fail with `code`, and the exit code its text gives.
+fn fails(result: &CallToolResult, code: &str) -> (Value, u64) {
+    assert_eq!(result.is_error, Some(true), "{result:?}");
+    let value = result
+        .structured_content
+        .clone()
+        .expect("structured content");
+    assert_eq!(value["error"], code, "{value}");
+    assert!(value["message"].as_str().is_some_and(|m| !m.is_empty()));
+    let text = result.content[0]
+        .as_text()
+        .expect("a text block")
+        .text
+        .clone();
+    let text: Value = serde_json::from_str(&text).expect("the text is JSON");
+    (value, text["exitCode"].as_u64().expect("an exit code"))
+}
+
+fn has_null(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(items) => items.iter().any(has_null),
+        Value::Object(map) => map.values().any(has_null),
+        _ => false,
+    }
+}
+
+fn names(tools: &[Tool]) -> Vec<&str> {
+    tools.iter().map(|t| t.name.as_ref()).collect()
+}
+
+/// The inputs each published tool requires.
+const REQUIRED: [(&str, &[&str]); 7] = [
+    ("whoami", &[]),
+    ("list_folders", &[]),
+    ("list_contacts", &["folder_id"]),
+    ("list_activations", &[]),
+    (
+        "create_contact",
+        &[
+            "folder_id",
+            "callsign",
+            "frequency",
+            "mode",
+            "time_on",
+            "idempotency_key",
+        ],
+    ),
+    (
+        "create_activation",
+        &[
+            "callsign",
+            "location_reference",
+            "start_time",
+            "idempotency_key",
+        ],
+    ),
+    (
+        "delete_contact",
+        &["qso_id", "confirmation", "idempotency_key"],
+    ),
+];
+
+#[test]
+fn tools_list_grows_with_each_permission() {
+    let (_server, _api, cli) = setup("elevated");
+    block_on(async {
+        for (flags, expected) in [
+            (
+                &[][..],
+                &[
+                    "whoami",
+                    "list_folders",
+                    "list_contacts",
+                    "list_activations",
+                ][..],
+            ),
+            (
+                &["--allow-writes"][..],
+                &[
+                    "whoami",
+                    "list_folders",
+                    "list_contacts",
+                    "list_activations",
+                    "create_contact",
+                    "create_activation",
+                    "create_folder",
+                    "end_activation",
+                ][..],
+            ),
+            (
+                &["--allow-writes", "--allow-deletes"][..],
+                &[
+                    "whoami",
+                    "list_folders",
+                    "list_contacts",
+                    "list_activations",
+                    "create_contact",
+                    "create_activation",
+                    "create_folder",
+                    "end_activation",
+                    "delete_contact",
+                ][..],
+            ),
+        ] {
+            let session = connect(&cli, flags).await;
+            let tools = session.list_all_tools().await.unwrap();
+            assert_eq!(names(&tools), expected, "{flags:?}");
+            for tool in &tools {
+                let input = Value::Object((*tool.input_schema).clone());
+                assert_eq!(input["type"], "object", "{}", tool.name);
+                assert_eq!(input["additionalProperties"], false, "{}", tool.name);
+                let output = Value::Object((**tool.output_schema.as_ref().unwrap()).clone());
+                assert_eq!(
+                    output["anyOf"].as_array().unwrap().len(),
+                    2,
+                    "{}",
+                    tool.name
+                );
+                let hints = tool.annotations.as_ref().expect("annotations");
+                assert_eq!(
+                    hints.read_only_hint,
+                    Some(tool.name.starts_with("list_") || tool.name == "whoami")
+                );
+                assert_eq!(hints.idempotent_hint, Some(true));
+                assert!(tool.description.as_ref().is_some_and(|d| !d.is_empty()));
+                if let Some((_, required)) = REQUIRED.iter().find(|(n, _)| *n == tool.name) {
+                    let listed: Vec<&str> = input["required"]
+                        .as_array()
+                        .map(|r| r.iter().filter_map(Value::as_str).collect())
+                        .unwrap_or_default();
+                    assert_eq!(listed, *required, "{}", tool.name);
+                }
+            }
+            let delete = tools.iter().find(|t| t.name == "delete_contact");
+            if let Some(delete) = delete {
+                assert_eq!(
+                    delete.annotations.as_ref().unwrap().destructive_hint,
+                    Some(true)
+                );
+            }
+            session.cancel().await.unwrap();
+        }
+    });
+}
+
+#[test]
+fn each_protocol_version_negotiates() {
+    let (_server, _api, cli) = setup("basic");
+    block_on(async {
+        for version in [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25] {
+            let session = connect_at(&cli, &[], version.clone()).await;
+            let info = session.peer_info().expect("the server's answer");
+            assert_eq!(info.protocol_version, version);
+            assert_eq!(info.server_info.as_ref().unwrap().name, "svc");
+            assert_eq!(session.list_all_tools().await.unwrap().len(), 4);
+            session.cancel().await.unwrap();
+        }
+        let transport = TokioChildProcess::new(command(&cli, &[])).unwrap();
+        let session = ClientConfig::default()
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .expect("the 2026-07-28 session opens");
+        let info = session.peer_info().expect("the server's answer");
+        assert_eq!(info.protocol_version, ProtocolVersion::V_2026_07_28);
+        assert_eq!(info.server_info.as_ref().unwrap().name, "svc");
+        let me = ok(&call(&session, "whoami", json!({})).await);
+        assert_eq!(me["callsign"], "W1AW");
+        session.cancel().await.unwrap();
+    });
+}
+
+#[test]
+fn read_tools_answer_and_fail_with_the_exit_codes_of_the_cli() {
+    let (_server, api, cli) = setup("elevated");
+    let folder = monthly(&api);
+    let mut body = contact(&folder, "K1ABC");
+    body["notes"] = json!("first");
+    assert_eq!(api.post("/v1/contacts", body).status, 201);
+    let activation = api.activation("US-0001", "W1AW");
+    block_on(async {
+        let session = connect(&cli, &[]).await;
+        let me = ok(&call(&session, "whoami", json!({})).await);
+        assert_eq!(me["callsign"], "W1AW");
+        assert_eq!(me["tier"], "elevated");
+        assert_eq!(me["nativeQsoCount"], 1);
+
+        let folders = ok(&call(&session, "list_folders", json!({ "type": "monthly" })).await);
+        let listed = folders["items"].as_array().unwrap();
+        assert!(listed.iter().any(|f| f["id"] == folder), "{folders}");
+        for f in listed {
+            for key in f.as_object().unwrap().keys() {
+                assert!(
+                    [
+                        "id",
+                        "name",
+                        "autoFolderType",
+                        "locationReference",
+                        "locationName",
+                        "programId",
+                        "callsign",
+                        "startTime",
+                        "endTime",
+                        "path",
+                        "qsoCount"
+                    ]
+                    .contains(&key.as_str()),
+                    "{key} in {f}"
+                );
+            }
+        }
+
+        let contacts = ok(&call(&session, "list_contacts", json!({ "folder_id": folder })).await);
+        let items = contacts["items"].as_array().unwrap();
+        assert_eq!(items.len(), 1, "{contacts}");
+        assert_eq!(items[0]["callsign"], "K1ABC");
+        assert_eq!(items[0]["notes"], "first");
+        assert!(items[0].get("rstSent").is_none(), "absent, not null");
+        assert!(items[0].get("band").is_none(), "only the published fields");
+
+        let page = ok(&call(&session, "list_activations", json!({ "limit": 1 })).await);
+        assert_eq!(page["items"][0]["id"], activation.as_str());
+        let open = ok(&call(&session, "list_activations", json!({ "in_progress": true })).await);
+        assert_eq!(open["items"].as_array().unwrap().len(), 1, "{open}");
+
+        let missing = call(
+            &session,
+            "list_contacts",
+            json!({ "folder_id": "fld_aaaaaaaaaaaaaaaa" }),
+        )
+        .await;
+        let (_, exit) = fails(&missing, "not_found");
+        assert_eq!(exit, u64::from(svc::model::ErrorCode::NotFound.exit_code()));
+        let (_, exit) = fails(
+            &call(&session, "list_folders", json!({ "limit": 0 })).await,
+            "validation_error",
+        );
+        assert_eq!(exit, 2);
+        fails(
+            &call(&session, "whoami", json!({ "verbose": true })).await,
+            "validation_error",
+        );
+        fails(
+            &call(&session, "list_contacts", json!({})).await,
+            "validation_error",
+        );
+        session.cancel().await.unwrap();
+    });
+
+    // A key the service does not know, and a service that cannot be reached.
+    let stranger = Cli::new(&cli.base);
+    stranger.set_env("SVC_API_KEY", "svc_live_ABCDEFGHIJKLMNOPQRSTUVWX");
+    let nowhere = Cli::new(&closed_port());
+    nowhere.set_env("SVC_API_KEY", api.key());
+    block_on(async {
+        let session = connect(&stranger, &[]).await;
+        let (_, exit) = fails(&call(&session, "whoami", json!({})).await, "unauthorized");
+        assert_eq!(exit, 3);
+        session.cancel().await.unwrap();
+        let session = connect(&nowhere, &[]).await;
+        let result = call(&session, "whoami", json!({})).await;
+        let (_, exit) = fails(&result, "network");
+        assert_eq!(exit, 7);
+        let text = &result.content[0].as_text().unwrap().text;
+        assert!(!text.contains(api.key()), "the key is never shown");
+        session.cancel().await.unwrap();
+    });
+}
+
+#[test]
+fn verbose_shows_the_attempts_on_stderr_and_never_the_key() {
+    let (_server, api, cli) = setup("basic");
+    let stderr = block_on(async {
+        let (transport, stderr) = TokioChildProcess::builder(command(&cli, &["--verbose"]))
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("svc mcp starts");
+        let session = ClientConfig::default().serve(transport).await.unwrap();
+        ok(&call(&session, "whoami", json!({})).await);
+        session.cancel().await.unwrap();
+        let mut text = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut stderr.unwrap(), &mut text)
+            .await
+            .unwrap();
+        text
+    });
+    assert!(stderr.contains("GET"), "{stderr}");
+    assert!(stderr.contains("/v1/whoami"), "{stderr}");
+    assert!(!stderr.contains(api.key()), "{stderr}");
+}
+
+#[test]
+fn writes_need_the_flag_and_a_retry_is_replayed() {
+    let (_server, api, cli) = setup("elevated");
+    let folder = monthly(&api);
+    let new_contact = json!({
+        "folder_id": folder,
+        "callsign": "K1ABC",
+        "frequency": 14.074,
+        "mode": "FT8",
+        "time_on": this_month().1,
+        "rst_sent": "-10",
+        "idempotency_key": "mcp-test-contact-1",
+    });
+    block_on(async {
+        let session = connect(&cli, &[]).await;
+        let (_, exit) = fails(
+            &call(&session, "create_contact", new_contact.clone()).await,
+            "validation_error",
+        );
+        assert_eq!(exit, 2);
+        session.cancel().await.unwrap();
+    });
+    assert!(api.contacts(&folder).is_empty(), "nothing was logged");
+    block_on(async {
+        let session = connect(&cli, &["--allow-writes"]).await;
+        let first = ok(&call(&session, "create_contact", new_contact.clone()).await);
+        assert!(first.get("replayed").is_none(), "{first}");
+        let again = ok(&call(&session, "create_contact", new_contact.clone()).await);
+        assert_eq!(again["id"], first["id"]);
+        assert_eq!(again["replayed"], true);
+
+        let mut bad = new_contact.clone();
+        bad["time_on"] = json!("yesterday");
+        bad["idempotency_key"] = json!("mcp-test-contact-2");
+        fails(
+            &call(&session, "create_contact", bad).await,
+            "validation_error",
+        );
+        let mut stray = new_contact.clone();
+        stray["band"] = json!("20m");
+        fails(
+            &call(&session, "create_contact", stray).await,
+            "validation_error",
+        );
+
+        let activation = json!({
+            "callsign": "W1AW",
+            "location_reference": "US-0002",
+            "start_time": this_month().1,
+            "idempotency_key": "mcp-test-activation-1",
+        });
+        let made = ok(&call(&session, "create_activation", activation.clone()).await);
+        assert_eq!(made["created"], true, "{made}");
+        assert!(
+            made["autoFolderKey"]
+                .as_str()
+                .is_some_and(|k| !k.is_empty()),
+            "{made}"
+        );
+        let mut unknown = activation.clone();
+        unknown["location_reference"] = json!("");
+        fails(
+            &call(&session, "create_activation", unknown).await,
+            "validation_error",
+        );
+
+        let ended = ok(&call(
+            &session,
+            "end_activation",
+            json!({ "activation_id": made["id"] }),
+        )
+        .await);
+        assert_eq!(ended["id"], made["id"]);
+        assert!(ended["endTime"].is_string(), "{ended}");
+        fails(
+            &call(
+                &session,
+                "end_activation",
+                json!({ "activation_id": "fld_aaaaaaaaaaaaaaaa" }),
+            )
+            .await,
+            "not_found",
+        );
+
+        let category = ok(&call(
+            &session,
+            "create_folder",
+            json!({ "name": "Contests", "idempotency_key": "mcp-test-folder-1" }),
+        )
+        .await);
+        assert_eq!(category["name"], "Contests");
+        fails(
+            &call(
+                &session,
+                "create_folder",
+                json!({ "name": "", "idempotency_key": "k" }),
+            )
+            .await,
+            "validation_error",
+        );
+        session.cancel().await.unwrap();
+    });
+    assert_eq!(
+        api.contacts(&folder).len(),
+        1,
+        "the retry stored nothing more"
+    );
+}
+
+#[test]
+fn a_delete_needs_the_flag_and_the_exact_confirmation() {
+    let (_server, api, cli) = setup("elevated");
+    let folder = monthly(&api);
+    let id = api.post("/v1/contacts", contact(&folder, "K1ABC")).id();
+    block_on(async {
+        let session = connect(&cli, &["--allow-writes"]).await;
+        let args = json!({ "qso_id": id, "confirmation": format!("DELETE {id}"), "idempotency_key": "mcp-del-0" });
+        fails(
+            &call(&session, "delete_contact", args).await,
+            "validation_error",
+        );
+        session.cancel().await.unwrap();
+
+        let session = connect(&cli, &["--allow-deletes"]).await;
+        for wrong in [
+            format!("delete {id}"),
+            "DELETE".to_owned(),
+            format!("DELETE {id} "),
+        ] {
+            let args =
+                json!({ "qso_id": id, "confirmation": wrong, "idempotency_key": "mcp-del-1" });
+            fails(
+                &call(&session, "delete_contact", args).await,
+                "validation_error",
+            );
+        }
+        session.cancel().await.unwrap();
+    });
+    assert_eq!(api.contacts(&folder).len(), 1, "nothing was deleted");
+    block_on(async {
+        let session = connect(&cli, &["--allow-deletes"]).await;
+        let args = json!({ "qso_id": id, "confirmation": format!("DELETE {id}"), "idempotency_key": "mcp-del-2" });
+        let deleted = ok(&call(&session, "delete_contact", args.clone()).await);
+        assert_eq!(deleted, json!({ "success": true }));
+        // The same call again, as after a lost answer, from a new session (the service keeps
+        // the key): replayed, not not_found.
+        session.cancel().await.unwrap();
+        let session = connect(&cli, &["--allow-deletes"]).await;
+        let again = ok(&call(&session, "delete_contact", args.clone()).await);
+        assert_eq!(again, json!({ "success": true, "replayed": true }));
+        let other = json!({ "qso_id": "qso_aaaaaaaaaaaaaaaa", "confirmation": "DELETE qso_aaaaaaaaaaaaaaaa", "idempotency_key": "mcp-del-2" });
+        fails(
+            &call(&session, "delete_contact", other).await,
+            "validation_error",
+        );
+        let args = json!({ "qso_id": id, "confirmation": format!("DELETE {id}"), "idempotency_key": "mcp-del-3" });
+        fails(&call(&session, "delete_contact", args).await, "not_found");
+        session.cancel().await.unwrap();
+    });
+    assert!(api.contacts(&folder).is_empty());
+}
