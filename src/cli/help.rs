@@ -832,7 +832,7 @@ mod tests {
         }
         let manifest = manifest(&root);
         for command in manifest["commands"].as_array().unwrap() {
-            let name = command["name"].as_str().unwrap();
+            let name = command["path"].as_str().unwrap();
             let leaf = command["subcommands"].as_array().unwrap().is_empty();
             if leaf && !name.starts_with("server") {
                 assert!(
