@@ -7,7 +7,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Client, ClientError, FULL_PAGE};
-use crate::adif::{self, Writer};
+use crate::adif::{self, Record, Writer};
 use crate::model::{Contact, Folder, FolderType, Timestamp};
 
 #[derive(Debug)]
@@ -164,26 +164,68 @@ pub async fn activation_file(
     dir: &Path,
 ) -> Result<Exported, ExportError> {
     let name = pota_file_name(folder)?;
+    let (records, contacts) = pota_records(client, folder, account_callsign).await?;
+    let mut exported = to_file(&dir.join(name), async |out| {
+        for record in &records {
+            out.record(record).map_err(ExportError::Write)?;
+        }
+        Ok(records.len() as u64)
+    })
+    .await?;
+    exported.contacts = contacts;
+    Ok(exported)
+}
+
+/// An activation's POTA file held in memory, for a caller that keeps it itself (an agent).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PotaFile {
+    pub file_name: String,
+    pub adif: String,
+    pub contacts: u64,
+    pub records: u64,
+}
+
+/// The POTA file [`activation_file`] writes, as text.
+pub async fn activation_text(
+    client: &Client,
+    folder: &Folder,
+    account_callsign: &str,
+) -> Result<PotaFile, ExportError> {
+    let file_name = pota_file_name(folder)?;
+    let (records, contacts) = pota_records(client, folder, account_callsign).await?;
+    let mut out = Writer::new(Vec::new(), chrono::Utc::now()).map_err(ExportError::Write)?;
+    for record in &records {
+        out.record(record).map_err(ExportError::Write)?;
+    }
+    let bytes = out.finish().map_err(ExportError::Write)?;
+    Ok(PotaFile {
+        file_name,
+        adif: String::from_utf8_lossy(&bytes).into_owned(),
+        contacts,
+        records: records.len() as u64,
+    })
+}
+
+/// The records of an activation's POTA file, and how many contacts they stand for.
+async fn pota_records(
+    client: &Client,
+    folder: &Folder,
+    account_callsign: &str,
+) -> Result<(Vec<Record>, u64), ExportError> {
     let contacts = activation_contacts(client, folder).await?;
     let activator = folder.callsign.as_deref().unwrap_or(account_callsign);
     let park = folder.location_reference.clone().unwrap_or_default();
-    let mut exported = to_file(&dir.join(name), async |out| {
-        let mut records = 0;
-        for contact in &contacts {
-            for mut record in adif::contact::records_per_park(contact, activator) {
-                record.set("STATION_CALLSIGN", activator);
-                record.set("MY_SIG", "POTA");
-                record.set("MY_SIG_INFO", &park);
-                record.set("MY_POTA_REF", &park);
-                out.record(&record).map_err(ExportError::Write)?;
-                records += 1;
-            }
+    let mut records = Vec::new();
+    for contact in &contacts {
+        for mut record in adif::contact::records_per_park(contact, activator) {
+            record.set("STATION_CALLSIGN", activator);
+            record.set("MY_SIG", "POTA");
+            record.set("MY_SIG_INFO", &park);
+            record.set("MY_POTA_REF", &park);
+            records.push(record);
         }
-        Ok(records)
-    })
-    .await?;
-    exported.contacts = contacts.len() as u64;
-    Ok(exported)
+    }
+    Ok((records, contacts.len() as u64))
 }
 
 /// Writes any folder into `dir` under [`folder_file_name`]: an activation as its POTA file,

@@ -16,6 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::cli::{CliError, Ctx};
+use crate::client::export;
 use crate::client::{Client, NewActivationRequest, NewContactRequest, NewFolderRequest};
 use crate::model::{FolderType, Timestamp};
 
@@ -196,6 +197,31 @@ impl McpServer {
                     "id": made.folder.id,
                     "name": made.folder.name,
                     "created": made.created,
+                }))
+            }
+            "pota_file" => {
+                let a: PotaFileArgs = parse(args)?;
+                check_text("activation_id", &a.activation_id, 1, 1500)?;
+                let activation = client
+                    .all_activations(false)
+                    .await?
+                    .into_iter()
+                    .find(|f| f.id == a.activation_id)
+                    .ok_or_else(|| {
+                        CliError::not_found(format!(
+                            "no activation {}; list_activations names them",
+                            a.activation_id
+                        ))
+                    })?;
+                let me = client.whoami().await?;
+                let file = export::activation_text(client, &activation, &me.callsign)
+                    .await
+                    .map_err(|e| CliError::local(e.to_string()))?;
+                Ok(json!({
+                    "fileName": file.file_name,
+                    "adif": file.adif,
+                    "contacts": file.contacts,
+                    "records": file.records,
                 }))
             }
             "end_activation" => {
@@ -582,6 +608,12 @@ struct CreateFolder {
     name: String,
     parent_id: Option<String>,
     idempotency_key: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PotaFileArgs {
+    activation_id: String,
 }
 
 #[derive(Deserialize)]

@@ -16,11 +16,12 @@ pub enum Access {
 }
 
 /// Each tool with the access it needs; the order is the order of `tools/list`.
-pub const TOOLS: [(&str, Access); 9] = [
+pub const TOOLS: [(&str, Access); 10] = [
     ("whoami", Access::Read),
     ("list_folders", Access::Read),
     ("list_contacts", Access::Read),
     ("list_activations", Access::Read),
+    ("pota_file", Access::Read),
     ("create_contact", Access::Write),
     ("create_activation", Access::Write),
     ("create_folder", Access::Write),
@@ -421,6 +422,27 @@ pub fn describe(name: &str) -> Option<Tool> {
                 )),
             ),
             hints(false, false, false),
+        ),
+        "pota_file" => tool(
+            name,
+            "An activation's POTA file",
+            "The ADIF file POTA takes for an activation's upload, with the name POTA expects (CALL@PARK-YYYYMMDD.adi): every contact over all its UTC days, one record per worked park. Save adif under file_name and upload it.",
+            (
+                input(
+                    json!({ "activation_id": id("The activation's folder id.") }),
+                    &["activation_id"],
+                ),
+                output(object(
+                    json!({
+                        "fileName": string(),
+                        "adif": string(),
+                        "contacts": { "type": "number" },
+                        "records": { "type": "number" },
+                    }),
+                    &["fileName", "adif", "contacts", "records"],
+                )),
+            ),
+            hints(true, false, false),
         ),
         "end_activation" => tool(
             name,

@@ -126,6 +126,7 @@ fn tools_list_grows_with_each_permission() {
                     "list_folders",
                     "list_contacts",
                     "list_activations",
+                    "pota_file",
                 ][..],
             ),
             (
@@ -135,6 +136,7 @@ fn tools_list_grows_with_each_permission() {
                     "list_folders",
                     "list_contacts",
                     "list_activations",
+                    "pota_file",
                     "create_contact",
                     "create_activation",
                     "create_folder",
@@ -148,6 +150,7 @@ fn tools_list_grows_with_each_permission() {
                     "list_folders",
                     "list_contacts",
                     "list_activations",
+                    "pota_file",
                     "create_contact",
                     "create_activation",
                     "create_folder",
@@ -173,7 +176,11 @@ fn tools_list_grows_with_each_permission() {
                 let hints = tool.annotations.as_ref().expect("annotations");
                 assert_eq!(
                     hints.read_only_hint,
-                    Some(tool.name.starts_with("list_") || tool.name == "whoami")
+                    Some(
+                        tool.name.starts_with("list_")
+                            || tool.name == "whoami"
+                            || tool.name == "pota_file"
+                    )
                 );
                 assert_eq!(hints.idempotent_hint, Some(true));
                 assert!(tool.description.as_ref().is_some_and(|d| !d.is_empty()));
@@ -206,7 +213,7 @@ fn each_protocol_version_negotiates() {
             let info = session.peer_info().expect("the server's answer");
             assert_eq!(info.protocol_version, version);
             assert_eq!(info.server_info.as_ref().unwrap().name, "svc");
-            assert_eq!(session.list_all_tools().await.unwrap().len(), 4);
+            assert_eq!(session.list_all_tools().await.unwrap().len(), 5);
             session.cancel().await.unwrap();
         }
         let transport = TokioChildProcess::new(command(&cli, &[])).unwrap();
@@ -507,4 +514,46 @@ fn a_delete_needs_the_flag_and_the_exact_confirmation() {
         session.cancel().await.unwrap();
     });
     assert!(api.contacts(&folder).is_empty());
+}
+
+#[test]
+fn pota_file_gives_an_activations_upload_file() {
+    let (_server, api, cli) = setup("elevated");
+    let park = api
+        .post(
+            "/v1/activations",
+            json!({ "locationReference": "US-1234", "callsign": "W1AW" }),
+        )
+        .id();
+    let (_, time_on) = crate::common::this_month();
+    for (call, sig_info) in [("K1ABC", None), ("K2DEF", Some("US-4321,US-5678"))] {
+        let mut body = json!({ "folderId": park, "callsign": call, "frequency": 14.285,
+                               "mode": "SSB", "timeOn": time_on });
+        if let Some(parks) = sig_info {
+            body["sig"] = json!("POTA");
+            body["sigInfo"] = json!(parks);
+        }
+        assert_eq!(api.post("/v1/contacts", body).status, 201);
+    }
+    block_on(async {
+        let session = connect(&cli, &[]).await;
+        let file = ok(&call(&session, "pota_file", json!({ "activation_id": park })).await);
+        let day = &time_on[..10].replace('-', "");
+        assert_eq!(file["fileName"], format!("W1AW@US-1234-{day}.adi"));
+        assert_eq!(file["contacts"], 2);
+        assert_eq!(file["records"], 3, "one record per worked park");
+        let adif = file["adif"].as_str().unwrap();
+        assert!(adif.contains("<CALL:5>K2DEF"), "{adif}");
+        assert!(adif.contains("<MY_SIG_INFO:7>US-1234"), "{adif}");
+        fails(
+            &call(
+                &session,
+                "pota_file",
+                json!({ "activation_id": "fld_aaaaaaaaaaaaaaaa" }),
+            )
+            .await,
+            "not_found",
+        );
+        session.cancel().await.unwrap();
+    });
 }
