@@ -50,23 +50,9 @@ pub struct ListArgs {
     cursor: Option<String>,
 }
 
+/// The optional fields of a contact, the same flags for create and edit.
 #[derive(Debug, Args)]
-pub struct CreateArgs {
-    /// The destination folder's id (fld_…): a monthly or activation folder
-    #[arg(long, value_parser = input::folder_id, value_name = "ID")]
-    folder: String,
-    /// The worked station's callsign
-    #[arg(long, value_parser = input::callsign, value_name = "CALL")]
-    callsign: String,
-    /// Frequency in MHz, e.g. 14.074 (a kHz value such as 14074 is converted by the server)
-    #[arg(long, value_parser = input::frequency, value_name = "MHZ", allow_negative_numbers = true)]
-    frequency: f64,
-    /// Mode, e.g. FT8, SSB, CW
-    #[arg(long, value_parser = input::text)]
-    mode: String,
-    /// Start of the contact, ISO 8601 with offset [default: now, UTC]
-    #[arg(long, value_parser = input::time, value_name = "ISO")]
-    time_on: Option<String>,
+pub struct OptionalFields {
     /// Signal report sent, e.g. 599 or -12
     #[arg(long, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
     rst_sent: Option<String>,
@@ -85,12 +71,33 @@ pub struct CreateArgs {
     /// The worked station's program reference, e.g. US-1234
     #[arg(long, value_parser = input::text, value_name = "INFO")]
     sig_info: Option<String>,
-    /// Your own program (set by the server in an activation folder)
+    /// Your own program (in an activation folder, the activation's)
     #[arg(long, value_parser = input::text, value_name = "SIG")]
     my_sig: Option<String>,
     /// Your own program reference
     #[arg(long, value_parser = input::text, value_name = "INFO")]
     my_sig_info: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The destination folder's id (fld_…): a monthly or activation folder
+    #[arg(long, value_parser = input::folder_id, value_name = "ID")]
+    folder: String,
+    /// The worked station's callsign
+    #[arg(long, value_parser = input::callsign, value_name = "CALL")]
+    callsign: String,
+    /// Frequency in MHz, e.g. 14.074 (a kHz value such as 14074 is converted by the server)
+    #[arg(long, value_parser = input::frequency, value_name = "MHZ", allow_negative_numbers = true)]
+    frequency: f64,
+    /// Mode, e.g. FT8, SSB, CW
+    #[arg(long, value_parser = input::text)]
+    mode: String,
+    /// Start of the contact, ISO 8601 with offset [default: now, UTC]
+    #[arg(long, value_parser = input::time, value_name = "ISO")]
+    time_on: Option<String>,
+    #[command(flatten)]
+    fields: OptionalFields,
     /// Only put it in the outbox (no network when this key was used here before) and return
     /// at once with the entry id; svc outbox push sends it
     #[arg(long)]
@@ -119,30 +126,8 @@ pub struct EditArgs {
     /// Start of the contact, ISO 8601 with offset (a monthly folder's contacts stay in its month)
     #[arg(long, value_parser = input::time, value_name = "ISO")]
     time_on: Option<String>,
-    /// Signal report sent, e.g. 599 or -12
-    #[arg(long, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
-    rst_sent: Option<String>,
-    /// Signal report received
-    #[arg(long, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
-    rst_received: Option<String>,
-    /// The other operator's name
-    #[arg(long, value_parser = input::text)]
-    name: Option<String>,
-    /// Free-text notes
-    #[arg(long, value_parser = input::text)]
-    notes: Option<String>,
-    /// The worked station's program, e.g. POTA
-    #[arg(long, value_parser = input::text)]
-    sig: Option<String>,
-    /// The worked station's program reference, e.g. US-1234
-    #[arg(long, value_parser = input::text, value_name = "INFO")]
-    sig_info: Option<String>,
-    /// Your own program (an activation folder's contacts keep the activation's)
-    #[arg(long, value_parser = input::text, value_name = "SIG")]
-    my_sig: Option<String>,
-    /// Your own program reference
-    #[arg(long, value_parser = input::text, value_name = "INFO")]
-    my_sig_info: Option<String>,
+    #[command(flatten)]
+    fields: OptionalFields,
     /// Clear an optional field; repeat it for several
     #[arg(long, value_enum, value_name = "FIELD")]
     clear: Vec<Clearable>,
@@ -234,6 +219,14 @@ fn table(ctx: &Ctx, items: &[Contact]) -> String {
     )
 }
 
+/// Checked before sending, since notes far over the limit would make the request too large for
+/// the service to say which field is wrong.
+fn check_notes(notes: &str) -> Result<(), CliError> {
+    text::multi_line("notes", notes, MAX_NOTES)
+        .map(|_| ())
+        .map_err(|e| CliError::input(format!("--notes: {}", e.message)))
+}
+
 fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
     let request = NewContactRequest {
         folder_id: args.folder,
@@ -241,21 +234,18 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
         frequency: args.frequency,
         mode: args.mode,
         time_on: args.time_on.unwrap_or_else(|| Timestamp::now().to_string()),
-        rst_sent: args.rst_sent,
-        rst_received: args.rst_received,
-        name: args.name,
-        notes: args.notes,
-        sig: args.sig,
-        sig_info: args.sig_info,
-        my_sig: args.my_sig,
-        my_sig_info: args.my_sig_info,
+        rst_sent: args.fields.rst_sent,
+        rst_received: args.fields.rst_received,
+        name: args.fields.name,
+        notes: args.fields.notes,
+        sig: args.fields.sig,
+        sig_info: args.fields.sig_info,
+        my_sig: args.fields.my_sig,
+        my_sig_info: args.fields.my_sig_info,
         station_callsign: None,
     };
-    // Checked here, since notes far over the limit would make the request too large for the
-    // service to say which field is wrong.
     if let Some(notes) = &request.notes {
-        text::multi_line("notes", notes, MAX_NOTES)
-            .map_err(|e| CliError::input(format!("--notes: {}", e.message)))?;
+        check_notes(notes)?;
     }
     if args.queue {
         return queue(ctx, request);
@@ -324,35 +314,33 @@ fn change(
 
 fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
     let clear = &args.clear;
+    let f = args.fields;
     let request = ContactEditRequest {
         callsign: args.callsign,
         frequency: args.frequency,
         mode: args.mode,
         time_on: args.time_on,
-        rst_sent: change(args.rst_sent, clear, Clearable::RstSent, "rst-sent")?,
+        rst_sent: change(f.rst_sent, clear, Clearable::RstSent, "rst-sent")?,
         rst_received: change(
-            args.rst_received,
+            f.rst_received,
             clear,
             Clearable::RstReceived,
             "rst-received",
         )?,
-        name: change(args.name, clear, Clearable::Name, "name")?,
-        notes: change(args.notes, clear, Clearable::Notes, "notes")?,
-        sig: change(args.sig, clear, Clearable::Sig, "sig")?,
-        sig_info: change(args.sig_info, clear, Clearable::SigInfo, "sig-info")?,
-        my_sig: change(args.my_sig, clear, Clearable::MySig, "my-sig")?,
-        my_sig_info: change(args.my_sig_info, clear, Clearable::MySigInfo, "my-sig-info")?,
+        name: change(f.name, clear, Clearable::Name, "name")?,
+        notes: change(f.notes, clear, Clearable::Notes, "notes")?,
+        sig: change(f.sig, clear, Clearable::Sig, "sig")?,
+        sig_info: change(f.sig_info, clear, Clearable::SigInfo, "sig-info")?,
+        my_sig: change(f.my_sig, clear, Clearable::MySig, "my-sig")?,
+        my_sig_info: change(f.my_sig_info, clear, Clearable::MySigInfo, "my-sig-info")?,
     };
     if request == ContactEditRequest::default() {
         return Err(CliError::input(
             "nothing to change: give the fields to correct (--callsign, --frequency, --mode, --time-on, --rst-sent, --rst-received, --name, --notes, --sig, --sig-info, --my-sig, --my-sig-info) or --clear FIELD",
         ));
     }
-    // Checked here for the same reason as on create: notes far over the limit would make the
-    // request too large for the service to say which field is wrong.
     if let Some(Some(notes)) = &request.notes {
-        text::multi_line("notes", notes, MAX_NOTES)
-            .map_err(|e| CliError::input(format!("--notes: {}", e.message)))?;
+        check_notes(notes)?;
     }
     let client = ctx.client()?;
     let edited = ctx.block_on(async { Ok(client.edit_contact(&args.id, &request).await?) })?;

@@ -50,20 +50,14 @@ pub async fn list(
     };
     // A container holds no contacts of its own: it lists those of the folders below it, and
     // All Contacts (the root) every contact of the account.
-    let mut rows = match (folder.folder_type, folder.parent_id.as_deref()) {
-        (FolderType::Category, None) => {
-            state
-                .store
-                .list_contacts_below(&who.account_id, None, after, limit)
-                .await?
-        }
-        (FolderType::Category, Some(_)) => {
-            state
-                .store
-                .list_contacts_below(&who.account_id, Some(&folder_id), after, limit)
-                .await?
-        }
-        _ => state.store.list_contacts(&folder_id, after, limit).await?,
+    let mut rows = if folder.folder_type == FolderType::Category {
+        let below = folder.parent_id.is_some().then_some(folder_id.as_str());
+        state
+            .store
+            .list_contacts_below(&who.account_id, below, after, limit)
+            .await?
+    } else {
+        state.store.list_contacts(&folder_id, after, limit).await?
     };
     if state.logbooks.is_some() {
         // Where each went in the account's external logbooks.
