@@ -52,6 +52,7 @@ fn contact(folder: &str, i: usize, time_on: &str) -> NewContactRequest {
         my_sig: None,
         my_sig_info: None,
         station_callsign: None,
+        fields: Default::default(),
     }
 }
 

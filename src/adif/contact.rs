@@ -9,31 +9,23 @@ use chrono::NaiveDate;
 use sha2::{Digest, Sha256};
 
 use super::{Record, modes};
-use crate::model::Contact;
 use crate::model::band::band_lower_edge;
+use crate::model::fields::{FIELDS, Kind, MAX_ADIF_ENTRIES, check_adif_entry};
+use crate::model::{Contact, Field, Fields, Timestamp};
 
-/// The ADIF record for one stored contact.
+/// The ADIF record for one stored contact: the seed's fields, then every declared field
+/// (model::fields) under its ADIF name, then the contact's other ADIF fields as they were read.
 ///
-/// STATION_CALLSIGN is the station the contact was made from (the contact's own station
-/// callsign, else `account_callsign`); OPERATOR is the person logging, the account, as ADIF
-/// separates the two (a club station worked by a member). MY_POTA_REF and POTA_REF repeat
-/// the POTA references because POTA's upload checker and some loggers read only those.
-/// Notes and names keep their newlines: ADI values may hold any text, since their length is
-/// counted.
+/// STATION_CALLSIGN is the call on air (the contact's own station callsign, else
+/// `account_callsign`); OPERATOR is who operated, written when the contact says so (a club
+/// station worked by a member): POTA and LoTW credit the operator. MY_POTA_REF and POTA_REF
+/// repeat the POTA references because POTA's upload checker and some loggers read only those.
+/// NOTES stay NOTES and COMMENT stays COMMENT.
 pub fn record_for(contact: &Contact, account_callsign: &str) -> Record {
     let mut r = Record::default();
     r.push("CALL", contact.callsign.as_str());
     r.push("QSO_DATE", contact.time_on.utc_compact_date());
-    let seconds = contact.time_on.millis().div_euclid(1000).rem_euclid(86_400);
-    r.push(
-        "TIME_ON",
-        format!(
-            "{:02}{:02}{:02}",
-            seconds / 3600,
-            seconds / 60 % 60,
-            seconds % 60
-        ),
-    );
+    r.push("TIME_ON", compact_time(contact.time_on));
     r.push("BAND", contact.band.to_ascii_lowercase());
     r.push("FREQ", format_mhz(contact.frequency));
     let (mode, submode) = modes::to_adif(&contact.mode);
@@ -43,7 +35,7 @@ pub fn record_for(contact: &Contact, account_callsign: &str) -> Record {
         ("RST_SENT", &contact.rst_sent),
         ("RST_RCVD", &contact.rst_received),
         ("NAME", &contact.name),
-        ("COMMENT", &contact.notes),
+        ("NOTES", &contact.notes),
     ];
     for (name, value) in optional {
         r.push(name, value.clone().unwrap_or_default());
@@ -55,7 +47,6 @@ pub fn record_for(contact: &Contact, account_callsign: &str) -> Record {
             .as_deref()
             .unwrap_or(account_callsign),
     );
-    r.push("OPERATOR", account_callsign);
     let sigs = [
         (
             "MY_SIG",
@@ -79,7 +70,35 @@ pub fn record_for(contact: &Contact, account_callsign: &str) -> Record {
             r.push(pota_name, info.clone().unwrap_or_default());
         }
     }
+    for (def, value) in contact.fields.iter() {
+        match def.kind {
+            Kind::Instant => {
+                if let Ok(at) = Timestamp::parse(def.wire, value) {
+                    r.push("QSO_DATE_OFF", at.utc_compact_date());
+                    r.push(def.adif, compact_time(at));
+                }
+            }
+            Kind::Date => r.push(def.adif, value.replace('-', "")),
+            _ => r.push(def.adif, value),
+        }
+    }
+    for (name, value) in &contact.fields.adif {
+        if r.get(name).is_none() {
+            r.push(name, value.as_str());
+        }
+    }
     r
+}
+
+/// HHMMSS of an instant, UTC.
+fn compact_time(at: Timestamp) -> String {
+    let seconds = at.millis().div_euclid(1000).rem_euclid(86_400);
+    format!(
+        "{:02}{:02}{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
 }
 
 /// For POTA's upload file: one record per worked park. POTA credits a park-to-park contact
@@ -112,7 +131,7 @@ pub fn records_per_park(contact: &Contact, account_callsign: &str) -> Vec<Record
 #[derive(Debug, Clone, PartialEq)]
 pub struct Imported {
     pub callsign: String,
-    /// MHz.
+    /// MHz, as ADIF's FREQ always is, whatever its size.
     pub frequency: f64,
     /// True when the record had BAND but no usable FREQ (absent or 0): `frequency` is then
     /// the band's lower edge, which puts the contact in the right band.
@@ -123,8 +142,9 @@ pub struct Imported {
     pub time_on: String,
     pub rst_sent: Option<String>,
     pub rst_received: Option<String>,
+    /// NAME_INTL (the exact text an ADX file carries), else NAME.
     pub name: Option<String>,
-    /// COMMENT, else NOTES.
+    /// NOTES_INTL, else NOTES.
     pub notes: Option<String>,
     /// SIG and SIG_INFO; a record with POTA_REF but no SIG is a POTA contact.
     pub sig: Option<String>,
@@ -132,13 +152,19 @@ pub struct Imported {
     /// MY_SIG and MY_SIG_INFO; a record with MY_POTA_REF but no MY_SIG is a POTA activation.
     pub my_sig: Option<String>,
     pub my_sig_info: Option<String>,
-    /// STATION_CALLSIGN, else OPERATOR.
+    /// STATION_CALLSIGN, else OPERATOR (who, with no station named, was on the air).
     pub station_callsign: Option<String>,
-    /// The names of the record's fields whose content svc does not keep (GRIDSQUARE,
-    /// TX_PWR, TIME_OFF, APP_N1MM_..., a NOTES beside a COMMENT), in file order, for the
-    /// import summary. A field that only repeats a kept value (an OPERATOR equal to the
-    /// STATION_CALLSIGN, a POTA_REF equal to the SIG_INFO) is not listed: nothing of it is
-    /// lost.
+    /// The declared fields the record has, checked, and every other field of the record in
+    /// `adif`, as read.
+    pub fields: Fields,
+    /// Declared fields whose value is not what svc's field takes (a GRIDSQUARE of 10
+    /// characters, a COMMENT of several lines): kept as read in `adif` and written back so,
+    /// named here for the import summary.
+    pub kept_as_read: Vec<String>,
+    /// The names of the record's fields that could not be kept at all (a reference without
+    /// its program, a POTA_REF that contradicts SIG_INFO, a field name or value ADIF cannot
+    /// carry), in file order, for the import summary. A field that only repeats a kept value
+    /// (a POTA_REF equal to the SIG_INFO, NAME beside NAME_INTL) is not listed.
     pub dropped: Vec<String>,
 }
 
@@ -147,7 +173,7 @@ pub struct Imported {
 /// a BAND unknown to the band plan. TIME_ON may be HHMM (seconds 0) or HHMMSS. Does not apply
 /// the server's folder rules.
 pub fn imported(record: &Record) -> Result<Imported, String> {
-    let mut fields = Fields {
+    let mut fields = Taken {
         record,
         used: Vec::new(),
     };
@@ -163,7 +189,7 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
     let time = fields.take(&["TIME_ON"]).ok_or(
         "TIME_ON is missing; ADIF writes the UTC time as <TIME_ON:6>120030 or <TIME_ON:4>1200",
     )?;
-    let time_on = time_on(&date, &time)?;
+    let time_on = instant("QSO_DATE", &date, "TIME_ON", &time)?;
     let mode = fields
         .take(&["MODE"])
         .ok_or("MODE is missing; ADIF writes e.g. <MODE:3>FT8 or <MODE:2>CW")?;
@@ -203,18 +229,82 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
 
     let rst_sent = fields.take(&["RST_SENT"]);
     let rst_received = fields.take(&["RST_RCVD"]);
-    let name = fields.take(&["NAME"]);
-    let notes = fields.take(&["COMMENT", "NOTES"]);
+    let name = fields.take(&["NAME_INTL", "NAME"]);
+    let notes = fields.take(&["NOTES_INTL", "NOTES"]);
     let (sig, sig_info) = fields.sig("SIG", "SIG_INFO", "POTA_REF");
     let (my_sig, my_sig_info) = fields.sig("MY_SIG", "MY_SIG_INFO", "MY_POTA_REF");
     let station_callsign = fields
-        .take(&["STATION_CALLSIGN", "OPERATOR"])
+        .peek(&["STATION_CALLSIGN", "OPERATOR"])
         .map(|c| c.to_ascii_uppercase());
+    fields.used.push("STATION_CALLSIGN".into());
 
+    let mut kept = Fields::default();
+    let mut kept_as_read = Vec::new();
     let mut dropped: Vec<String> = Vec::new();
+    for def in FIELDS {
+        if def.kind == Kind::Instant {
+            // Time-off is two ADIF fields; without a date of its own it is on the day of
+            // time-on, or the next when it would come before time-on (a contact across
+            // midnight).
+            let Some(time) = fields.take(&[def.adif]) else {
+                fields.used.push("QSO_DATE_OFF".into());
+                continue;
+            };
+            let off_date = fields.take(&["QSO_DATE_OFF"]);
+            let at = instant(
+                "QSO_DATE_OFF",
+                off_date.as_deref().unwrap_or(&date),
+                def.adif,
+                &time,
+            )
+            .ok()
+            .and_then(|t| Timestamp::parse(def.wire, &t).ok())
+            .map(
+                |t| match (&off_date, Timestamp::parse("timeOn", &time_on)) {
+                    (None, Ok(on)) if t.millis() < on.millis() => {
+                        Timestamp(t.millis() + 86_400_000)
+                    }
+                    _ => t,
+                },
+            );
+            match at {
+                Some(t) => kept.set(def.field, Some(t.to_string())),
+                None => {
+                    dropped.push(def.adif.to_owned());
+                    if off_date.is_some() {
+                        dropped.push("QSO_DATE_OFF".to_owned());
+                    }
+                }
+            }
+            continue;
+        }
+        let intl = format!("{}_INTL", def.adif);
+        let Some(raw) = fields.take(&[intl.as_str(), def.adif]) else {
+            continue;
+        };
+        match def.check(&raw) {
+            Ok(value) => kept.set(def.field, value),
+            Err(_) => match check_adif_entry(def.adif, &raw) {
+                Ok((name, value)) => {
+                    kept.adif.insert(name, value);
+                    kept_as_read.push(def.adif.to_owned());
+                }
+                Err(_) => dropped.push(def.adif.to_owned()),
+            },
+        }
+    }
+
     for (name, value) in &record.fields {
         let name = name.to_ascii_uppercase();
-        if !value.trim().is_empty() && !fields.used.contains(&name) && !dropped.contains(&name) {
+        if value.trim().is_empty() || fields.used.contains(&name) || dropped.contains(&name) {
+            continue;
+        }
+        if kept.adif.len() < MAX_ADIF_ENTRIES
+            && !kept.adif.contains_key(&name)
+            && let Ok((name, value)) = check_adif_entry(&name, value)
+        {
+            kept.adif.insert(name, value);
+        } else {
             dropped.push(name);
         }
     }
@@ -234,6 +324,8 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
         my_sig,
         my_sig_info,
         station_callsign,
+        fields: kept,
+        kept_as_read,
         dropped,
     })
 }
@@ -267,7 +359,13 @@ pub fn idempotency_key(imported: &Imported) -> String {
         imported.rst_sent.clone(),
         imported.rst_received.clone(),
         imported.name.clone(),
-        imported.notes.clone(),
+        // What the first keys covered as notes: COMMENT, else NOTES, so that a file imported
+        // before the two were kept apart still gives the keys it gave then.
+        imported
+            .fields
+            .get(Field::Comment)
+            .map(str::to_owned)
+            .or_else(|| imported.notes.clone()),
     ];
     let mut hasher = Sha256::new();
     // A version, so that a change of what the key covers cannot collide with old keys.
@@ -304,14 +402,14 @@ fn is_pota(sig: &str) -> bool {
     sig.trim().eq_ignore_ascii_case("POTA")
 }
 
-/// RFC 3339 UTC from ADIF's YYYYMMDD and HHMM or HHMMSS.
-fn time_on(date: &str, time: &str) -> Result<String, String> {
+/// RFC 3339 UTC from ADIF's YYYYMMDD and HHMM or HHMMSS, the fields named for the error.
+fn instant(date_name: &str, date: &str, time_name: &str, time: &str) -> Result<String, String> {
     let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
     let day = (date.len() == 8 && digits(date))
         .then(|| NaiveDate::parse_from_str(date, "%Y%m%d").ok())
         .flatten()
         .ok_or_else(|| {
-            format!("QSO_DATE {date:?} is not a date; ADIF writes YYYYMMDD, e.g. 20261101")
+            format!("{date_name} {date:?} is not a date; ADIF writes YYYYMMDD, e.g. 20261101")
         })?;
     let hms = match (time.len(), digits(time)) {
         (4, true) => Some((&time[..2], &time[2..4], "00")),
@@ -323,19 +421,19 @@ fn time_on(date: &str, time: &str) -> Result<String, String> {
         .and_then(|(h, m, s)| day.and_hms_opt(h, m, s))
         .ok_or_else(|| {
             format!(
-                "TIME_ON {time:?} is not a time of day; ADIF writes UTC HHMMSS or HHMM, e.g. 120030"
+                "{time_name} {time:?} is not a time of day; ADIF writes UTC HHMMSS or HHMM, e.g. 120030"
             )
         })?;
     Ok(at.format("%Y-%m-%dT%H:%M:%SZ").to_string())
 }
 
 /// A record's fields, and which of them went into the contact.
-struct Fields<'a> {
+struct Taken<'a> {
     record: &'a Record,
     used: Vec<String>,
 }
 
-impl Fields<'_> {
+impl Taken<'_> {
     /// The value of the first of `names` the record has, which counts as used; the others
     /// count as used too when they only repeat that value.
     fn take(&mut self, names: &[&str]) -> Option<String> {
@@ -352,6 +450,13 @@ impl Fields<'_> {
             }
         }
         Some(value)
+    }
+
+    /// The value of the first of `names` the record has, without using it up.
+    fn peek(&self, names: &[&str]) -> Option<String> {
+        names
+            .iter()
+            .find_map(|n| self.record.get(n).map(str::to_owned))
     }
 
     /// A program and its reference: SIG/SIG_INFO, or the POTA-specific field alone. A
@@ -401,6 +506,17 @@ mod tests {
             my_sig_info: Some("US-1234".into()),
             activation_id: Some("fld_bbbbbbbbbbbbbbbb".into()),
             station_callsign: None,
+            fields: {
+                let mut f = Fields::default();
+                f.set(Field::Gridsquare, Some("FN31pr".into()));
+                f.set(Field::TxPwr, Some("5".into()));
+                f.set(Field::TimeOff, Some("2026-11-07T15:11:05Z".into()));
+                f.set(Field::Operator, Some("K1ABC".into()));
+                f.set(Field::Comment, Some("tnx".into()));
+                f.set(Field::QslSdate, Some("2026-11-08".into()));
+                f.adif.insert("APP_N1MM_ID".into(), "x1".into());
+                f
+            },
             created_at: Timestamp(0),
             duplicate_of: None,
             external: Vec::new(),
@@ -439,15 +555,22 @@ mod tests {
             ("RST_SENT", "-10"),
             ("RST_RCVD", "-12"),
             ("NAME", "Jürgen"),
-            ("COMMENT", "two\nlines"),
+            ("NOTES", "two\nlines"),
             ("STATION_CALLSIGN", "W1AW"),
-            ("OPERATOR", "W1AW"),
             ("MY_SIG", "POTA"),
             ("MY_SIG_INFO", "US-1234"),
             ("MY_POTA_REF", "US-1234"),
             ("SIG", "pota"),
             ("SIG_INFO", "US-0001, US-0002"),
             ("POTA_REF", "US-0001, US-0002"),
+            ("GRIDSQUARE", "FN31pr"),
+            ("TX_PWR", "5"),
+            ("QSO_DATE_OFF", "20261107"),
+            ("TIME_OFF", "151105"),
+            ("OPERATOR", "K1ABC"),
+            ("COMMENT", "tnx"),
+            ("QSLSDATE", "20261108"),
+            ("APP_N1MM_ID", "x1"),
         ];
         let got: Vec<(&str, &str)> = r
             .fields
@@ -462,9 +585,10 @@ mod tests {
         club.sig_info = None;
         club.mode = "SSB".into();
         club.frequency = 7.0;
+        club.fields = Fields::default();
         let r = record_for(&club, "K1ABC");
         assert_eq!(r.get("STATION_CALLSIGN"), Some("W1AW/P"));
-        assert_eq!(r.get("OPERATOR"), Some("K1ABC"));
+        assert_eq!(r.get("OPERATOR"), None, "only when the contact names one");
         assert_eq!(r.get("SUBMODE"), None);
         assert_eq!(r.get("FREQ"), Some("7"));
         assert_eq!(r.get("POTA_REF"), None);
@@ -505,7 +629,9 @@ mod tests {
         assert_eq!(i.sig_info, c.sig_info);
         assert_eq!(i.my_sig_info, c.my_sig_info);
         assert_eq!(i.station_callsign.as_deref(), Some("W1AW"));
+        assert_eq!(i.fields, c.fields, "every declared field and the adif map");
         assert!(i.dropped.is_empty(), "{:?}", i.dropped);
+        assert!(i.kept_as_read.is_empty(), "{:?}", i.kept_as_read);
     }
 
     #[test]
@@ -520,18 +646,20 @@ mod tests {
         assert_eq!(first.rst_sent.as_deref(), Some("-10"));
         assert_eq!(first.rst_received.as_deref(), Some("-12"));
         assert_eq!(first.station_callsign.as_deref(), Some("W1AW"));
-        assert_eq!(
-            first.dropped,
-            [
-                "GRIDSQUARE",
-                "QSO_DATE_OFF",
-                "TIME_OFF",
-                "MY_GRIDSQUARE",
-                "TX_PWR"
-            ]
+        assert!(first.dropped.is_empty(), "{:?}", first.dropped);
+        let f = &first.fields;
+        assert_eq!(f.get(Field::Gridsquare), Some("FN42"));
+        assert!(f.get(Field::MyGridsquare).is_some());
+        assert!(f.get(Field::TxPwr).is_some());
+        assert!(
+            f.get(Field::TimeOff)
+                .is_some_and(|t| t >= first.time_on.as_str())
         );
         assert_eq!(all[2].mode, "FT4");
-        assert_eq!(all[3].notes.as_deref(), Some("FT8  Sent: -18  Rcvd: -20"));
+        assert_eq!(
+            all[3].fields.get(Field::Comment),
+            Some("FT8  Sent: -18  Rcvd: -20")
+        );
     }
 
     #[test]
@@ -542,18 +670,24 @@ mod tests {
         assert_eq!(all[0].mode, "CW");
         assert_eq!(all[0].time_on, "2026-11-21T00:03:12Z");
         assert_eq!(all[0].station_callsign.as_deref(), Some("W1AW"));
+        assert!(all[0].dropped.is_empty(), "{:?}", all[0].dropped);
+        let f = &all[0].fields;
+        for field in [
+            Field::TimeOff,
+            Field::ContestId,
+            Field::FreqRx,
+            Field::Cqz,
+            Field::Stx,
+            Field::Srx,
+        ] {
+            assert!(f.get(field).is_some(), "{field:?}");
+        }
         assert_eq!(
-            all[0].dropped,
+            f.adif.keys().map(String::as_str).collect::<Vec<_>>(),
             [
-                "TIME_OFF",
-                "CONTEST_ID",
-                "FREQ_RX",
-                "CQZ",
-                "STX",
-                "SRX",
+                "APP_N1MM_CLAIMEDQSO",
                 "APP_N1MM_EXCHANGE1",
                 "APP_N1MM_ID",
-                "APP_N1MM_CLAIMEDQSO",
                 "APP_N1MM_RADIO_NR"
             ]
         );
@@ -566,9 +700,13 @@ mod tests {
         assert_eq!(all.len(), 3);
         assert_eq!(all[1].mode, "LSB");
         assert_eq!(all[1].time_on, "2026-11-02T22:10:00Z");
-        assert_eq!(all[1].notes.as_deref(), Some("Tom & Jerry's \"club\" <3"));
+        assert_eq!(
+            all[1].fields.get(Field::Comment),
+            Some("Tom & Jerry's \"club\" <3")
+        );
         assert_eq!(all[2].name.as_deref(), Some("Zoë"));
-        assert!(all[0].dropped.contains(&"APP_QRZLOG_LOGID".to_owned()));
+        assert!(all[0].fields.adif.contains_key("APP_QRZLOG_LOGID"));
+        assert!(all[0].dropped.is_empty(), "{:?}", all[0].dropped);
     }
 
     #[test]
@@ -576,11 +714,19 @@ mod tests {
         let all = imports("log.adx");
         assert_eq!(all.len(), 3);
         assert_eq!(all[0].callsign, "K1ABC");
-        assert_eq!(all[0].dropped, ["APP_MONOLOG_COMPRESSION", "EPC"]);
+        assert!(all[0].dropped.is_empty(), "{:?}", all[0].dropped);
+        assert!(all[0].fields.adif.contains_key("APP_MONOLOG_COMPRESSION"));
+        assert!(all[0].fields.adif.contains_key("EPC"));
         assert_eq!(all[1].mode, "USB");
         assert_eq!(all[1].time_on, "2026-11-03T09:15:00Z");
-        assert_eq!(all[1].notes.as_deref(), Some("Fish & <chips>"));
-        assert_eq!(all[2].notes.as_deref(), Some("raw <cdata> & text"));
+        let text = |i: &Imported| {
+            i.fields
+                .get(Field::Comment)
+                .map(str::to_owned)
+                .or(i.notes.clone())
+        };
+        assert_eq!(text(&all[1]).as_deref(), Some("Fish & <chips>"));
+        assert_eq!(text(&all[2]).as_deref(), Some("raw <cdata> & text"));
         assert_eq!(all[2].station_callsign, None);
     }
 
@@ -597,7 +743,13 @@ mod tests {
         assert_eq!(band_only.sig_info.as_deref(), Some("US-2345"));
         assert_eq!(band_only.station_callsign.as_deref(), Some("W1AW"));
         assert!(band_only.dropped.is_empty(), "{:?}", band_only.dropped);
-        assert_eq!(all[2].notes.as_deref(), Some("simplex\nfrom the car"));
+        let text = all[2]
+            .fields
+            .get(Field::Comment)
+            .map(str::to_owned)
+            .or_else(|| all[2].fields.adif.get("COMMENT").cloned())
+            .or(all[2].notes.clone());
+        assert_eq!(text.as_deref(), Some("simplex\nfrom the car"));
         assert_eq!(all[2].frequency, 146.52);
     }
 
@@ -605,7 +757,7 @@ mod tests {
     fn other_corpus_records() {
         let utf8 = imports("utf8.adi");
         assert_eq!(utf8[0].name.as_deref(), Some("Jürgen Øster"));
-        assert_eq!(utf8[0].dropped, ["QTH"]);
+        assert!(utf8[0].dropped.is_empty(), "{:?}", utf8[0].dropped);
         assert_eq!(imports("noheader.adi").len(), 3);
         let p2p = imports("p2p.adi");
         assert_eq!(p2p[0].sig.as_deref(), Some("POTA"));
@@ -709,9 +861,11 @@ mod tests {
         let i = imported(&r).unwrap();
         assert_eq!(i.sig.as_deref(), Some("WWFF"));
         assert_eq!(i.sig_info.as_deref(), Some("US-0001"));
-        assert_eq!(i.notes.as_deref(), Some("a"));
+        assert_eq!(i.fields.get(Field::Comment), Some("a"));
+        assert_eq!(i.notes.as_deref(), Some("b"), "NOTES stay NOTES");
         assert_eq!(i.station_callsign.as_deref(), Some("K1ABC"));
-        assert_eq!(i.dropped, ["POTA_REF", "NOTES"]);
+        assert_eq!(i.fields.get(Field::Operator), Some("K1ABC"));
+        assert_eq!(i.dropped, ["POTA_REF"]);
         let r = record(&[
             ("CALL", "K1ABC"),
             ("QSO_DATE", "20261101"),

@@ -4,11 +4,13 @@ use std::io::{BufRead, IsTerminal};
 
 use clap::{Args, Subcommand};
 
+use super::fields::{self, FieldFlags};
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
 use crate::client::{ClientError, ContactEditRequest, NewContactRequest};
 use crate::model::contact::MAX_NOTES;
-use crate::model::{Contact, Timestamp, text};
+use crate::model::fields::FIELDS;
+use crate::model::{Contact, Fields, FieldsPatch, Timestamp, text};
 
 // Parsed once per run, so the size of a variant costs nothing; `Edit` is boxed only so that
 // `ClientCommand`, which holds this enum inline, stays within clippy's bound.
@@ -77,6 +79,8 @@ pub struct OptionalFields {
     /// Your own program reference
     #[arg(long, value_parser = input::text, value_name = "INFO")]
     my_sig_info: Option<String>,
+    #[command(flatten)]
+    declared: FieldFlags,
 }
 
 #[derive(Debug, Args)]
@@ -128,22 +132,9 @@ pub struct EditArgs {
     time_on: Option<String>,
     #[command(flatten)]
     fields: OptionalFields,
-    /// Clear an optional field; repeat it for several
-    #[arg(long, value_enum, value_name = "FIELD")]
-    clear: Vec<Clearable>,
-}
-
-/// The optional fields `contacts edit --clear` can clear, named as their flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Clearable {
-    RstSent,
-    RstReceived,
-    Name,
-    Notes,
-    Sig,
-    SigInfo,
-    MySig,
-    MySigInfo,
+    /// Clear an optional field, named as its flag (e.g. notes, grid); repeat it for several
+    #[arg(long, value_name = "FIELD", value_parser = clap::builder::PossibleValuesParser::new(fields::clearable()))]
+    clear: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -243,6 +234,13 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
         my_sig: args.fields.my_sig,
         my_sig_info: args.fields.my_sig_info,
         station_callsign: None,
+        fields: {
+            let mut fields = Fields::default();
+            for (field, value) in args.fields.declared.0 {
+                fields.set(field, Some(value));
+            }
+            fields
+        },
     };
     if let Some(notes) = &request.notes {
         check_notes(notes)?;
@@ -298,11 +296,10 @@ fn queue(ctx: &Ctx, request: NewContactRequest) -> Result<(), CliError> {
 /// is; both at once contradict each other.
 fn change(
     value: Option<String>,
-    clear: &[Clearable],
-    which: Clearable,
+    clear: &[String],
     flag: &str,
 ) -> Result<Option<Option<String>>, CliError> {
-    match (value, clear.contains(&which)) {
+    match (value, clear.iter().any(|c| c == flag)) {
         (Some(_), true) => Err(CliError::input(format!(
             "--{flag} and --clear {flag} contradict each other; give one of them"
         ))),
@@ -320,23 +317,28 @@ fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
         frequency: args.frequency,
         mode: args.mode,
         time_on: args.time_on,
-        rst_sent: change(f.rst_sent, clear, Clearable::RstSent, "rst-sent")?,
-        rst_received: change(
-            f.rst_received,
-            clear,
-            Clearable::RstReceived,
-            "rst-received",
-        )?,
-        name: change(f.name, clear, Clearable::Name, "name")?,
-        notes: change(f.notes, clear, Clearable::Notes, "notes")?,
-        sig: change(f.sig, clear, Clearable::Sig, "sig")?,
-        sig_info: change(f.sig_info, clear, Clearable::SigInfo, "sig-info")?,
-        my_sig: change(f.my_sig, clear, Clearable::MySig, "my-sig")?,
-        my_sig_info: change(f.my_sig_info, clear, Clearable::MySigInfo, "my-sig-info")?,
+        rst_sent: change(f.rst_sent, clear, "rst-sent")?,
+        rst_received: change(f.rst_received, clear, "rst-received")?,
+        name: change(f.name, clear, "name")?,
+        notes: change(f.notes, clear, "notes")?,
+        sig: change(f.sig, clear, "sig")?,
+        sig_info: change(f.sig_info, clear, "sig-info")?,
+        my_sig: change(f.my_sig, clear, "my-sig")?,
+        my_sig_info: change(f.my_sig_info, clear, "my-sig-info")?,
+        fields: {
+            let mut patch = FieldsPatch::default();
+            for def in FIELDS.iter().filter(|d| d.common) {
+                let given = f.declared.get(def.field).map(str::to_owned);
+                if let Some(value) = change(given, clear, def.flag)? {
+                    patch.values.insert(def.field, value);
+                }
+            }
+            patch
+        },
     };
     if request == ContactEditRequest::default() {
         return Err(CliError::input(
-            "nothing to change: give the fields to correct (--callsign, --frequency, --mode, --time-on, --rst-sent, --rst-received, --name, --notes, --sig, --sig-info, --my-sig, --my-sig-info) or --clear FIELD",
+            "nothing to change: give the fields to correct (--callsign, --frequency, --mode, --time-on, --notes, --grid, … as svc contacts edit --help lists them) or --clear FIELD",
         ));
     }
     if let Some(Some(notes)) = &request.notes {

@@ -125,8 +125,11 @@ struct Summary {
     already_there: u64,
     refused_count: u64,
     refused: Vec<Refusal>,
-    /// Fields svc has no place for, by name: how many records carried each.
+    /// Fields that could not be kept at all, by name: how many records carried each.
     not_kept: BTreeMap<String, u64>,
+    /// Fields svc names whose value is not in svc's form (a GRIDSQUARE of 10 characters, a
+    /// COMMENT of several lines), kept as read and written back so, by name.
+    kept_as_read: BTreeMap<String, u64>,
     /// Records with BAND and no FREQ: stored at the band's lower edge.
     band_only: u64,
     /// Where the contacts went (or would go, in a dry run), by folder.
@@ -333,6 +336,9 @@ impl Importer<'_> {
     async fn take(&mut self, record: u64, contact: Imported) -> Result<(), CliError> {
         for name in &contact.dropped {
             *self.summary.not_kept.entry(name.clone()).or_default() += 1;
+        }
+        for name in &contact.kept_as_read {
+            *self.summary.kept_as_read.entry(name.clone()).or_default() += 1;
         }
         if contact.band_only {
             self.summary.band_only += 1;
@@ -548,6 +554,7 @@ fn request(c: Imported, folder_id: String) -> NewContactRequest {
         my_sig: c.my_sig,
         my_sig_info: c.my_sig_info,
         station_callsign: c.station_callsign,
+        fields: c.fields,
     }
 }
 
@@ -588,15 +595,23 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
             out.push_str(&format!("  … and {unshown} more\n"));
         }
     }
-    if !s.not_kept.is_empty() {
-        let fields: Vec<String> = s
-            .not_kept
+    let counts = |fields: &BTreeMap<String, u64>| {
+        fields
             .iter()
             .map(|(name, n)| format!("{name} ({n})"))
-            .collect();
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !s.kept_as_read.is_empty() {
         out.push_str(&format!(
-            "not kept (svc has no field for them): {}\n",
-            fields.join(", ")
+            "kept as read, not in svc's form (written back as they were): {}\n",
+            counts(&s.kept_as_read)
+        ));
+    }
+    if !s.not_kept.is_empty() {
+        out.push_str(&format!(
+            "not kept (records that had them): {}\n",
+            counts(&s.not_kept)
         ));
     }
     if s.band_only > 0 {
@@ -635,6 +650,8 @@ mod tests {
             my_sig: None,
             my_sig_info: None,
             station_callsign: None,
+            fields: Default::default(),
+            kept_as_read: vec![],
             dropped: vec![],
         }
     }

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod completions;
 pub mod contacts;
 pub mod export;
+pub mod fields;
 pub mod folders;
 pub mod help;
 pub mod import;

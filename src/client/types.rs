@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::text::printable;
 
-use crate::model::{Contact, Folder};
+use crate::model::{Contact, Fields, FieldsPatch, Folder};
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -40,6 +40,9 @@ pub struct NewContactRequest {
     /// station's log); an activation folder sets it to the activator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub station_callsign: Option<String>,
+    /// The fields beyond these (model::fields) and the `adif` map, beside them on the wire.
+    #[serde(flatten)]
+    pub fields: Fields,
 }
 
 /// Answer of `POST /v1/contacts`.
@@ -85,6 +88,9 @@ pub struct ContactEditRequest {
     pub my_sig: Option<Option<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub my_sig_info: Option<Option<String>>,
+    /// The fields beyond these to set or clear, and `adif` entries to set or remove.
+    #[serde(flatten)]
+    pub fields: FieldsPatch,
 }
 
 /// Answer of `PATCH /v1/contacts/{id}`: the contact as it is after the edit.
@@ -252,6 +258,7 @@ mod tests {
                 my_sig: None,
                 my_sig_info: None,
                 station_callsign: None,
+                fields: Default::default(),
             },
             idempotency_key: "k1".into(),
         };

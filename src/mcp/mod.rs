@@ -129,6 +129,8 @@ impl McpServer {
                 }
             }
             "create_contact" => {
+                let mut args = args;
+                let fields = declared_inputs(&mut args)?;
                 let a: CreateContact = parse(args)?;
                 a.check()?;
                 let request = NewContactRequest {
@@ -146,6 +148,7 @@ impl McpServer {
                     my_sig: a.my_sig,
                     my_sig_info: a.my_sig_info,
                     station_callsign: None,
+                    fields,
                 };
                 let created = client
                     .create_contact_keyed(&request, &a.idempotency_key)
@@ -379,6 +382,29 @@ fn known_detail(key: &str, value: &Value) -> bool {
 }
 
 /// Reads a tool's arguments; an unknown or mistyped property is refused like any bad input.
+/// The common declared fields (model::fields) among a tool's arguments, taken out of them and
+/// checked as the service checks them. Their input names are their ADIF names in lower case
+/// (`gridsquare`, `tx_pwr`), in the snake case of the other inputs.
+fn declared_inputs(args: &mut Map<String, Value>) -> Result<crate::model::Fields, CliError> {
+    let mut fields = crate::model::Fields::default();
+    for def in tools::declared_inputs() {
+        let Some(value) = args.remove(&def.adif.to_ascii_lowercase()) else {
+            continue;
+        };
+        let checked = def
+            .text_of(&value)
+            .and_then(|text| match text {
+                Some(text) => def.check(&text),
+                None => Ok(None),
+            })
+            .map_err(|e| {
+                CliError::input(e.message.replace(def.wire, &def.adif.to_ascii_lowercase()))
+            })?;
+        fields.set(def.field, checked);
+    }
+    Ok(fields)
+}
+
 fn parse<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, CliError> {
     serde_json::from_value(Value::Object(args)).map_err(|e| CliError::input(e.to_string()))
 }

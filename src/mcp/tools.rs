@@ -7,6 +7,8 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
+use crate::model::fields::{Def, FIELDS, Kind};
+
 /// What a tool may do, which decides the flag it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
@@ -198,6 +200,27 @@ fn folder_item() -> Value {
     )
 }
 
+/// The declared fields (model::fields) a contact-logging tool takes: the common ones.
+pub fn declared_inputs() -> impl Iterator<Item = &'static Def> {
+    FIELDS.iter().filter(|d| d.common)
+}
+
+/// A tool's input properties with the declared fields added, each as its kind is given.
+fn with_declared(mut properties: Value) -> Value {
+    for def in declared_inputs() {
+        let schema = match def.kind {
+            Kind::Integer(lo, hi) => json!({ "type": "integer", "minimum": lo, "maximum": hi }),
+            Kind::Number(lo, hi) => json!({ "type": "number", "minimum": lo, "maximum": hi }),
+            Kind::Text(max) | Kind::Lines(max) | Kind::Upper(max) => text(1, max),
+            Kind::Instant => date_time(def.help),
+            Kind::Choice(values) => json!({ "type": "string", "enum": values }),
+            Kind::Grid | Kind::Call | Kind::Date | Kind::Band => text(1, 20),
+        };
+        properties[def.adif.to_ascii_lowercase()] = described(schema, def.help);
+    }
+    properties
+}
+
 fn contact_item() -> Value {
     let mut properties =
         json!({ "frequency": { "type": "number" }, "imported": { "type": "boolean" } });
@@ -343,7 +366,7 @@ pub fn describe(name: &str) -> Option<Tool> {
             "Logs one contact (QSO) in a folder. Safe to repeat with the same idempotency_key.",
             (
                 input(
-                    json!({
+                    with_declared(json!({
                         "folder_id": text(1, 1500),
                         "callsign": text(1, 32),
                         "frequency": described(
@@ -361,7 +384,7 @@ pub fn describe(name: &str) -> Option<Tool> {
                         "sig_info": sig(),
                         "my_sig": sig(),
                         "my_sig_info": sig(),
-                    }),
+                    })),
                     &[
                         "folder_id",
                         "callsign",

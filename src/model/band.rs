@@ -19,6 +19,7 @@ const BANDS: &[(&str, f64, f64)] = &[
     ("10m", 28.0, 29.7),
     ("8m", 40.0, 45.0),
     ("6m", 50.0, 54.0),
+    ("5m", 54.000001, 69.9),
     ("4m", 70.0, 71.0),
     ("2m", 144.0, 148.0),
     ("1.25m", 222.0, 225.0),
@@ -35,6 +36,7 @@ const BANDS: &[(&str, f64, f64)] = &[
     ("2.5mm", 119980.0, 123000.0),
     ("2mm", 134000.0, 149000.0),
     ("1mm", 241000.0, 250000.0),
+    ("submm", 300000.0, 7500000.0),
 ];
 
 /// The band a frequency in MHz lies in.
@@ -85,6 +87,19 @@ pub fn read_frequency(field: &str, value: f64) -> Result<Frequency, ApiError> {
             "{field} {value} is not in an amateur band, read either as MHz or as kHz; send MHz, e.g. 14.074"
         ),
     ))
+}
+
+/// Reads a frequency that is MHz whatever its size, as ADIF's FREQ is.
+pub fn read_mhz(field: &str, value: f64) -> Result<Frequency, ApiError> {
+    match band_for_mhz(value) {
+        Some(band) if value.is_finite() => Ok(Frequency { mhz: value, band }),
+        _ => Err(ApiError::field(
+            field,
+            format!(
+                "{field} {value} MHz is not in an amateur band; check the frequency, e.g. 14.074"
+            ),
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::band::{Frequency, band_for_mhz, read_frequency};
+use super::band::{Frequency, band_for_mhz, read_frequency, read_mhz};
 use super::callsign::normalize_callsign;
+use super::fields::{Fields, FieldsPatch};
 use super::folder::{Folder, FolderRole, FolderType};
 use super::program::{Program, normalize_reference, normalize_reference_list};
 use super::text::{multi_line, single_line, token};
@@ -46,6 +47,9 @@ pub struct Contact {
     pub activation_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub station_callsign: Option<String>,
+    /// The fields beyond the seed's (model::fields), on the wire beside the others.
+    #[serde(flatten)]
+    pub fields: Fields,
     pub created_at: Timestamp,
     /// The first stored contact of the folder with the same duplicate key (rule 7), when that
     /// is another one; absent otherwise. Read from the folder as it is now, so an edit of either
@@ -75,6 +79,11 @@ pub struct ContactInput {
     pub my_sig_info: Option<String>,
     pub station_callsign: Option<String>,
     pub activation_id: Option<String>,
+    /// Checked already as they were read (model::fields).
+    pub fields: Fields,
+    /// The frequency is MHz whatever its size (an ADIF file's FREQ), not read as kHz when
+    /// kHz-sized.
+    pub exact_mhz: bool,
 }
 
 /// A contact that passed every rule of its folder, ready to store.
@@ -95,6 +104,7 @@ pub struct NewContact {
     pub my_sig_info: Option<String>,
     pub station_callsign: Option<String>,
     pub activation_id: Option<String>,
+    pub fields: Fields,
     /// Set in program folders for contacts with program identity: two contacts of one folder
     /// with the same key are duplicates (rule 7).
     pub dupe_key: Option<String>,
@@ -158,6 +168,7 @@ impl NewContact {
         let callsign = normalize_callsign("callsign", &input.callsign)?;
         let frequency = match read {
             Some(frequency) => frequency,
+            None if input.exact_mhz => read_mhz("frequency", input.frequency)?,
             None => read_frequency("frequency", input.frequency)?,
         };
         let mode = token("mode", &input.mode, 20, "-/", "FT8, SSB or CW")?
@@ -358,6 +369,7 @@ impl NewContact {
             my_sig_info,
             station_callsign,
             activation_id,
+            fields: input.fields.clone(),
             dupe_key,
         })
     }
@@ -384,6 +396,7 @@ pub struct ContactPatch {
     pub my_sig_info: Option<Option<String>>,
     pub station_callsign: Option<Option<String>>,
     pub activation_id: Option<Option<String>>,
+    pub fields: FieldsPatch,
 }
 
 /// Whether a patched optional field asks to clear it: null, empty or blank, as a create reads
@@ -466,6 +479,8 @@ impl ContactPatch {
             my_sig_info: pick(&self.my_sig_info, &stored.my_sig_info),
             station_callsign: pick(&self.station_callsign, &stored.station_callsign),
             activation_id: pick(&self.activation_id, &stored.activation_id),
+            fields: self.fields.apply(&stored.fields)?,
+            exact_mhz: false,
         };
         // A stored frequency is not read again: a few stored MHz values (3500, 10100–10150,
         // 144000–148000) would read as kHz the second time and move to another band.
@@ -705,6 +720,7 @@ mod tests {
             my_sig_info: c.my_sig_info.clone(),
             activation_id: c.activation_id.clone(),
             station_callsign: c.station_callsign.clone(),
+            fields: c.fields.clone(),
             created_at: Timestamp(0),
             duplicate_of: None,
             external: Vec::new(),

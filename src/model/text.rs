@@ -20,7 +20,7 @@ fn check(
     }
     if value
         .chars()
-        .any(|c| c.is_control() && !(allow_newlines && (c == '\n' || c == '\t')))
+        .any(|c| c.is_control() && !(allow_newlines && matches!(c, '\n' | '\r' | '\t')))
     {
         return Err(ApiError::field(
             field,
@@ -63,7 +63,8 @@ pub fn single_line(field: &str, raw: &str, max_chars: usize) -> Result<Option<St
     check(field, raw, max_chars, false)
 }
 
-/// Trimmed text that may span lines (notes); empty is `None`.
+/// Trimmed text that may span lines (notes); empty is `None`. Line breaks are kept as given,
+/// CRLF included, which ADIF's MultilineString fields use.
 pub fn multi_line(field: &str, raw: &str, max_chars: usize) -> Result<Option<String>, ApiError> {
     check(field, raw, max_chars, true)
 }

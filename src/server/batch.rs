@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::AppState;
-use super::contacts::{FIELDS, check_contact, read_contact};
+use super::contacts::{body_fields, check_contact, read_contact};
 use super::error::ApiResult;
 use super::extract::{
     Auth, IdemKey, JsonBody, MAX_BODY_BYTES, NoQuery, burst_allowance, burst_refusal, fingerprint,
@@ -31,7 +31,7 @@ const KEY_FIELD: &str = "idempotencyKey";
 
 /// What a single create's body takes, and the item's key.
 fn item_fields() -> Vec<&'static str> {
-    let mut fields = FIELDS.to_vec();
+    let mut fields = body_fields();
     fields.push(KEY_FIELD);
     fields
 }
@@ -246,7 +246,10 @@ pub async fn create(
             continue;
         }
         let checked = match read_item(fields, &known) {
-            Ok((idem, input)) => {
+            Ok((idem, mut input)) => {
+                // An import's frequencies come from files, whose FREQ is MHz whatever its
+                // size: 10368.1 is a 3 cm contact, not 10.368 MHz.
+                input.exact_mhz = import;
                 let folder = match folders.get(&input.folder_id) {
                     Some(folder) => folder.clone(),
                     None => {

@@ -8,12 +8,12 @@ use super::extract::{Auth, CursorKind, Elevated, IdemKey, JsonBody, NoQuery, Par
 use super::{AppState, page};
 use crate::model::page::DEFAULT_LIMIT;
 use crate::model::{
-    ApiError, Contact, ContactInput, ContactPatch, Folder, FolderType, IdKind, NewContact, Page,
-    Timestamp,
+    ApiError, Contact, ContactInput, ContactPatch, Fields, FieldsPatch, Folder, FolderType, IdKind,
+    NewContact, Page, Timestamp,
 };
 
-/// The fields of a contact body.
-pub(super) const FIELDS: &[&str] = &[
+/// The seed's fields of a contact body; the rest are model::fields's and `adif`.
+const SEED_FIELDS: &[&str] = &[
     "folderId",
     "callsign",
     "frequency",
@@ -30,6 +30,14 @@ pub(super) const FIELDS: &[&str] = &[
     "stationCallsign",
     "activationId",
 ];
+
+/// Every field a contact body takes.
+pub(super) fn body_fields() -> Vec<&'static str> {
+    let mut all = SEED_FIELDS.to_vec();
+    all.extend(crate::model::fields::FIELDS.iter().map(|d| d.wire));
+    all.push("adif");
+    all
+}
 
 pub(super) fn folder_not_found(id: &str) -> ApiError {
     ApiError::not_found(format!("folder {id} not found"))
@@ -88,6 +96,8 @@ fn read_input(body: &mut JsonBody) -> Result<ContactInput, ApiError> {
         my_sig_info: body.string("mySigInfo")?,
         station_callsign: body.string("stationCallsign")?,
         activation_id: body.string("activationId")?,
+        fields: Fields::from_json(|name| body.value(name))?,
+        exact_mhz: false,
     })
 }
 
@@ -118,7 +128,7 @@ pub async fn create(
     body: JsonBody,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let idem = idem_key.request(&body);
-    let input = read_contact(body, FIELDS)?;
+    let input = read_contact(body, &body_fields())?;
     let folder = state
         .store
         .folder_for_contacts(&who.account_id, &input.folder_id)
@@ -197,12 +207,14 @@ fn read_patch(mut body: JsonBody) -> Result<ContactPatch, ApiError> {
         my_sig_info: body.patch_string("mySigInfo")?,
         station_callsign: body.patch_string("stationCallsign")?,
         activation_id: body.patch_string("activationId")?,
+        fields: FieldsPatch::from_json(|name| body.raw(name))?,
     };
-    body.finish(FIELDS)?;
+    let known = body_fields();
+    body.finish(&known)?;
     if patch.is_empty() {
         return Err(ApiError::validation(format!(
             "the body names no field to change; send one or more of {}",
-            FIELDS.join(", ")
+            known.join(", ")
         )));
     }
     if let Some(id) = &patch.folder_id {

@@ -339,6 +339,11 @@ impl JsonBody {
         }
     }
 
+    /// A field's value as sent, null included, for an edit to read (checked by the caller).
+    pub fn raw(&mut self, name: &str) -> Option<Value> {
+        self.fields.remove(name)
+    }
+
     /// An optional value of any JSON type (checked by the caller).
     pub fn value(&mut self, name: &str) -> Option<Value> {
         self.take(name)

@@ -694,6 +694,7 @@ impl App {
             my_sig: None,
             my_sig_info: None,
             station_callsign: None,
+            fields: contact.fields.clone(),
         };
         let mut form = EntryForm::from_request(&contact.folder_id, &contact.folder_id, &request);
         if let Some(folder) = self

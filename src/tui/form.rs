@@ -416,6 +416,7 @@ impl EntryForm {
             my_sig: None,
             my_sig_info: None,
             station_callsign: None,
+            fields: Default::default(),
         })
     }
 

@@ -109,6 +109,7 @@ pub fn contact_row(entry: &Entry) -> Option<Contact> {
         my_sig_info: r.my_sig_info.clone(),
         activation_id: None,
         station_callsign: None,
+        fields: r.fields.clone(),
         created_at: entry.logged_at,
         duplicate_of: None,
         external: Vec::new(),

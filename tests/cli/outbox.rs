@@ -280,6 +280,7 @@ fn contact_request(folder: &str, callsign: &str) -> NewContactRequest {
         my_sig: None,
         my_sig_info: None,
         station_callsign: None,
+        fields: Default::default(),
     }
 }
 

@@ -57,6 +57,7 @@ fn the_copy_shows_at_start_and_the_service_replaces_it() {
             my_sig: None,
             my_sig_info: None,
             station_callsign: None,
+            fields: Default::default(),
         }),
     );
     let copy = JournalCopy {

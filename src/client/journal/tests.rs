@@ -20,6 +20,7 @@ fn contact(folder: &str, callsign: &str) -> NewContactRequest {
         my_sig: None,
         my_sig_info: None,
         station_callsign: None,
+        fields: Default::default(),
     }
 }
 
@@ -756,6 +757,7 @@ async fn the_copy_of_the_account_is_kept_and_replaced() {
         my_sig_info: None,
         activation_id: None,
         station_callsign: None,
+        fields: Default::default(),
         created_at: Timestamp(0),
         duplicate_of: None,
         external: Vec::new(),

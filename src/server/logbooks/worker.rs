@@ -270,6 +270,8 @@ async fn filed(
         my_sig_info: if own_program { None } else { c.my_sig_info },
         station_callsign: c.station_callsign,
         activation_id: None,
+        fields: c.fields,
+        exact_mhz: true,
     };
     NewContact::validate(&input, &folder, now).map_err(|e| e.message)
 }

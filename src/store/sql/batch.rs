@@ -324,8 +324,8 @@ async fn insert_contacts(
         let sql = format!(
             "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, \
              time_on, rst_sent, rst_received, name, notes, sig, sig_info, my_sig, my_sig_info, \
-             activation_id, station_callsign, dupe_key, created_at) VALUES {}",
-            values(&format!("({})", ["?"; 20].join(", ")), chunk.len())
+             activation_id, station_callsign, dupe_key, fields, created_at) VALUES {}",
+            values(&format!("({})", ["?"; 21].join(", ")), chunk.len())
         );
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()));
         for create in chunk {
@@ -447,6 +447,7 @@ mod tests {
                 my_sig_info: None,
                 station_callsign: None,
                 activation_id: None,
+                fields: Default::default(),
                 dupe_key: None,
             },
             idem: IdemRequest {

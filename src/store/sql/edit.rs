@@ -71,7 +71,7 @@ impl SqlStore {
                     "UPDATE contacts SET callsign = $3, frequency = $4, band = $5, mode = $6, \
                      time_on = $7, rst_sent = $8, rst_received = $9, name = $10, notes = $11, \
                      sig = $12, sig_info = $13, my_sig = $14, my_sig_info = $15, \
-                     activation_id = $16, station_callsign = $17, dupe_key = $18 \
+                     activation_id = $16, station_callsign = $17, dupe_key = $18, fields = $19 \
                      WHERE id = $1 AND account_id = $2",
                 )
                 .bind(contact_id)

@@ -265,6 +265,7 @@ struct Item<'a> {
     activation_id: Option<&'a str>,
     station_callsign: Option<&'a str>,
     dupe_key: Option<&'a str>,
+    fields: Option<String>,
     created_at: i64,
 }
 
@@ -297,6 +298,7 @@ impl Create {
             activation_id: c.activation_id.as_deref(),
             station_callsign: c.station_callsign.as_deref(),
             dupe_key: c.dupe_key.as_deref(),
+            fields: super::fields_json(&c.fields),
             created_at: self.now.millis(),
         }
     }

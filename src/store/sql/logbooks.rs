@@ -683,9 +683,9 @@ impl SqlStore {
                                 "INSERT INTO contacts (id, account_id, folder_id, callsign, \
                                  frequency, band, mode, time_on, rst_sent, rst_received, name, \
                                  notes, sig, sig_info, my_sig, my_sig_info, activation_id, \
-                                 station_callsign, dupe_key, created_at) VALUES ($1, $2, $3, $4, \
-                                 $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
-                                 $19, $20)",
+                                 station_callsign, dupe_key, fields, created_at) VALUES ($1, $2, \
+                                 $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
+                                 $17, $18, $19, $20, $21)",
                             )
                             .bind(&id)
                             .bind(account)

@@ -65,7 +65,7 @@ macro_rules! folder_cols {
 macro_rules! contact_cols {
     () => {
         "id, folder_id, callsign, frequency, band, mode, time_on, rst_sent, rst_received, name, notes, \
-         sig, sig_info, my_sig, my_sig_info, activation_id, station_callsign, created_at, seq, \
+         sig, sig_info, my_sig, my_sig_info, activation_id, station_callsign, fields, created_at, seq, \
          CASE WHEN dupe_key IS NULL THEN NULL ELSE \
            (SELECT d.id FROM contacts d WHERE d.folder_id = contacts.folder_id \
             AND d.dupe_key = contacts.dupe_key ORDER BY d.seq LIMIT 1) END AS first_of_key"
@@ -192,6 +192,10 @@ fn contact_row(row: &impl StoreRow) -> Result<Contact, sqlx::Error> {
         my_sig_info: row.opt_text("my_sig_info")?,
         activation_id: row.opt_text("activation_id")?,
         station_callsign: row.opt_text("station_callsign")?,
+        fields: match row.opt_text("fields")? {
+            Some(json) => serde_json::from_str(&json).map_err(|e| decode_err(e.to_string()))?,
+            None => Default::default(),
+        },
         created_at: ts(row, "created_at")?,
         duplicate_of,
         external: Vec::new(),
@@ -603,8 +607,8 @@ async fn admit(
 
 type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>;
 
-/// Binds a contact's fields, from `callsign` to `dupe_key` in the column order of `contacts`,
-/// as the next parameters of `query`.
+/// Binds a contact's fields, from `callsign` to `dupe_key` in the column order of `contacts`
+/// and then `fields` (JSON, NULL when there are none), as the next parameters of `query`.
 fn bind_contact<'q>(query: AnyQuery<'q>, c: &'q NewContact) -> AnyQuery<'q> {
     query
         .bind(&c.callsign)
@@ -623,6 +627,12 @@ fn bind_contact<'q>(query: AnyQuery<'q>, c: &'q NewContact) -> AnyQuery<'q> {
         .bind(&c.activation_id)
         .bind(&c.station_callsign)
         .bind(&c.dupe_key)
+        .bind(fields_json(&c.fields))
+}
+
+/// The declared fields and `adif` map of a contact as the `fields` column holds them.
+pub(super) fn fields_json(fields: &crate::model::Fields) -> Option<String> {
+    (!fields.is_empty()).then(|| serde_json::to_string(fields).unwrap_or_default())
 }
 
 /// Moves a folder's contact count with a contact stored in it or deleted from it, in the same
@@ -673,8 +683,8 @@ async fn create_contact_in(
     let insert = sqlx::query(
         "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, time_on, \
          rst_sent, rst_received, name, notes, sig, sig_info, my_sig, my_sig_info, activation_id, \
-         station_callsign, dupe_key, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20); \
+         station_callsign, dupe_key, fields, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21); \
          UPDATE folders SET contact_count = contact_count + 1 WHERE id = $3",
     )
     .bind(&created.id)

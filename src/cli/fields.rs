@@ -1,0 +1,112 @@
+//! The flags of the common declared fields (model::fields: `--grid`, `--tx-pwr`, …), made from
+//! the field table so that `contacts create` and `contacts edit` take a new common field
+//! without a line here. Each value is checked as the service checks it, before anything is
+//! sent.
+
+use clap::{Arg, ArgMatches, Command, FromArgMatches};
+
+use crate::model::fields::{Def, FIELDS, Field};
+
+/// The optional fields `contacts edit --clear` clears besides the declared ones, named as
+/// their flags.
+const SEED_CLEARABLE: &[&str] = &[
+    "rst-sent",
+    "rst-received",
+    "name",
+    "notes",
+    "sig",
+    "sig-info",
+    "my-sig",
+    "my-sig-info",
+];
+
+fn common() -> impl Iterator<Item = &'static Def> {
+    FIELDS.iter().filter(|d| d.common)
+}
+
+/// Every name `--clear` takes: the seed's optional fields and the common declared ones.
+pub fn clearable() -> Vec<&'static str> {
+    SEED_CLEARABLE
+        .iter()
+        .copied()
+        .chain(common().map(|d| d.flag))
+        .collect()
+}
+
+/// The declared fields given as flags, in their stored form.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct FieldFlags(pub Vec<(Field, String)>);
+
+impl FieldFlags {
+    pub fn get(&self, field: Field) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(f, _)| *f == field)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl FromArgMatches for FieldFlags {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(FieldFlags(
+            common()
+                .filter_map(|def| {
+                    matches
+                        .get_one::<String>(def.flag)
+                        .map(|v| (def.field, v.clone()))
+                })
+                .collect(),
+        ))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for FieldFlags {
+    fn augment_args(cmd: Command) -> Command {
+        common().fold(cmd, |cmd, def| {
+            let numeric = matches!(
+                def.kind,
+                crate::model::fields::Kind::Integer(..) | crate::model::fields::Kind::Number(..)
+            );
+            cmd.arg(
+                Arg::new(def.flag)
+                    .long(def.flag)
+                    .value_name(value_name(def))
+                    .help(def.help)
+                    .allow_negative_numbers(numeric)
+                    .value_parser(move |text: &str| -> Result<String, String> {
+                        match def.check(text) {
+                            Ok(Some(value)) => Ok(value),
+                            Ok(None) => Err(format!(
+                                "--{} is empty; give a value, or leave the flag out",
+                                def.flag
+                            )),
+                            Err(e) => Err(e.message),
+                        }
+                    }),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
+fn value_name(def: &Def) -> &'static str {
+    use crate::model::fields::Kind;
+    match def.kind {
+        Kind::Grid => "LOCATOR",
+        Kind::Call => "CALL",
+        Kind::Integer(..) | Kind::Number(..) => "N",
+        Kind::Date => "YYYY-MM-DD",
+        Kind::Instant => "ISO",
+        Kind::Band => "BAND",
+        Kind::Choice(_) => "CODE",
+        Kind::Text(_) | Kind::Lines(_) | Kind::Upper(_) => "TEXT",
+    }
+}
