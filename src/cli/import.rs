@@ -130,6 +130,9 @@ struct Summary {
     /// Fields svc names whose value is not in svc's form (a GRIDSQUARE of 10 characters, a
     /// COMMENT of several lines), kept as read and written back so, by name.
     kept_as_read: BTreeMap<String, u64>,
+    /// Of `already_there`, the records whose contact was there with other details (the same
+    /// contact from another logger): the stored one was kept as it was.
+    kept_first: u64,
     /// Records with BAND and no FREQ: stored at the band's lower edge.
     band_only: u64,
     /// Where the contacts went (or would go, in a dry run), by folder.
@@ -461,6 +464,18 @@ impl Importer<'_> {
                 }
                 *self.summary.folders.entry(p.folder).or_default() += 1;
             }
+            // The key is the contact's (its callsign, time, frequency, mode, references,
+            // reports, name and notes): the same contact as another logger wrote it, with
+            // other details (a grid, a power), is there already, and the first one is kept.
+            Err(e)
+                if e.code() == Some(ErrorCode::ValidationError)
+                    && e.details.as_ref().and_then(|d| d.get("field"))
+                        == Some(&serde_json::Value::from("idempotencyKey")) =>
+            {
+                self.summary.already_there += 1;
+                self.summary.kept_first += 1;
+                *self.summary.folders.entry(p.folder).or_default() += 1;
+            }
             Err(e) => {
                 let code = e.code();
                 let exit = e.exit_code();
@@ -612,6 +627,12 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
         out.push_str(&format!(
             "not kept (records that had them): {}\n",
             counts(&s.not_kept)
+        ));
+    }
+    if s.kept_first > 0 {
+        out.push_str(&format!(
+            "{} already there with other details (the same contact from another logger): the stored one was kept\n",
+            s.kept_first
         ));
     }
     if s.band_only > 0 {

@@ -5,6 +5,7 @@ mod batch;
 mod connections;
 mod contacts;
 mod edits;
+mod fields;
 mod errors;
 mod folders;
 mod idempotency;
