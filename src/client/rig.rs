@@ -21,6 +21,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
+use crate::model::mode::{ModeClass, parent};
 use crate::model::text::printable;
 
 /// rigctld's port when none is given.
@@ -420,30 +421,18 @@ pub fn logbook_mode(rig_mode: &str, data_mode: &str) -> Option<String> {
     Some(mode.to_owned())
 }
 
-/// Modes the logbook keeps that are a voice or CW, or have a mode of their own on the radio:
-/// every other mode is worked through the radio's data mode (`PKTUSB`).
-const NOT_SOUND_CARD: &[&str] = &[
-    "SSB",
-    "USB",
-    "LSB",
-    "CW",
-    "AM",
-    "FM",
-    "RTTY",
-    "DIGITALVOICE",
-    "DSTAR",
-    "C4FM",
-    "DMR",
-    "FREEDV",
-    "M17",
-    "DV",
-    "PHONE",
-];
-
-/// Whether `mode` is worked through the radio's data mode (FT8, FT4, PSK31, JS8, …).
+/// Whether `mode` is worked through the radio's data mode (FT8, FT4, PSK31, JS8, …): not
+/// phone, digital voice or CW (model::mode's classes), nor RTTY, which radios have a mode for.
+/// A mode svc does not know is taken for a sound-card mode, as most new modes are.
 pub fn is_data_mode(mode: &str) -> bool {
-    let mode = mode.trim().to_ascii_uppercase();
-    !mode.is_empty() && !NOT_SOUND_CARD.contains(&mode.as_str())
+    let mode = mode.trim();
+    if mode.is_empty() || mode.eq_ignore_ascii_case("RTTY") || parent(mode) == Some("RTTY") {
+        return false;
+    }
+    !matches!(
+        ModeClass::of(mode),
+        Some(ModeClass::Phone | ModeClass::DigitalVoice | ModeClass::Cw)
+    )
 }
 
 /// The radio's mode for the logbook's `mode`, at `hz`: SSB is lower sideband below 10 MHz

@@ -39,6 +39,17 @@ const BANDS: &[(&str, f64, f64)] = &[
     ("submm", 300000.0, 7500000.0),
 ];
 
+/// Every band's name, low to high.
+pub const BAND_NAMES: [&str; BANDS.len()] = {
+    let mut names = [""; BANDS.len()];
+    let mut i = 0;
+    while i < BANDS.len() {
+        names[i] = BANDS[i].0;
+        i += 1;
+    }
+    names
+};
+
 /// The band a frequency in MHz lies in.
 pub fn band_for_mhz(mhz: f64) -> Option<&'static str> {
     BANDS

@@ -8,6 +8,7 @@ use super::band::{Frequency, band_for_mhz, read_frequency, read_mhz};
 use super::callsign::normalize_callsign;
 use super::fields::{Fields, FieldsPatch};
 use super::folder::{Folder, FolderRole, FolderType};
+use super::mode::check_mode;
 use super::program::{Program, normalize_reference, normalize_reference_list};
 use super::text::{multi_line, single_line, token};
 use super::time::Timestamp;
@@ -81,9 +82,10 @@ pub struct ContactInput {
     pub activation_id: Option<String>,
     /// Checked already as they were read (model::fields).
     pub fields: Fields,
-    /// The frequency is MHz whatever its size (an ADIF file's FREQ), not read as kHz when
-    /// kHz-sized.
-    pub exact_mhz: bool,
+    /// The contact comes from another logger's file (an import): its frequency is MHz
+    /// whatever its size, as ADIF's FREQ is, and a mode ADIF does not know is kept as the
+    /// logger wrote it.
+    pub from_file: bool,
 }
 
 /// A contact that passed every rule of its folder, ready to store.
@@ -168,11 +170,10 @@ impl NewContact {
         let callsign = normalize_callsign("callsign", &input.callsign)?;
         let frequency = match read {
             Some(frequency) => frequency,
-            None if input.exact_mhz => read_mhz("frequency", input.frequency)?,
+            None if input.from_file => read_mhz("frequency", input.frequency)?,
             None => read_frequency("frequency", input.frequency)?,
         };
-        let mode = token("mode", &input.mode, 20, "-/", "FT8, SSB or CW")?
-            .ok_or_else(|| ApiError::field("mode", "mode is required, e.g. FT8, SSB or CW"))?;
+        let mode = check_mode("mode", &input.mode, input.from_file)?;
         let time_on = Timestamp::parse_plausible("timeOn", &input.time_on, now)?;
         let rst_sent = opt(&input.rst_sent, |v| {
             token("rstSent", v, 10, "+-", "599 or -12")
@@ -480,7 +481,7 @@ impl ContactPatch {
             station_callsign: pick(&self.station_callsign, &stored.station_callsign),
             activation_id: pick(&self.activation_id, &stored.activation_id),
             fields: self.fields.apply(&stored.fields)?,
-            exact_mhz: false,
+            from_file: false,
         };
         // A stored frequency is not read again: a few stored MHz values (3500, 10100–10150,
         // 144000–148000) would read as kHz the second time and move to another band.

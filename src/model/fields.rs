@@ -287,7 +287,12 @@ impl Def {
         match value {
             Value::Null => Ok(None),
             Value::String(s) => Ok(Some(s.clone())),
-            Value::Number(n) if numeric => Ok(Some(n.to_string())),
+            // A whole number may come as 12.0 from a client that has only floats.
+            Value::Number(n) if numeric => Ok(Some(match (n.as_i64(), n.as_f64()) {
+                (Some(i), _) => i.to_string(),
+                (None, Some(f)) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
+                _ => n.to_string(),
+            })),
             _ => {
                 let want = if numeric { "a number" } else { "a string" };
                 Err(ApiError::field(
@@ -560,11 +565,14 @@ impl<'de> Deserialize<'de> for Fields {
 pub struct FieldsPatch {
     pub values: BTreeMap<Field, Option<String>>,
     pub adif: BTreeMap<String, Option<String>>,
+    /// The edit named `adif`, if only as `{}` or null: it names a field, and changes nothing
+    /// of it.
+    pub names_adif: bool,
 }
 
 impl FieldsPatch {
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty() && self.adif.is_empty()
+        self.values.is_empty() && self.adif.is_empty() && !self.names_adif
     }
 
     /// Reads a PATCH body's declared fields (null or blank clears) and `adif` entries.
@@ -581,6 +589,7 @@ impl FieldsPatch {
         }
         if let Some(adif) = take("adif") {
             patch.adif = adif_map(&adif)?;
+            patch.names_adif = true;
         }
         Ok(patch)
     }
@@ -743,11 +752,16 @@ mod tests {
 
     #[test]
     fn a_body_is_checked_and_the_adif_map_refuses_seed_fields_and_clashes() {
-        let body = serde_json::json!({"gridsquare": "fn31", "cqz": 5, "adif": {"app_x_y": "1"}});
+        let body = serde_json::json!({"gridsquare": "fn31", "cqz": 5, "stx": 12.0, "adif": {"app_x_y": "1"}});
         let mut o = body.as_object().unwrap().clone();
         let f = Fields::from_json(|k| o.remove(k)).unwrap();
         assert_eq!(f.get(Field::Gridsquare), Some("FN31"));
         assert_eq!(f.get(Field::Cqz), Some("5"));
+        assert_eq!(
+            f.get(Field::Stx),
+            Some("12"),
+            "a whole number sent as a float"
+        );
         assert_eq!(f.adif.get("APP_X_Y").map(String::as_str), Some("1"));
         assert!(o.is_empty());
 
@@ -783,5 +797,10 @@ mod tests {
             ["APP_B", "APP_C"]
         );
         assert_eq!(serde_json::to_value(&patch).unwrap(), body);
+
+        let mut o = serde_json::json!({"adif": {}}).as_object().unwrap().clone();
+        let named = FieldsPatch::from_json(|k| o.remove(k)).unwrap();
+        assert!(!named.is_empty(), "an edit naming only adif names a field");
+        assert_eq!(named.apply(&stored).unwrap(), stored);
     }
 }

@@ -11,6 +11,7 @@ pub mod folder;
 pub mod ids;
 pub mod key;
 pub mod logbook;
+pub mod mode;
 pub mod page;
 pub mod program;
 pub mod text;

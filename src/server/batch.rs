@@ -247,9 +247,10 @@ pub async fn create(
         }
         let checked = match read_item(fields, &known) {
             Ok((idem, mut input)) => {
-                // An import's frequencies come from files, whose FREQ is MHz whatever its
-                // size: 10368.1 is a 3 cm contact, not 10.368 MHz.
-                input.exact_mhz = import;
+                // An import's contacts come from files, whose FREQ is MHz whatever its size
+                // (10368.1 is a 3 cm contact, not 10.368 MHz) and whose modes are kept as the
+                // logger wrote them.
+                input.from_file = import;
                 let folder = match folders.get(&input.folder_id) {
                     Some(folder) => folder.clone(),
                     None => {

@@ -97,7 +97,7 @@ fn read_input(body: &mut JsonBody) -> Result<ContactInput, ApiError> {
         station_callsign: body.string("stationCallsign")?,
         activation_id: body.string("activationId")?,
         fields: Fields::from_json(|name| body.value(name))?,
-        exact_mhz: false,
+        from_file: false,
     })
 }
 

@@ -1,6 +1,7 @@
 //! The entry form (one contact) and the activation form: their fields, defaults and the local
 //! checks that turn them into requests. Everything here is pure: the time comes in as `now`.
 
+use crate::model::mode::ModeClass;
 use chrono::{NaiveTime, Timelike};
 use tui_input::Input;
 
@@ -72,16 +73,15 @@ pub enum Report {
 }
 
 impl Report {
+    /// The report a mode takes, from its class (model::mode); RST for a mode svc does not know.
     pub fn of(mode: &str) -> Option<Report> {
-        let mode = mode.trim().to_ascii_uppercase();
-        Some(match mode.as_str() {
-            "" => return None,
-            "SSB" | "USB" | "LSB" | "AM" | "FM" | "DV" | "DSTAR" | "C4FM" | "DMR" | "PHONE"
-            | "DIGITALVOICE" => Report::Rs,
-            "FT8" | "FT4" | "JT65" | "JT9" | "JS8" | "Q65" | "MSK144" | "FST4" | "WSPR" => {
-                Report::Db
-            }
-            _ => Report::Rst,
+        if mode.trim().is_empty() {
+            return None;
+        }
+        Some(match ModeClass::of(mode) {
+            Some(ModeClass::Phone | ModeClass::DigitalVoice) => Report::Rs,
+            Some(ModeClass::WeakSignal) => Report::Db,
+            Some(ModeClass::Cw | ModeClass::Data) | None => Report::Rst,
         })
     }
 

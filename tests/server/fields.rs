@@ -68,7 +68,10 @@ fn every_field_goes_in_and_comes_back() {
     assert_eq!(after["gridsquare"], "JO31");
     assert!(after.get("qth").is_none(), "{after}");
     assert_eq!(after["txPwr"], 5.0);
-    assert_eq!(after["adif"], json!({ "MY_VUCC_GRIDS": "FN31,FN32", "APP_X_Y": "z" }));
+    assert_eq!(
+        after["adif"],
+        json!({ "MY_VUCC_GRIDS": "FN31,FN32", "APP_X_Y": "z" })
+    );
     for kept in ["callsign", "comment", "cqz", "timeOff", "notes", "operator"] {
         assert_eq!(after[kept], c[kept], "{kept}");
     }

@@ -271,7 +271,7 @@ async fn filed(
         station_callsign: c.station_callsign,
         activation_id: None,
         fields: c.fields,
-        exact_mhz: true,
+        from_file: true,
     };
     NewContact::validate(&input, &folder, now).map_err(|e| e.message)
 }

@@ -1,0 +1,201 @@
+//! The documents that describe the contact's fields are made from the field table
+//! (src/model/fields.rs), so they cannot drift from it: each holds a block between marker
+//! lines that this test writes out and compares. `SVC_UPDATE_DOCS=1 cargo test docs` rewrites
+//! the blocks after a change of the table.
+
+use std::path::{Path, PathBuf};
+
+use svc::model::fields::{
+    Def, FIELDS, Kind, MAX_ADIF_ENTRIES, MAX_ADIF_NAME, MAX_ADIF_VALUE, SEED_ADIF,
+};
+
+const BEGIN: &str = "BEGIN generated from src/model/fields.rs";
+const END: &str = "END generated from src/model/fields.rs";
+
+fn path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
+}
+
+/// Compares (or, with SVC_UPDATE_DOCS=1, replaces) the lines between the markers of `file`.
+fn check_block(file: &str, generated: &str) {
+    let p = path(file);
+    let text = std::fs::read_to_string(&p).unwrap();
+    let start = text
+        .find(BEGIN)
+        .and_then(|i| text[i..].find('\n').map(|n| i + n + 1))
+        .unwrap_or_else(|| panic!("{file} has no line with {BEGIN:?}"));
+    let end = text[start..]
+        .find(END)
+        .and_then(|i| text[..start + i].rfind('\n').map(|n| n + 1))
+        .unwrap_or_else(|| panic!("{file} has no line with {END:?} after the first"));
+    if text[start..end] == *generated {
+        return;
+    }
+    if std::env::var_os("SVC_UPDATE_DOCS").is_some() {
+        let updated = format!("{}{generated}{}", &text[..start], &text[end..]);
+        std::fs::write(&p, updated).unwrap();
+        return;
+    }
+    panic!(
+        "{file}'s generated block does not follow src/model/fields.rs; run SVC_UPDATE_DOCS=1 cargo test docs and review the change"
+    );
+}
+
+/// `[Cc][Aa][Ll][Ll]`: a name as an ECMA regex matches it in any case.
+fn any_case(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphabetic() {
+                format!("[{}{}]", c.to_ascii_uppercase(), c.to_ascii_lowercase())
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+const ONE_LINE: &str = r"^[^\u0000-\u001f\u007f-\u009f]*$";
+const LINES: &str = r"^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$";
+const GRID: &str = "^(?:[A-Ra-r]{2}(?:[0-9]{2}(?:[A-Xa-x]{2}(?:[0-9]{2})?)?)?)?$";
+
+fn yaml_list(values: &[&str]) -> String {
+    values
+        .iter()
+        .map(|v| format!("\"{v}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn bands() -> Vec<&'static str> {
+    svc::model::band::BAND_NAMES.to_vec()
+}
+
+/// A declared field's schema in a request: its value, or null (absent; cleared in an edit).
+fn input_schema(def: &Def) -> String {
+    let d = def.help.replace('"', "'");
+    match def.kind {
+        Kind::Text(max) | Kind::Upper(max) => format!(
+            "{{type: [string, \"null\"], maxLength: {max}, pattern: '{ONE_LINE}', description: \"{d}\"}}"
+        ),
+        Kind::Lines(max) => format!(
+            "{{type: [string, \"null\"], maxLength: {max}, pattern: '{LINES}', description: \"{d}\"}}"
+        ),
+        Kind::Call => format!(
+            "{{anyOf: [{{$ref: \"#/components/schemas/Callsign\"}}, {{type: \"null\"}}], description: \"{d}\"}}"
+        ),
+        Kind::Grid => {
+            format!("{{type: [string, \"null\"], pattern: '{GRID}', description: \"{d}\"}}")
+        }
+        Kind::Integer(lo, hi) => format!(
+            "{{type: [integer, \"null\"], minimum: {lo}, maximum: {hi}, description: \"{d}\"}}"
+        ),
+        Kind::Number(lo, hi) => format!(
+            "{{type: [number, \"null\"], minimum: {lo}, maximum: {hi}, description: \"{d}\"}}"
+        ),
+        Kind::Choice(values) => {
+            format!(
+                "{{enum: [{}, null], description: \"{d}\"}}",
+                yaml_list(values)
+            )
+        }
+        Kind::Date => format!("{{type: [string, \"null\"], format: date, description: \"{d}\"}}"),
+        Kind::Instant => format!(
+            "{{anyOf: [{{$ref: \"#/components/schemas/InputTime\"}}, {{type: \"null\"}}], description: \"{d}\"}}"
+        ),
+        Kind::Band => format!(
+            "{{enum: [{}, null], description: \"{d}\"}}",
+            yaml_list(&bands())
+        ),
+    }
+}
+
+/// A declared field's schema in an answer.
+fn output_schema(def: &Def) -> String {
+    let d = def.help.replace('"', "'");
+    match def.kind {
+        Kind::Integer(..) => format!("{{type: integer, description: \"{d}\"}}"),
+        Kind::Number(..) => format!("{{type: number, description: \"{d}\"}}"),
+        Kind::Choice(values) => format!("{{enum: [{}], description: \"{d}\"}}", yaml_list(values)),
+        Kind::Date => format!("{{type: string, format: date, description: \"{d}\"}}"),
+        Kind::Instant => {
+            format!("{{$ref: \"#/components/schemas/Timestamp\", description: \"{d}\"}}")
+        }
+        Kind::Band => format!("{{enum: [{}], description: \"{d}\"}}", yaml_list(&bands())),
+        _ => format!("{{type: string, description: \"{d}\"}}"),
+    }
+}
+
+fn openapi_block() -> String {
+    let mut out = String::new();
+    out.push_str("    DeclaredFields:\n      type: object\n      description: The fields beyond the seed's, each absent when it has no value (docs/API.md, \"Fields\").\n      properties:\n");
+    for def in FIELDS {
+        out.push_str(&format!("        {}: {}\n", def.wire, output_schema(def)));
+    }
+    out.push_str("        adif:\n          type: object\n          description: Every other ADIF field of the contact, by upper-case ADIF name, as read.\n          additionalProperties: {type: string}\n");
+    out.push_str("    DeclaredFieldInputs:\n      type: object\n      description: The fields beyond the seed's in a create or an edit; null or blank is absent (cleared, in an edit).\n      properties:\n");
+    for def in FIELDS {
+        out.push_str(&format!("        {}: {}\n", def.wire, input_schema(def)));
+    }
+    // The adif map may not hold what svc writes from its own fields; the schema also keeps
+    // out the declared fields' ADIF names, which the server takes only when the declared
+    // field itself is absent (a value kept as read).
+    let reserved: Vec<String> = SEED_ADIF
+        .iter()
+        .copied()
+        .chain(FIELDS.iter().map(|d| d.adif))
+        .map(any_case)
+        .collect();
+    out.push_str(&format!(
+        "        adif:\n          type: [object, \"null\"]\n          description: Other ADIF fields to keep (an edit merges them; null removes one).\n          maxProperties: {MAX_ADIF_ENTRIES}\n          propertyNames:\n            pattern: '^[A-Za-z0-9_]{{1,{MAX_ADIF_NAME}}}$'\n            not: {{pattern: '^(?:{})$'}}\n          additionalProperties: {{type: [string, \"null\"], maxLength: {MAX_ADIF_VALUE}, pattern: '{LINES}'}}\n",
+        reserved.join("|")
+    ));
+    out
+}
+
+fn kind_text(def: &Def) -> String {
+    match def.kind {
+        Kind::Text(max) => format!("text, one line, ≤ {max}"),
+        Kind::Lines(max) => format!("text, lines, ≤ {max}"),
+        Kind::Upper(max) => format!("text, upper-cased, ≤ {max}"),
+        Kind::Call => "callsign".into(),
+        Kind::Grid => "locator, 2/4/6/8 (`FN31pr`)".into(),
+        Kind::Integer(lo, hi) => format!("integer {lo}–{hi}"),
+        Kind::Number(lo, hi) => format!("number {lo}–{hi}"),
+        Kind::Choice(values) => values.join(", "),
+        Kind::Date => "date `YYYY-MM-DD` (ADIF `YYYYMMDD`)".into(),
+        Kind::Instant => "time, UTC (ADIF QSO_DATE_OFF + TIME_OFF)".into(),
+        Kind::Band => "band name, e.g. `70cm`".into(),
+    }
+}
+
+fn markdown_table() -> String {
+    let mut out = String::from(
+        "| Field | ADIF | Value | `svc contacts` flag | What |\n|---|---|---|---|---|\n",
+    );
+    for def in FIELDS {
+        let flag = if def.common {
+            format!("`--{}`", def.flag)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            def.wire,
+            def.adif,
+            kind_text(def),
+            flag,
+            def.help
+        ));
+    }
+    out
+}
+
+#[test]
+fn openapi_declares_every_field_as_the_table_does() {
+    check_block("docs/openapi.yaml", &openapi_block());
+}
+
+#[test]
+fn api_md_lists_every_field() {
+    check_block("docs/API.md", &markdown_table());
+}
