@@ -23,6 +23,7 @@ use crate::client::{
     BatchItem, BatchResult, Client, ClientError, NewActivationRequest, NewContactRequest,
     NewFolderRequest,
 };
+use crate::model::program::normalize_reference_list;
 use crate::model::{ErrorCode, Program};
 
 /// Items per batch: the most `POST /v1/contacts/batch` takes.
@@ -538,7 +539,10 @@ fn place(c: &Imported, account: Option<&str>) -> Place {
             .unwrap_or_else(|| "your callsign".into());
         return Place::Activation {
             callsign: callsign.to_ascii_uppercase(),
-            park: park.trim().to_ascii_uppercase(),
+            // A two-fer's list in one spelling (US-1234,US-5678), so that its contacts from
+            // files that space it otherwise go to one activation.
+            park: normalize_reference_list("mySigInfo", park)
+                .unwrap_or_else(|_| park.trim().to_ascii_uppercase()),
             day: day.replace('-', ""),
         };
     }

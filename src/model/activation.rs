@@ -3,7 +3,7 @@
 use super::ApiError;
 use super::callsign::normalize_callsign;
 use super::folder::{Folder, FolderRole, FolderType};
-use super::program::{Program, normalize_reference};
+use super::program::{Program, normalize_reference_list};
 use super::text::single_line;
 use super::time::Timestamp;
 
@@ -48,7 +48,8 @@ impl NewActivation {
                 "locationReference is required, e.g. US-1234",
             )
         })?;
-        let reference = normalize_reference("locationReference", reference)?;
+        // A two-fer (US-1234,US-5678) is one activation of every park in the list.
+        let reference = normalize_reference_list("locationReference", reference)?;
         let callsign = input.callsign.as_deref().ok_or_else(|| {
             ApiError::field(
                 "callsign",

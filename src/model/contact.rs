@@ -9,7 +9,7 @@ use super::callsign::normalize_callsign;
 use super::fields::{Fields, FieldsPatch};
 use super::folder::{Folder, FolderRole, FolderType};
 use super::mode::check_mode;
-use super::program::{Program, normalize_reference, normalize_reference_list};
+use super::program::{Program, normalize_reference_list};
 use super::text::{multi_line, single_line, token};
 use super::time::Timestamp;
 use super::{ApiError, IdKind};
@@ -301,7 +301,7 @@ impl NewContact {
                     ));
                 }
                 if let Some(v) = &my_sig_info
-                    && normalize_reference("mySigInfo", v).ok().as_deref()
+                    && normalize_reference_list("mySigInfo", v).ok().as_deref()
                         != Some(reference.as_str())
                 {
                     return Err(ApiError::field(

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::callsign::normalize_callsign;
-use super::program::{Program, normalize_reference};
+use super::program::{Program, normalize_reference_list};
 use super::time::{Timestamp, parse_month};
 use super::{ApiError, text};
 
@@ -194,7 +194,7 @@ impl Folder {
                     )));
                 }
                 let stored_ref = self.location_reference.as_deref().unwrap_or_default();
-                match normalize_reference("locationReference", stored_ref) {
+                match normalize_reference_list("locationReference", stored_ref) {
                     Ok(r) if r == stored_ref => {}
                     _ => return Err(self.malformed(&format!("reference {stored_ref:?}"))),
                 }

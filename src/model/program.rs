@@ -114,30 +114,43 @@ pub fn json_kind(value: &Value) -> &'static str {
 
 const MAX_REFERENCE_DIGITS: usize = 6;
 
-/// Trims and upper-cases a location reference and checks its shape: 1 to 3 letters, a hyphen,
-/// then 1 to 6 digits (`US-1234`, `K-0001`, `GB-12345`).
+/// Trims and upper-cases a location reference and checks its shape as POTA writes them: a
+/// prefix of 1 to 3 letters and digits with a letter in it, a hyphen, 1 to 6 digits, and
+/// optionally `@` and the location (`US-1234`, `K-0001`, `9A-0012`, `VE-5082@CA-AB`).
 pub fn normalize_reference(field: &str, raw: &str) -> Result<String, ApiError> {
     let r = raw.trim().to_ascii_uppercase();
-    let ok = r.split_once('-').is_some_and(|(letters, digits)| {
-        (1..=3).contains(&letters.len())
-            && letters.bytes().all(|b| b.is_ascii_uppercase())
+    let (park, location) = match r.split_once('@') {
+        Some((park, location)) => (park, Some(location)),
+        None => (r.as_str(), None),
+    };
+    let park_ok = park.split_once('-').is_some_and(|(prefix, digits)| {
+        (1..=3).contains(&prefix.len())
+            && prefix.bytes().all(|b| b.is_ascii_alphanumeric())
+            && prefix.bytes().any(|b| b.is_ascii_alphabetic())
             && (1..=MAX_REFERENCE_DIGITS).contains(&digits.len())
             && digits.bytes().all(|b| b.is_ascii_digit())
     });
-    if ok {
+    let location_ok = location.is_none_or(|l| {
+        l.split_once('-').is_some_and(|(country, area)| {
+            (1..=3).contains(&country.len())
+                && (1..=3).contains(&area.len())
+                && country.bytes().all(|b| b.is_ascii_alphanumeric())
+                && area.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
+    });
+    if park_ok && location_ok {
         Ok(r)
     } else {
         Err(ApiError::field(
             field,
             format!(
-                "{field} {:?} is not a park reference: 1 to 3 letters, a hyphen, then digits, e.g. US-1234",
+                "{field} {:?} is not a park reference: a prefix of letters and digits, a hyphen, then digits, optionally @ and the location, e.g. US-1234, 9A-0012 or VE-5082@CA-AB",
                 truncate(raw, 30)
             ),
         ))
     }
 }
 
-/// A worked station's POTA `sigInfo`: one reference, or several joined by commas (a two-fer).
 pub fn normalize_reference_list(field: &str, raw: &str) -> Result<String, ApiError> {
     raw.split(',')
         .map(|part| normalize_reference(field, part))
@@ -165,11 +178,21 @@ mod tests {
             "-1234",
             "US-",
             "US-12a4",
-            "U1-1234",
+            "12-1234",
+            "US-1234@",
+            "US-1234@CA",
+            "US-1234@C A-B",
             "US-1234567",
             "ÜS-1234",
         ] {
             assert!(normalize_reference("r", bad).is_err(), "{bad}");
+        }
+        for (given, stored) in [
+            ("9a-0012", "9A-0012"),
+            ("ve-5082@ca-ab", "VE-5082@CA-AB"),
+            ("U1-1234", "U1-1234"),
+        ] {
+            assert_eq!(normalize_reference("r", given).unwrap(), stored);
         }
         assert_eq!(
             normalize_reference_list("s", "us-1, US-2").unwrap(),
