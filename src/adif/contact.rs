@@ -27,7 +27,9 @@ pub fn record_for(contact: &Contact, account_callsign: &str) -> Record {
     r.push("QSO_DATE", contact.time_on.utc_compact_date());
     r.push("TIME_ON", compact_time(contact.time_on));
     r.push("BAND", contact.band.to_ascii_lowercase());
-    r.push("FREQ", format_mhz(contact.frequency));
+    if !contact.fields.band_only {
+        r.push("FREQ", format_mhz(contact.frequency));
+    }
     let (mode, submode) = modes::to_adif(&contact.mode);
     r.push("MODE", mode);
     r.push("SUBMODE", submode.unwrap_or_default());
@@ -309,6 +311,7 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
         }
     }
 
+    kept.band_only = band_only;
     Ok(Imported {
         callsign,
         frequency,

@@ -646,7 +646,7 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
             (format!("{} records", s.band_only), "have")
         };
         out.push_str(&format!(
-            "{n} {had} BAND and no FREQ: stored at the band's lower edge (20m as 14.000 MHz)\n"
+            "{n} {had} BAND and no FREQ: stored as band-only, at the band's lower edge (20m as 14.000 MHz), and exported with BAND alone\n"
         ));
     }
     if let Some(why) = &s.stopped {

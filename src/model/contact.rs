@@ -480,7 +480,12 @@ impl ContactPatch {
             my_sig_info: pick(&self.my_sig_info, &stored.my_sig_info),
             station_callsign: pick(&self.station_callsign, &stored.station_callsign),
             activation_id: pick(&self.activation_id, &stored.activation_id),
-            fields: self.fields.apply(&stored.fields)?,
+            fields: {
+                let mut fields = self.fields.apply(&stored.fields)?;
+                // A frequency given now is known: the contact is no longer band-only.
+                fields.band_only &= self.frequency.is_none();
+                fields
+            },
             from_file: false,
         };
         // A stored frequency is not read again: a few stored MHz values (3500, 10100–10150,

@@ -385,6 +385,9 @@ pub struct Fields {
     values: BTreeMap<Field, String>,
     /// Every other ADIF field as read, by upper-case ADIF name.
     pub adif: BTreeMap<String, String>,
+    /// The log this contact came from had its band and no frequency: `frequency` is the
+    /// band's lower edge, and an export writes BAND alone, as it was. `bandOnly` on the wire.
+    pub band_only: bool,
 }
 
 impl Fields {
@@ -410,7 +413,7 @@ impl Fields {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty() && self.adif.is_empty()
+        self.values.is_empty() && self.adif.is_empty() && !self.band_only
     }
 
     /// Reads the declared fields and `adif` from a JSON object (a request body), checking
@@ -431,6 +434,16 @@ impl Fields {
                 .filter_map(|(k, v)| v.map(|v| (k, v)))
                 .collect();
         }
+        fields.band_only = match take("bandOnly") {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+            Some(Value::Bool(true)) => true,
+            Some(_) => {
+                return Err(ApiError::field(
+                    "bandOnly",
+                    "bandOnly must be true or false: true when the log had the band and no frequency",
+                ));
+            }
+        };
         fields.check_adif_clash()?;
         Ok(fields)
     }
@@ -503,13 +516,16 @@ pub fn adif_map(value: &Value) -> Result<BTreeMap<String, Option<String>>, ApiEr
 
 impl Serialize for Fields {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let extra = usize::from(!self.adif.is_empty());
+        let extra = usize::from(!self.adif.is_empty()) + usize::from(self.band_only);
         let mut map = serializer.serialize_map(Some(self.values.len() + extra))?;
         for (def, value) in self.iter() {
             map.serialize_entry(def.wire, &def.json(value))?;
         }
         if !self.adif.is_empty() {
             map.serialize_entry("adif", &self.adif)?;
+        }
+        if self.band_only {
+            map.serialize_entry("bandOnly", &true)?;
         }
         map.end()
     }
@@ -532,6 +548,8 @@ impl<'de> Deserialize<'de> for Fields {
                     if key == "adif" {
                         let adif: Option<BTreeMap<String, String>> = map.next_value()?;
                         fields.adif = adif.unwrap_or_default();
+                    } else if key == "bandOnly" {
+                        fields.band_only = map.next_value::<Option<bool>>()?.unwrap_or(false);
                     } else if let Some(field) = Field::by_wire(&key) {
                         let value: Value = map.next_value()?;
                         let text = match value {
@@ -568,11 +586,16 @@ pub struct FieldsPatch {
     /// The edit named `adif`, if only as `{}` or null: it names a field, and changes nothing
     /// of it.
     pub names_adif: bool,
+    /// `bandOnly` set (true) or cleared (false or null).
+    pub band_only: Option<bool>,
 }
 
 impl FieldsPatch {
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty() && self.adif.is_empty() && !self.names_adif
+        self.values.is_empty()
+            && self.adif.is_empty()
+            && !self.names_adif
+            && self.band_only.is_none()
     }
 
     /// Reads a PATCH body's declared fields (null or blank clears) and `adif` entries.
@@ -591,12 +614,26 @@ impl FieldsPatch {
             patch.adif = adif_map(&adif)?;
             patch.names_adif = true;
         }
+        patch.band_only = match take("bandOnly") {
+            None => None,
+            Some(Value::Null) | Some(Value::Bool(false)) => Some(false),
+            Some(Value::Bool(true)) => Some(true),
+            Some(_) => {
+                return Err(ApiError::field(
+                    "bandOnly",
+                    "bandOnly must be true, false or null",
+                ));
+            }
+        };
         Ok(patch)
     }
 
     /// The stored fields with the edit applied, checked as a create checks them.
     pub fn apply(&self, stored: &Fields) -> Result<Fields, ApiError> {
         let mut out = stored.clone();
+        if let Some(band_only) = self.band_only {
+            out.band_only = band_only;
+        }
         for (field, value) in &self.values {
             out.set(*field, value.clone());
         }
@@ -623,7 +660,7 @@ impl FieldsPatch {
 
 impl Serialize for FieldsPatch {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let extra = usize::from(!self.adif.is_empty());
+        let extra = usize::from(!self.adif.is_empty()) + usize::from(self.band_only.is_some());
         let mut map = serializer.serialize_map(Some(self.values.len() + extra))?;
         for (field, value) in &self.values {
             let def = field.def();
@@ -631,6 +668,9 @@ impl Serialize for FieldsPatch {
         }
         if !self.adif.is_empty() {
             map.serialize_entry("adif", &self.adif)?;
+        }
+        if let Some(band_only) = self.band_only {
+            map.serialize_entry("bandOnly", &band_only)?;
         }
         map.end()
     }

@@ -36,6 +36,7 @@ pub(super) fn body_fields() -> Vec<&'static str> {
     let mut all = SEED_FIELDS.to_vec();
     all.extend(crate::model::fields::FIELDS.iter().map(|d| d.wire));
     all.push("adif");
+    all.push("bandOnly");
     all
 }
 

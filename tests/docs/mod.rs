@@ -132,10 +132,12 @@ fn openapi_block() -> String {
         out.push_str(&format!("        {}: {}\n", def.wire, output_schema(def)));
     }
     out.push_str("        adif:\n          type: object\n          description: Every other ADIF field of the contact, by upper-case ADIF name, as read.\n          additionalProperties: {type: string}\n");
+    out.push_str("        bandOnly: {type: boolean, const: true, description: \"The log had the band and no frequency; frequency is the band's lower edge.\"}\n");
     out.push_str("    DeclaredFieldInputs:\n      type: object\n      description: The fields beyond the seed's in a create or an edit; null or blank is absent (cleared, in an edit).\n      properties:\n");
     for def in FIELDS {
         out.push_str(&format!("        {}: {}\n", def.wire, input_schema(def)));
     }
+    out.push_str("        bandOnly: {type: [boolean, \"null\"], description: \"true when the log had the band and no frequency (send the band's lower edge as frequency).\"}\n");
     // The adif map may not hold what svc writes from its own fields; the schema also keeps
     // out the declared fields' ADIF names, which the server takes only when the declared
     // field itself is absent (a value kept as read).

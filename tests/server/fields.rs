@@ -76,6 +76,27 @@ fn every_field_goes_in_and_comes_back() {
         assert_eq!(after[kept], c[kept], "{kept}");
     }
 
+    // A band-only contact stays so until an edit gives its frequency.
+    let mut body = contact(&folder, "K3ABC");
+    body["frequency"] = json!(7.0);
+    body["bandOnly"] = json!(true);
+    let id = api.post("/v1/contacts", body).id();
+    assert_eq!(listed(&api, &folder, &id)["bandOnly"], true);
+    let r = api.send(
+        "PATCH",
+        &format!("/v1/contacts/{id}"),
+        Some(&json!({ "name": "Al" })),
+        &[],
+    );
+    assert_eq!(r.body["bandOnly"], true, "{}", r.body);
+    let r = api.send(
+        "PATCH",
+        &format!("/v1/contacts/{id}"),
+        Some(&json!({ "frequency": 7.074 })),
+        &[],
+    );
+    assert!(r.body.get("bandOnly").is_none(), "{}", r.body);
+
     // A batch carries them too.
     let mut item = contact(&folder, "K2ABC");
     item["idempotencyKey"] = json!("fields-batch-1");
@@ -106,6 +127,7 @@ fn bad_fields_are_refused_by_name_and_store_nothing() {
         (json!({ "adif": { "CALL": "W1AW" } }), "adif", "callsign"),
         (json!({ "adif": { "BAD NAME": "x" } }), "adif", "field name"),
         (json!({ "adif": "x" }), "adif", "object"),
+        (json!({ "bandOnly": "yes" }), "bandOnly", "true or false"),
         (
             json!({ "gridsquare": "FN31", "adif": { "GRIDSQUARE": "FN31" } }),
             "adif",
