@@ -166,6 +166,7 @@ mod tests {
         for name in ["A:B", "A B", "A>", ""] {
             let record = Record {
                 fields: vec![(name.into(), "x".into())],
+                ..Record::default()
             };
             let e = w.record(&record).unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
