@@ -11,13 +11,13 @@
 //! must be able to say which fields it did not keep. The typed mapping to svc's contacts lives
 //! in [`contact`]; the mode names in [`modes`].
 
+mod adx;
 pub mod contact;
 pub mod modes;
 mod read;
 mod write;
 
 pub use read::{Format, ReadError, Reader};
-
 // The QRZ logbook client reads entity-encoded replies by the same rules as an escaped file.
 pub(crate) use read::unescape;
 pub use write::{Writer, record_text};

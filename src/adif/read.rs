@@ -12,9 +12,16 @@
 //!   binary or not ADIF at all is refused by [`Reader::new`] already.
 //!
 //! ADI is what ADIF 3.1 specifies, with the leniencies real files need: tags in any case,
-//! CRLF or LF, a value that is not UTF-8 taken as ISO-8859-1 (older loggers write Latin-1),
-//! a file whose tags are all HTML-escaped (`&lt;CALL:5&gt;`, as QRZ's logbook download
-//! delivers it) decoded before parsing, and header fields written without header text.
+//! CRLF or LF, a file whose tags are all HTML-escaped (`&lt;CALL:5&gt;`, as QRZ's logbook
+//! download delivers it) decoded before parsing, header fields written without header text,
+//! remarks after a value or between records (LoTW's `<MY_STATE:2>WI // Wisconsin`) skipped,
+//! lengths counted in UTF-8 bytes (as ADIF says) or in characters (as many loggers write
+//! them), and `<EOF>` or `<APP_LoTW_EOF>` at the end. A length that fits no reading costs its
+//! field, named in [`Record::problems`], and not the record.
+//!
+//! The file is decoded to UTF-8 as it streams: UTF-16 (by its byte order mark, or by the NUL
+//! bytes of its ASCII characters), else UTF-8, else (when its first non-ASCII character is
+//! not UTF-8) Windows-1252, which older Windows loggers write. ADX goes through quick-xml.
 
 use std::io::{self, BufRead, Read};
 
@@ -50,8 +57,9 @@ pub struct ReadError {
     /// The 1-based number of the record being read when the error was found; 0 when the
     /// error concerns the header or the file as a whole.
     pub record: u64,
-    /// The byte offset in the file where the problem is. For an HTML-escaped file it counts
-    /// the bytes after the entities were decoded, since that is the text the tags are in.
+    /// The byte offset in the file where the problem is. It counts the bytes of the file as
+    /// decoded to UTF-8 (and, for an HTML-escaped file, after the entities were decoded), since
+    /// that is the text the tags are in; for a UTF-8 file that is the file's own bytes.
     pub offset: u64,
     /// What is wrong and what to fix; it begins with "record N" when `record` is not 0.
     pub message: String,
