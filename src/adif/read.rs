@@ -126,7 +126,7 @@ impl<R: BufRead> Reader<R> {
                 config.check_end_names = false;
                 config.allow_unmatched_ends = true;
                 config.allow_dangling_amp = true;
-                Body::Adx(Box::new(xml), Vec::new())
+                Body::Adx(xml, Vec::new())
             }
         };
         let mut reader = Reader {
@@ -1285,6 +1285,27 @@ fn fit(buf: &[u8], end: usize, stop: Until, complete: bool) -> Result<Fit, Misfi
     })
 }
 
+/// Where a value of `len` characters ends in `buf` when each bare LF counts as the CRLF it was.
+fn crlf_counted_end(buf: &[u8], len: usize) -> Option<usize> {
+    let mut count = 0;
+    let mut bare_lf = false;
+    for (i, &b) in buf.iter().enumerate() {
+        if continuation(b) {
+            continue;
+        }
+        if count == len {
+            return bare_lf.then_some(i);
+        }
+        let bare = b == b'\n' && (i == 0 || buf[i - 1] != b'\r');
+        bare_lf |= bare;
+        count += if bare { 2 } else { 1 };
+        if count > len {
+            return None;
+        }
+    }
+    (count == len && bare_lf).then_some(buf.len())
+}
+
 fn continuation(b: u8) -> bool {
     b & 0xC0 == 0x80
 }
@@ -1653,7 +1674,7 @@ type Text<R> = Prefixed<Decoded<R>>;
 /// The input as the format's parser reads it.
 enum Body<R> {
     Adi(Input<R>),
-    Adx(Box<quick_xml::Reader<Input<R>>>, Vec<u8>),
+    Adx(quick_xml::Reader<Input<R>>, Vec<u8>),
 }
 
 enum Source<R> {
@@ -1952,6 +1973,12 @@ impl<R: BufRead> Input<R> {
             (_, Ok(_)) => Some(chars_end),
             (Some(Err(_)) | None, Err(_)) => None,
         };
+        let chosen = chosen.or_else(|| {
+            // A file whose CRLF line breaks became LF on the way (a git checkout, an FTP text
+            // transfer) keeps the counts made with CRLF: one short for each line break.
+            let end = crlf_counted_end(&buf, len)?;
+            (fit(&buf, end, stop, true) == Ok(Fit::Clean)).then_some(end)
+        });
         let Some(end) = chosen else {
             let past_end = |f: &Result<Fit, Misfit>| matches!(f, Err(Misfit::PastEnd));
             if past_end(&by_chars) && by_bytes.as_ref().is_none_or(past_end) {
@@ -2401,6 +2428,18 @@ mod tests {
         let (_, items) = read_all(b"<CALL:4>N0AA <EOR>\n<APP_LoTW_EOF><EOR>".to_vec());
         assert_eq!(items.len(), 1);
         assert!(items[0].is_ok());
+    }
+
+    #[test]
+    fn counts_made_with_crlf_fit_values_whose_line_breaks_became_lf() {
+        let file = b"<CALL:4>N0AA <ADDRESS:36>123 My Street\nMy Town\nMy Post Code\n<EOR>";
+        let (_, items) = read_all(file.to_vec());
+        let r = items[0].as_ref().unwrap();
+        assert_eq!(
+            r.get("ADDRESS"),
+            Some("123 My Street\nMy Town\nMy Post Code")
+        );
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
     }
 
     #[test]
