@@ -901,7 +901,7 @@ fn sniff<R: BufRead>(raw: R) -> Result<(Input<R>, Format), ReadError> {
             .chain(find_escaped_lt(&raw.head))
             .min()
             .unwrap_or(raw.head.len());
-        let before = &raw.head[skip..end];
+        let before = &raw.head[skip..end.max(skip)];
         if before.contains(&0) {
             return Err(whole(
                 "not an ADIF file: it holds binary data (NUL bytes) before the first tag; export the log as ADIF (.adi or .adx)".into(),
