@@ -1,7 +1,8 @@
 //! svc's ADI as another program reads it: records full of what trips readers up (non-ASCII
 //! names, emoji, CJK, multiline notes, program fields, long values) written by
 //! `svc::adif::Writer` and read back by the Python package adif-io, an ADIF reader svc has no
-//! part in, which must see every field as svc's own reader does.
+//! part in, which must see every field as svc's own reader does; and the ADX export, whose
+//! `_INTL` fields give svc's reader the exact text back.
 
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -122,4 +123,49 @@ fn adif_io_reads_every_field_as_svc_does() {
     for (theirs, ours) in their_records.iter().zip(&ours) {
         assert_eq!(theirs, &as_map(ours));
     }
+}
+
+/// `svc export adif --format adx`: the same contacts as the ADI export, in ASCII, with the
+/// exact text in the `_INTL` fields, which svc's reader gives back.
+fn adx_export_keeps_the_exact_text() {
+    let server = crate::common::Server::start_with(&[]);
+    let api = server.account("W1AW", "elevated");
+    let cli = super::Cli::with_key(&server, &api);
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/adif/utf8.adi");
+    cli.run(&["import", "adif", file.to_str().unwrap(), "--auto"])
+        .ok();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("log.adx");
+    cli.run(&[
+        "export",
+        "adif",
+        "--all",
+        "--format",
+        "adx",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .ok();
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(bytes.starts_with(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
+    let reader = Reader::new(bytes.as_slice()).unwrap();
+    assert_eq!(reader.format(), svc::adif::Format::Adx);
+    assert_eq!(reader.header().get("ADIF_VER"), Some("3.1.7"));
+    let records: Vec<Record> = reader.map(Result::unwrap).collect();
+    let jurgen = records
+        .iter()
+        .find(|r| r.get("CALL") == Some("DL1ABC"))
+        .unwrap();
+    assert_eq!(jurgen.get("NAME"), Some("Jurgen Oster"));
+    assert_eq!(jurgen.get("NAME_INTL"), Some("Jürgen Øster"));
+    let run = cli.run(&["export", "adif", "--all", "--format", "xml"]);
+    assert_eq!(run.code, 2, "{run:?}");
+}
+
+#[test]
+fn adx_export() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        adx_export_keeps_the_exact_text,
+    );
 }
