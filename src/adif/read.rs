@@ -2144,6 +2144,40 @@ mod tests {
     }
 
     #[test]
+    fn loggers_quirks_in_fixture_files() {
+        let (header, recs) = records("lotw.adi");
+        assert_eq!(header.get("PROGRAMID"), Some("LoTW"));
+        assert_eq!(recs.len(), 2, "<APP_LoTW_EOF> is no record");
+        assert_eq!(recs[0].get("MY_STATE"), Some("WI"));
+        assert_eq!(recs[0].get("QSO_DATE"), Some("20261101"));
+        assert_eq!(recs[0].get("APP_LOTW_RXQSL"), Some("2026-11-02 08:00:00"));
+
+        let (_, recs) = records("windows1252.adi");
+        assert_eq!(recs[0].get("NAME"), Some("O\u{2019}Brien"));
+        assert_eq!(recs[0].get("QTH"), Some("Dún Laoghaire"));
+
+        let (_, recs) = records("chars.adi");
+        let names: Vec<_> = recs.iter().map(|r| r.get("NAME").unwrap()).collect();
+        assert_eq!(names, ["Søren Ø", "山田 太郎", "Paweł 🎉"]);
+        assert_eq!(recs[2].get("QTH"), Some("Łódź"));
+
+        let reader = open(corpus("hrd_utf16.adx")).unwrap();
+        assert_eq!(reader.format(), Format::Adx);
+        assert_eq!(reader.header().get("PROGRAMID"), Some("HRD Logbook"));
+        let (_, recs) = records("hrd_utf16.adx");
+        assert_eq!(recs[0].get("NAME_INTL"), Some("Paweł"));
+        assert_eq!(recs[0].get("APP_HRD_AWARD"), Some("WAE & DXCC"));
+
+        for name in ["lotw.adi", "windows1252.adi", "chars.adi", "hrd_utf16.adx"] {
+            let (_, recs) = records(name);
+            assert!(
+                recs.iter().all(|r| r.problems.is_empty()),
+                "{name}: {recs:?}"
+            );
+        }
+    }
+
+    #[test]
     fn lower_case_tags_and_lf() {
         let (header, recs) = records("lowercase.adi");
         assert_eq!(header.get("programid"), Some("MiniLog"));
