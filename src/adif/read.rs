@@ -109,8 +109,9 @@ impl From<IoFail> for Fail {
 struct IoFail(ReadError);
 
 impl<R: BufRead> Reader<R> {
-    /// Sniffs the format from the first bytes (ADX when the first non-blank bytes are `<?xml`
-    /// or `<ADX`; a UTF-8 byte order mark is skipped) and reads the header if any.
+    /// Sniffs the encoding and then the format from the first bytes (ADX when the first
+    /// non-blank text is `<?xml` or `<ADX`; a byte order mark is skipped) and reads the header
+    /// if any.
     ///
     /// Fails, with `record` 0, for a file that is empty, binary or holds no ADIF tag, and for
     /// a header that does not end with `<EOH>` (ADX: that is not well formed).
