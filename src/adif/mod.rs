@@ -2,14 +2,16 @@
 //! can move into svc from WSJT-X, N1MM+, QRZ and the like, and out to POTA, LoTW or another
 //! logger.
 //!
-//! Both encodings are read: ADI (tagged text, `<CALL:5>K1ABC`) and ADX (XML). Only ADI is
-//! written, because every consumer svc exports to takes ADI and not all of them take ADX.
+//! Both encodings are read and written: ADI (tagged text, `<CALL:5>K1ABC`) and ADX (XML).
+//! ADI is the default output, because every consumer svc exports to takes ADI and not all of
+//! them take ADX; ADX is the one that keeps non-ASCII text exactly (in `_INTL` fields).
 //!
 //! Records are kept as plain name/value text ([`Record`]) rather than typed fields: loggers
 //! add fields of their own (`APP_N1MM_...`) and bend the types of standard ones, and an import
 //! must be able to say which fields it did not keep. The typed mapping to svc's contacts lives
 //! in [`contact`]; the mode names in [`modes`].
 
+mod adx;
 pub mod contact;
 pub mod modes;
 mod read;
@@ -24,6 +26,25 @@ pub use write::{Writer, record_text};
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Record {
     pub fields: Vec<(String, String)>,
+    /// Fields the reader could not read and left out, so that a file with one bad length
+    /// count still imports the rest of its record and the import can say what was lost.
+    pub problems: Vec<FieldProblem>,
+}
+
+/// A field of a record that was read but could not be kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldProblem {
+    /// The field's name as written, upper-cased.
+    pub field: String,
+    /// What was wrong and what was done, beginning with the field's name: "ADDRESS: length
+    /// 40 runs into the next tag; the field was dropped".
+    pub message: String,
+}
+
+impl std::fmt::Display for FieldProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 impl Record {

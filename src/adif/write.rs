@@ -1,89 +1,147 @@
-//! The ADI writer.
+//! The ADI and ADX writers.
 //!
-//! Output is plain ADIF 3.1.5 that the strictest consumers (LoTW's TQSL, POTA's upload
-//! checker) accept: upper-case tags, lengths in bytes, one record per line so that a person
-//! can read and diff an export.
+//! ADI output is plain ADIF 3.1.7 that the strictest consumers (LoTW's TQSL, POTA's upload
+//! checker) accept: upper-case tags, one record per line so that a person can read and diff an
+//! export, and values in ASCII, as ADIF's String type is. Loggers disagree on whether a length
+//! counts bytes or characters, and only ASCII makes both counts the same, so non-ASCII text
+//! is transliterated ("Jürgen" → "Jurgen"). Line breaks in a value are written as CRLF, as
+//! ADIF's MultilineString wants.
+//!
+//! ADX output (see [`super::adx`]) keeps the exact text besides, in the `_INTL` fields ADIF
+//! has for that.
 
 use std::io::{self, Write};
 
 use chrono::{DateTime, Utc};
 
-use super::Record;
+use super::{Format, Record, adx};
 
-/// Writes an ADI file: the header when created, then one line per record.
+/// Writes an ADI or ADX file: the header when created, then one record at a time, and for
+/// ADX the closing tags on [`Writer::finish`].
 pub struct Writer<W: Write> {
     out: W,
+    format: Format,
 }
 
 impl<W: Write> Writer<W> {
-    /// Writes the header: a first line naming svc (it must not begin with `<`, or readers
-    /// would take the file for one without a header), then ADIF_VER, PROGRAMID,
+    /// An ADI file. Writes the header: a first line naming svc (it must not begin with `<`,
+    /// or readers would take the file for one without a header), then ADIF_VER, PROGRAMID,
     /// PROGRAMVERSION, CREATED_TIMESTAMP (UTC, from `created`) and `<EOH>`.
-    pub fn new(mut out: W, created: DateTime<Utc>) -> io::Result<Self> {
-        let version = env!("CARGO_PKG_VERSION");
-        writeln!(out, "ADIF export from svc {version}")?;
-        for (name, value) in [
-            ("ADIF_VER", "3.1.5"),
-            ("PROGRAMID", "svc"),
-            ("PROGRAMVERSION", version),
-            (
-                "CREATED_TIMESTAMP",
-                &created.format("%Y%m%d %H%M%S").to_string(),
-            ),
-        ] {
-            field(&mut out, name, value)?;
-            writeln!(out)?;
+    pub fn new(out: W, created: DateTime<Utc>) -> io::Result<Self> {
+        Self::with_format(out, created, Format::Adi)
+    }
+
+    /// An ADI or ADX file, its header written.
+    pub fn with_format(mut out: W, created: DateTime<Utc>, format: Format) -> io::Result<Self> {
+        let header = header(created);
+        match format {
+            Format::Adi => {
+                writeln!(out, "ADIF export from svc {}", env!("CARGO_PKG_VERSION"))?;
+                for (name, value) in &header {
+                    field(&mut out, name, value)?;
+                    writeln!(out)?;
+                }
+                writeln!(out, "<EOH>")?;
+            }
+            Format::Adx => adx::start(&mut out, &header)?,
         }
-        writeln!(out, "<EOH>")?;
-        Ok(Writer { out })
+        Ok(Writer { out, format })
     }
 
-    /// One record: each non-empty field as `<NAME:bytes>value`, separated by a space, then
-    /// `<EOR>` and a newline. A record with no non-empty field is not written, since readers
-    /// would see nothing in it. A field name that would break the tag syntax is refused with
-    /// `InvalidInput` before anything of the record is written.
+    /// One record. ADI: each non-empty field as `<NAME:length>value`, separated by a space,
+    /// then `<EOR>` and a newline. A record with no non-empty field is not written, since
+    /// readers would see nothing in it. A field name that would break the tag syntax is
+    /// refused with `InvalidInput` before anything of the record is written.
     pub fn record(&mut self, record: &Record) -> io::Result<()> {
-        self.out.write_all(&line(record)?)
+        match self.format {
+            Format::Adi => self.out.write_all(&line(record)?),
+            Format::Adx => adx::record(&mut self.out, record),
+        }
     }
 
-    /// Flushes and hands the output back.
+    /// Ends the file, flushes and hands the output back.
     pub fn finish(mut self) -> io::Result<W> {
+        if self.format == Format::Adx {
+            adx::end(&mut self.out)?;
+        }
         self.out.flush()?;
         Ok(self.out)
     }
 }
 
-/// One record as the writer writes it, on its own: what an external logbook's API takes for
-/// one contact. Empty when the record has no non-empty field.
+fn header(created: DateTime<Utc>) -> [(&'static str, String); 4] {
+    [
+        ("ADIF_VER", "3.1.7".to_owned()),
+        ("PROGRAMID", "svc".to_owned()),
+        ("PROGRAMVERSION", env!("CARGO_PKG_VERSION").to_owned()),
+        (
+            "CREATED_TIMESTAMP",
+            created.format("%Y%m%d %H%M%S").to_string(),
+        ),
+    ]
+}
+
+/// One record as the ADI writer writes it, on its own: what an external logbook's API takes
+/// for one contact. Empty when the record has no non-empty field.
 pub fn record_text(record: &Record) -> io::Result<String> {
     let bytes = line(record)?;
     String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
-fn line(record: &Record) -> io::Result<Vec<u8>> {
-    let fields: Vec<_> = record
+/// The fields of `record` as ADI carries them: no `_INTL` field, which ADI does not allow,
+/// but its text transliterated into the plain field when the record has no plain one.
+fn adi_fields(record: &Record) -> Vec<(&str, &str)> {
+    let has = |name: &str| {
+        record
+            .fields
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+    };
+    record
         .fields
         .iter()
         .filter(|(_, value)| !value.is_empty())
-        .collect();
+        .filter_map(|(name, value)| match intl_base(name) {
+            Some(base) if !has(base) => Some((base, value.as_str())),
+            Some(_) => None,
+            None => Some((name.as_str(), value.as_str())),
+        })
+        .collect()
+}
+
+/// The plain field an `_INTL` field is the exact text of: `NAME` for `NAME_INTL`.
+pub(super) fn intl_base(name: &str) -> Option<&str> {
+    let cut = name.len().checked_sub("_INTL".len())?;
+    (name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case("_INTL"))
+        .then(|| &name[..cut])
+        .filter(|base| !base.is_empty())
+}
+
+fn line(record: &Record) -> io::Result<Vec<u8>> {
+    let fields = adi_fields(record);
     if fields.is_empty() {
         return Ok(Vec::new());
     }
-    if let Some((name, _)) = fields.iter().find(|(name, _)| !valid_name(name)) {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "{name:?} is not an ADIF field name: names are ASCII letters, digits and underscores"
-            ),
-        ));
-    }
+    check_names(fields.iter().map(|(name, _)| *name))?;
     let mut line = Vec::new();
     for (name, value) in fields {
-        field(&mut line, name, value)?;
+        field(&mut line, name, &ascii(value))?;
         line.push(b' ');
     }
     line.extend_from_slice(b"<EOR>\n");
     Ok(line)
+}
+
+pub(super) fn check_names<'a>(mut names: impl Iterator<Item = &'a str>) -> io::Result<()> {
+    match names.find(|name| !valid_name(name)) {
+        Some(name) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{name:?} is not an ADIF field name: names are ASCII letters, digits and underscores"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn field(out: &mut impl Write, name: &str, value: &str) -> io::Result<()> {
@@ -93,6 +151,27 @@ fn field(out: &mut impl Write, name: &str, value: &str) -> io::Result<()> {
         name.to_ascii_uppercase(),
         value.len()
     )
+}
+
+/// A value as ADIF's String and MultilineString types have it: ASCII, line breaks as CRLF.
+pub(super) fn ascii(value: &str) -> String {
+    let plain = if value.is_ascii() {
+        value.to_owned()
+    } else {
+        deunicode::deunicode(value)
+    };
+    crlf(&plain)
+}
+
+/// Every line break (CRLF, CR or LF) as CRLF.
+pub(super) fn crlf(value: &str) -> String {
+    if !value.contains(['\r', '\n']) {
+        return value.to_owned();
+    }
+    value
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .replace('\n', "\r\n")
 }
 
 fn valid_name(name: &str) -> bool {
@@ -122,22 +201,37 @@ mod tests {
     }
 
     #[test]
-    fn header_and_records_count_bytes() {
+    fn header_and_records_are_ascii_with_crlf_in_values() {
         let mut w = Writer::new(Vec::new(), created()).unwrap();
         w.record(&sample()).unwrap();
         let out = String::from_utf8(w.finish().unwrap()).unwrap();
         let version = env!("CARGO_PKG_VERSION");
         let expected = format!(
             "ADIF export from svc {version}\n\
-             <ADIF_VER:5>3.1.5\n\
+             <ADIF_VER:5>3.1.7\n\
              <PROGRAMID:3>svc\n\
              <PROGRAMVERSION:{}>{version}\n\
              <CREATED_TIMESTAMP:15>20261101 090507\n\
              <EOH>\n\
-             <CALL:6>DL1ABC <NAME:7>Jürgen <COMMENT:9>two\nlines <QTH:5>Köln <EOR>\n",
+             <CALL:6>DL1ABC <NAME:6>Jurgen <COMMENT:10>two\r\nlines <QTH:4>Koln <EOR>\n",
             version.len()
         );
         assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn non_ascii_is_transliterated_and_intl_fields_are_left_out() {
+        let mut r = Record::default();
+        r.push("CALL", "OZ1AB");
+        r.push("NAME", "Søren Ø");
+        r.push("NAME_INTL", "Søren Ø");
+        r.push("QTH_INTL", "Århus");
+        r.push("NOTES", "one\rtwo\r\nthree\n");
+        assert_eq!(
+            record_text(&r).unwrap(),
+            "<CALL:5>OZ1AB <NAME:7>Soren O <QTH:5>Arhus <NOTES:17>one\r\ntwo\r\nthree\r\n <EOR>\n"
+        );
+        assert!(record_text(&r).unwrap().is_ascii());
     }
 
     #[test]
@@ -157,18 +251,26 @@ mod tests {
             Some("20261101 090507")
         );
         let back: Vec<Record> = reader.map(|r| r.unwrap()).collect();
-        assert_eq!(back, [sample(), second]);
+        let mut ascii = Record::default();
+        ascii.push("CALL", "DL1ABC");
+        ascii.push("NAME", "Jurgen");
+        ascii.push("COMMENT", "two\r\nlines");
+        ascii.push("QTH", "Koln");
+        assert_eq!(back, [ascii, second]);
     }
 
     #[test]
     fn names_that_break_tags_are_refused() {
-        let mut w = Writer::new(Vec::new(), created()).unwrap();
-        for name in ["A:B", "A B", "A>", ""] {
-            let record = Record {
-                fields: vec![(name.into(), "x".into())],
-            };
-            let e = w.record(&record).unwrap_err();
-            assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        for format in [Format::Adi, Format::Adx] {
+            let mut w = Writer::with_format(Vec::new(), created(), format).unwrap();
+            for name in ["A:B", "A B", "A>", ""] {
+                let record = Record {
+                    fields: vec![(name.into(), "x".into())],
+                    ..Record::default()
+                };
+                let e = w.record(&record).unwrap_err();
+                assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+            }
         }
     }
 }

@@ -1,19 +1,19 @@
-//! `svc export adif`: contacts out as ADIF 3.1 (ADI), to stdout or a file, streamed page by
-//! page so that memory stays flat (README, "ADIF").
+//! `svc export adif`: contacts out as ADIF 3.1 (ADI, or ADX with `--format adx`), to stdout or
+//! a file, streamed page by page so that memory stays flat (README, "ADIF").
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 
 use super::{CliError, Ctx, input};
-use crate::adif::Writer;
+use crate::adif::{self, Writer};
 use crate::client::export::{self, ExportError, Exported, Window};
 use crate::model::{FolderType, Timestamp};
 
 #[derive(Debug, Subcommand)]
 pub enum ExportCommand {
-    /// Write contacts as ADIF 3.1 (ADI) for other loggers, LoTW, QRZ and POTA
+    /// Write contacts as ADIF 3.1 (ADI or ADX) for other loggers, LoTW, QRZ and POTA
     Adif(AdifArgs),
 }
 
@@ -42,6 +42,25 @@ pub struct AdifArgs {
     /// Only contacts up to this UTC day, included, or before this time
     #[arg(long, value_parser = input::until, value_name = "DATE")]
     until: Option<Timestamp>,
+    /// adi: tagged text in ASCII, which every logger reads; adx: XML that also keeps
+    /// non-ASCII names and comments exactly (in _INTL fields)
+    #[arg(long, value_enum, default_value_t = ExportFormat::Adi)]
+    format: ExportFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Adi,
+    Adx,
+}
+
+impl From<ExportFormat> for adif::Format {
+    fn from(f: ExportFormat) -> Self {
+        match f {
+            ExportFormat::Adi => adif::Format::Adi,
+            ExportFormat::Adx => adif::Format::Adx,
+        }
+    }
 }
 
 impl From<ExportError> for CliError {
@@ -101,8 +120,12 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
         match &args.out {
             None => {
                 let stdout = std::io::stdout();
-                let mut out = Writer::new(BufWriter::new(stdout.lock()), chrono::Utc::now())
-                    .map_err(stdout_error)?;
+                let mut out = Writer::with_format(
+                    BufWriter::new(stdout.lock()),
+                    chrono::Utc::now(),
+                    args.format.into(),
+                )
+                .map_err(stdout_error)?;
                 for folder in &chosen {
                     written +=
                         export::write_folder(&client, folder, &me.callsign, window, &mut out)
@@ -122,7 +145,7 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
                 })
             }
             Some(path) => {
-                let exported = export::to_file(path, async |out| {
+                let exported = export::to_file(path, args.format.into(), async |out| {
                     let mut n = 0;
                     for folder in &chosen {
                         n += export::write_folder(&client, folder, &me.callsign, window, out)

@@ -7,7 +7,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Client, ClientError, FULL_PAGE};
-use crate::adif::{self, Record, Writer};
+use crate::adif::{self, Format, Record, Writer};
 use crate::model::{Contact, Folder, FolderType, Timestamp};
 
 #[derive(Debug)]
@@ -165,7 +165,7 @@ pub async fn activation_file(
 ) -> Result<Exported, ExportError> {
     let name = pota_file_name(folder)?;
     let (records, contacts) = pota_records(client, folder, account_callsign).await?;
-    let mut exported = to_file(&dir.join(name), async |out| {
+    let mut exported = to_file(&dir.join(name), Format::Adi, async |out| {
         for record in &records {
             out.record(record).map_err(ExportError::Write)?;
         }
@@ -239,17 +239,20 @@ pub async fn folder_file(
     if folder.folder_type == FolderType::Activation {
         return activation_file(client, folder, account_callsign, dir).await;
     }
-    to_file(&dir.join(folder_file_name(folder)), async |out| {
-        write_folder(client, folder, account_callsign, Window::default(), out).await
-    })
+    to_file(
+        &dir.join(folder_file_name(folder)),
+        Format::Adi,
+        async |out| write_folder(client, folder, account_callsign, Window::default(), out).await,
+    )
     .await
 }
 
-/// Writes the ADIF file `path`: `write` adds the records (and returns how many) to a file
-/// that takes the name only when whole, so an interrupted export never leaves a short file
-/// under the real name.
+/// Writes the ADIF file `path` in `format`: `write` adds the records (and returns how many)
+/// to a file that takes the name only when whole, so an interrupted export never leaves a
+/// short file under the real name.
 pub async fn to_file(
     path: &Path,
+    format: Format,
     write: impl AsyncFnOnce(&mut Writer<BufWriter<File>>) -> Result<u64, ExportError>,
 ) -> Result<Exported, ExportError> {
     let mut name = std::ffi::OsString::from(".");
@@ -261,8 +264,8 @@ pub async fn to_file(
     };
     let result = async {
         let file = File::create(&tmp).map_err(|e| failed(&tmp, e))?;
-        let mut out =
-            Writer::new(BufWriter::new(file), chrono::Utc::now()).map_err(|e| failed(&tmp, e))?;
+        let mut out = Writer::with_format(BufWriter::new(file), chrono::Utc::now(), format)
+            .map_err(|e| failed(&tmp, e))?;
         let records = write(&mut out).await.map_err(|e| match e {
             ExportError::Write(e) => failed(&tmp, e),
             other => other,
