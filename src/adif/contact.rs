@@ -448,7 +448,10 @@ impl Taken<'_> {
                 .record
                 .get(n)
                 .is_some_and(|v| v.eq_ignore_ascii_case(&value));
-            if *n == chosen || repeats {
+            // The plain field beside an _INTL one is its ASCII spelling (ADX writes both):
+            // nothing of it is lost when the exact text is kept.
+            let ascii_of_chosen = chosen.strip_suffix("_INTL") == Some(*n);
+            if *n == chosen || repeats || ascii_of_chosen {
                 self.used.push((*n).to_owned());
             }
         }
@@ -769,12 +772,17 @@ mod tests {
         assert!(p2p[0].dropped.is_empty(), "{:?}", p2p[0].dropped);
         assert_eq!(p2p[1].sig, None);
         assert_eq!(p2p[1].my_sig.as_deref(), Some("POTA"));
-        for (name, good) in [
-            ("truncated.adi", 2),
-            ("wrong_length.adi", 3),
-            ("no_length.adi", 2),
+        // Records read, and of those the ones that make a contact: in wrong_length.adi one
+        // record's CALL runs into the next tag and is lost.
+        for (name, read, good) in [
+            ("truncated.adi", 2, 2),
+            ("wrong_length.adi", 6, 5),
+            ("no_length.adi", 2, 2),
         ] {
-            assert_eq!(imports(name).len(), good, "{name}");
+            let records = corpus(name);
+            assert_eq!(records.len(), read, "{name}");
+            let made = records.iter().filter(|r| imported(r).is_ok()).count();
+            assert_eq!(made, good, "{name}");
         }
     }
 

@@ -81,6 +81,14 @@ struct Refusal {
     exit: u8,
 }
 
+/// A field of an imported record that was dropped or repaired as it was read.
+#[derive(Debug, Clone, Serialize)]
+struct FieldNote {
+    record: u64,
+    field: String,
+    message: String,
+}
+
 /// Where a contact goes with `--auto`, before the folder is known by id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Place {
@@ -126,6 +134,10 @@ struct Summary {
     already_there: u64,
     refused_count: u64,
     refused: Vec<Refusal>,
+    /// Fields of imported records that the reader could not read as written (a length that
+    /// fits nothing): each names its record, the field and what was done.
+    field_problem_count: u64,
+    field_problems: Vec<FieldNote>,
     /// Fields that could not be kept at all, by name: how many records carried each.
     not_kept: BTreeMap<String, u64>,
     /// Fields svc names whose value is not in svc's form (a GRIDSQUARE of 10 characters, a
@@ -144,6 +156,17 @@ struct Summary {
 }
 
 impl Summary {
+    fn field_problem(&mut self, record: u64, problem: &crate::adif::FieldProblem) {
+        self.field_problem_count += 1;
+        if self.field_problems.len() < SHOWN_REFUSALS {
+            self.field_problems.push(FieldNote {
+                record,
+                field: problem.field.clone(),
+                message: problem.message.clone(),
+            });
+        }
+    }
+
     fn refuse(&mut self, refusal: Refusal) {
         self.refused_count += 1;
         if self.refused.len() < SHOWN_REFUSALS {
@@ -298,12 +321,21 @@ impl Importer<'_> {
                     self.summary.records += 1;
                     let callsign = record.get("CALL").map(str::to_owned);
                     match imported(&record) {
-                        Ok(contact) => self.take(number, contact).await?,
+                        Ok(contact) => {
+                            for problem in &record.problems {
+                                self.summary.field_problem(number, problem);
+                            }
+                            self.take(number, contact).await?
+                        }
+                        // What the reader could not read is often why: say it too.
                         Err(message) => self.summary.refuse(Refusal {
                             record: number,
                             callsign,
                             error: ErrorCode::ValidationError.as_str().into(),
-                            message,
+                            message: std::iter::once(message)
+                                .chain(record.problems.iter().map(|p| p.message.clone()))
+                                .collect::<Vec<_>>()
+                                .join("; "),
                             exit: ErrorCode::ValidationError.exit_code(),
                         }),
                     }
@@ -621,6 +653,16 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    if !s.field_problems.is_empty() {
+        out.push_str("fields read with a fault (the rest of each record went in):\n");
+        for p in &s.field_problems {
+            out.push_str(&format!("  record {}  {}\n", p.record, p.message));
+        }
+        let unshown = s.field_problem_count - s.field_problems.len() as u64;
+        if unshown > 0 {
+            out.push_str(&format!("  … and {unshown} more\n"));
+        }
+    }
     if !s.kept_as_read.is_empty() {
         out.push_str(&format!(
             "kept as read, not in svc's form (written back as they were): {}\n",
