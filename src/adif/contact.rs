@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use super::{Record, modes};
 use crate::model::band::band_lower_edge;
 use crate::model::fields::{FIELDS, Kind, MAX_ADIF_ENTRIES, check_adif_entry};
+use crate::model::program::normalize_reference_list;
 use crate::model::{Contact, Field, Fields, Timestamp};
 
 /// The ADIF record for one stored contact: the seed's fields, then every declared field
@@ -163,6 +164,10 @@ pub struct Imported {
     /// characters, a COMMENT of several lines): kept as read in `adif` and written back so,
     /// named here for the import summary.
     pub kept_as_read: Vec<String>,
+    /// What was made of a record that did not say it as ADIF does, for the import summary:
+    /// "TIME_ON taken from TIME_OFF" (LogHX writes no TIME_ON), "SIG POTA added to a park's
+    /// SIG_INFO" (HAMRS's park-to-park contacts).
+    pub changed: Vec<String>,
     /// The names of the record's fields that could not be kept at all (a reference without
     /// its program, a POTA_REF that contradicts SIG_INFO, a field name or value ADIF cannot
     /// carry), in file order, for the import summary. A field that only repeats a kept value
@@ -188,7 +193,20 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
     let date = fields
         .take(&["QSO_DATE"])
         .ok_or("QSO_DATE is missing; ADIF writes the UTC date as <QSO_DATE:8>20261101")?;
-    let time = fields.take(&["TIME_ON"]).ok_or(
+    let mut changed = Vec::new();
+    // LogHX writes TIME_OFF and no TIME_ON: the end of a contact of a minute or two is a
+    // better time for it than none.
+    let time = match fields.peek(&["TIME_ON"]) {
+        Some(_) => fields.take(&["TIME_ON"]),
+        None if fields.peek(&["TIME_OFF"]).is_some()
+            && fields.peek(&["QSO_DATE_OFF"]).is_none() =>
+        {
+            changed.push("TIME_ON taken from TIME_OFF".to_owned());
+            fields.peek(&["TIME_OFF"])
+        }
+        None => None,
+    }
+    .ok_or(
         "TIME_ON is missing; ADIF writes the UTC time as <TIME_ON:6>120030 or <TIME_ON:4>1200",
     )?;
     let time_on = instant("QSO_DATE", &date, "TIME_ON", &time)?;
@@ -233,8 +251,22 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
     let rst_received = fields.take(&["RST_RCVD"]);
     let name = fields.take(&["NAME_INTL", "NAME"]);
     let notes = fields.take(&["NOTES_INTL", "NOTES"]);
-    let (sig, sig_info) = fields.sig("SIG", "SIG_INFO", "POTA_REF");
     let (my_sig, my_sig_info) = fields.sig("MY_SIG", "MY_SIG_INFO", "MY_POTA_REF");
+    let (mut sig, sig_info) = fields.sig("SIG", "SIG_INFO", "POTA_REF");
+    // HAMRS writes a park-to-park contact's park as SIG_INFO without SIG: in a POTA
+    // activation, a SIG_INFO that is a park list is the other activator's park.
+    if sig.is_none()
+        && my_sig.as_deref().is_some_and(is_pota)
+        && let Some(info) = fields.peek(&["SIG_INFO"])
+        && normalize_reference_list("SIG_INFO", &info).is_ok()
+    {
+        sig = Some("POTA".to_owned());
+        changed.push("SIG POTA added to a park's SIG_INFO".to_owned());
+    }
+    let sig_info = match (&sig, sig_info) {
+        (Some(_), None) => fields.take(&["SIG_INFO"]),
+        (_, info) => info,
+    };
     let station_callsign = fields
         .peek(&["STATION_CALLSIGN", "OPERATOR"])
         .map(|c| c.to_ascii_uppercase());
@@ -281,9 +313,16 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
             continue;
         }
         let intl = format!("{}_INTL", def.adif);
-        let Some(raw) = fields.take(&[intl.as_str(), def.adif]) else {
+        let Some(mut raw) = fields.take(&[intl.as_str(), def.adif]) else {
             continue;
         };
+        // Power as loggers write it: "50W", "6w".
+        if matches!(def.field, Field::TxPwr | Field::RxPwr)
+            && let Some(watts) = raw.trim().strip_suffix(['W', 'w'])
+            && watts.trim().parse::<f64>().is_ok()
+        {
+            raw = watts.trim().to_owned();
+        }
         match def.check(&raw) {
             Ok(value) => kept.set(def.field, value),
             Err(_) => match check_adif_entry(def.adif, &raw) {
@@ -329,6 +368,7 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
         station_callsign,
         fields: kept,
         kept_as_read,
+        changed,
         dropped,
     })
 }

@@ -1131,15 +1131,22 @@ fn starts_with_ci(bytes: &[u8], prefix: &[u8]) -> bool {
 /// nothing but blanks and tags. A value may legitimately hold the text `<EOR>`; it is then
 /// followed by other text.
 fn swallowed_eor(value: &[u8]) -> Option<usize> {
-    let mut from = 0;
-    while let Some(p) = find_ci(&value[from..], b"<eor>").map(|p| p + from) {
-        let rest = &value[p + 5..];
-        match rest.iter().find(|&&b| !is_blank(b)) {
-            None | Some(b'<') => return Some(p),
-            Some(_) => from = p + 5,
-        }
-    }
-    None
+    // An <EOH> counts as much: a header value whose count runs over it (Cloudlog's
+    // `<PROGRAMVERSION:22>Version 0.1`) would otherwise take the header's end with it.
+    [b"<eor>", b"<eoh>"]
+        .iter()
+        .filter_map(|end| {
+            let mut from = 0;
+            while let Some(p) = find_ci(&value[from..], *end).map(|p| p + from) {
+                let rest = &value[p + 5..];
+                match rest.iter().find(|&&b| !is_blank(b)) {
+                    None | Some(b'<') => return Some(p),
+                    Some(_) => from = p + 5,
+                }
+            }
+            None
+        })
+        .min()
 }
 
 /// Where `needle` (ASCII) first occurs in `hay`, compared without case.
@@ -1243,7 +1250,7 @@ impl Misfit {
             Misfit::PastEnd => "runs past the end of the file",
             Misfit::SplitsCharacter => "ends inside a character",
             Misfit::IntoTag => "runs into the next tag",
-            Misfit::TakesEor => "takes in the <EOR> that ends the record",
+            Misfit::TakesEor => "takes in the <EOR> or <EOH> that ends the record or header",
         }
     }
 }
@@ -2266,7 +2273,9 @@ mod tests {
         // Too long, swallowing the <EOR>: the record keeps its other fields.
         assert_eq!(
             problems(1),
-            ["COMMENT: length 40 takes in the <EOR> that ends the record; the field was dropped"]
+            [
+                "COMMENT: length 40 takes in the <EOR> or <EOH> that ends the record or header; the field was dropped"
+            ]
         );
         assert_eq!(recs[1].get("MODE"), Some("CW"));
         assert_eq!(recs[1].get("COMMENT"), None);
@@ -2363,7 +2372,7 @@ mod tests {
         assert_eq!(r.get("CALL"), Some("N0AA"));
         assert_eq!(
             r.problems[0].message,
-            "NAME: length 8 does not fit: counted in bytes it takes in the <EOR> that ends the record, counted in characters it runs past the end of the file; the field was dropped"
+            "NAME: length 8 does not fit: counted in bytes it takes in the <EOR> or <EOH> that ends the record or header, counted in characters it runs past the end of the file; the field was dropped"
         );
     }
 

@@ -143,6 +143,9 @@ struct Summary {
     /// Fields svc names whose value is not in svc's form (a GRIDSQUARE of 10 characters, a
     /// COMMENT of several lines), kept as read and written back so, by name.
     kept_as_read: BTreeMap<String, u64>,
+    /// What was made of records that did not say it as ADIF does ("TIME_ON taken from
+    /// TIME_OFF"), by what: how many records.
+    changed: BTreeMap<String, u64>,
     /// Of `already_there`, the records whose contact was there with other details (the same
     /// contact from another logger): the stored one was kept as it was.
     kept_first: u64,
@@ -375,6 +378,9 @@ impl Importer<'_> {
         }
         for name in &contact.kept_as_read {
             *self.summary.kept_as_read.entry(name.clone()).or_default() += 1;
+        }
+        for what in &contact.changed {
+            *self.summary.changed.entry(what.clone()).or_default() += 1;
         }
         if contact.band_only {
             self.summary.band_only += 1;
@@ -663,6 +669,9 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
             out.push_str(&format!("  … and {unshown} more\n"));
         }
     }
+    if !s.changed.is_empty() {
+        out.push_str(&format!("changed: {}\n", counts(&s.changed)));
+    }
     if !s.kept_as_read.is_empty() {
         out.push_str(&format!(
             "kept as read, not in svc's form (written back as they were): {}\n",
@@ -719,6 +728,7 @@ mod tests {
             station_callsign: None,
             fields: Default::default(),
             kept_as_read: vec![],
+            changed: vec![],
             dropped: vec![],
         }
     }

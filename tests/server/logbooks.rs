@@ -621,7 +621,7 @@ fn an_edited_contact_replaces_its_copy_in_the_book() {
     assert_eq!(calls(&qrz), ["K1ABC"]);
     let records = qrz.records(QRZ_KEY);
     assert_eq!(
-        records[0].1.get("COMMENT"),
+        records[0].1.get("NOTES"),
         Some("fixed"),
         "{:?}",
         records[0].1
