@@ -9,7 +9,7 @@ use chrono::NaiveDate;
 use sha2::{Digest, Sha256};
 
 use super::{Record, modes};
-use crate::model::band::band_lower_edge;
+use crate::model::band::{band_for_mhz, band_lower_edge};
 use crate::model::fields::{FIELDS, Kind, MAX_ADIF_ENTRIES, check_adif_entry};
 use crate::model::program::normalize_reference_list;
 use crate::model::{Contact, Field, Fields, Timestamp};
@@ -232,6 +232,20 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
         None => None,
     };
     let band = fields.take(&["BAND"]);
+    // FREQ is MHz. A value in no band that is one in Hz or kHz (Cloudlog once wrote 14074000)
+    // is read so, and the summary says so.
+    let freq = freq.map(|mhz| {
+        if band_for_mhz(mhz).is_some() {
+            return mhz;
+        }
+        for (divisor, unit) in [(1e6, "Hz"), (1e3, "kHz")] {
+            if band_for_mhz(mhz / divisor).is_some() {
+                changed.push(format!("FREQ in {unit} read as MHz"));
+                return mhz / divisor;
+            }
+        }
+        mhz
+    });
     let (frequency, band_only) = match (freq, band) {
         (Some(mhz), _) => (mhz, false),
         (None, Some(band)) => {

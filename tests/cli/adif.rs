@@ -13,7 +13,7 @@ use svc::adif::{Reader, Record};
 use super::{Cli, Run};
 use crate::common::{Api, Server};
 
-const ROOMY: &[&str] = &[
+pub(super) const ROOMY: &[&str] = &[
     "--burst-limit",
     "100000",
     "--daily-contact-budget",
@@ -42,7 +42,7 @@ fn corpus(name: &str) -> String {
         .to_string()
 }
 
-fn account(flags: &[&str]) -> (Server, Api, Cli) {
+pub(super) fn account(flags: &[&str]) -> (Server, Api, Cli) {
     let server = Server::start_with(flags);
     let api = server.account("W1AW", "elevated");
     let cli = Cli::with_key(&server, &api);
@@ -80,7 +80,7 @@ fn records(path: &Path) -> Vec<Record> {
 }
 
 /// Records as comparable text, one line each, fields sorted.
-fn lines(records: &[Record]) -> BTreeSet<String> {
+pub(super) fn lines(records: &[Record]) -> BTreeSet<String> {
     records
         .iter()
         .map(|r| {
@@ -92,7 +92,7 @@ fn lines(records: &[Record]) -> BTreeSet<String> {
         .collect()
 }
 
-fn import(cli: &Cli, file: &str, flags: &[&str]) -> Run {
+pub(super) fn import(cli: &Cli, file: &str, flags: &[&str]) -> Run {
     let mut args = vec!["import", "adif", file];
     args.extend_from_slice(flags);
     cli.run(&args)

@@ -7,6 +7,7 @@ mod adif;
 mod adif_io;
 mod auth;
 mod contacts;
+mod corpus;
 mod errors;
 mod folders;
 mod hardening;
