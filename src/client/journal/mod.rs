@@ -100,6 +100,9 @@ impl EntryState {
 }
 
 /// What an entry asks the service for.
+// A contact (the whole contact, model::fields) is most entries, and each is made once and
+// moved a few times: boxing it would cost an allocation to save bytes nothing holds many of.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", content = "request", rename_all = "lowercase")]
 pub enum EntryRequest {
