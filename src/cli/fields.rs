@@ -97,7 +97,8 @@ impl clap::Args for FieldFlags {
     }
 }
 
-fn value_name(def: &Def) -> &'static str {
+/// The placeholder of a field's flag in help and docs: what kind of value it takes.
+pub fn value_name(def: &Def) -> &'static str {
     use crate::model::fields::Kind;
     match def.kind {
         Kind::Grid => "LOCATOR",

@@ -198,6 +198,28 @@ fn openapi_declares_every_field_as_the_table_does() {
 }
 
 #[test]
-fn api_md_lists_every_field() {
+fn api_md_and_readme_list_every_field() {
     check_block("docs/API.md", &markdown_table());
+    check_block("README.md", &markdown_table());
+}
+
+/// The flags of `svc contacts create|edit` that the table gives.
+fn flags_table() -> String {
+    let mut out = String::from("| flag | |\n|---|---|\n");
+    for def in FIELDS.iter().filter(|d| d.common) {
+        out.push_str(&format!(
+            "| `--{} {}` | {} ({}; `{}` on the wire) |\n",
+            def.flag,
+            svc::cli::fields::value_name(def),
+            def.help,
+            kind_text(def),
+            def.wire
+        ));
+    }
+    out
+}
+
+#[test]
+fn cli_md_lists_the_field_flags() {
+    check_block("docs/CLI.md", &flags_table());
 }
