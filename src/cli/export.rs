@@ -1,5 +1,6 @@
-//! `svc export adif`: contacts out as ADIF 3.1 (ADI, or ADX with `--format adx`), to stdout or
-//! a file, streamed page by page so that memory stays flat (README, "ADIF").
+//! `svc export adif`: contacts out as ADIF 3.1.7 (ADI, or ADX with `--format adx`), to stdout
+//! or a file, in one request (`GET /v1/adif`) whose answer is copied as it comes, so that
+//! memory stays flat and the burst limit is spent once (README, "ADIF").
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -7,9 +8,9 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::{CliError, Ctx, input};
-use crate::adif::{self, Writer};
-use crate::client::export::{self, ExportError, Exported, Window};
-use crate::model::{FolderType, Timestamp};
+use crate::adif::{self, Format};
+use crate::client::export::{self, ExportError, Exported};
+use crate::model::Timestamp;
 
 #[derive(Debug, Subcommand)]
 pub enum ExportCommand {
@@ -93,69 +94,31 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
             "--until is not after --since; give a later --until",
         ));
     }
-    let window = Window {
-        since: args.since,
-        until: args.until,
-    };
     let client = ctx.client()?;
+    let format: Format = args.format.into();
+    // One request: the service streams the whole file as it reads it.
     let work = async {
-        let me = client.whoami().await?;
-        let folders = client.all_folders(None).await?;
-        let chosen: Vec<_> = match &args.folder {
-            Some(id) => {
-                let folder = folders.into_iter().find(|f| &f.id == id).ok_or_else(|| {
-                    CliError::not_found(format!(
-                        "folder {id} not found; svc folders list shows the account's folders"
-                    ))
-                })?;
-                vec![folder]
-            }
-            // Categories and the root hold no contacts.
-            None => folders
-                .into_iter()
-                .filter(|f| f.folder_type != FolderType::Category)
-                .collect(),
-        };
-        let mut written = 0;
+        let response = client
+            .adif(args.folder.as_deref(), args.since, args.until, format)
+            .await?;
         match &args.out {
             None => {
                 let stdout = std::io::stdout();
-                let mut out = Writer::with_format(
-                    BufWriter::new(stdout.lock()),
-                    chrono::Utc::now(),
-                    args.format.into(),
-                )
-                .map_err(stdout_error)?;
-                for folder in &chosen {
-                    written +=
-                        export::write_folder(&client, folder, &me.callsign, window, &mut out)
-                            .await
-                            .map_err(|e| match e {
-                                ExportError::Write(e) => stdout_error(e),
-                                other => other.into(),
-                            })?;
-                }
-                out.finish()
-                    .and_then(|mut w| w.flush())
-                    .map_err(stdout_error)?;
-                Ok(Exported {
+                let mut out = BufWriter::new(stdout.lock());
+                let records = export::download(response, format, &mut out)
+                    .await
+                    .map_err(|e| match e {
+                        ExportError::Write(e) => stdout_error(e),
+                        other => other.into(),
+                    })?;
+                out.flush().map_err(stdout_error)?;
+                Ok::<_, CliError>(Exported {
                     path: None,
-                    contacts: written,
-                    records: written,
+                    contacts: records,
+                    records,
                 })
             }
-            Some(path) => {
-                let exported = export::to_file(path, args.format.into(), async |out| {
-                    let mut n = 0;
-                    for folder in &chosen {
-                        n += export::write_folder(&client, folder, &me.callsign, window, out)
-                            .await?;
-                    }
-                    Ok(n)
-                })
-                .await?;
-                Ok(exported)
-            }
+            Some(path) => Ok(export::download_to_file(response, format, path).await?),
         }
     };
     let exported = ctx.block_on(work)?;

@@ -247,14 +247,106 @@ pub async fn folder_file(
     .await
 }
 
+/// Counts the records of svc's own ADIF as it goes by, a chunk at a time: each ADI record
+/// ends its line with `<EOR>` (a line break inside a value is written CRLF, so `<EOR>` and a
+/// bare LF never follow each other inside one), and each ADX record with `</RECORD>` (values
+/// are escaped).
+struct RecordCount {
+    end: &'static [u8],
+    /// The last bytes of the chunk before, where an end could have begun.
+    tail: Vec<u8>,
+    count: u64,
+}
+
+impl RecordCount {
+    fn new(format: Format) -> Self {
+        RecordCount {
+            end: match format {
+                Format::Adi => b"<EOR>\n",
+                Format::Adx => b"</RECORD>",
+            },
+            tail: Vec::new(),
+            count: 0,
+        }
+    }
+
+    fn feed(&mut self, chunk: &[u8]) {
+        let mut joined = std::mem::take(&mut self.tail);
+        joined.extend_from_slice(chunk);
+        self.count += joined
+            .windows(self.end.len())
+            .filter(|w| *w == self.end)
+            .count() as u64;
+        let keep = joined.len().min(self.end.len() - 1);
+        self.tail = joined.split_off(joined.len() - keep);
+    }
+}
+
+/// Copies a `GET /v1/adif` answer into `out` as it comes; returns the records it held.
+pub async fn download(
+    mut response: reqwest::Response,
+    format: Format,
+    out: &mut impl Write,
+) -> Result<u64, ExportError> {
+    let mut count = RecordCount::new(format);
+    loop {
+        let chunk = response.chunk().await.map_err(|e| {
+            ExportError::Client(ClientError::Transport {
+                message: format!("the export was cut off: {e}"),
+                attempts: 1,
+            })
+        })?;
+        let Some(chunk) = chunk else {
+            return Ok(count.count);
+        };
+        count.feed(&chunk);
+        out.write_all(&chunk).map_err(ExportError::Write)?;
+    }
+}
+
+/// [`download`] into the file `path`, which takes the name only when whole.
+pub async fn download_to_file(
+    response: reqwest::Response,
+    format: Format,
+    path: &Path,
+) -> Result<Exported, ExportError> {
+    let records = atomic_file(path, async |file| download(response, format, file).await).await?;
+    Ok(Exported {
+        path: Some(path.to_owned()),
+        contacts: records,
+        records,
+    })
+}
+
 /// Writes the ADIF file `path` in `format`: `write` adds the records (and returns how many)
 /// to a file that takes the name only when whole, so an interrupted export never leaves a
 /// short file under the real name.
 pub async fn to_file(
     path: &Path,
     format: Format,
-    write: impl AsyncFnOnce(&mut Writer<BufWriter<File>>) -> Result<u64, ExportError>,
+    write: impl AsyncFnOnce(&mut Writer<&mut BufWriter<File>>) -> Result<u64, ExportError>,
 ) -> Result<Exported, ExportError> {
+    let records = atomic_file(path, async |file| {
+        let mut out =
+            Writer::with_format(file, chrono::Utc::now(), format).map_err(ExportError::Write)?;
+        let records = write(&mut out).await?;
+        out.finish().map_err(ExportError::Write)?;
+        Ok(records)
+    })
+    .await?;
+    Ok(Exported {
+        path: Some(path.to_owned()),
+        contacts: records,
+        records,
+    })
+}
+
+/// Writes `path` through `write` into a file beside it that takes the name only when whole
+/// and on disk, so an interrupted export never leaves a short file under the real name.
+async fn atomic_file(
+    path: &Path,
+    write: impl AsyncFnOnce(&mut BufWriter<File>) -> Result<u64, ExportError>,
+) -> Result<u64, ExportError> {
     let mut name = std::ffi::OsString::from(".");
     name.push(path.file_name().unwrap_or_default());
     name.push(".part");
@@ -264,23 +356,15 @@ pub async fn to_file(
     };
     let result = async {
         let file = File::create(&tmp).map_err(|e| failed(&tmp, e))?;
-        let mut out = Writer::with_format(BufWriter::new(file), chrono::Utc::now(), format)
-            .map_err(|e| failed(&tmp, e))?;
+        let mut out = BufWriter::new(file);
         let records = write(&mut out).await.map_err(|e| match e {
             ExportError::Write(e) => failed(&tmp, e),
             other => other,
         })?;
-        let file = out
-            .finish()
-            .and_then(|w| w.into_inner().map_err(|e| e.into_error()))
-            .map_err(|e| failed(&tmp, e))?;
+        let file = out.into_inner().map_err(|e| failed(&tmp, e.into_error()))?;
         file.sync_all().map_err(|e| failed(&tmp, e))?;
         std::fs::rename(&tmp, path).map_err(|e| failed(path, e))?;
-        Ok(Exported {
-            path: Some(path.to_owned()),
-            contacts: records,
-            records,
-        })
+        Ok(records)
     }
     .await;
     if result.is_err() {

@@ -256,6 +256,21 @@ impl Client {
         body: Option<Vec<u8>>,
         idempotency: Option<String>,
     ) -> Result<T, ClientError> {
+        self.call_with(method, url, query, body, idempotency, read::<T>)
+            .await
+    }
+
+    /// A request with its retries, its answer read by `read_answer` (the JSON of the
+    /// answer, or for a download the response itself once its status is known).
+    async fn call_with<T>(
+        &self,
+        method: Method,
+        url: Url,
+        query: &[(&str, String)],
+        body: Option<Vec<u8>>,
+        idempotency: Option<String>,
+        read_answer: impl AsyncFn(reqwest::Response) -> Result<T, ClientError>,
+    ) -> Result<T, ClientError> {
         let mut number = 0;
         let mut transport_failures = 0;
         let mut retried_internal = false;
@@ -281,7 +296,10 @@ impl Client {
             // Whether the request surely never reached the server (the connection failed).
             let mut unsent = false;
             let (status, result) = match request.send().await {
-                Ok(response) => (Some(response.status().as_u16()), read::<T>(response).await),
+                Ok(response) => (
+                    Some(response.status().as_u16()),
+                    read_answer(response).await,
+                ),
                 Err(e) => {
                     unsent = e.is_connect();
                     let err = ClientError::Transport {
@@ -445,6 +463,40 @@ impl Client {
             self.url(&["folders", folder_id, "contacts"]),
             &query,
             None,
+        )
+        .await
+    }
+
+    /// `GET /v1/adif`: a folder's contacts (a category's, or with `None` the whole
+    /// account's) as one ADIF file, streamed; the response is read as it comes.
+    pub async fn adif(
+        &self,
+        folder_id: Option<&str>,
+        since: Option<crate::model::Timestamp>,
+        until: Option<crate::model::Timestamp>,
+        format: crate::adif::Format,
+    ) -> Result<reqwest::Response, ClientError> {
+        let mut query = Vec::new();
+        if let Some(id) = folder_id {
+            query.push(("folderId", id.to_owned()));
+        }
+        for (name, at) in [("since", since), ("until", until)] {
+            if let Some(at) = at {
+                query.push((name, at.to_string()));
+            }
+        }
+        let format = match format {
+            crate::adif::Format::Adi => "adi",
+            crate::adif::Format::Adx => "adx",
+        };
+        query.push(("format", format.to_owned()));
+        self.call_with(
+            Method::GET,
+            self.url(&["adif"]),
+            &query,
+            None,
+            None,
+            streamed,
         )
         .await
     }
@@ -653,6 +705,29 @@ fn page_query(limit: Option<u32>, cursor: Option<&str>) -> Vec<(&'static str, St
 /// Reads an answer: a 2xx body as `T`, anything else as the error envelope.
 async fn read<T: DeserializeOwned>(response: reqwest::Response) -> Result<T, ClientError> {
     let status = response.status();
+    if !status.is_success() {
+        return Err(refusal(response).await);
+    }
+    let bytes = response.bytes().await.map_err(|e| ClientError::Transport {
+        message: transport_message(&e),
+        attempts: 0,
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| unexpected(status, &bytes, &e))
+}
+
+/// A download: the response to read as it comes, once its status says it is one.
+async fn streamed(response: reqwest::Response) -> Result<reqwest::Response, ClientError> {
+    if response.status().is_success() {
+        Ok(response)
+    } else {
+        Err(refusal(response).await)
+    }
+}
+
+/// The error an answer that is not a success stands for: the service's envelope, or what
+/// came instead of one.
+async fn refusal(response: reqwest::Response) -> ClientError {
+    let status = response.status();
     let retry_after = response
         .headers()
         .get(RETRY_AFTER)
@@ -663,15 +738,17 @@ async fn read<T: DeserializeOwned>(response: reqwest::Response) -> Result<T, Cli
         .get("x-request-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let bytes = response.bytes().await.map_err(|e| ClientError::Transport {
-        message: transport_message(&e),
-        attempts: 0,
-    })?;
-    if status.is_success() {
-        return serde_json::from_slice(&bytes).map_err(|e| unexpected(status, &bytes, &e));
-    }
+    let bytes = match response.bytes().await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            return ClientError::Transport {
+                message: transport_message(&e),
+                attempts: 0,
+            };
+        }
+    };
     match serde_json::from_slice::<ErrorBody>(&bytes) {
-        Ok(body) => Err(ClientError::Server(Box::new(ServerError {
+        Ok(body) => ClientError::Server(Box::new(ServerError {
             error: printable(&body.error),
             message: printable(&body.message),
             details: body.details,
@@ -680,8 +757,8 @@ async fn read<T: DeserializeOwned>(response: reqwest::Response) -> Result<T, Cli
                 .or(request_id.map(|id| printable(&id))),
             status: status.as_u16(),
             retry_after,
-        }))),
-        Err(e) => Err(unexpected(status, &bytes, &e)),
+        })),
+        Err(e) => unexpected(status, &bytes, &e),
     }
 }
 

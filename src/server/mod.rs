@@ -13,6 +13,7 @@ pub mod web;
 mod activations;
 mod batch;
 mod contacts;
+mod export;
 mod folders;
 mod whoami;
 
@@ -52,6 +53,7 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/folders/{folder_id}/contacts", get(contacts::list))
         .route("/v1/contacts", post(contacts::create))
         .route("/v1/contacts/batch", post(batch::create))
+        .route("/v1/adif", get(export::adif))
         .route(
             "/v1/contacts/{qso_id}",
             delete(contacts::delete).patch(contacts::edit),

@@ -6,6 +6,7 @@ mod connections;
 mod contacts;
 mod edits;
 mod errors;
+mod export;
 mod fields;
 mod folders;
 mod idempotency;

@@ -1,0 +1,182 @@
+//! `GET /v1/adif`: a folder's contacts, a category's or the whole account's, as one ADIF file
+//! streamed while it is read from the store, so that 100,000 contacts go out in one request
+//! (not pages that spend the burst limit) with the server's memory flat.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use axum::body::{Body, Bytes};
+use axum::extract::{RawQuery, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::contacts::folder_not_found;
+use super::error::ApiResult;
+use super::extract::{Auth, Params};
+use crate::adif::{self, Format, Writer};
+use crate::model::{ApiError, FolderType, IdKind, Timestamp};
+use crate::store::Position;
+
+/// Contacts read from the store at a time: one chunk of the answer.
+const CHUNK: u32 = 500;
+/// Chunks written ahead of a slow reader, at most; the store waits for the reader past that.
+const AHEAD: usize = 4;
+
+/// What the writer writes, handed out a chunk at a time.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| std::io::Error::other("export buffer poisoned"))?
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Shared {
+    fn take(&self) -> Bytes {
+        self.0
+            .lock()
+            .map(|mut b| Bytes::from(std::mem::take(&mut *b)))
+            .unwrap_or_default()
+    }
+}
+
+/// Where the contacts come from.
+#[derive(Clone)]
+enum Source {
+    /// One monthly or activation folder.
+    Folder(String),
+    /// Every folder below a category; `None` is the whole account.
+    Below(Option<String>),
+}
+
+fn time_param(params: &Params, name: &str) -> Result<Option<Timestamp>, ApiError> {
+    params
+        .get(name)
+        .map(|t| Timestamp::parse(name, t))
+        .transpose()
+}
+
+pub async fn adif(
+    State(state): State<AppState>,
+    Auth(who): Auth,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Response> {
+    let params = Params::parse(query.as_deref(), &["folderId", "since", "until", "format"])?;
+    let format = match params.get("format") {
+        None | Some("adi") => Format::Adi,
+        Some("adx") => Format::Adx,
+        Some(other) => {
+            return Err(ApiError::field(
+                "format",
+                format!("format {other:?} is not one svc writes; use adi or adx"),
+            )
+            .into());
+        }
+    };
+    let since = time_param(&params, "since")?;
+    let until = time_param(&params, "until")?;
+    let source = match params.get("folderId") {
+        None => Source::Below(None),
+        Some(id) => {
+            let id = IdKind::Folder.parse("folderId", id)?;
+            let Some(folder) = state.store.folder(&who.account_id, &id).await? else {
+                return Err(folder_not_found(&id).into());
+            };
+            match (folder.folder_type, folder.parent_id) {
+                (FolderType::Category, None) => Source::Below(None),
+                (FolderType::Category, Some(_)) => Source::Below(Some(id)),
+                _ => Source::Folder(id),
+            }
+        }
+    };
+
+    let buffer = Shared::default();
+    let mut writer = Writer::with_format(buffer.clone(), chrono::Utc::now(), format)
+        .map_err(|_| ApiError::internal())?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(AHEAD);
+    let store = state.store.clone();
+    let account = who.account_id.clone();
+    let callsign = who.callsign.clone();
+    tokio::spawn(async move {
+        let mut after: Option<Position> = None;
+        loop {
+            let rows = match &source {
+                Source::Folder(id) => store.list_contacts(id, after, CHUNK).await,
+                Source::Below(below) => {
+                    store
+                        .list_contacts_below(&account, below.as_deref(), after, CHUNK)
+                        .await
+                }
+            };
+            let rows = match rows {
+                Ok(rows) => rows,
+                Err(e) => {
+                    // The status went out with the head: a cut body is how a reader learns.
+                    tracing::error!(error = %e, "the ADIF export could not read the store");
+                    let _ = tx.send(Err(std::io::Error::other("store failed"))).await;
+                    return;
+                }
+            };
+            let more = rows.len() > CHUNK as usize;
+            let mut older = false;
+            for (contact, position) in rows.into_iter().take(CHUNK as usize) {
+                after = Some(position);
+                let t = contact.time_on;
+                if since.is_some_and(|s| t < s) {
+                    // Newest first: everything after this is older still.
+                    older = true;
+                    break;
+                }
+                if until.is_some_and(|u| t >= u) {
+                    continue;
+                }
+                if let Err(e) = writer.record(&adif::contact::record_for(&contact, &callsign)) {
+                    tracing::error!(error = %e, "the ADIF export could not write a record");
+                    let _ = tx.send(Err(e)).await;
+                    return;
+                }
+            }
+            if older || !more {
+                break;
+            }
+            let chunk = buffer.take();
+            if !chunk.is_empty() && tx.send(Ok(chunk)).await.is_err() {
+                // The reader went away.
+                return;
+            }
+        }
+        let last = writer.finish().map(|_| buffer.take());
+        let _ = tx.send(last).await;
+    });
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|item| (item, rx))
+    });
+    let (content_type, extension) = match format {
+        Format::Adi => ("text/plain; charset=utf-8", "adi"),
+        Format::Adx => ("application/xml", "adx"),
+    };
+    Ok((
+        [
+            (header::CONTENT_TYPE, content_type.to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!(
+                    "attachment; filename=\"{}.{extension}\"",
+                    who.callsign.replace('/', "_")
+                ),
+            ),
+        ],
+        Body::from_stream(stream),
+    )
+        .into_response())
+}
