@@ -206,12 +206,12 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
         ));
     }
     let (reader, size, read) = open(&args.file)?;
+    let bar = progress(ctx, size);
     let client = if args.dry_run {
         None
     } else {
-        Some(ctx.client()?)
+        Some(ctx.client()?.with_observer(waits(ctx, bar.clone())))
     };
-    let bar = progress(ctx, size);
     let mut summary = Summary {
         file: args.file.display().to_string(),
         dry_run: args.dry_run,
@@ -278,6 +278,30 @@ fn open(path: &Path) -> Result<(FileReader, u64, Arc<AtomicU64>), CliError> {
     Ok((reader, size, read))
 }
 
+/// Says when the import waits for the service (a limit with its Retry-After, a failure tried
+/// again) and why: in the progress bar, else as a note on stderr, so a long import never
+/// seems stuck. `--verbose` still logs every attempt.
+fn waits(ctx: &Ctx, bar: Option<indicatif::ProgressBar>) -> crate::client::Observer {
+    let verbose = ctx.verbose;
+    let notes = ctx.format == Format::Text && !ctx.quiet;
+    Box::new(move |attempt| {
+        if verbose {
+            super::log_attempt(attempt);
+        }
+        let waiting = attempt
+            .retry
+            .as_ref()
+            .map(|(wait, why)| format!("waiting {:.0} s: {why}", wait.as_secs_f64().ceil()));
+        match (&bar, waiting) {
+            (Some(bar), waiting) => bar.set_message(waiting.unwrap_or_default()),
+            (None, Some(waiting)) if notes && !verbose => {
+                super::eprintln_safe(&format!("svc: {waiting}"));
+            }
+            (None, _) => {}
+        }
+    })
+}
+
 /// A progress bar on stderr for people: not with --json, --quiet or a stderr that is not a
 /// terminal, and not for small files, which are done before it would show.
 fn progress(ctx: &Ctx, size: u64) -> Option<indicatif::ProgressBar> {
@@ -290,7 +314,7 @@ fn progress(ctx: &Ctx, size: u64) -> Option<indicatif::ProgressBar> {
     let bar = indicatif::ProgressBar::new(size);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
-            "{spinner} importing {bytes}/{total_bytes} [{bar:30}] {eta} left",
+            "{spinner} importing {bytes}/{total_bytes} [{bar:30}] {eta} left {msg}",
         )
         .ok()?
         .progress_chars("=> "),

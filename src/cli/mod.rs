@@ -390,7 +390,8 @@ pub fn eprintln_safe(line: &str) {
     let _ = writeln!(err, "{line}");
 }
 
-fn log_attempt(a: &Attempt) {
+/// `--verbose`'s line for one attempt of a request, on stderr.
+pub(super) fn log_attempt(a: &Attempt) {
     let outcome = match (a.status, &a.error) {
         (Some(status), None) => status.to_string(),
         (Some(status), Some(error)) => format!("{status} {error}"),

@@ -250,3 +250,38 @@ crate::both_backends!(
     a_create_whose_answer_was_lost_is_retried_and_logged_once,
     a_delete_whose_answer_was_lost_is_not_repeated,
 );
+
+#[test]
+fn an_import_says_when_and_why_it_waits() {
+    let limited = json!({"error": "rate_limited", "message": "too many requests", "details": {"reason": "burst"}, "requestId": "req_bbbbbbbbbbbbbbbb"}).to_string();
+    let me = json!({"callsign": "W1AW", "plan": "free", "tier": "basic", "nativeQsoCount": 0})
+        .to_string();
+    let stored = json!({"results": [{"status": 201, "id": "qso_aaaaaaaaaaaaaaaa"}]}).to_string();
+    let (url, seen) = canned_server(vec![
+        (200, vec![], me),
+        (429, vec![("Retry-After", "1".into())], limited),
+        (200, vec![], stored),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("one.adi");
+    std::fs::write(
+        &file,
+        "<EOH>\n<CALL:5>K1ABC <QSO_DATE:8>20261101 <TIME_ON:4>1200 <FREQ:5>7.030 <MODE:2>CW <EOR>\n",
+    )
+    .unwrap();
+    let run = client_for(&url).run(&[
+        "import",
+        "adif",
+        file.to_str().unwrap(),
+        "--folder",
+        "fld_aaaaaaaaaaaaaaaa",
+    ]);
+    run.ok();
+    assert!(
+        run.stderr
+            .contains("svc: waiting 1 s: rate limited, Retry-After 1s"),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("imported 1"), "{run:?}");
+    assert_eq!(seen.lock().unwrap().len(), 3);
+}
