@@ -20,7 +20,10 @@ use crate::client::{
     ClientError, ContactEditRequest, Deleted, EditedContact, NewActivationRequest,
     NewContactRequest,
 };
+use crate::model::FieldsPatch;
 use crate::model::Program;
+// The model's declared fields, named apart from the form's own `Field`.
+use crate::model::fields::Field as Declared;
 use crate::model::folder::ROOT_NAME;
 use crate::model::{
     Contact, ErrorCode, FREE_PLAN_CAP, Folder, FolderType, Page, Timestamp, Whoami,
@@ -279,6 +282,9 @@ pub enum Dialog {
 #[derive(Debug, Clone)]
 pub struct EditForm {
     pub contact_id: String,
+    /// The grid the stored contact has: a grid blanked in the form clears it, and a contact
+    /// that had none is sent no change of it.
+    pub stored_grid: Option<String>,
     pub form: EntryForm,
 }
 
@@ -708,6 +714,7 @@ impl App {
         }
         self.dialog = Some(Dialog::Edit(Box::new(EditForm {
             contact_id: contact.id,
+            stored_grid: contact.fields.get(Declared::Gridsquare).map(str::to_owned),
             form,
         })));
         vec![]
@@ -1051,14 +1058,12 @@ impl App {
                 FormKey::Submit => match edit.form.request(self.now) {
                     Ok(request) => {
                         let id = edit.contact_id.clone();
+                        self.say(Tone::Info, format!("saving {}…", request.callsign));
+                        let request = edit_request(request, edit.stored_grid.as_deref());
                         // Open until the service answers: a refusal leaves the text to fix.
                         self.dialog = Some(Dialog::Edit(edit));
                         self.in_flight += 1;
-                        self.say(Tone::Info, format!("saving {}…", request.callsign));
-                        vec![Effect::EditContact {
-                            id,
-                            request: edit_request(request),
-                        }]
+                        vec![Effect::EditContact { id, request }]
                     }
                     Err((field, message)) => {
                         edit.form.focus = field;
@@ -1691,7 +1696,14 @@ enum FormKey {
 }
 
 /// Every field of the form, as an edit: an empty optional field clears it on the service.
-fn edit_request(request: NewContactRequest) -> ContactEditRequest {
+/// Of the declared fields only the grid has a line in the form, so only the grid is named:
+/// the stored contact's others (power, QTH, QSL state, …) stay as they are.
+fn edit_request(request: NewContactRequest, stored_grid: Option<&str>) -> ContactEditRequest {
+    let grid = request.fields.get(Declared::Gridsquare).map(str::to_owned);
+    let mut fields = FieldsPatch::default();
+    if grid.is_some() || stored_grid.is_some() {
+        fields.values.insert(Declared::Gridsquare, grid);
+    }
     ContactEditRequest {
         callsign: Some(request.callsign),
         frequency: Some(request.frequency),
@@ -1703,6 +1715,7 @@ fn edit_request(request: NewContactRequest) -> ContactEditRequest {
         notes: Some(request.notes),
         sig: Some(request.sig),
         sig_info: Some(request.sig_info),
+        fields,
         ..ContactEditRequest::default()
     }
 }
@@ -1932,6 +1945,35 @@ mod tests {
         assert_eq!(format_mhz(7.0), "7");
         assert_eq!(format_mhz(10368.1), "10368.1");
         assert_eq!(format_mhz(0.1375), "0.1375");
+    }
+
+    #[test]
+    fn an_edit_names_the_grid_only_when_there_is_one_or_was_one() {
+        let mut request: NewContactRequest = serde_json::from_value(serde_json::json!({
+            "folderId": "fld_x", "callsign": "K1ABC", "frequency": 14.074, "mode": "FT8",
+            "timeOn": "2026-11-22T14:05:00Z",
+        }))
+        .unwrap();
+        let grid =
+            |edit: &ContactEditRequest| edit.fields.values.get(&Declared::Gridsquare).cloned();
+        assert_eq!(
+            grid(&edit_request(request.clone(), None)),
+            None,
+            "none then, none now"
+        );
+        assert_eq!(
+            grid(&edit_request(request.clone(), Some("FN31pr"))),
+            Some(None),
+            "blanked: cleared"
+        );
+        request
+            .fields
+            .set(Declared::Gridsquare, Some("FN42".into()));
+        // A field the form has no line for is never named: the stored one stays.
+        request.fields.set(Declared::TxPwr, Some("5".into()));
+        let edit = edit_request(request, Some("FN31pr"));
+        assert_eq!(grid(&edit), Some(Some("FN42".into())));
+        assert_eq!(edit.fields.values.len(), 1, "{edit:?}");
     }
 
     #[test]

@@ -9,6 +9,8 @@ use crate::client::NewActivationRequest;
 use crate::client::NewContactRequest;
 use crate::model::band::read_frequency;
 use crate::model::callsign::normalize_callsign;
+// The model's declared fields, named apart from the form's own `Field`.
+use crate::model::fields::{Field as Declared, Fields};
 use crate::model::program::{normalize_reference, parse_program_id};
 use crate::model::text::{multi_line, single_line, token};
 use crate::model::{Contact, Folder, FolderType, Program, Timestamp};
@@ -22,6 +24,8 @@ pub enum Field {
     RstSent,
     RstReceived,
     Name,
+    /// The worked station's Maidenhead locator, checked as the service checks it.
+    Grid,
     Notes,
     /// The worked station's park (park-to-park, or a hunted park) or program reference.
     Park,
@@ -30,13 +34,14 @@ pub enum Field {
 }
 
 impl Field {
-    pub const ALL: [Field; 9] = [
+    pub const ALL: [Field; 10] = [
         Field::Callsign,
         Field::Frequency,
         Field::Mode,
         Field::RstSent,
         Field::RstReceived,
         Field::Name,
+        Field::Grid,
         Field::Notes,
         Field::Park,
         Field::Time,
@@ -50,6 +55,7 @@ impl Field {
             Field::RstSent => "RST sent",
             Field::RstReceived => "RST rcvd",
             Field::Name => "Name",
+            Field::Grid => "Grid",
             Field::Notes => "Notes",
             Field::Time => "Time UTC",
             Field::Park => "Park",
@@ -177,6 +183,10 @@ pub struct EntryForm {
     /// (kept from the last contact, a default, the radio's): the first character typed
     /// replaces it, an arrow, Home or End starts editing it instead.
     replace_on_type: bool,
+    /// The declared fields and `adif` entries of the request the form was filled from that
+    /// it has no line for: carried into its requests as they were, so that fixing a refused
+    /// contact (logged with `svc contacts create --tx-pwr …`, say) loses none of them.
+    carried: Fields,
 }
 
 impl EntryForm {
@@ -193,6 +203,7 @@ impl EntryForm {
             ended_ok: None,
             typed: [false; Field::ALL.len()],
             replace_on_type: false,
+            carried: Fields::default(),
         };
         form.set(Field::Frequency, frequency);
         form.set(Field::Mode, mode);
@@ -219,10 +230,16 @@ impl EntryForm {
         form.set(Field::RstSent, &text(&request.rst_sent));
         form.set(Field::RstReceived, &text(&request.rst_received));
         form.set(Field::Name, &text(&request.name));
+        form.set(
+            Field::Grid,
+            request.fields.get(Declared::Gridsquare).unwrap_or_default(),
+        );
         form.set(Field::Notes, &text(&request.notes));
         // The time it was logged with, whole: the contact keeps its time however late it goes.
         form.set(Field::Time, &request.time_on);
         form.set(Field::Park, &text(&request.sig_info));
+        form.carried = request.fields.clone();
+        form.carried.set(Declared::Gridsquare, None);
         form
     }
 
@@ -341,12 +358,15 @@ impl EntryForm {
 
     /// Clears the form for the next contact: frequency and mode stay (and follow the radio
     /// again), the reports go back to the mode's default, the cursor goes to the callsign.
+    /// What belongs to this contact alone goes: call, name, grid, notes, time and park.
     pub fn clear_for_next(&mut self) {
         self.typed = [false; Field::ALL.len()];
+        self.carried = Fields::default();
         let mode = self.value(Field::Mode).to_owned();
         for field in [
             Field::Callsign,
             Field::Name,
+            Field::Grid,
             Field::Notes,
             Field::Time,
             Field::Park,
@@ -390,6 +410,12 @@ impl EntryForm {
             crate::model::contact::MAX_NAME,
         )
         .map_err(|e| (Field::Name, e.message))?;
+        // The model's rule, the one the service applies: a grid the form lets through is one
+        // the service stores, written as hams write it (FN31pr).
+        let grid = Declared::Gridsquare
+            .def()
+            .check(self.value(Field::Grid))
+            .map_err(|e| (Field::Grid, e.message))?;
         let notes = multi_line(
             "notes",
             self.value(Field::Notes),
@@ -401,6 +427,8 @@ impl EntryForm {
             (_, refs) if refs.is_empty() => (None, None),
             (program, refs) => (Some(program.sig().to_owned()), Some(refs.join(","))),
         };
+        let mut fields = self.carried.clone();
+        fields.set(Declared::Gridsquare, grid);
         Ok(NewContactRequest {
             folder_id: self.folder_id.clone(),
             callsign,
@@ -416,7 +444,7 @@ impl EntryForm {
             my_sig: None,
             my_sig_info: None,
             station_callsign: None,
-            fields: Default::default(),
+            fields,
         })
     }
 
@@ -897,6 +925,82 @@ mod tests {
         let (field, message) = form.request(now()).unwrap_err();
         assert_eq!(field, Field::Frequency);
         assert!(message.contains("not a number"), "{message}");
+    }
+
+    #[test]
+    fn the_grid_is_checked_by_the_models_rule_and_written_as_hams_write_it() {
+        let mut form = EntryForm::new("fld_x", "x", "14.074", "FT8");
+        form.set(Field::Callsign, "k1abc");
+        assert_eq!(
+            form.request(now())
+                .unwrap()
+                .fields
+                .get(Declared::Gridsquare),
+            None,
+            "no grid typed, none sent"
+        );
+        form.set(Field::Grid, " fn31PR ");
+        let request = form.request(now()).unwrap();
+        assert_eq!(request.fields.get(Declared::Gridsquare), Some("FN31pr"));
+        assert_eq!(
+            serde_json::to_value(&request).unwrap()["gridsquare"],
+            "FN31pr",
+            "on the wire beside the contact's own fields"
+        );
+        for bad in ["FN3", "ZZ99", "FN31pr0", "grid"] {
+            form.set(Field::Grid, bad);
+            let (field, why) = form.request(now()).unwrap_err();
+            assert_eq!(field, Field::Grid, "{bad}");
+            assert!(
+                why.contains("gridsquare") && why.contains("Maidenhead"),
+                "{bad}: {why}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_grid_sits_after_the_name_and_goes_with_the_worked_station() {
+        let position = |f: Field| Field::ALL.iter().position(|g| *g == f);
+        assert_eq!(
+            position(Field::Grid),
+            Some(position(Field::Name).unwrap() + 1)
+        );
+        assert_eq!(
+            Field::ALL.last(),
+            Some(&Field::Time),
+            "Shift-Tab reaches the time"
+        );
+        let mut form = EntryForm::new("fld_x", "x", "14.074", "FT8");
+        form.focus = Field::Grid;
+        typed(&mut form, "FN31");
+        form.clear_for_next();
+        assert_eq!(form.value(Field::Grid), "");
+        assert_eq!(form.value(Field::Frequency), "14.074");
+    }
+
+    #[test]
+    fn a_request_goes_through_the_form_and_back_with_its_grid_and_other_fields() {
+        let mut form = EntryForm::new("fld_x", "x", "7.185", "SSB");
+        form.set(Field::Callsign, "n0xyz");
+        form.set(Field::Name, "Jo");
+        form.set(Field::Grid, "jo22");
+        let mut request = form.request(now()).unwrap();
+        // A field the form has no line for, as `svc contacts create --tx-pwr 5` journals it.
+        request.fields.set(Declared::TxPwr, Some("5".into()));
+        let again = EntryForm::from_request("fld_x", "x", &request);
+        assert_eq!(again.value(Field::Grid), "JO22");
+        assert_eq!(again.value(Field::Name), "Jo");
+        assert_eq!(again.request(now()).unwrap(), request, "nothing lost");
+        // Blanked in the form, the grid goes; the power stays.
+        let mut blanked = again.clone();
+        blanked.set(Field::Grid, "");
+        let fields = blanked.request(now()).unwrap().fields;
+        assert_eq!(fields.get(Declared::Gridsquare), None);
+        assert_eq!(fields.get(Declared::TxPwr), Some("5"));
+        // The next contact carries nothing of this one.
+        blanked.clear_for_next();
+        blanked.set(Field::Callsign, "k1abc");
+        assert!(blanked.request(now()).unwrap().fields.is_empty());
     }
 
     #[test]

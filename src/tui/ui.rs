@@ -681,7 +681,8 @@ fn cursor_in(area: Rect, input: &Input) -> Position {
     )
 }
 
-/// Where each entry field sits in the form's inner area: two columns of four.
+/// Where each entry field sits in the form's inner area: two columns of five, down the left
+/// then down the right, in Tab order, so that Tab moves the cursor as the eye reads the form.
 fn entry_field_area(inner: Rect, field: Field) -> Rect {
     let half = inner.width / 2;
     let (column, row) = match field {
@@ -689,11 +690,12 @@ fn entry_field_area(inner: Rect, field: Field) -> Rect {
         Field::Frequency => (0, 1),
         Field::Mode => (0, 2),
         Field::RstSent => (0, 3),
-        Field::RstReceived => (1, 0),
-        Field::Name => (1, 1),
+        Field::RstReceived => (0, 4),
+        Field::Name => (1, 0),
+        Field::Grid => (1, 1),
         Field::Notes => (1, 2),
-        Field::Time => (1, 3),
-        Field::Park => (0, 4),
+        Field::Park => (1, 3),
+        Field::Time => (1, 4),
     };
     let x = inner.x + column * half;
     let width = if column == 0 {
@@ -758,6 +760,7 @@ impl Widget for EntryView<'_> {
         for f in Field::ALL {
             let hint = match (f, form.kind) {
                 (Field::Time, _) => "now",
+                (Field::Grid, _) => "e.g. FN31pr",
                 (Field::Park, LogKind::Activation) => "theirs: park to park, e.g. US-1234",
                 (Field::Park, LogKind::Hunting(Program::Pota)) => "e.g. US-1234, US-5678",
                 (Field::Park, LogKind::Hunting(_)) => "reference",

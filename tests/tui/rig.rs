@@ -256,7 +256,7 @@ fn pktusb_is_the_data_mode_last_worked() {
     type_over(&mut app, "ft4");
     read(&mut app, 14_080_000, "PKTUSB");
     assert_eq!(form(&app).value(Field::Mode), "ft4", "typed over, it stays");
-    for _ in 0..7 {
+    while form(&app).focus != Field::Callsign {
         press(&mut app, KeyCode::Tab);
     }
     typed(&mut app, "k2aa");

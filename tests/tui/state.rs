@@ -303,12 +303,12 @@ fn the_entry_form_logs_a_contact_and_clears_for_the_next() {
     assert_eq!(f.band, Ok("20m"));
     typed(&mut app, "k9xyz");
     let mut order = vec![form(&app).focus];
-    for _ in 0..9 {
+    for _ in 0..Field::ALL.len() {
         press(&mut app, KeyCode::Tab);
         order.push(form(&app).focus);
     }
-    assert_eq!(order[..9], Field::ALL);
-    assert_eq!(order[9], Field::Callsign, "Tab wraps around");
+    assert_eq!(order[..Field::ALL.len()], Field::ALL);
+    assert_eq!(order[Field::ALL.len()], Field::Callsign, "Tab wraps around");
     press(&mut app, KeyCode::BackTab);
     assert_eq!(form(&app).focus, Field::Time);
     press(&mut app, KeyCode::Tab);
@@ -1196,7 +1196,7 @@ fn a_park_to_park_contact_with_two_parks_is_two_contacts() {
     typed(&mut app, "14.285");
     press(&mut app, KeyCode::Tab);
     typed(&mut app, "SSB");
-    for _ in 0..5 {
+    for _ in 0..6 {
         press(&mut app, KeyCode::Tab);
     }
     assert_eq!(form(&app).focus, Field::Park);
@@ -1253,6 +1253,90 @@ fn a_park_in_the_own_log_is_refused_with_where_it_goes() {
     assert!(press(&mut app, KeyCode::Enter).is_empty());
     assert!(
         status(&app).contains("not a park reference"),
+        "{}",
+        status(&app)
+    );
+}
+
+/// `e` on a stored contact: its grid shows in the form, and the edit names the grid alone of
+/// the declared fields, so the stored contact's others stay as they are.
+#[test]
+fn an_edit_sends_the_grid_change_and_leaves_the_other_fields_alone() {
+    use svc::model::fields::Field as Declared;
+    let mut app = month_open();
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Pane::Contacts);
+    // The phone contact: its reports pass the form's checks as stored.
+    while app.selected_contact().unwrap().callsign != "N0XYZ" {
+        press(&mut app, KeyCode::Down);
+    }
+    let id = app.selected_contact().unwrap().id.clone();
+    let stored = app.contacts.items.iter_mut().find(|c| c.id == id).unwrap();
+    stored
+        .fields
+        .set(Declared::Gridsquare, Some("FN31pr".into()));
+    stored.fields.set(Declared::TxPwr, Some("5".into()));
+    let edit = |app: &mut svc::tui::App, keys: &dyn Fn(&mut svc::tui::App)| {
+        press(app, KeyCode::Char('e'));
+        let Some(Dialog::Edit(edit)) = &app.dialog else {
+            panic!("no edit form: {}", status(app))
+        };
+        let grid = edit.form.value(Field::Grid).to_owned();
+        keys(app);
+        let effects = press(app, KeyCode::Enter);
+        let [Effect::EditContact { request, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        (grid, serde_json::to_value(request).unwrap())
+    };
+    let to_grid = |app: &mut svc::tui::App| {
+        while !matches!(&app.dialog, Some(Dialog::Edit(e)) if e.form.focus == Field::Grid) {
+            press(app, KeyCode::Tab);
+        }
+    };
+
+    // Unchanged: the grid is sent as it is, and nothing else of the declared fields.
+    let (shown, body) = edit(&mut app, &|_| {});
+    assert_eq!(shown, "FN31pr");
+    assert_eq!(body["gridsquare"], "FN31pr", "{body}");
+    assert!(body.get("txPwr").is_none(), "{body}");
+    app.dialog = None;
+
+    // Blanked: the stored grid is cleared (null), the power still not named.
+    let (_, body) = edit(&mut app, &|app| {
+        to_grid(app);
+        update(
+            app,
+            Action::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)),
+        );
+    });
+    assert!(
+        body["gridsquare"].is_null() && body.get("gridsquare").is_some(),
+        "{body}"
+    );
+    assert!(body.get("txPwr").is_none(), "{body}");
+    app.dialog = None;
+
+    // A contact that had no grid and still has none is sent no grid at all.
+    let stored = app.contacts.items.iter_mut().find(|c| c.id == id).unwrap();
+    stored.fields.set(Declared::Gridsquare, None);
+    let (shown, body) = edit(&mut app, &|_| {});
+    assert_eq!(shown, "");
+    assert!(body.get("gridsquare").is_none(), "{body}");
+    app.dialog = None;
+
+    // A bad grid is refused in the form, on its field, with the model's message.
+    press(&mut app, KeyCode::Char('e'));
+    to_grid(&mut app);
+    typed(&mut app, "fn3");
+    assert!(press(&mut app, KeyCode::Enter).is_empty());
+    let Some(Dialog::Edit(edit)) = &app.dialog else {
+        panic!("the form closed")
+    };
+    assert_eq!(edit.form.focus, Field::Grid);
+    assert_eq!(tone(&app), Some(Tone::Error));
+    assert!(
+        status(&app).contains("not a Maidenhead locator"),
         "{}",
         status(&app)
     );

@@ -256,7 +256,8 @@ fn logs_a_contact_typed_at_the_keyboard() {
     tui.wait_for("No contacts yet");
     tui.keys("n");
     tui.wait_for("Log a contact");
-    tui.keys("k1abc\t14.074\tft8\t\t\tHiram\r");
+    // The grid after the name, typed as it comes: the service gets it as hams write it.
+    tui.keys("k1abc\t14.074\tft8\t\t\tHiram\tfn31PR\r");
     tui.wait_for("logged K1ABC 20m FT8");
     // The journal's sender stores it in the background; the counter and the journal's
     // count follow.
@@ -274,6 +275,7 @@ fn logs_a_contact_typed_at_the_keyboard() {
     assert!(c["rstSent"].is_null(), "{c}");
     assert!(c["rstReceived"].is_null(), "{c}");
     assert_eq!(c["name"], "Hiram");
+    assert_eq!(c["gridsquare"], "FN31pr", "{c}");
     let logged = svc::model::Timestamp::parse("t", c["timeOn"].as_str().unwrap()).unwrap();
     let age = svc::model::Timestamp::now().millis() - logged.millis();
     assert!((0..600_000).contains(&age), "time-on is now: {c}");
@@ -281,6 +283,10 @@ fn logs_a_contact_typed_at_the_keyboard() {
     assert!(screen.contains("Freq MHz  14.074"), "{screen}");
     assert!(screen.contains("Mode      FT8"), "{screen}");
     assert!(!screen.contains("Callsign  k1abc"), "{screen}");
+    assert!(
+        screen.contains("Grid      e.g. FN31pr"),
+        "the grid goes with the station: {screen}"
+    );
     // The same station again: warned while typing, and logged all the same.
     tui.keys("K1ABC");
     tui.wait_for("duplicate: K1ABC 20m FT8");
@@ -431,7 +437,8 @@ fn m_opens_a_programs_hunting_log() {
 }
 
 /// A busted call fixed after the fact: `e` on the contact, the callsign cleared and typed
-/// again, Enter; the service holds the fixed one.
+/// again, the grid it was logged with blanked, Enter; the service holds the fixed one, and
+/// the fields the form has no line for stay as stored.
 fn e_edits_a_stored_contact() {
     let (_server, api, cli) = setup("elevated");
     let folder = monthly(&api);
@@ -442,22 +449,38 @@ fn e_edits_a_stored_contact() {
     tui.wait_for("opened the");
     tui.keys("n");
     tui.wait_for("Log a contact");
-    tui.keys("k1abx\t14.074\tft8\r");
+    tui.keys("k1abx\t14.074\tft8\t\t\t\tfn31\r");
     tui.wait_until("the contact stored", |s| {
         s.contains("QSOs 1/200") && s.contains("0 waiting")
     });
+    let id = api.all_contacts(&folder)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Fields the form has no line for, set elsewhere (`svc contacts edit --tx-pwr 5`).
+    let set = api.send(
+        "PATCH",
+        &format!("/v1/contacts/{id}"),
+        Some(&serde_json::json!({"txPwr": 5, "qth": "Boston"})),
+        &[],
+    );
+    assert_eq!(set.status, 200, "{}", set.body);
     tui.close_form();
     tui.keys("\t");
     tui.keys("e");
     tui.wait_for("Edit a contact");
     tui.wait_for("K1ABX");
-    // Ctrl-U clears the callsign; the rest stays as stored.
-    tui.keys("\x15k1abc\r");
+    tui.wait_for("Grid      FN31");
+    // Ctrl-U clears the callsign, and the grid six fields on; the rest stays as stored.
+    tui.keys("\x15k1abc\t\t\t\t\t\t\x15\r");
     tui.wait_for("edited K1ABC 20m FT8");
     let stored = api.all_contacts(&folder);
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert_eq!(stored[0]["callsign"], "K1ABC");
     assert_eq!(stored[0]["frequency"], 14.074);
+    assert!(stored[0]["gridsquare"].is_null(), "{}", stored[0]);
+    assert_eq!(stored[0]["txPwr"], 5.0, "{}", stored[0]);
+    assert_eq!(stored[0]["qth"], "Boston", "{}", stored[0]);
     tui.keys("q");
     assert_eq!(tui.exit_code(), 0);
 }
