@@ -43,7 +43,7 @@ pub struct ListArgs {
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
-    /// The park reference, e.g. US-1234
+    /// The park reference, e.g. US-1234; a two-fer names its parks, US-1234,US-5678
     #[arg(long, value_parser = input::reference, value_name = "REF")]
     reference: String,
     /// The activator's callsign
@@ -209,7 +209,12 @@ fn export(ctx: &Ctx, args: ExportArgs) -> Result<(), CliError> {
         };
         Ok(export::activation_file(&client, &folder, &me, &args.dir).await?)
     })?;
-    let path = exported.path.clone().unwrap_or_default();
+    // A two-fer has one file per park; each path on a line of its own.
+    let paths: Vec<_> = if exported.files.is_empty() {
+        exported.path.iter().cloned().collect()
+    } else {
+        exported.files.iter().map(|f| f.path.clone()).collect()
+    };
     match ctx.format {
         Format::Json => ctx.print_json(&exported),
         _ => {
@@ -217,7 +222,8 @@ fn export(ctx: &Ctx, args: ExportArgs) -> Result<(), CliError> {
                 "{} contacts, {} records for POTA",
                 exported.contacts, exported.records
             ));
-            ctx.say(&format!("{}\n", path.display()))
+            let lines: String = paths.iter().map(|p| format!("{}\n", p.display())).collect();
+            ctx.say(&lines)
         }
     }
 }

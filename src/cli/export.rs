@@ -116,6 +116,7 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
                     path: None,
                     contacts: records,
                     records,
+                    files: Vec::new(),
                 })
             }
             Some(path) => Ok(export::download_to_file(response, format, path).await?),

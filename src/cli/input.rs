@@ -3,7 +3,7 @@
 
 use crate::model::callsign::normalize_callsign;
 use crate::model::page::MAX_LIMIT;
-use crate::model::program::normalize_reference;
+use crate::model::program::normalize_reference_list;
 use crate::model::time::parse_month;
 use crate::model::{IdKind, Timestamp};
 
@@ -97,8 +97,9 @@ pub fn month(text: &str) -> Result<String, String> {
     parse_month("month", text).map_err(|e| e.message)
 }
 
+/// A park reference, or a two-fer's list of them (`US-1234,US-5678`).
 pub fn reference(text: &str) -> Result<String, String> {
-    normalize_reference("reference", text).map_err(|e| e.message)
+    normalize_reference_list("reference", text).map_err(|e| e.message)
 }
 
 pub fn callsign(text: &str) -> Result<String, String> {

@@ -47,6 +47,17 @@ pub struct Exported {
     pub contacts: u64,
     /// ADIF records: more than contacts when a park-to-park contact is split per park.
     pub records: u64,
+    /// A two-fer activation's files, one per park (the first is `path`); absent for one file.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<ParkFile>,
+}
+
+/// One park's POTA file of a two-fer activation.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ParkFile {
+    pub park: String,
+    pub path: PathBuf,
+    pub records: u64,
 }
 
 /// Which contacts of a folder go out: those whose time-on is in `[since, until)`.
@@ -96,8 +107,15 @@ pub async fn write_folder<W: Write>(
 }
 
 /// POTA's name for an activation's upload file: `CALL@PARK-YYYYMMDD.adi`, the activator's
-/// callsign with `/` as `_`, the park, and the activation's UTC start day.
+/// callsign with `/` as `_`, the park, and the activation's UTC start day; for a two-fer
+/// (`US-1234,US-5678`) the first park's, [`pota_file_names`] giving each.
 pub fn pota_file_name(folder: &Folder) -> Result<String, ExportError> {
+    Ok(pota_file_names(folder)?.swap_remove(0).1)
+}
+
+/// Each park of an activation with its upload file's name: one for a single park, one per
+/// park of a two-fer, since POTA credits a park from its own file.
+pub fn pota_file_names(folder: &Folder) -> Result<Vec<(String, String)>, ExportError> {
     let not_pota = || {
         ExportError::Refused(format!(
             "{} ({}) is a {} folder, not an activation: POTA's upload file is made from an activation; svc export adif --folder {} exports any folder",
@@ -115,12 +133,20 @@ pub fn pota_file_name(folder: &Folder) -> Result<String, ExportError> {
         &folder.location_reference,
         folder.start_time,
     ) {
-        (Some(call), Some(park), Some(start)) => Ok(format!(
-            "{}@{}-{}.adi",
-            call.replace('/', "_"),
-            park,
-            start.utc_compact_date()
-        )),
+        (Some(call), Some(parks), Some(start)) if !parks.trim().is_empty() => Ok(parks
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|park| {
+                let name = format!(
+                    "{}@{}-{}.adi",
+                    call.replace('/', "_"),
+                    park,
+                    start.utc_compact_date()
+                );
+                (park.to_owned(), name)
+            })
+            .collect()),
         _ => Err(not_pota()),
     }
 }
@@ -156,76 +182,113 @@ async fn activation_contacts(
 
 /// Writes POTA's upload file of an activation into `dir`: every contact over all its UTC days,
 /// the activator as `STATION_CALLSIGN`, `MY_SIG` POTA and the park as `MY_SIG_INFO`, and one
-/// record per worked park of a park-to-park contact.
+/// record per worked park of a park-to-park contact. A two-fer gets one file per park, each
+/// with every contact, that park as `MY_SIG_INFO`.
 pub async fn activation_file(
     client: &Client,
     folder: &Folder,
     account_callsign: &str,
     dir: &Path,
 ) -> Result<Exported, ExportError> {
-    let name = pota_file_name(folder)?;
-    let (records, contacts) = pota_records(client, folder, account_callsign).await?;
-    let mut exported = to_file(&dir.join(name), Format::Adi, async |out| {
-        for record in &records {
-            out.record(record).map_err(ExportError::Write)?;
-        }
-        Ok(records.len() as u64)
+    let parks = pota_files(client, folder, account_callsign).await?;
+    let mut files = Vec::new();
+    let mut contacts = 0;
+    for file in &parks {
+        let exported = to_file(&dir.join(&file.file_name), Format::Adi, async |out| {
+            for record in &file.records {
+                out.record(record).map_err(ExportError::Write)?;
+            }
+            Ok(file.records.len() as u64)
+        })
+        .await?;
+        contacts = file.contacts;
+        files.push(ParkFile {
+            park: file.park.clone(),
+            path: exported.path.unwrap_or_default(),
+            records: exported.records,
+        });
+    }
+    let first = files.first().cloned();
+    Ok(Exported {
+        path: first.as_ref().map(|f| f.path.clone()),
+        contacts,
+        records: files.iter().map(|f| f.records).sum(),
+        files: if files.len() > 1 { files } else { Vec::new() },
     })
-    .await?;
-    exported.contacts = contacts;
-    Ok(exported)
 }
 
 /// An activation's POTA file held in memory, for a caller that keeps it itself (an agent).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PotaFile {
+    pub park: String,
     pub file_name: String,
     pub adif: String,
     pub contacts: u64,
     pub records: u64,
 }
 
-/// The POTA file [`activation_file`] writes, as text.
+/// The POTA files [`activation_file`] writes, as text: one, or one per park of a two-fer.
 pub async fn activation_text(
     client: &Client,
     folder: &Folder,
     account_callsign: &str,
-) -> Result<PotaFile, ExportError> {
-    let file_name = pota_file_name(folder)?;
-    let (records, contacts) = pota_records(client, folder, account_callsign).await?;
-    let mut out = Writer::new(Vec::new(), chrono::Utc::now()).map_err(ExportError::Write)?;
-    for record in &records {
-        out.record(record).map_err(ExportError::Write)?;
+) -> Result<Vec<PotaFile>, ExportError> {
+    let mut texts = Vec::new();
+    for file in pota_files(client, folder, account_callsign).await? {
+        let mut out = Writer::new(Vec::new(), chrono::Utc::now()).map_err(ExportError::Write)?;
+        for record in &file.records {
+            out.record(record).map_err(ExportError::Write)?;
+        }
+        let bytes = out.finish().map_err(ExportError::Write)?;
+        texts.push(PotaFile {
+            park: file.park,
+            file_name: file.file_name,
+            adif: String::from_utf8_lossy(&bytes).into_owned(),
+            contacts: file.contacts,
+            records: file.records.len() as u64,
+        });
     }
-    let bytes = out.finish().map_err(ExportError::Write)?;
-    Ok(PotaFile {
-        file_name,
-        adif: String::from_utf8_lossy(&bytes).into_owned(),
-        contacts,
-        records: records.len() as u64,
-    })
+    Ok(texts)
 }
 
-/// The records of an activation's POTA file, and how many contacts they stand for.
-async fn pota_records(
+/// One park's upload file of an activation, before it is written.
+struct ParkRecords {
+    park: String,
+    file_name: String,
+    records: Vec<Record>,
+    contacts: u64,
+}
+
+/// The records of an activation's POTA files, a file a park.
+async fn pota_files(
     client: &Client,
     folder: &Folder,
     account_callsign: &str,
-) -> Result<(Vec<Record>, u64), ExportError> {
+) -> Result<Vec<ParkRecords>, ExportError> {
+    let names = pota_file_names(folder)?;
     let contacts = activation_contacts(client, folder).await?;
     let activator = folder.callsign.as_deref().unwrap_or(account_callsign);
-    let park = folder.location_reference.clone().unwrap_or_default();
-    let mut records = Vec::new();
-    for contact in &contacts {
-        for mut record in adif::contact::records_per_park(contact, activator) {
-            record.set("STATION_CALLSIGN", activator);
-            record.set("MY_SIG", "POTA");
-            record.set("MY_SIG_INFO", &park);
-            record.set("MY_POTA_REF", &park);
-            records.push(record);
-        }
-    }
-    Ok((records, contacts.len() as u64))
+    Ok(names
+        .into_iter()
+        .map(|(park, file_name)| {
+            let mut records = Vec::new();
+            for contact in &contacts {
+                for mut record in adif::contact::records_per_park(contact, activator) {
+                    record.set("STATION_CALLSIGN", activator);
+                    record.set("MY_SIG", "POTA");
+                    record.set("MY_SIG_INFO", &park);
+                    record.set("MY_POTA_REF", &park);
+                    records.push(record);
+                }
+            }
+            ParkRecords {
+                park,
+                file_name,
+                records,
+                contacts: contacts.len() as u64,
+            }
+        })
+        .collect())
 }
 
 /// Writes any folder into `dir` under [`folder_file_name`]: an activation as its POTA file,
@@ -315,6 +378,7 @@ pub async fn download_to_file(
         path: Some(path.to_owned()),
         contacts: records,
         records,
+        files: Vec::new(),
     })
 }
 
@@ -338,6 +402,7 @@ pub async fn to_file(
         path: Some(path.to_owned()),
         contacts: records,
         records,
+        files: Vec::new(),
     })
 }
 

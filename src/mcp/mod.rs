@@ -217,15 +217,33 @@ impl McpServer {
                         ))
                     })?;
                 let me = client.whoami().await?;
-                let file = export::activation_text(client, &activation, &me.callsign)
+                let files = export::activation_text(client, &activation, &me.callsign)
                     .await
                     .map_err(|e| CliError::local(e.to_string()))?;
-                Ok(json!({
+                let Some(file) = files.first() else {
+                    return Err(CliError::local("the activation names no park"));
+                };
+                let mut out = json!({
                     "fileName": file.file_name,
                     "adif": file.adif,
                     "contacts": file.contacts,
                     "records": file.records,
-                }))
+                });
+                // A two-fer: one file per park, as POTA credits each park from its own file.
+                if files.len() > 1 {
+                    out["files"] = files
+                        .iter()
+                        .map(|f| {
+                            json!({
+                                "park": f.park,
+                                "fileName": f.file_name,
+                                "adif": f.adif,
+                                "records": f.records,
+                            })
+                        })
+                        .collect();
+                }
+                Ok(out)
             }
             "end_activation" => {
                 let a: EndActivation = parse(args)?;

@@ -449,7 +449,7 @@ pub fn describe(name: &str) -> Option<Tool> {
         "pota_file" => tool(
             name,
             "An activation's POTA file",
-            "The ADIF file POTA takes for an activation's upload, with the name POTA expects (CALL@PARK-YYYYMMDD.adi): every contact over all its UTC days, one record per worked park. Save adif under file_name and upload it.",
+            "The ADIF file POTA takes for an activation's upload, with the name POTA expects (CALL@PARK-YYYYMMDD.adi): every contact over all its UTC days, one record per worked park. Save adif under file_name and upload it. A two-fer (parks US-1234,US-5678) has one file per park in files, each to upload; the top-level file is the first park's.",
             (
                 input(
                     json!({ "activation_id": id("The activation's folder id.") }),
@@ -461,6 +461,18 @@ pub fn describe(name: &str) -> Option<Tool> {
                         "adif": string(),
                         "contacts": { "type": "number" },
                         "records": { "type": "number" },
+                        "files": {
+                            "type": "array",
+                            "items": object(
+                                json!({
+                                    "park": string(),
+                                    "fileName": string(),
+                                    "adif": string(),
+                                    "records": { "type": "number" },
+                                }),
+                                &["park", "fileName", "adif", "records"],
+                            ),
+                        },
                     }),
                     &["fileName", "adif", "contacts", "records"],
                 )),

@@ -60,9 +60,20 @@ impl App {
                     1 => "1 contact".to_owned(),
                     n => format!("{n} contacts"),
                 };
+                // A two-fer's files, one per park: name them all, since each is to upload.
+                let to = if done.files.len() > 1 {
+                    let paths: Vec<String> = done
+                        .files
+                        .iter()
+                        .map(|f| f.path.display().to_string())
+                        .collect();
+                    format!("{} files, one per park: {}", paths.len(), paths.join(", "))
+                } else {
+                    path
+                };
                 self.say(
                     Tone::Success,
-                    format!("exported {contacts}{records} to {path}"),
+                    format!("exported {contacts}{records} to {to}"),
                 );
             }
             Err(why) => self.say(Tone::Error, format!("{name} not exported: {why}")),

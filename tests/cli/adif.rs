@@ -562,7 +562,62 @@ fn a_dry_run_shows_where_each_contact_would_go_and_sends_nothing() {
     assert!(api.folders("activation").is_empty());
 }
 
-crate::both_backends!(corpus_goes_in_comes_out_and_goes_into_a_fresh_account_the_same);
+crate::both_backends!(
+    corpus_goes_in_comes_out_and_goes_into_a_fresh_account_the_same,
+    a_two_fer_gets_one_pota_file_per_park,
+);
+
+/// A two-fer activation (US-1234,US-5678) writes one file per park, every contact in each,
+/// that park as MY_SIG_INFO; and a two-fer from a file is filed into one such activation.
+fn a_two_fer_gets_one_pota_file_per_park() {
+    let (_server, api, cli) = account(ROOMY);
+    let yesterday = svc::model::Timestamp(svc::model::Timestamp::now().millis() - 86_400_000);
+    let day = yesterday.utc_date().format("%Y%m%d").to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("twofer.adi");
+    std::fs::write(
+        &file,
+        format!(
+            "<EOH>\n<CALL:5>K1ABC <QSO_DATE:8>{day} <TIME_ON:4>1200 <FREQ:6>14.062 <MODE:2>CW <STATION_CALLSIGN:4>W1AW <MY_SIG:4>POTA <MY_SIG_INFO:16>us-1234, US-5678 <EOR>\n<CALL:5>K2ABC <QSO_DATE:8>{day} <TIME_ON:4>1205 <FREQ:6>14.062 <MODE:2>CW <STATION_CALLSIGN:4>W1AW <MY_SIG:4>POTA <MY_SIG_INFO:15>US-1234,US-5678 <EOR>\n"
+        ),
+    )
+    .unwrap();
+    let summary = import(&cli, file.to_str().unwrap(), &["--auto", "--json"]).json();
+    assert_eq!(summary["imported"], 2, "{summary}");
+    let activations = api.folders("activation");
+    assert_eq!(activations.len(), 1, "{activations:?}");
+    assert_eq!(activations[0]["locationReference"], "US-1234,US-5678");
+    let id = activations[0]["id"].as_str().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let run = cli.run(&[
+        "activations",
+        "export",
+        id,
+        "--dir",
+        out.path().to_str().unwrap(),
+        "--json",
+    ]);
+    run.ok();
+    let answer = run.json();
+    assert_eq!(answer["contacts"], 2, "{answer}");
+    assert_eq!(answer["records"], 4, "{answer}");
+    let files = answer["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "{answer}");
+    for (file, park) in files.iter().zip(["US-1234", "US-5678"]) {
+        assert_eq!(file["park"], park);
+        let path = PathBuf::from(file["path"].as_str().unwrap());
+        assert_eq!(
+            path.file_name().unwrap().to_str().unwrap(),
+            format!("W1AW@{park}-{day}.adi")
+        );
+        let got = records(&path);
+        assert_eq!(got.len(), 2);
+        for r in &got {
+            assert_eq!(r.get("MY_SIG_INFO"), Some(park), "{r:?}");
+            assert_eq!(r.get("MY_POTA_REF"), Some(park), "{r:?}");
+        }
+    }
+}
 
 #[test]
 fn activation_export() {

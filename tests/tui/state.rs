@@ -1059,6 +1059,7 @@ fn x_exports_the_selected_log_or_activation_and_says_where_it_went() {
                 path: Some("/home/ham/2026-11.adi".into()),
                 contacts: 1,
                 records: 1,
+                files: Vec::new(),
             }),
         },
     );
