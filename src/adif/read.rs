@@ -1435,14 +1435,7 @@ struct Prefixed<R> {
 
 impl<R: BufRead> Read for Prefixed<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let chunk = self.fill_buf()?;
-            let n = chunk.len().min(buf.len());
-            buf[..n].copy_from_slice(&chunk[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 
@@ -1515,16 +1508,21 @@ impl<R: BufRead> Unescaped<R> {
     }
 }
 
+/// `Read` for a reader whose own buffer is the way in: copies what `fill_buf` holds.
+fn read_buffered(reader: &mut impl BufRead, buf: &mut [u8]) -> io::Result<usize> {
+    let n = {
+        let chunk = reader.fill_buf()?;
+        let n = chunk.len().min(buf.len());
+        buf[..n].copy_from_slice(&chunk[..n]);
+        n
+    };
+    reader.consume(n);
+    Ok(n)
+}
+
 impl<R: BufRead> Read for Unescaped<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let chunk = self.fill_buf()?;
-            let n = chunk.len().min(buf.len());
-            buf[..n].copy_from_slice(&chunk[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 
@@ -1596,14 +1594,7 @@ impl<R: BufRead> BufRead for Decoded<R> {
 
 impl<R: BufRead> Read for Decoded<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let chunk = self.fill_buf()?;
-            let n = chunk.len().min(buf.len());
-            buf[..n].copy_from_slice(&chunk[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 
@@ -1735,14 +1726,7 @@ impl<R: BufRead> BufRead for Input<R> {
 
 impl<R: BufRead> Read for Input<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = {
-            let chunk = self.fill_buf()?;
-            let n = chunk.len().min(buf.len());
-            buf[..n].copy_from_slice(&chunk[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 
