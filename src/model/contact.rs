@@ -133,14 +133,15 @@ impl NewContact {
         folder: &Folder,
         now: Timestamp,
     ) -> Result<NewContact, ApiError> {
-        Self::check(input, None, folder, now)
+        Self::check(input, None, None, folder, now)
     }
 
     /// [`NewContact::validate`], with the frequency already read when `read` is given (then
-    /// `input.frequency` is not looked at).
+    /// `input.frequency` is not looked at), and likewise the mode when `kept_mode` is.
     fn check(
         input: &ContactInput,
         read: Option<Frequency>,
+        kept_mode: Option<String>,
         folder: &Folder,
         now: Timestamp,
     ) -> Result<NewContact, ApiError> {
@@ -173,7 +174,10 @@ impl NewContact {
             None if input.from_file => read_mhz("frequency", input.frequency)?,
             None => read_frequency("frequency", input.frequency)?,
         };
-        let mode = check_mode("mode", &input.mode, input.from_file)?;
+        let mode = match kept_mode {
+            Some(mode) => mode,
+            None => check_mode("mode", &input.mode, input.from_file)?,
+        };
         let time_on = Timestamp::parse_plausible("timeOn", &input.time_on, now)?;
         let rst_sent = opt(&input.rst_sent, |v| {
             token("rstSent", v, 10, "+-", "599 or -12")
@@ -497,7 +501,10 @@ impl ContactPatch {
                 band,
             }),
         };
-        NewContact::check(&input, kept, folder, now)
+        // Nor is a stored mode: an imported one ADIF does not know stays as the file had it,
+        // and an edit of another field must not be refused for it.
+        let kept_mode = self.mode.is_none().then(|| stored.mode.clone());
+        NewContact::check(&input, kept, kept_mode, folder, now)
     }
 }
 
@@ -822,6 +829,34 @@ mod tests {
         };
         let after = retuned.apply(&before, &f, now()).unwrap();
         assert_eq!(after.frequency.band, "80m");
+    }
+
+    #[test]
+    fn an_edit_keeps_an_imported_mode_adif_does_not_know() {
+        let f = folder(FolderType::Monthly, None, Some("2026-11"));
+        let mut i = input();
+        i.mode = "xyzmode".into();
+        assert!(
+            NewContact::validate(&i, &f, now()).is_err(),
+            "refused on the API"
+        );
+        i.from_file = true;
+        i.frequency = 14.074;
+        let before = stored(&NewContact::validate(&i, &f, now()).unwrap());
+        assert_eq!(before.mode, "XYZMODE", "kept from a file");
+        let patch = ContactPatch {
+            name: Some(Some("Ann".into())),
+            ..Default::default()
+        };
+        assert_eq!(patch.apply(&before, &f, now()).unwrap().mode, "XYZMODE");
+        let remode = ContactPatch {
+            mode: Some("abcmode".into()),
+            ..Default::default()
+        };
+        assert!(
+            remode.apply(&before, &f, now()).is_err(),
+            "a new mode is checked"
+        );
     }
 
     #[test]
