@@ -127,6 +127,16 @@ fn output_schema(def: &Def) -> String {
 
 fn openapi_block() -> String {
     let mut out = String::new();
+    // The modes a create or an edit takes (an import keeps others as the file had them).
+    let modes: Vec<&str> = svc::model::mode::MODES
+        .iter()
+        .copied()
+        .chain(svc::model::mode::SUBMODES.iter().map(|(s, _)| *s))
+        .collect();
+    out.push_str(&format!(
+        "    Mode:\n      type: string\n      description: An ADIF mode or submode (ADIF 3.1.6's enumerations and FT2), in any case, stored upper-cased; an import (`POST /v1/contacts/batch` with `import`) also keeps a mode ADIF does not know, as the file had it.\n      enum: [{}]\n",
+        yaml_list(&modes)
+    ));
     out.push_str("    DeclaredFields:\n      type: object\n      description: The fields beyond the seed's, each absent when it has no value (docs/API.md, \"Fields\").\n      properties:\n");
     for def in FIELDS {
         out.push_str(&format!("        {}: {}\n", def.wire, output_schema(def)));
