@@ -286,6 +286,7 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
         .map(|c| c.to_ascii_uppercase());
     fields.used.push("STATION_CALLSIGN".into());
 
+    let has_intl = record.fields.iter().any(|(n, _)| n.ends_with("_INTL"));
     let mut kept = Fields::default();
     let mut kept_as_read = Vec::new();
     let mut dropped: Vec<String> = Vec::new();
@@ -326,8 +327,13 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
             }
             continue;
         }
-        let intl = format!("{}_INTL", def.adif);
-        let Some(mut raw) = fields.take(&[intl.as_str(), def.adif]) else {
+        // Only an ADX file carries _INTL fields: a plain record is not searched for them.
+        let intl = has_intl.then(|| format!("{}_INTL", def.adif));
+        let names: &[&str] = match &intl {
+            Some(intl) => &[intl.as_str(), def.adif],
+            None => &[def.adif],
+        };
+        let Some(mut raw) = fields.take(names) else {
             continue;
         };
         // Power as loggers write it: "50W", "6w".

@@ -13,6 +13,7 @@
 
 mod adx;
 pub mod contact;
+mod decode;
 pub mod modes;
 mod read;
 mod write;

@@ -69,6 +69,14 @@ impl<W: Write> Writer<W> {
     }
 }
 
+impl Writer<Vec<u8>> {
+    /// What was written since the last take, for a caller that sends a file in pieces as it
+    /// is made (a streamed download).
+    pub fn take_written(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.out)
+    }
+}
+
 fn header(created: DateTime<Utc>) -> [(&'static str, String); 4] {
     [
         ("ADIF_VER", "3.1.7".to_owned()),

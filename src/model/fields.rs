@@ -164,8 +164,9 @@ fields! {
     MyName "myName" "MY_NAME" "my-name" Text(100), false, "Your name";
 }
 
-/// ADIF fields the seed's own fields are written as (and read from): the `adif` map may not
-/// hold them, since two values for one field would leave a reader to pick one.
+/// ADIF fields svc writes from fields of other names: the seed's, and QSO_DATE_OFF (the date
+/// half of `timeOff`). The `adif` map may not hold them, since two values for one field would
+/// leave a reader to pick one.
 pub const SEED_ADIF: &[&str] = &[
     "CALL",
     "QSO_DATE",

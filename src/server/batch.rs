@@ -31,7 +31,7 @@ const KEY_FIELD: &str = "idempotencyKey";
 
 /// What a single create's body takes, and the item's key.
 fn item_fields() -> Vec<&'static str> {
-    let mut fields = body_fields();
+    let mut fields = body_fields().to_vec();
     fields.push(KEY_FIELD);
     fields
 }

@@ -31,13 +31,16 @@ const SEED_FIELDS: &[&str] = &[
     "activationId",
 ];
 
-/// Every field a contact body takes.
-pub(super) fn body_fields() -> Vec<&'static str> {
-    let mut all = SEED_FIELDS.to_vec();
-    all.extend(crate::model::fields::FIELDS.iter().map(|d| d.wire));
-    all.push("adif");
-    all.push("bandOnly");
-    all
+/// Every field a contact body takes, listed once per process: every create reads it.
+pub(super) fn body_fields() -> &'static [&'static str] {
+    static ALL: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        let mut all = SEED_FIELDS.to_vec();
+        all.extend(crate::model::fields::FIELDS.iter().map(|d| d.wire));
+        all.push("adif");
+        all.push("bandOnly");
+        all
+    });
+    &ALL
 }
 
 pub(super) fn folder_not_found(id: &str) -> ApiError {
@@ -129,7 +132,7 @@ pub async fn create(
     body: JsonBody,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let idem = idem_key.request(&body);
-    let input = read_contact(body, &body_fields())?;
+    let input = read_contact(body, body_fields())?;
     let folder = state
         .store
         .folder_for_contacts(&who.account_id, &input.folder_id)
@@ -211,7 +214,7 @@ fn read_patch(mut body: JsonBody) -> Result<ContactPatch, ApiError> {
         fields: FieldsPatch::from_json(|name| body.raw(name))?,
     };
     let known = body_fields();
-    body.finish(&known)?;
+    body.finish(known)?;
     if patch.is_empty() {
         return Err(ApiError::validation(format!(
             "the body names no field to change; send one or more of {}",

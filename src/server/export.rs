@@ -2,9 +2,6 @@
 //! streamed while it is read from the store, so that 100,000 contacts go out in one request
 //! (not pages that spend the burst limit) with the server's memory flat.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
 use axum::http::header;
@@ -22,33 +19,6 @@ use crate::store::Position;
 const CHUNK: u32 = 500;
 /// Chunks written ahead of a slow reader, at most; the store waits for the reader past that.
 const AHEAD: usize = 4;
-
-/// What the writer writes, handed out a chunk at a time.
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| std::io::Error::other("export buffer poisoned"))?
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Shared {
-    fn take(&self) -> Bytes {
-        self.0
-            .lock()
-            .map(|mut b| Bytes::from(std::mem::take(&mut *b)))
-            .unwrap_or_default()
-    }
-}
 
 /// Where the contacts come from.
 #[derive(Clone)]
@@ -100,8 +70,7 @@ pub async fn adif(
         }
     };
 
-    let buffer = Shared::default();
-    let mut writer = Writer::with_format(buffer.clone(), chrono::Utc::now(), format)
+    let mut writer = Writer::with_format(Vec::new(), chrono::Utc::now(), format)
         .map_err(|_| ApiError::internal())?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(AHEAD);
     let store = state.store.clone();
@@ -149,13 +118,13 @@ pub async fn adif(
             if older || !more {
                 break;
             }
-            let chunk = buffer.take();
+            let chunk = Bytes::from(writer.take_written());
             if !chunk.is_empty() && tx.send(Ok(chunk)).await.is_err() {
                 // The reader went away.
                 return;
             }
         }
-        let last = writer.finish().map(|_| buffer.take());
+        let last = writer.finish().map(Bytes::from);
         let _ = tx.send(last).await;
     });
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
