@@ -23,8 +23,8 @@ use crate::client::{
     BatchItem, BatchResult, Client, ClientError, NewActivationRequest, NewContactRequest,
     NewFolderRequest,
 };
-use crate::model::program::normalize_reference_list;
-use crate::model::{ErrorCode, Program};
+use crate::model::filing::{Filed, Place};
+use crate::model::ErrorCode;
 
 /// Items per batch: the most `POST /v1/contacts/batch` takes.
 const BATCH: usize = 500;
@@ -87,40 +87,6 @@ struct FieldNote {
     record: u64,
     field: String,
     message: String,
-}
-
-/// Where a contact goes with `--auto`, before the folder is known by id.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Place {
-    Activation {
-        callsign: String,
-        park: String,
-        day: String,
-    },
-    Monthly {
-        month: String,
-        program: Option<&'static str>,
-    },
-}
-
-impl Place {
-    fn describe(&self) -> String {
-        match self {
-            Place::Activation {
-                callsign,
-                park,
-                day,
-            } => format!("activation {callsign}@{park}-{day}"),
-            Place::Monthly {
-                month,
-                program: Some(p),
-            } => format!("{} hunting log {month}", p.to_ascii_uppercase()),
-            Place::Monthly {
-                month,
-                program: None,
-            } => format!("monthly log {month}"),
-        }
-    }
 }
 
 /// The summary of an import, as `--json` prints it.
@@ -457,10 +423,12 @@ impl Importer<'_> {
             return Ok(Ok((name.clone(), name)));
         };
         let made = match &place {
-            Place::Activation { callsign, park, .. } => {
+            Place::Activation {
+                callsign, parks, ..
+            } => {
                 client
                     .create_activation(&NewActivationRequest {
-                        location_reference: park.clone(),
+                        location_reference: parks.clone(),
                         callsign: callsign.clone(),
                         program_id: Some("pota".into()),
                         location_name: None,
@@ -472,7 +440,7 @@ impl Importer<'_> {
                 client
                     .create_folder(&NewFolderRequest::Monthly {
                         month: month.clone(),
-                        program_id: program.map(str::to_owned),
+                        program_id: program.map(|p| p.id().to_owned()),
                     })
                     .await
             }
@@ -584,39 +552,17 @@ impl Importer<'_> {
     }
 }
 
-/// Where `--auto` files a contact: a POTA activation by activator, park and UTC day when the
-/// record says it was made from a park; else the monthly log of its UTC month, the program's
-/// hunting log when SIG names POTA, DX or REPEATER.
+/// Where `--auto` files a contact: the model's rule. A dry run, which asks the service
+/// nothing, names the activator it does not know.
 fn place(c: &Imported, account: Option<&str>) -> Place {
-    let day = &c.time_on[..10.min(c.time_on.len())];
-    if c.my_sig
-        .as_deref()
-        .is_some_and(|s| s.eq_ignore_ascii_case("POTA"))
-        && let Some(park) = &c.my_sig_info
-    {
-        let callsign = c
-            .station_callsign
-            .clone()
-            .or_else(|| account.map(str::to_owned))
-            .unwrap_or_else(|| "your callsign".into());
-        return Place::Activation {
-            callsign: callsign.to_ascii_uppercase(),
-            // A two-fer's list in one spelling (US-1234,US-5678), so that its contacts from
-            // files that space it otherwise go to one activation.
-            park: normalize_reference_list("mySigInfo", park)
-                .unwrap_or_else(|_| park.trim().to_ascii_uppercase()),
-            day: day.replace('-', ""),
-        };
-    }
-    let program = c
-        .sig
-        .as_deref()
-        .and_then(Program::from_sig)
-        .map(Program::id);
-    Place::Monthly {
-        month: day[..7.min(day.len())].to_owned(),
-        program,
-    }
+    let filed = Filed {
+        time_on: &c.time_on,
+        sig: c.sig.as_deref(),
+        my_sig: c.my_sig.as_deref(),
+        my_sig_info: c.my_sig_info.as_deref(),
+        station_callsign: c.station_callsign.as_deref(),
+    };
+    Place::of(&filed, account.or(Some("your callsign")))
 }
 
 fn request(c: Imported, folder_id: String) -> NewContactRequest {

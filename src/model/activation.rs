@@ -2,7 +2,9 @@
 
 use super::ApiError;
 use super::callsign::normalize_callsign;
+use super::contact::Contact;
 use super::folder::{Folder, FolderRole, FolderType};
+use super::mode::PotaMode;
 use super::program::{Program, normalize_reference_list};
 use super::text::single_line;
 use super::time::Timestamp;
@@ -111,6 +113,35 @@ impl NewActivation {
             _ => Err(conflict()),
         }
     }
+}
+
+/// A contact toward an activation's POTA count: POTA counts each worked callsign once per
+/// band and POTA mode on each UTC day (days since the epoch), so an activation that runs past
+/// midnight starts again toward 10 there.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ValidContact {
+    pub day: i64,
+    pub callsign: String,
+    pub band: String,
+    pub mode: PotaMode,
+}
+
+/// The valid contacts among an activation's contacts, from its UTC start day on; a contact
+/// before the activation started is not part of it.
+pub fn valid_contacts<'a>(
+    activation: &Folder,
+    contacts: impl IntoIterator<Item = &'a Contact>,
+) -> impl Iterator<Item = ValidContact> {
+    let first = activation.start_time.map(Timestamp::utc_day);
+    contacts
+        .into_iter()
+        .filter(move |c| first.is_some_and(|first| c.time_on.utc_day() >= first))
+        .map(|c| ValidContact {
+            day: c.time_on.utc_day(),
+            callsign: c.callsign.clone(),
+            band: c.band.clone(),
+            mode: PotaMode::of(&c.mode),
+        })
 }
 
 #[cfg(test)]

@@ -349,12 +349,13 @@ impl NewContact {
 
         let has_program_identity = sig.is_some() || my_sig.is_some();
         let dupe_key = (program_folder && has_program_identity).then(|| {
-            format!(
-                "{callsign}|{}|{mode}|{}|{}|{}",
+            dupe_key(
+                &callsign,
                 frequency.band,
-                sig.as_deref().unwrap_or_default(),
-                sig_info.as_deref().unwrap_or_default(),
-                time_on.utc_day()
+                &mode,
+                sig.as_deref(),
+                sig_info.as_deref(),
+                time_on,
             )
         });
 
@@ -377,6 +378,41 @@ impl NewContact {
             fields: input.fields.clone(),
             dupe_key,
         })
+    }
+}
+
+/// The duplicate key (docs/API.md, "Duplicates"): two contacts with the same key are one
+/// contact logged twice. It is the worked callsign, band, mode, worked program and reference,
+/// and UTC day, each as a stored contact holds it (upper-case callsign, mode and program). The
+/// service keys the contacts of program folders that carry program identity; the logbook's
+/// form warns with the same key in every log.
+pub fn dupe_key(
+    callsign: &str,
+    band: &str,
+    mode: &str,
+    sig: Option<&str>,
+    sig_info: Option<&str>,
+    time_on: Timestamp,
+) -> String {
+    format!(
+        "{callsign}|{band}|{mode}|{}|{}|{}",
+        sig.unwrap_or_default(),
+        sig_info.unwrap_or_default(),
+        time_on.utc_day()
+    )
+}
+
+impl Contact {
+    /// This stored contact's [`dupe_key`], whatever its folder.
+    pub fn dupe_key(&self) -> String {
+        dupe_key(
+            &self.callsign,
+            &self.band,
+            &self.mode,
+            self.sig.as_deref(),
+            self.sig_info.as_deref(),
+            self.time_on,
+        )
     }
 }
 
@@ -738,6 +774,50 @@ mod tests {
             duplicate_of: None,
             external: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_stored_contact_has_the_key_it_was_stored_with() {
+        let hunting = folder(FolderType::Monthly, Some("pota"), Some("2026-11"));
+        let mut i = input();
+        i.sig = Some("pota".into());
+        i.sig_info = Some("us-0001".into());
+        for (f, i) in [(hunting, i), (activation(), input())] {
+            let c = NewContact::validate(&i, &f, now()).unwrap();
+            assert_eq!(Some(stored(&c).dupe_key()), c.dupe_key, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn potas_count_is_per_callsign_band_pota_mode_and_day() {
+        use crate::model::activation::valid_contacts;
+        let a = activation();
+        let at = |call: &str, mhz: f64, mode: &str, time: &str| {
+            let mut i = input();
+            i.callsign = call.into();
+            i.frequency = mhz;
+            i.mode = mode.into();
+            i.time_on = time.into();
+            stored(&NewContact::validate(&i, &a, now()).unwrap())
+        };
+        let contacts = [
+            at("K1ABC", 14.074, "FT8", "2026-11-22T12:00:00Z"),
+            // FT4 is data as FT8 is: the same contact for POTA.
+            at("K1ABC", 14.080, "FT4", "2026-11-22T12:01:00Z"),
+            at("K1ABC", 14.062, "CW", "2026-11-22T12:02:00Z"),
+            at("K1ABC", 14.250, "SSB", "2026-11-22T12:03:00Z"),
+            at("K1ABC", 14.236, "DIGITALVOICE", "2026-11-22T12:04:00Z"),
+            at("K1ABC", 7.074, "FT8", "2026-11-22T12:05:00Z"),
+            // Past midnight UTC the count starts again.
+            at("K1ABC", 14.074, "FT8", "2026-11-23T00:01:00Z"),
+        ];
+        let valid: std::collections::HashSet<_> = valid_contacts(&a, &contacts).collect();
+        assert_eq!(valid.len(), 5, "{valid:?}");
+        assert_eq!(valid.iter().filter(|v| v.day == now().utc_day()).count(), 4);
+        // Before the activation started: not part of it.
+        let mut early = contacts[0].clone();
+        early.time_on = Timestamp::parse("t", "2026-11-21T23:00:00Z").unwrap();
+        assert_eq!(valid_contacts(&a, [&early]).count(), 0);
     }
 
     #[test]

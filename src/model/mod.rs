@@ -7,6 +7,7 @@ pub mod callsign;
 pub mod contact;
 pub mod error;
 pub mod fields;
+pub mod filing;
 pub mod folder;
 pub mod ids;
 pub mod key;

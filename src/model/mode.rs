@@ -288,6 +288,27 @@ impl ModeClass {
     }
 }
 
+/// POTA's three modes: an activator counts a station once per band in each (README,
+/// "Activations").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PotaMode {
+    Cw,
+    /// Phone, digital voice included.
+    Phone,
+    /// Every data mode; a mode svc does not know is counted here, as most such modes are.
+    Data,
+}
+
+impl PotaMode {
+    pub fn of(mode: &str) -> PotaMode {
+        match ModeClass::of(mode) {
+            Some(ModeClass::Cw) => PotaMode::Cw,
+            Some(ModeClass::Phone | ModeClass::DigitalVoice) => PotaMode::Phone,
+            Some(ModeClass::WeakSignal | ModeClass::Data) | None => PotaMode::Data,
+        }
+    }
+}
+
 /// The enumeration's spelling of a mode or submode, found without case or surrounding blanks.
 fn canonical(mode: &str) -> Option<&'static str> {
     let mode = mode.trim();

@@ -220,6 +220,8 @@ pub struct LogbookChange {
 pub struct ImportJob {
     pub logbook_id: String,
     pub account_id: String,
+    /// The account's callsign: the activator of a record that names no station callsign.
+    pub callsign: String,
     pub key_sealed: Vec<u8>,
     /// The last log id read (the next page starts after it).
     pub after: Option<String>,

@@ -21,6 +21,7 @@ use crate::client::{
     NewContactRequest,
 };
 use crate::model::FieldsPatch;
+use crate::model::activation::{ValidContact, valid_contacts};
 use crate::model::Program;
 // The model's declared fields, named apart from the form's own `Field`.
 use crate::model::fields::Field as Declared;
@@ -164,23 +165,17 @@ pub struct ContactsPane {
     pub view: ListView,
 }
 
-/// A valid contact of an activation: its UTC day (days since the epoch), callsign, band and
-/// mode. POTA counts each UTC day on its own, so one that runs past midnight starts again
-/// toward 10 there.
-pub type ValidKey = (i64, String, String, String);
-
-/// The valid contacts of an activation toward POTA's 10: unique callsign, band and mode per
-/// UTC day, from the day it started.
+/// The valid contacts of an activation toward POTA's 10 (the model's rule).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ActivationStats {
     pub load: Load,
-    pub valid: HashSet<ValidKey>,
+    pub valid: HashSet<ValidContact>,
 }
 
 impl ActivationStats {
     /// Valid contacts on one UTC day.
     pub fn on(&self, day: i64) -> usize {
-        self.valid.iter().filter(|k| k.0 == day).count()
+        self.valid.iter().filter(|k| k.day == day).count()
     }
 }
 
@@ -507,25 +502,6 @@ pub fn build_tree(items: &[Folder]) -> Vec<TreeRow> {
         }
     }
     rows
-}
-
-/// The valid-contact keys of an activation's contacts from its UTC start day on.
-pub fn valid_keys(activation: &Folder, contacts: &[Contact]) -> HashSet<ValidKey> {
-    let Some(first) = activation.start_time.map(Timestamp::utc_day) else {
-        return HashSet::new();
-    };
-    contacts
-        .iter()
-        .filter(|c| c.time_on.utc_day() >= first)
-        .map(|c| {
-            (
-                c.time_on.utc_day(),
-                c.callsign.clone(),
-                c.band.clone(),
-                c.mode.to_ascii_uppercase(),
-            )
-        })
-        .collect()
 }
 
 /// A failure as the status line says it: the server's code and message, and what to do.
@@ -1004,7 +980,7 @@ impl App {
         {
             stats
                 .valid
-                .extend(valid_keys(activation, std::slice::from_ref(contact)));
+                .extend(valid_contacts(activation, [contact]));
         }
     }
 
@@ -1174,9 +1150,14 @@ impl App {
                     }
                     FormKey::Submit => self.submit_entry(),
                     FormKey::Edited(field) => {
+                        // The fields of the duplicate key.
                         if matches!(
                             field,
-                            Field::Callsign | Field::Frequency | Field::Mode | Field::Time
+                            Field::Callsign
+                                | Field::Frequency
+                                | Field::Mode
+                                | Field::Time
+                                | Field::Park
                         ) {
                             self.check_duplicate();
                         }
@@ -1653,8 +1634,8 @@ impl App {
         };
         let stats = match result {
             Ok(contacts) => {
-                let mut valid = valid_keys(activation, &contacts);
-                valid.extend(valid_keys(activation, &self.outbox.waiting_in(&folder_id)));
+                let waiting = self.outbox.waiting_in(&folder_id);
+                let valid = valid_contacts(activation, contacts.iter().chain(&waiting)).collect();
                 ActivationStats {
                     load: Load::Loaded,
                     valid,

@@ -9,6 +9,7 @@ use crate::client::NewActivationRequest;
 use crate::client::NewContactRequest;
 use crate::model::band::read_frequency;
 use crate::model::callsign::normalize_callsign;
+use crate::model::contact::dupe_key;
 // The model's declared fields, named apart from the form's own `Field`.
 use crate::model::fields::{Field as Declared, Fields};
 use crate::model::program::{normalize_reference, parse_program_id};
@@ -516,8 +517,10 @@ impl EntryForm {
             .map_err(|e| e.message)
     }
 
-    /// The contact in `contacts` that this one would duplicate: same callsign, band and mode on
-    /// the same UTC day (the day of the typed time, else of `now`).
+    /// The contact in `contacts` that this one would duplicate: the same duplicate key, the
+    /// service's (`model::contact::dupe_key`: callsign, band, mode, worked park and UTC day of
+    /// the typed time, else of `now`). A two-fer hunted is one contact a park, so any of its
+    /// parks already logged is a duplicate.
     pub fn find_duplicate<'a>(
         &self,
         contacts: impl IntoIterator<Item = &'a Contact>,
@@ -525,29 +528,24 @@ impl EntryForm {
     ) -> Option<&'a Contact> {
         let call = self.value(Field::Callsign).trim().to_ascii_uppercase();
         let band = *self.band.as_ref().ok()?;
-        let mode = self.value(Field::Mode).trim();
+        let mode = self.value(Field::Mode).trim().to_ascii_uppercase();
         if call.is_empty() || mode.is_empty() {
             return None;
         }
-        let day = time_on(self.value(Field::Time), now)
-            .unwrap_or(now)
-            .utc_day();
-        // A hunter credits each park on its own: in a hunting log the same station at another
-        // park is no duplicate. An activator's count is per station, whatever its park.
-        let parks = match (self.kind, self.references()) {
-            (LogKind::Hunting(_), Ok((_, parks))) if !parks.is_empty() => parks,
-            _ => Vec::new(),
+        let time = time_on(self.value(Field::Time), now).unwrap_or(now);
+        let (program, parks) = self.references().ok()?;
+        let sig = (!parks.is_empty()).then(|| program.sig());
+        let keys: Vec<String> = if parks.is_empty() {
+            vec![dupe_key(&call, band, &mode, None, None, time)]
+        } else {
+            parks
+                .iter()
+                .map(|park| dupe_key(&call, band, &mode, sig, Some(park), time))
+                .collect()
         };
-        contacts.into_iter().find(|c| {
-            c.callsign == call
-                && c.band == band
-                && c.mode.eq_ignore_ascii_case(mode)
-                && c.time_on.utc_day() == day
-                && (parks.is_empty()
-                    || c.sig_info
-                        .as_deref()
-                        .is_some_and(|info| info.split(',').any(|p| parks.iter().any(|q| q == p))))
-        })
+        contacts
+            .into_iter()
+            .find(|c| keys.contains(&c.dupe_key()))
     }
 }
 

@@ -577,6 +577,67 @@ fn a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back() {
         .expect_error(404, "not_found");
 }
 
+/// Puts an activator's contact into the fake book: made at `parks` by `station`.
+fn activated_at_qrz(qrz: &FakeQrz, call: &str, time: &str, parks: &str, station: &str) {
+    let record = format!(
+        "<CALL:{}>{call} <QSO_DATE:8>{} <TIME_ON:6>{} <BAND:3>20m <FREQ:6>14.062 <MODE:2>CW \
+         <MY_SIG:4>POTA <MY_SIG_INFO:{}>{parks} <STATION_CALLSIGN:{}>{station} <EOR>",
+        call.len(),
+        &time[..8],
+        &time[8..],
+        parks.len(),
+        station.len(),
+    );
+    let client = svc::server::logbooks::qrz::Qrz::new(qrz.url()).unwrap();
+    crate::common::block_on(client.insert(QRZ_KEY, &record)).unwrap();
+}
+
+/// A book's records are filed as `svc import adif --auto` files a file's: an activator's into
+/// its activation (a two-fer's into one), a bad park's into its monthly log, the rest by month.
+fn a_books_activator_records_go_to_their_activations() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let (server, _secret) = server(&qrz, &["--burst-limit", "100000"]);
+    let api = server.account("W1AW", "elevated");
+    let (month, _) = this_month();
+    let day = month.replace('-', "") + "01";
+    activated_at_qrz(&qrz, "K1HNT", &format!("{day}120000"), "US-1234", "W1AW");
+    activated_at_qrz(&qrz, "K2HNT", &format!("{day}120100"), "US-1234", "W1AW");
+    activated_at_qrz(&qrz, "K3HNT", &format!("{day}130000"), "us-0001, us-0002", "W1AW/P");
+    activated_at_qrz(&qrz, "K4HNT", &format!("{day}140000"), "NOT A PARK", "W1AW");
+    logged_at_qrz(&qrz, QRZ_KEY, "K5HNT", &format!("{day}150000"));
+    let r = api.post(
+        "/v1/logbooks",
+        json!({ "provider": "qrz", "apiKey": QRZ_KEY, "autoPush": false, "autoSync": true }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        api.post(&format!("/v1/logbooks/{id}/import"), json!({}))
+            .status,
+        202
+    );
+    eventually("5 contacts here", || api.qso_count() == 5);
+    let calls = |folder: &str| -> Vec<String> {
+        let mut calls: Vec<String> = api
+            .all_contacts(folder)
+            .iter()
+            .map(|c| c["callsign"].as_str().unwrap().to_owned())
+            .collect();
+        calls.sort();
+        calls
+    };
+    let one = api.folder_named(&format!("W1AW@US-1234-{day}"));
+    assert_eq!(calls(&one), ["K1HNT", "K2HNT"]);
+    let stored = &api.all_contacts(&one)[0];
+    assert_eq!(stored["mySigInfo"], "US-1234", "{stored}");
+    assert_eq!(stored["activationId"], one.as_str(), "{stored}");
+    let two = api.folder_named(&format!("W1AW/P@US-0001,US-0002-{day}"));
+    assert_eq!(calls(&two), ["K3HNT"]);
+    let monthly = api.monthly(&month, None);
+    assert_eq!(calls(&monthly), ["K4HNT", "K5HNT"]);
+}
+
 /// The copy of `id` in the book, as the list shows it.
 fn copy(api: &Api, folder: &str, id: &str) -> Value {
     let listed = api.contacts(folder);
@@ -682,6 +743,7 @@ fn an_edited_contact_replaces_its_copy_in_the_book() {
 
 crate::both_backends!(
     a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back,
+    a_books_activator_records_go_to_their_activations,
     sync_routes_by_station_callsign_and_the_rest_waits_for_review,
     contacts_are_pushed_when_created_and_deleted_there_when_deleted,
     a_duplicate_counts_as_pushed_and_a_refusal_is_kept,

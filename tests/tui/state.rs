@@ -1219,6 +1219,23 @@ fn a_park_to_park_contact_with_two_parks_is_two_contacts() {
         ["US-4321", "US-5678"],
         "one contact per park, each once"
     );
+    // The service's duplicate key: the same station from one of those parks is a duplicate,
+    // from another park it is a new park-to-park contact.
+    let mut journal = FakeJournal::default();
+    journal.run(&mut app, effects);
+    typed(&mut app, "K4CC");
+    for _ in 0..8 {
+        press(&mut app, KeyCode::Tab);
+    }
+    assert_eq!(form(&app).focus, Field::Park);
+    typed(&mut app, "US-9999");
+    assert_eq!(form(&app).duplicate, None);
+    for _ in 0..7 {
+        press(&mut app, KeyCode::Backspace);
+    }
+    typed(&mut app, "US-9999,us-5678");
+    let warning = form(&app).duplicate.clone().expect("a duplicate");
+    assert!(warning.contains("K4CC 20m SSB"), "{warning}");
 }
 
 #[test]

@@ -11,7 +11,11 @@ use std::collections::HashMap;
 use super::Logbooks;
 use super::qrz::{Inserted, Qrz, QrzError};
 use crate::adif;
-use crate::model::{ContactInput, Folder, NewContact, NewMonthly, Program, Timestamp};
+use crate::model::filing::{Filed, Place};
+use crate::model::{
+    ActivationInput, ContactInput, Folder, NewActivation, NewContact, NewMonthly, Program,
+    Timestamp,
+};
 use crate::store::{
     ExternalAction, ExternalJob, ExternalOutcome, FromBook, ImportJob, Limits, Replacing, Store,
 };
@@ -186,7 +190,7 @@ async fn import(
             "the service cannot open this logbook's key (its secret changed); give the key again",
         )?;
     let mut after = job.after.clone();
-    let mut folders: HashMap<(Option<Program>, String), Folder> = HashMap::new();
+    let mut folders: HashMap<Place, Folder> = HashMap::new();
     let mut unfiled = 0u64;
     loop {
         let page = logbooks
@@ -198,7 +202,7 @@ async fn import(
         let now = Timestamp::now();
         let mut items = Vec::with_capacity(page.records.len());
         for (log_id, record) in &page.records {
-            match filed(store, &job.account_id, record, now, &mut folders).await {
+            match filed(store, job, record, now, &mut folders).await {
                 Ok(contact) => items.push(FromBook {
                     log_id: log_id.clone(),
                     contact,
@@ -226,34 +230,79 @@ async fn import(
     Ok(())
 }
 
-/// A record from the book as a contact of the account's monthly log of its UTC month (the
-/// program's hunting log when it names a worked program).
+/// A record from the book as a contact of the folder the model's filing rule gives it (as
+/// `svc import adif --auto` files it): an activator's record into its activation, found or made;
+/// the others into the monthly log of their UTC month.
 async fn filed(
     store: &Arc<dyn Store>,
-    account_id: &str,
+    job: &ImportJob,
     record: &adif::Record,
     now: Timestamp,
-    folders: &mut HashMap<(Option<Program>, String), Folder>,
+    folders: &mut HashMap<Place, Folder>,
 ) -> Result<NewContact, String> {
     let c = adif::contact::imported(record)?;
-    let month = c.time_on.get(..7).unwrap_or_default().to_owned();
-    let program = c.sig.as_deref().and_then(Program::from_sig);
-    let folder = match folders.get(&(program, month.clone())) {
+    let filed = Filed {
+        time_on: &c.time_on,
+        sig: c.sig.as_deref(),
+        my_sig: c.my_sig.as_deref(),
+        my_sig_info: c.my_sig_info.as_deref(),
+        station_callsign: c.station_callsign.as_deref(),
+    };
+    let mut place = Place::of(&filed, Some(&job.callsign));
+    let activation = match &place {
+        Place::Activation {
+            callsign, parks, ..
+        } => NewActivation::validate(
+            &ActivationInput {
+                reference: Some(parks.clone()),
+                callsign: Some(callsign.clone()),
+                program: Some(Program::Pota),
+                location_name: None,
+                start_time: Some(c.time_on.clone()),
+            },
+            now,
+        )
+        .ok(),
+        Place::Monthly { .. } => None,
+    };
+    // An activation the record cannot make (a park POTA would not know) leaves the contact in
+    // its monthly log rather than out of the account.
+    if matches!(place, Place::Activation { .. }) && activation.is_none() {
+        place = Place::of(
+            &Filed {
+                my_sig: None,
+                ..filed
+            },
+            None,
+        );
+    }
+    let folder = match folders.get(&place) {
         Some(folder) => folder.clone(),
         None => {
-            let monthly = NewMonthly::new(program, month.clone());
-            let made = store
-                .find_or_create_monthly(account_id, &monthly, now, None)
-                .await
-                .map_err(|e| e.to_string())?;
-            let folder = made.into_parts().0.folder;
-            folders.insert((program, month), folder.clone());
+            let made = match (&activation, &place) {
+                (Some(activation), _) => {
+                    store
+                        .find_or_create_activation(&job.account_id, activation, now, None)
+                        .await
+                }
+                (None, Place::Monthly { month, program }) => {
+                    let monthly = NewMonthly::new(*program, month.clone());
+                    store
+                        .find_or_create_monthly(&job.account_id, &monthly, now, None)
+                        .await
+                }
+                // Filed by its month above.
+                (None, Place::Activation { .. }) => return Err(place.describe()),
+            };
+            let folder = made.map_err(|e| e.to_string())?.into_parts().0.folder;
+            folders.insert(place.clone(), folder.clone());
             folder
         }
     };
-    // An activator's contact cannot go into a monthly log with its own park: the activation
-    // is not made from a book, so that side is left out.
-    let own_program = c.my_sig.as_deref().and_then(Program::from_sig).is_some();
+    // A monthly log takes no park of the operator's own: a record of another program's
+    // activation keeps its MY_SIG only when it names no program of svc's.
+    let own = matches!(place, Place::Monthly { .. })
+        && c.my_sig.as_deref().and_then(Program::from_sig).is_some();
     let input = ContactInput {
         folder_id: folder.id.clone(),
         callsign: c.callsign,
@@ -266,8 +315,8 @@ async fn filed(
         notes: c.notes,
         sig: c.sig,
         sig_info: c.sig_info,
-        my_sig: if own_program { None } else { c.my_sig },
-        my_sig_info: if own_program { None } else { c.my_sig_info },
+        my_sig: if own { None } else { c.my_sig },
+        my_sig_info: if own { None } else { c.my_sig_info },
         station_callsign: c.station_callsign,
         activation_id: None,
         fields: c.fields,

@@ -601,7 +601,8 @@ impl SqlStore {
                SELECT id FROM logbooks WHERE auto_sync AND paused_reason IS NULL \
                AND import_due <= $2 AND (import_lease IS NULL OR import_lease < $2) \
                ORDER BY import_due LIMIT 1 {lock}) \
-             RETURNING id, account_id, key_sealed, import_after"
+             RETURNING id, account_id, key_sealed, import_after, \
+               (SELECT callsign FROM accounts WHERE accounts.id = logbooks.account_id) AS callsign"
         );
         self.write(move |tx| {
             Box::pin(async move {
@@ -614,6 +615,7 @@ impl SqlStore {
                 Ok(Some(ImportJob {
                     logbook_id: row.try_get("id")?,
                     account_id: row.try_get("account_id")?,
+                    callsign: row.try_get("callsign")?,
                     key_sealed: row.try_get("key_sealed")?,
                     after: row.try_get("import_after")?,
                 }))
