@@ -23,8 +23,8 @@ use crate::client::{
     BatchItem, BatchResult, Client, ClientError, NewActivationRequest, NewContactRequest,
     NewFolderRequest,
 };
-use crate::model::filing::{Filed, Place};
 use crate::model::ErrorCode;
+use crate::model::filing::{Filed, Place};
 
 /// Items per batch: the most `POST /v1/contacts/batch` takes.
 const BATCH: usize = 500;
@@ -176,20 +176,23 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
     let client = if args.dry_run {
         None
     } else {
-        Some(ctx.client()?.with_observer(waits(ctx, bar.clone())))
+        Some(Arc::new(
+            ctx.client()?.with_observer(waits(ctx, bar.clone())),
+        ))
     };
     let mut summary = Summary {
         file: args.file.display().to_string(),
         dry_run: args.dry_run,
         ..Summary::default()
     };
-    let result = ctx.block_on(async {
+    let result = ctx.block_on_with_workers(async {
         let account = match &client {
             Some(c) => Some(c.whoami().await?.callsign),
             None => None,
         };
         let mut importer = Importer {
-            client: client.as_ref(),
+            client: client.clone(),
+            in_flight: None,
             account,
             folder: args.folder.clone(),
             places: HashMap::new(),
@@ -290,7 +293,9 @@ fn progress(ctx: &Ctx, size: u64) -> Option<indicatif::ProgressBar> {
 
 struct Importer<'a> {
     /// None in a dry run: nothing is sent.
-    client: Option<&'a Client>,
+    client: Option<Arc<Client>>,
+    /// The batch the service stores while the next one is read, and its answer to come.
+    in_flight: Option<InFlight>,
     account: Option<String>,
     folder: Option<String>,
     /// Folders found or made for `--auto`, or why one could not be.
@@ -299,8 +304,26 @@ struct Importer<'a> {
     summary: &'a mut Summary,
 }
 
+type InFlight = (
+    Vec<Pending>,
+    tokio::task::JoinHandle<Result<Vec<BatchResult>, ClientError>>,
+);
+
 impl Importer<'_> {
     async fn run<R: std::io::BufRead>(
+        &mut self,
+        reader: Reader<R>,
+        tick: impl FnMut(),
+    ) -> Result<(), CliError> {
+        let outcome = self.read_all(reader, tick).await;
+        if outcome.is_err() {
+            // What the batch in flight stored is counted before the import says how far it got.
+            let _ = self.settle().await;
+        }
+        outcome
+    }
+
+    async fn read_all<R: std::io::BufRead>(
         &mut self,
         reader: Reader<R>,
         mut tick: impl FnMut(),
@@ -357,6 +380,7 @@ impl Importer<'_> {
             }
         }
         self.send().await?;
+        self.settle().await?;
         tick();
         Ok(())
     }
@@ -416,7 +440,7 @@ impl Importer<'_> {
                 ..r
             }));
         }
-        let Some(client) = self.client else {
+        let Some(client) = self.client.clone() else {
             // A dry run makes no folders: the place's name stands for it.
             let name = place.describe();
             self.places.insert(place, Ok((name.clone(), name.clone())));
@@ -461,19 +485,37 @@ impl Importer<'_> {
         Ok(found)
     }
 
-    /// Sends what is queued as one import batch and counts each item's result.
+    /// Sends what is queued as one import batch, once the batch before it is answered and
+    /// counted: the service stores one batch at a time from this import, in the file's order,
+    /// while the next is read from the file.
     async fn send(&mut self) -> Result<(), CliError> {
-        let Some(client) = self.client else {
+        let Some(client) = self.client.clone() else {
             return Ok(());
         };
+        self.settle().await?;
         if self.pending.is_empty() {
             return Ok(());
         }
         let pending = std::mem::take(&mut self.pending);
         let items: Vec<BatchItem> = pending.iter().map(|p| p.item.clone()).collect();
-        let results = match client.create_contacts_batch(&items, true).await {
-            Ok(results) => results,
-            Err(e) => return Err(self.stop(e)),
+        let answer = tokio::spawn(async move { client.create_contacts_batch(&items, true).await });
+        self.in_flight = Some((pending, answer));
+        Ok(())
+    }
+
+    /// Waits for the batch in flight, if any, and counts each item's result.
+    async fn settle(&mut self) -> Result<(), CliError> {
+        let Some((pending, answer)) = self.in_flight.take() else {
+            return Ok(());
+        };
+        let results = match answer.await {
+            Ok(Ok(results)) => results,
+            Ok(Err(e)) => return Err(self.stop(e)),
+            Err(e) => {
+                return Err(CliError::local(format!(
+                    "the import's sender stopped ({e}); run the same import again to finish, nothing is stored twice"
+                )));
+            }
         };
         let mut cap = None;
         for (p, result) in pending.into_iter().zip(results) {

@@ -336,6 +336,21 @@ impl Ctx {
             .block_on(work)
     }
 
+    /// As [`Ctx::block_on`], with two worker threads beside it, for a command whose spawned
+    /// requests must go on while it works on this thread (an import reads its file while the
+    /// service stores the batch before).
+    pub fn block_on_with_workers<T>(
+        &self,
+        work: impl Future<Output = Result<T, CliError>>,
+    ) -> Result<T, CliError> {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| CliError::local(format!("cannot start the async runtime: {e}")))?
+            .block_on(work)
+    }
+
     /// Writes the result to stdout in one piece; a closed pipe ends the command quietly.
     pub fn out(&self, text: &str) -> Result<(), CliError> {
         let mut stdout = std::io::stdout().lock();

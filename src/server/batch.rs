@@ -14,7 +14,7 @@ use super::contacts::{body_fields, check_contact, read_contact};
 use super::error::ApiResult;
 use super::extract::{
     Auth, IdemKey, JsonBody, MAX_BODY_BYTES, NoQuery, burst_allowance, burst_refusal, fingerprint,
-    json_object, size_text, valid_idempotency_key,
+    import_allowance, json_object, size_text, valid_idempotency_key,
 };
 use super::web::RequestId;
 use crate::model::ids::truncate;
@@ -227,8 +227,10 @@ pub async fn create(
     let now = Timestamp::now();
     // A batch of logged contacts counts as one request per item in its key's burst window; the
     // request itself was counted (as the first item) when its key was checked. An import is
-    // one request: its size is bounded by the batch, and its contacts by the lifetime budget.
+    // one request of the import limit instead: its size is bounded by the batch, and its
+    // contacts by the lifetime budget.
     let (allowed, limits) = if import {
+        import_allowance(&state, &who, now).await?;
         (items.len(), state.limits.for_import())
     } else {
         let allowed = 1 + burst_allowance(&state, &who, items.len() - 1, now).await?;

@@ -69,6 +69,10 @@ struct StartArgs {
     /// Requests per key per minute
     #[arg(long, env = "SVC_BURST_LIMIT", default_value_t = Limits::default().burst_per_minute)]
     burst_limit: u32,
+    /// Import batches (of up to 500 contacts) per key per minute, counted apart from the burst
+    /// limit
+    #[arg(long, env = "SVC_IMPORT_LIMIT", default_value_t = Limits::default().import_batches_per_minute)]
+    import_limit: u32,
     /// Contacts an account may create per UTC day
     #[arg(long, env = "SVC_DAILY_CONTACT_BUDGET", default_value_t = Limits::default().daily_contact_budget)]
     daily_contact_budget: i64,
@@ -551,6 +555,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
     super::web::hashing::return_memory_after_use();
     let limits = Limits {
         burst_per_minute: args.burst_limit,
+        import_batches_per_minute: args.import_limit,
         daily_contact_budget: args.daily_contact_budget,
         lifetime_contact_budget: args.lifetime_contact_budget,
         free_plan_cap: args.free_plan_cap,

@@ -52,6 +52,23 @@ pub async fn burst_allowance(
     Ok(room.clamp(0, extra as i64) as usize)
 }
 
+/// Counts an import batch in its key's import window instead of its burst window (where its
+/// key's check counted it): refused past the import limit, with the burst limit's answer.
+pub async fn import_allowance(
+    state: &AppState,
+    principal: &Principal,
+    now: Timestamp,
+) -> Result<(), Failure> {
+    let imports = state
+        .store
+        .count_import(&principal.key_id, now, BURST_WINDOW_MS)
+        .await?;
+    if imports > i64::from(state.limits.import_batches_per_minute) {
+        return Err(Failure(burst_refusal(now)));
+    }
+    Ok(())
+}
+
 /// The authenticated caller.
 pub struct Auth(pub Principal);
 

@@ -65,6 +65,9 @@ pub const IDEMPOTENCY_TTL_TEXT: &str = "30 days";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub burst_per_minute: u32,
+    /// Import batches (`POST /v1/contacts/batch` with `import: true`) per key per minute,
+    /// counted apart from the burst limit: a file of 100,000 contacts is 200 of them.
+    pub import_batches_per_minute: u32,
     pub daily_contact_budget: i64,
     pub lifetime_contact_budget: i64,
     pub free_plan_cap: i64,
@@ -87,6 +90,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             burst_per_minute: 120,
+            import_batches_per_minute: 600,
             daily_contact_budget: 1000,
             lifetime_contact_budget: 100_000,
             free_plan_cap: crate::model::FREE_PLAN_CAP,
@@ -539,6 +543,9 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<Vec<BatchOutcome>>;
     /// Counts `n` more requests of the key in its burst window of `window_ms` (as
     /// [`Store::authenticate`] counts one); returns the window's count after them.
+    /// Moves a request of `key_id` already counted in its burst window into its import
+    /// window, for an import batch; returns the import window's count with it.
+    async fn count_import(&self, key_id: &str, now: Timestamp, window_ms: i64) -> StoreResult<i64>;
     async fn count_requests(
         &self,
         key_id: &str,

@@ -21,8 +21,8 @@ use crate::client::{
     NewContactRequest,
 };
 use crate::model::FieldsPatch;
-use crate::model::activation::{ValidContact, valid_contacts};
 use crate::model::Program;
+use crate::model::activation::{ValidContact, valid_contacts};
 // The model's declared fields, named apart from the form's own `Field`.
 use crate::model::fields::Field as Declared;
 use crate::model::folder::ROOT_NAME;
@@ -978,9 +978,7 @@ impl App {
             .find(|a| a.id == contact.folder_id)
             && let Some(stats) = self.activations.stats.get_mut(&activation.id)
         {
-            stats
-                .valid
-                .extend(valid_contacts(activation, [contact]));
+            stats.valid.extend(valid_contacts(activation, [contact]));
         }
     }
 

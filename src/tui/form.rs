@@ -543,9 +543,7 @@ impl EntryForm {
                 .map(|park| dupe_key(&call, band, &mode, sig, Some(park), time))
                 .collect()
         };
-        contacts
-            .into_iter()
-            .find(|c| keys.contains(&c.dupe_key()))
+        contacts.into_iter().find(|c| keys.contains(&c.dupe_key()))
     }
 }
 

@@ -516,6 +516,40 @@ fn an_import_counts_once_for_the_burst_and_not_toward_the_daily_budget() {
     assert_eq!(api.qso_count(), 12);
 }
 
+/// Import batches are counted by the import limit, apart from the burst limit: a key imports
+/// past its burst limit and still has its requests for logging; past the import limit the
+/// batch is refused whole and stores nothing.
+fn import_batches_have_a_limit_of_their_own() {
+    let s = Server::start_with(&["--burst-limit", "2", "--import-limit", "3"]);
+    let api = s.account("W1AW", "basic");
+    let folder = api.monthly(&this_month().0, None);
+    let importer = s.new_key("W1AW", "basic");
+    early_in_a_minute();
+    let import = |n: usize| {
+        importer.post(
+            "/v1/contacts/batch",
+            json!({ "contacts": [item(contact(&folder, &format!("K{n}LIM")), &format!("lim-{n}"))], "import": true }),
+        )
+    };
+    for n in 0..3 {
+        let r = import(n);
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(r.body["results"][0]["status"], 201, "{}", r.body);
+    }
+    let r = import(3);
+    r.expect_error(429, "rate_limited");
+    assert_eq!(r.body["details"]["reason"], "burst");
+    assert!(r.header("retry-after").is_some());
+    assert_eq!(api.qso_count(), 3, "the refused batch stored nothing");
+    // The burst window of the importing key is as free as before the import.
+    for _ in 0..2 {
+        assert_eq!(importer.get("/v1/whoami").status, 200);
+    }
+    importer
+        .get("/v1/whoami")
+        .expect_error(429, "rate_limited");
+}
+
 fn whole_request_errors_store_nothing() {
     let s = Server::start_with(&["--burst-limit", "100000", "--free-plan-cap", "1000"]);
     let api = s.account("W1AW", "basic");
@@ -596,5 +630,6 @@ crate::both_backends!(
     the_daily_and_lifetime_budgets_hold_for_each_item,
     a_batch_counts_one_request_per_item_in_the_burst_window,
     an_import_counts_once_for_the_burst_and_not_toward_the_daily_budget,
+    import_batches_have_a_limit_of_their_own,
     whole_request_errors_store_nothing,
 );

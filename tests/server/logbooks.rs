@@ -603,7 +603,13 @@ fn a_books_activator_records_go_to_their_activations() {
     let day = month.replace('-', "") + "01";
     activated_at_qrz(&qrz, "K1HNT", &format!("{day}120000"), "US-1234", "W1AW");
     activated_at_qrz(&qrz, "K2HNT", &format!("{day}120100"), "US-1234", "W1AW");
-    activated_at_qrz(&qrz, "K3HNT", &format!("{day}130000"), "us-0001, us-0002", "W1AW/P");
+    activated_at_qrz(
+        &qrz,
+        "K3HNT",
+        &format!("{day}130000"),
+        "us-0001, us-0002",
+        "W1AW/P",
+    );
     activated_at_qrz(&qrz, "K4HNT", &format!("{day}140000"), "NOT A PARK", "W1AW");
     logged_at_qrz(&qrz, QRZ_KEY, "K5HNT", &format!("{day}150000"));
     let r = api.post(

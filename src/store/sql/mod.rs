@@ -1680,6 +1680,31 @@ impl Store for SqlStore {
         }
     }
 
+    async fn count_import(&self, key_id: &str, now: Timestamp, window_ms: i64) -> StoreResult<i64> {
+        let window_start = now.millis() - now.millis().rem_euclid(window_ms);
+        let key_id = key_id.to_owned();
+        self.count(move |tx| {
+            Box::pin(async move {
+                // The burst window gives the request back only when it is still the window
+                // that counted it.
+                let count = sqlx::query_scalar(
+                    "UPDATE key_usage SET \
+                       count = CASE WHEN window_start = $2 THEN count - 1 ELSE count END, \
+                       import_count = CASE WHEN import_window_start = $2 \
+                         THEN import_count + 1 ELSE 1 END, \
+                       import_window_start = $2 \
+                     WHERE key_id = $1 RETURNING import_count",
+                )
+                .bind(&key_id)
+                .bind(window_start)
+                .fetch_optional(&mut *tx)
+                .await?;
+                Ok(count.unwrap_or(1))
+            })
+        })
+        .await
+    }
+
     async fn count_requests(
         &self,
         key_id: &str,
