@@ -153,9 +153,8 @@ fn main() {
             );
         }
     }
-    // The service as it starts with no flags: 120 requests a minute a key, and a lifetime
-    // budget of exactly these 100,000 contacts. An import batch of 500 is one request, so the
-    // 200 batches spend the first minute's 120 and then wait, as the importer says.
+    // The service as it starts with no flags: 600 import batches a minute a key, and a
+    // lifetime budget of exactly these 100,000 contacts, which are 200 batches.
     if wanted("defaults") {
         let fresh = start_server("elevated", &[]);
         let runs = vec![run(&fresh, &["import", "adif", log, "--auto", "--quiet"])];

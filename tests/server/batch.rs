@@ -545,9 +545,7 @@ fn import_batches_have_a_limit_of_their_own() {
     for _ in 0..2 {
         assert_eq!(importer.get("/v1/whoami").status, 200);
     }
-    importer
-        .get("/v1/whoami")
-        .expect_error(429, "rate_limited");
+    importer.get("/v1/whoami").expect_error(429, "rate_limited");
 }
 
 fn whole_request_errors_store_nothing() {

@@ -652,7 +652,8 @@ impl SqlStore {
                         continue;
                     }
                     let c = &item.contact;
-                    // The same contact logged here and sent there by other means.
+                    // The same contact logged here and sent there by other means: the
+                    // account's contacts of those two minutes (contacts_account_page).
                     let twin: Option<String> = sqlx::query_scalar(
                         "SELECT id FROM contacts WHERE account_id = $1 AND callsign = $2 \
                          AND band = $3 AND mode = $4 AND time_on BETWEEN $5 AND $6 \
