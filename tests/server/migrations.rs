@@ -29,6 +29,9 @@ fn migrate_and_use(db: Db) {
             "migrations applied"
         );
     }
+    if crate::common::backend() == Backend::Postgres {
+        assert_eq!(planner_overrides(&db.url), Vec::<String>::new());
+    }
     let s = Server::start_on(db, &[]);
     let api = s.account("W1AW", "elevated");
     let folder = api.monthly(&this_month().0, None);
@@ -50,6 +53,28 @@ fn migrate_and_use(db: Db) {
     s.api(Some(&key))
         .get("/v1/whoami")
         .expect_error(401, "key_revoked");
+}
+
+/// The functions of the schema that change a planner setting (`enable_*`) for their calls.
+/// Such a setting pushed every grouped create past PostgreSQL's JIT thresholds (a seq scan
+/// made to cost 10^10), so that each create took most of a second on a stock server.
+fn planner_overrides(url: &str) -> Vec<String> {
+    use sqlx::{Connection, Row};
+    sqlx::any::install_default_drivers();
+    block_on(async {
+        let mut conn = sqlx::AnyConnection::connect(url).await.unwrap();
+        sqlx::query(
+            "SELECT p.proname || ': ' || array_to_string(p.proconfig, ', ') AS f FROM pg_proc p \
+             JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' \
+             AND array_to_string(p.proconfig, ',') LIKE '%enable\\_%'",
+        )
+        .fetch_all(&mut conn)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get::<String, _>("f"))
+        .collect()
+    })
 }
 
 fn migrate_builds_the_schema_from_an_empty_database() {
