@@ -138,10 +138,12 @@ pub fn pota_file_names(folder: &Folder) -> Result<Vec<(String, String)>, ExportE
             .map(str::trim)
             .filter(|p| !p.is_empty())
             .map(|park| {
+                // What the service sends names a file in the user's directory: only
+                // characters of a plain file name pass (a park `/../x` would climb out).
                 let name = format!(
                     "{}@{}-{}.adi",
-                    call.replace('/', "_"),
-                    park,
+                    file_safe(call),
+                    file_safe(park),
                     start.utc_compact_date()
                 );
                 (park.to_owned(), name)
@@ -156,9 +158,13 @@ pub fn folder_file_name(folder: &Folder) -> String {
     if let Ok(name) = pota_file_name(folder) {
         return name;
     }
-    let safe: String = folder
-        .name
-        .chars()
+    format!("{}.adi", file_safe(&folder.name))
+}
+
+/// `text` as part of a file name: letters, digits, `-`, `@` and `.` kept, anything else
+/// (a path separator, a control character) as `_`.
+fn file_safe(text: &str) -> String {
+    text.chars()
         .map(|c| {
             if c.is_alphanumeric() || matches!(c, '-' | '@' | '.') {
                 c
@@ -166,8 +172,7 @@ pub fn folder_file_name(folder: &Folder) -> String {
                 '_'
             }
         })
-        .collect();
-    format!("{safe}.adi")
+        .collect()
 }
 
 /// Every contact of an activation, oldest first, for its upload file.
@@ -436,4 +441,34 @@ async fn atomic_file(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Timestamp;
+
+    #[test]
+    fn a_file_name_from_the_service_stays_in_its_directory() {
+        let mut folder = crate::model::folder::tests::folder(FolderType::Activation);
+        folder.callsign = Some("W1AW/P".into());
+        folder.location_reference = Some("US-1234,/../../etc/x,US-5678".into());
+        folder.start_time = Some(Timestamp::parse("t", "2026-11-22T10:00:00Z").unwrap());
+        let names: Vec<String> = pota_file_names(&folder)
+            .unwrap()
+            .into_iter()
+            .map(|(_, name)| name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "W1AW_P@US-1234-20261122.adi",
+                "W1AW_P@_.._.._etc_x-20261122.adi",
+                "W1AW_P@US-5678-20261122.adi"
+            ]
+        );
+        folder.folder_type = FolderType::Monthly;
+        folder.name = "../2026-11".into();
+        assert_eq!(folder_file_name(&folder), ".._2026-11.adi");
+    }
 }

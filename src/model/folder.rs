@@ -260,7 +260,7 @@ pub fn category_name(raw: &str) -> Result<String, ApiError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn folder(folder_type: FolderType) -> Folder {
