@@ -109,6 +109,24 @@ crate::both_backends!(
     migrate_upgrades_every_earlier_schema,
 );
 
+/// A new SQLite database, its directory and the files SQLite makes beside it are the
+/// owner's alone: they hold password hashes and sealed keys.
+#[test]
+fn a_new_sqlite_database_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let file = data.join("svc.db");
+    let out = admin_on(&format!("sqlite://{}", file.display()), &["migrate"], None);
+    assert!(out.status.success(), "{out:?}");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&data), 0o700);
+    for entry in std::fs::read_dir(&data).unwrap() {
+        let path = entry.unwrap().path();
+        assert_eq!(mode(&path), 0o600, "{}", path.display());
+    }
+}
+
 /// A database of a kind the service does not use is named, not taken for a file path.
 #[test]
 fn an_unknown_database_scheme_is_refused_and_makes_nothing() {

@@ -15,6 +15,7 @@
 mod writer;
 
 use std::collections::HashMap;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -724,9 +725,24 @@ impl SqlStore {
     /// Opens (creating if needed) an SQLite file and runs its migrations.
     pub async fn open_sqlite(path: &Path) -> StoreResult<SqlStore> {
         sqlx::any::install_default_drivers();
+        let io = |e| StoreError::Db(sqlx::Error::Io(e));
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::Db(sqlx::Error::Io(e)))?;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(io)?;
         }
+        // The file holds password hashes and sealed keys: a new one is the owner's alone
+        // (SQLite makes its -wal and -shm files with the same mode). An existing file keeps
+        // the mode its owner gave it.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)
+            .map_err(io)?;
         let file = SqliteConnectOptions::new().filename(path);
         let url = |file: SqliteConnectOptions| AnyConnectOptions::from_url(&file.to_url_lossy());
         let mut writer =
