@@ -13,6 +13,7 @@ const QRZ_KEY: &str = "A1B2-C3D4-E5F6-7788";
 fn secret_file(dir: &std::path::Path, name: &str, text: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     path.display().to_string()
 }
 
@@ -124,6 +125,28 @@ fn a_new_secret_takes_over_the_keys() {
     let cli = Cli::with_key(&server, &api);
     cli.run_stdin(&["logbooks", "connect", "qrz"], &format!("{QRZ_KEY}\n"))
         .ok();
+    // A secret other users may read is refused, as ssh refuses such a private key.
+    let open = secret_file(dir.path(), "open", "a secret others can read, 32+ bytes");
+    std::fs::set_permissions(&open, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let out = std::process::Command::new(crate::common::BIN)
+        .args([
+            "server",
+            "start",
+            "--bind",
+            "127.0.0.1:0",
+            "--secret-file",
+            &open,
+        ])
+        .args(["--database", &server.db.url])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("may be read by other users (mode 644)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("chmod 600 {open}")), "{stderr}");
     let db = server.crash();
     let server = Server::start_on(
         db,

@@ -161,6 +161,7 @@ pub fn server(qrz: &FakeQrz, extra: &[&str]) -> (Server, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let secret = dir.path().join("secret");
     std::fs::write(&secret, "a test secret that is long enough to seal keys\n").unwrap();
+    std::fs::set_permissions(&secret, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
     let mut flags = vec![
         "--secret-file".to_owned(),
         secret.display().to_string(),

@@ -44,6 +44,19 @@ impl Secret {
     }
 
     pub fn read_file(path: &std::path::Path) -> Result<Secret, String> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path)
+            .map_err(|e| format!("cannot read the secret file {}: {e}", path.display()))?;
+        // Whoever reads the secret opens every logbook key: as ssh does for a private key, a
+        // file others may read is refused rather than used.
+        if meta.mode() & 0o077 != 0 {
+            return Err(format!(
+                "the secret file {} may be read by other users (mode {:o}); run chmod 600 {} and start again",
+                path.display(),
+                meta.mode() & 0o777,
+                path.display()
+            ));
+        }
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read the secret file {}: {e}", path.display()))?;
         Secret::from_text(&text).map_err(|e| format!("{}: {e}", path.display()))
