@@ -108,13 +108,24 @@ fn report_stored(ctx: &Ctx, stored: &Stored) -> String {
 
 fn login(ctx: &Ctx) -> Result<(), CliError> {
     let base = ctx.api_base()?;
+    let base_text = base.to_string();
     let key = parse_key(&read_key("API key (input hidden): ")?)?;
     let client = ctx.client_for(base, &key)?;
     let me = ctx.block_on(async { Ok(client.whoami().await?) })?;
     let stored = keystore::store(&key)?;
     let place = report_stored(ctx, &stored);
+    // The key was checked against the address --api-base gave: the next commands go there
+    // too. One from SVC_API_BASE stays the environment's to give.
+    let from_env = std::env::var("SVC_API_BASE").ok();
+    let saved = match &ctx.api_base {
+        Some(flag) if from_env.as_deref().map(str::trim) != Some(flag.trim()) => {
+            let path = keystore::store_api_base(base_text.trim_end_matches('/'))?;
+            format!("; the API base {base_text} is saved in {}", path.display())
+        }
+        _ => String::new(),
+    };
     ctx.say(&format!(
-        "logged in as {} ({} key {}…), stored in {place}\n",
+        "logged in as {} ({} key {}…), stored in {place}{saved}\n",
         me.callsign,
         me.tier.as_str(),
         key.prefix()

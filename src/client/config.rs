@@ -177,6 +177,11 @@ impl Config {
             .insert("apiKey".into(), Value::String(key.into()));
     }
 
+    pub fn set_api_base(&mut self, base: &str) {
+        self.fields
+            .insert("apiBase".into(), Value::String(base.into()));
+    }
+
     pub fn remove_api_key(&mut self) -> bool {
         self.fields.remove("apiKey").is_some()
     }

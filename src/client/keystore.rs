@@ -213,6 +213,20 @@ pub fn store(key: &ApiKey) -> Result<Stored, KeyError> {
     Ok(Stored::Config { path, why })
 }
 
+/// Writes `base` as `apiBase` into the config file (made 0600 in a 0700 folder), so that the
+/// next commands talk to the service a login checked the key with; returns the file.
+pub fn store_api_base(base: &str) -> Result<PathBuf, KeyError> {
+    let path = config_path().ok_or_else(|| {
+        KeyError::NoStore(
+            "there is no config file to keep the API base in: set HOME or XDG_CONFIG_HOME, or give --api-base to each command".into(),
+        )
+    })?;
+    let mut config = Config::load(&path)?;
+    config.set_api_base(base);
+    config.save()?;
+    Ok(path)
+}
+
 /// What `remove` took away.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Removed {

@@ -121,6 +121,29 @@ fn login_checks_the_key_with_whoami_before_storing_it() {
     );
     assert!(run.stderr.contains("warning"), "{run:?}");
     cli.run(&["whoami"]).ok();
+    assert!(
+        !std::fs::read_to_string(cli.config_file())
+            .unwrap()
+            .contains("apiBase"),
+        "the environment's SVC_API_BASE is not written down"
+    );
+
+    // A login with --api-base keeps the address: the next command talks to it with no flag.
+    let elsewhere = keyless(&server, api.key());
+    elsewhere.set_env("SVC_API_BASE", "");
+    let base = server.url.trim_end_matches('/');
+    let run = elsewhere.run_stdin(
+        &["auth", "login", "--api-base", base],
+        &format!("{}\n", api.key()),
+    );
+    run.ok();
+    assert!(
+        run.stdout.contains(&format!("the API base {base}/ is saved in")),
+        "{run:?}"
+    );
+    let config = std::fs::read_to_string(elsewhere.config_file()).unwrap();
+    assert!(config.contains(&format!("\"apiBase\": \"{base}\"")), "{config}");
+    assert!(elsewhere.run(&["whoami"]).ok().stdout.contains("W1AW"));
 }
 
 fn a_revoked_key_exits_3_everywhere() {
