@@ -138,11 +138,15 @@ fn login_checks_the_key_with_whoami_before_storing_it() {
     );
     run.ok();
     assert!(
-        run.stdout.contains(&format!("the API base {base}/ is saved in")),
+        run.stdout
+            .contains(&format!("the API base {base}/ is saved in")),
         "{run:?}"
     );
     let config = std::fs::read_to_string(elsewhere.config_file()).unwrap();
-    assert!(config.contains(&format!("\"apiBase\": \"{base}\"")), "{config}");
+    assert!(
+        config.contains(&format!("\"apiBase\": \"{base}\"")),
+        "{config}"
+    );
     assert!(elsewhere.run(&["whoami"]).ok().stdout.contains("W1AW"));
 }
 

@@ -45,17 +45,18 @@ impl Secret {
 
     pub fn read_file(path: &std::path::Path) -> Result<Secret, String> {
         use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(path)
-            .map_err(|e| format!("cannot read the secret file {}: {e}", path.display()))?;
-        // Whoever reads the secret opens every logbook key: as ssh does for a private key, a
-        // file others may read is refused rather than used.
-        if meta.mode() & 0o077 != 0 {
-            return Err(format!(
-                "the secret file {} may be read by other users (mode {:o}); run chmod 600 {} and start again",
+        // Whoever reads the secret opens every logbook key: a file others may read is said
+        // loudly at every start (not refused, so that a service upgraded in place still
+        // starts).
+        if let Ok(meta) = std::fs::metadata(path)
+            && meta.mode() & 0o077 != 0
+        {
+            tracing::warn!(
+                "the secret file {} may be read by other users (mode {:o}): whoever reads it opens every logbook key; run chmod 600 {}",
                 path.display(),
                 meta.mode() & 0o777,
                 path.display()
-            ));
+            );
         }
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read the secret file {}: {e}", path.display()))?;
