@@ -16,7 +16,7 @@ use crate::model::{ApiError, FolderType, IdKind, Timestamp};
 use crate::store::Position;
 
 /// Contacts read from the store at a time: one chunk of the answer.
-const CHUNK: u32 = 500;
+const CHUNK: u32 = 2000;
 /// Chunks written ahead of a slow reader, at most; the store waits for the reader past that.
 const AHEAD: usize = 4;
 
