@@ -72,9 +72,11 @@ impl<W: Write> Writer<W> {
 
 impl Writer<Vec<u8>> {
     /// What was written since the last take, for a caller that sends a file in pieces as it
-    /// is made (a streamed download).
+    /// is made (a streamed download). The next piece starts with the room of this one, since
+    /// pieces are alike: growing into it again copied each piece several times.
     pub fn take_written(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.out)
+        let room = self.out.capacity();
+        std::mem::replace(&mut self.out, Vec::with_capacity(room))
     }
 }
 
