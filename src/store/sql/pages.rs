@@ -13,15 +13,17 @@ use super::{decode_err, fields_of};
 use crate::model::{Contact, Timestamp};
 use crate::store::Position;
 
-/// A page of contacts as one JSON array, in page order: `$inner` is the page's `SELECT` of
-/// `contact_cols!()`, with its order and limit. Read with [`contacts`].
+/// A page of contacts as one JSON array: `$inner` is the page's `SELECT` of `contact_cols!()`,
+/// with its order and limit. Read with [`contacts`], which puts the array in page order: SQLite
+/// does not promise to aggregate in the order of the rows it is given, and an `ORDER BY` in
+/// the aggregate sorted every page again through a temporary b-tree.
 macro_rules! json_page {
     ($inner:expr) => {
         concat!(
             "SELECT json_group_array(json_array(id, folder_id, callsign, quote(frequency), band, \
              mode, time_on, rst_sent, rst_received, name, notes, sig, sig_info, my_sig, \
-             my_sig_info, activation_id, station_callsign, fields, created_at, seq, first_of_key) \
-             ORDER BY time_on DESC, seq DESC) FROM (",
+             my_sig_info, activation_id, station_callsign, fields, created_at, seq, first_of_key)) \
+             FROM (",
             $inner,
             ")"
         )
@@ -55,10 +57,12 @@ struct PageContact {
     first_of_key: Option<String>,
 }
 
-/// The contacts of a [`json_page!`] and their positions.
+/// The contacts of a [`json_page!`] and their positions, newest `timeOn` first.
 pub(super) fn contacts(page: &str) -> Result<Vec<(Contact, Position)>, sqlx::Error> {
-    let rows: Vec<PageContact> =
+    let mut rows: Vec<PageContact> =
         serde_json::from_str(page).map_err(|e| decode_err(format!("a contacts page: {e}")))?;
+    // In practice already in order, which the sort finds in one pass.
+    rows.sort_by_key(|row| std::cmp::Reverse((row.time_on, row.seq)));
     rows.into_iter().map(contact).collect()
 }
 
