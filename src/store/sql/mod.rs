@@ -41,7 +41,8 @@ const POSTGRES_CONNECTIONS: u32 = 16;
 pub struct SqlStore {
     reader: AnyPool,
     /// SQLite only: contacts pages, the hot read, skip the `Any` layer, whose conversion of
-    /// every row and column doubled their cost, and take a whole page per hand-off (see `pages`).
+    /// every row and column doubled their cost, and take a whole page per hand-off (see
+    /// `pages`).
     pages: Option<SqlitePool>,
     writes: Writes,
     /// Folders as the contact rules read them, by account and id; see `folder_for_contacts`.
