@@ -10,6 +10,7 @@
 //! ADX output (see [`super::adx`]) keeps the exact text besides, in the `_INTL` fields ADIF
 //! has for that.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use chrono::{DateTime, Utc};
@@ -54,7 +55,7 @@ impl<W: Write> Writer<W> {
     /// refused with `InvalidInput` before anything of the record is written.
     pub fn record(&mut self, record: &Record) -> io::Result<()> {
         match self.format {
-            Format::Adi => self.out.write_all(&line(record)?),
+            Format::Adi => write_line(&mut self.out, record),
             Format::Adx => adx::record(&mut self.out, record),
         }
     }
@@ -71,9 +72,11 @@ impl<W: Write> Writer<W> {
 
 impl Writer<Vec<u8>> {
     /// What was written since the last take, for a caller that sends a file in pieces as it
-    /// is made (a streamed download).
+    /// is made (a streamed download). The next piece starts with the room of this one, since
+    /// pieces are alike: growing into it again copied each piece several times.
     pub fn take_written(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.out)
+        let room = self.out.capacity();
+        std::mem::replace(&mut self.out, Vec::with_capacity(room))
     }
 }
 
@@ -126,18 +129,25 @@ pub(super) fn intl_base(name: &str) -> Option<&str> {
 }
 
 fn line(record: &Record) -> io::Result<Vec<u8>> {
+    let mut line = Vec::new();
+    write_line(&mut line, record)?;
+    Ok(line)
+}
+
+/// Writes `record`'s line to `out` field by field (an export writes 100,000 records, and
+/// making each line and copying it was a good part of its time); nothing when a field name
+/// is refused, since the names are checked first.
+fn write_line(out: &mut impl Write, record: &Record) -> io::Result<()> {
     let fields = adi_fields(record);
     if fields.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     check_names(fields.iter().map(|(name, _)| *name))?;
-    let mut line = Vec::new();
     for (name, value) in fields {
-        field(&mut line, name, &ascii(value))?;
-        line.push(b' ');
+        field(out, name, &ascii(value))?;
+        out.write_all(b" ")?;
     }
-    line.extend_from_slice(b"<EOR>\n");
-    Ok(line)
+    out.write_all(b"<EOR>\n")
 }
 
 pub(super) fn check_names<'a>(mut names: impl Iterator<Item = &'a str>) -> io::Result<()> {
@@ -153,33 +163,38 @@ pub(super) fn check_names<'a>(mut names: impl Iterator<Item = &'a str>) -> io::R
 }
 
 fn field(out: &mut impl Write, name: &str, value: &str) -> io::Result<()> {
-    write!(
-        out,
-        "<{}:{}>{value}",
-        name.to_ascii_uppercase(),
-        value.len()
-    )
+    out.write_all(b"<")?;
+    // Names are upper-case already but for a record made by hand: no copy for the others.
+    if name.bytes().any(|b| b.is_ascii_lowercase()) {
+        out.write_all(name.to_ascii_uppercase().as_bytes())?;
+    } else {
+        out.write_all(name.as_bytes())?;
+    }
+    write!(out, ":{}>", value.len())?;
+    out.write_all(value.as_bytes())
 }
 
-/// A value as ADIF's String and MultilineString types have it: ASCII, line breaks as CRLF.
-pub(super) fn ascii(value: &str) -> String {
-    let plain = if value.is_ascii() {
-        value.to_owned()
+/// A value as ADIF's String and MultilineString types have it: ASCII, line breaks as CRLF;
+/// borrowed when it is so already, as nearly every value is.
+pub(super) fn ascii(value: &str) -> Cow<'_, str> {
+    if value.is_ascii() {
+        crlf(value)
     } else {
-        deunicode::deunicode(value)
-    };
-    crlf(&plain)
+        Cow::Owned(crlf(&deunicode::deunicode(value)).into_owned())
+    }
 }
 
 /// Every line break (CRLF, CR or LF) as CRLF.
-pub(super) fn crlf(value: &str) -> String {
+pub(super) fn crlf(value: &str) -> Cow<'_, str> {
     if !value.contains(['\r', '\n']) {
-        return value.to_owned();
+        return Cow::Borrowed(value);
     }
-    value
-        .replace("\r\n", "\n")
-        .replace('\r', "\n")
-        .replace('\n', "\r\n")
+    Cow::Owned(
+        value
+            .replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .replace('\n', "\r\n"),
+    )
 }
 
 fn valid_name(name: &str) -> bool {

@@ -339,14 +339,25 @@ impl RecordCount {
     }
 
     fn feed(&mut self, chunk: &[u8]) {
-        let mut joined = std::mem::take(&mut self.tail);
-        joined.extend_from_slice(chunk);
-        self.count += joined
-            .windows(self.end.len())
-            .filter(|w| *w == self.end)
+        let end = self.end;
+        // An end across the seam begins in the tail and ends in the chunk's first bytes; the
+        // tail is shorter than an end, so nothing is counted twice, and the chunk itself is
+        // searched where it is rather than copied behind the tail.
+        let mut seam = std::mem::take(&mut self.tail);
+        let before = seam.len();
+        seam.extend_from_slice(&chunk[..chunk.len().min(end.len() - 1)]);
+        self.count += seam
+            .windows(end.len())
+            .take(before)
+            .filter(|w| *w == end)
             .count() as u64;
-        let keep = joined.len().min(self.end.len() - 1);
-        self.tail = joined.split_off(joined.len() - keep);
+        self.count += chunk.windows(end.len()).filter(|w| *w == end).count() as u64;
+        // The last bytes so far, where the next end could begin.
+        let keep = end.len() - 1;
+        self.tail = match chunk.len().checked_sub(keep) {
+            Some(from) => chunk[from..].to_vec(),
+            None => seam.split_off(seam.len() - seam.len().min(keep)),
+        };
     }
 }
 
@@ -470,5 +481,17 @@ mod tests {
         folder.folder_type = FolderType::Monthly;
         folder.name = "../2026-11".into();
         assert_eq!(folder_file_name(&folder), ".._2026-11.adi");
+    }
+
+    #[test]
+    fn records_are_counted_however_the_stream_is_cut() {
+        let text = b"ADIF export\n<EOH>\n<CALL:2>K1 <EOR>\n<CALL:5>A<EOR> <EOR>\n<EOR>\n<EOR>\n";
+        for size in 1..=text.len() {
+            let mut count = RecordCount::new(Format::Adi);
+            for chunk in text.chunks(size) {
+                count.feed(chunk);
+            }
+            assert_eq!(count.count, 4, "chunks of {size}");
+        }
     }
 }

@@ -2,6 +2,9 @@
 //! mode's class, which says how its signal reports are written and how a radio works it. The
 //! entry form, the rig control, the ADIF mapping and the service all ask here.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use super::ApiError;
 use super::ids::truncate;
 
@@ -324,12 +327,20 @@ fn canonical(mode: &str) -> Option<&'static str> {
         })
 }
 
+/// [`SUBMODES`] by submode, for [`parent`]: an export asks once a contact, and searching the
+/// table's 184 entries cost it more than writing the record.
+static PARENTS: LazyLock<HashMap<&'static str, &'static str>> =
+    LazyLock::new(|| SUBMODES.iter().copied().collect());
+
 /// The MODE a submode is filed under (`FT4` → `MFSK`); `None` for a mode, or an unknown name.
 pub fn parent(submode: &str) -> Option<&'static str> {
-    SUBMODES
-        .iter()
-        .find(|(s, _)| s.eq_ignore_ascii_case(submode.trim()))
-        .map(|(_, m)| *m)
+    let submode = submode.trim();
+    // The table is upper-case; stored modes are too, so the copy is rarely made.
+    if submode.bytes().any(|b| b.is_ascii_lowercase()) {
+        PARENTS.get(submode.to_ascii_uppercase().as_str()).copied()
+    } else {
+        PARENTS.get(submode).copied()
+    }
 }
 
 /// Whether ADIF knows `mode` as a mode or a submode.

@@ -2,23 +2,30 @@
 //! streamed while it is read from the store, so that 100,000 contacts go out in one request
 //! (not pages that spend the burst limit) with the server's memory flat.
 
+use std::sync::Arc;
+
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use tokio::sync::mpsc;
 
 use super::AppState;
 use super::contacts::folder_not_found;
 use super::error::ApiResult;
 use super::extract::{Auth, Params};
 use crate::adif::{self, Format, Writer};
-use crate::model::{ApiError, FolderType, IdKind, Timestamp};
-use crate::store::Position;
+use crate::model::{ApiError, Contact, FolderType, IdKind, Timestamp};
+use crate::store::{Position, Store, StoreResult};
 
 /// Contacts read from the store at a time: one chunk of the answer.
-const CHUNK: u32 = 500;
+const CHUNK: u32 = 2000;
 /// Chunks written ahead of a slow reader, at most; the store waits for the reader past that.
 const AHEAD: usize = 4;
+/// Pages read ahead of the writing, at most, besides the one being read.
+const PAGES_AHEAD: usize = 1;
+
+type Page = StoreResult<Vec<(Contact, Position)>>;
 
 /// Where the contacts come from.
 #[derive(Clone)]
@@ -70,63 +77,12 @@ pub async fn adif(
         }
     };
 
-    let mut writer = Writer::with_format(Vec::new(), chrono::Utc::now(), format)
+    let writer = Writer::with_format(Vec::new(), chrono::Utc::now(), format)
         .map_err(|_| ApiError::internal())?;
-    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(AHEAD);
-    let store = state.store.clone();
-    let account = who.account_id.clone();
+    let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(AHEAD);
+    let pages = read_pages(state.store.clone(), who.account_id.clone(), source);
     let callsign = who.callsign.clone();
-    tokio::spawn(async move {
-        let mut after: Option<Position> = None;
-        loop {
-            let rows = match &source {
-                Source::Folder(id) => store.list_contacts(id, after, CHUNK).await,
-                Source::Below(below) => {
-                    store
-                        .list_contacts_below(&account, below.as_deref(), after, CHUNK)
-                        .await
-                }
-            };
-            let rows = match rows {
-                Ok(rows) => rows,
-                Err(e) => {
-                    // The status went out with the head: a cut body is how a reader learns.
-                    tracing::error!(error = %e, "the ADIF export could not read the store");
-                    let _ = tx.send(Err(std::io::Error::other("store failed"))).await;
-                    return;
-                }
-            };
-            let more = rows.len() > CHUNK as usize;
-            let mut older = false;
-            for (contact, position) in rows.into_iter().take(CHUNK as usize) {
-                after = Some(position);
-                let t = contact.time_on;
-                if since.is_some_and(|s| t < s) {
-                    // Newest first: everything after this is older still.
-                    older = true;
-                    break;
-                }
-                if until.is_some_and(|u| t >= u) {
-                    continue;
-                }
-                if let Err(e) = writer.record(&adif::contact::record_for(&contact, &callsign)) {
-                    tracing::error!(error = %e, "the ADIF export could not write a record");
-                    let _ = tx.send(Err(e)).await;
-                    return;
-                }
-            }
-            if older || !more {
-                break;
-            }
-            let chunk = Bytes::from(writer.take_written());
-            if !chunk.is_empty() && tx.send(Ok(chunk)).await.is_err() {
-                // The reader went away.
-                return;
-            }
-        }
-        let last = writer.finish().map(Bytes::from);
-        let _ = tx.send(last).await;
-    });
+    tokio::spawn(write_pages(pages, writer, callsign, since, until, tx));
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|item| (item, rx))
     });
@@ -148,4 +104,86 @@ pub async fn adif(
         Body::from_stream(stream),
     )
         .into_response())
+}
+
+/// Reads `source`'s pages in a task of their own, so that the store reads the next page while
+/// the last one is written: one after the other, each took about half of an export's time.
+/// The task ends after the last page, or when the writing stops taking them.
+fn read_pages(store: Arc<dyn Store>, account: String, source: Source) -> mpsc::Receiver<Page> {
+    let (tx, rx) = mpsc::channel(PAGES_AHEAD);
+    tokio::spawn(async move {
+        let mut after = None;
+        loop {
+            let rows = match &source {
+                Source::Folder(id) => store.list_contacts(id, after, CHUNK).await,
+                Source::Below(below) => {
+                    store
+                        .list_contacts_below(&account, below.as_deref(), after, CHUNK)
+                        .await
+                }
+            };
+            let next = match &rows {
+                Ok(rows) if rows.len() > CHUNK as usize => Some(rows[CHUNK as usize - 1].1),
+                _ => None,
+            };
+            if tx.send(rows).await.is_err() {
+                return;
+            }
+            match next {
+                Some(position) => after = Some(position),
+                None => return,
+            }
+        }
+    });
+    rx
+}
+
+/// Writes the contacts of `pages` with a time-on in `[since, until)` to `out`, a chunk a page.
+async fn write_pages(
+    mut pages: mpsc::Receiver<Page>,
+    mut writer: Writer<Vec<u8>>,
+    callsign: String,
+    since: Option<Timestamp>,
+    until: Option<Timestamp>,
+    out: mpsc::Sender<Result<Bytes, std::io::Error>>,
+) {
+    while let Some(rows) = pages.recv().await {
+        let rows = match rows {
+            Ok(rows) => rows,
+            Err(e) => {
+                // The status went out with the head: a cut body is how a reader learns.
+                tracing::error!(error = %e, "the ADIF export could not read the store");
+                let _ = out.send(Err(std::io::Error::other("store failed"))).await;
+                return;
+            }
+        };
+        let more = rows.len() > CHUNK as usize;
+        let mut older = false;
+        for (contact, _) in rows.iter().take(CHUNK as usize) {
+            let t = contact.time_on;
+            if since.is_some_and(|s| t < s) {
+                // Newest first: everything after this is older still.
+                older = true;
+                break;
+            }
+            if until.is_some_and(|u| t >= u) {
+                continue;
+            }
+            if let Err(e) = writer.record(&adif::contact::record_for(contact, &callsign)) {
+                tracing::error!(error = %e, "the ADIF export could not write a record");
+                let _ = out.send(Err(e)).await;
+                return;
+            }
+        }
+        if older || !more {
+            break;
+        }
+        let chunk = Bytes::from(writer.take_written());
+        if !chunk.is_empty() && out.send(Ok(chunk)).await.is_err() {
+            // The reader went away.
+            return;
+        }
+    }
+    let last = writer.finish().map(Bytes::from);
+    let _ = out.send(last).await;
 }

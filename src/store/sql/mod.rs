@@ -42,12 +42,17 @@ const POSTGRES_CONNECTIONS: u32 = 16;
 pub struct SqlStore {
     reader: AnyPool,
     /// SQLite only: contacts pages, the hot read, skip the `Any` layer, whose conversion of
-    /// every row and column doubled their cost, and take a whole page per hand-off.
+    /// every row and column doubled their cost, and take a whole page per hand-off (see
+    /// `pages`).
     pages: Option<SqlitePool>,
     writes: Writes,
     /// Folders as the contact rules read them, by account and id; see `folder_for_contacts`.
     known_folders: Mutex<HashMap<(String, String), Folder>>,
 }
+
+/// How much of an SQLite file the contacts pages read through a memory map (the address
+/// space, not memory: the kernel's page cache holds the pages either way).
+const MMAP_SIZE: u64 = 1 << 30;
 
 /// Folders a process keeps for the contact rules at most; past that it starts over.
 const KNOWN_FOLDERS: usize = 4096;
@@ -100,11 +105,54 @@ macro_rules! count_in_window {
     };
 }
 
+/// A folder's page of contacts: `$1` the folder, after the position (`$2`, `$3`), `$4` rows.
+macro_rules! folder_page {
+    () => {
+        concat!(
+            "SELECT ",
+            contact_cols!(),
+            " FROM contacts WHERE folder_id = $1 AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
+              ORDER BY time_on DESC, seq DESC LIMIT $4"
+        )
+    };
+}
+
+/// The account's (`$1`) page of contacts, after the position (`$2`, `$3`), `$4` rows.
+macro_rules! account_page {
+    () => {
+        concat!(
+            "SELECT ",
+            contact_cols!(),
+            " FROM contacts WHERE account_id = $1 \
+              AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
+              ORDER BY time_on DESC, seq DESC LIMIT $4"
+        )
+    };
+}
+
+/// The page of contacts of every folder below the category `$5`, as `account_page!`.
+macro_rules! category_page {
+    () => {
+        concat!(
+            "WITH RECURSIVE below (id) AS ( \
+               SELECT id FROM folders WHERE parent_id = $5 AND account_id = $1 \
+               UNION ALL \
+               SELECT folders.id FROM folders JOIN below ON folders.parent_id = below.id) \
+             SELECT ",
+            contact_cols!(),
+            " FROM contacts WHERE account_id = $1 AND folder_id IN (SELECT id FROM below) \
+              AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
+              ORDER BY time_on DESC, seq DESC LIMIT $4"
+        )
+    };
+}
+
 // After the SQL macros, which their statements share.
 mod batch;
 mod edit;
 mod grouped;
 mod logbooks;
+mod pages;
 
 fn decode_err(what: String) -> sqlx::Error {
     sqlx::Error::Decode(what.into())
@@ -193,14 +241,19 @@ fn contact_row(row: &impl StoreRow) -> Result<Contact, sqlx::Error> {
         my_sig_info: row.opt_text("my_sig_info")?,
         activation_id: row.opt_text("activation_id")?,
         station_callsign: row.opt_text("station_callsign")?,
-        fields: match row.opt_text("fields")? {
-            Some(json) => serde_json::from_str(&json).map_err(|e| decode_err(e.to_string()))?,
-            None => Default::default(),
-        },
+        fields: fields_of(row.opt_text("fields")?.as_deref())?,
         created_at: ts(row, "created_at")?,
         duplicate_of,
         external: Vec::new(),
     })
+}
+
+/// A contact's `fields` column: its declared fields and other ADIF fields, as JSON.
+fn fields_of(json: Option<&str>) -> Result<crate::model::Fields, sqlx::Error> {
+    match json {
+        Some(json) => serde_json::from_str(json).map_err(|e| decode_err(e.to_string())),
+        None => Ok(crate::model::Fields::default()),
+    }
 }
 
 /// A contact of a page and its position in the folder's order.
@@ -774,7 +827,10 @@ impl SqlStore {
             .connect_with(
                 file.read_only(true)
                     .busy_timeout(Duration::from_secs(10))
-                    .row_buffer_size(256),
+                    // A whole account's pages in time order visit the table's pages in no
+                    // order: read through a map of the file rather than a copy of each page
+                    // per visit, which was most of an export's system time.
+                    .pragma("mmap_size", MMAP_SIZE.to_string()),
             )
             .await?;
         Ok(SqlStore {
@@ -1489,24 +1545,17 @@ impl Store for SqlStore {
             sort: i64::MAX,
             seq: i64::MAX,
         });
-        let page = concat!(
-            "SELECT ",
-            contact_cols!(),
-            " FROM contacts WHERE folder_id = $1 AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
-              ORDER BY time_on DESC, seq DESC LIMIT $4"
-        );
-        let rows: Result<Vec<_>, sqlx::Error> = match &self.pages {
-            Some(pages) => sqlx::query(page)
-                .bind(folder_id)
-                .bind(after.sort)
-                .bind(after.seq)
-                .bind(i64::from(limit) + 1)
-                .fetch_all(pages)
-                .await?
-                .iter()
-                .map(page_row)
-                .collect(),
-            None => sqlx::query(page)
+        let rows = match &self.pages {
+            Some(pages) => pages::contacts(
+                &sqlx::query_scalar::<_, String>(pages::json_page!(folder_page!()))
+                    .bind(folder_id)
+                    .bind(after.sort)
+                    .bind(after.seq)
+                    .bind(i64::from(limit) + 1)
+                    .fetch_one(pages)
+                    .await?,
+            ),
+            None => sqlx::query(folder_page!())
                 .bind(folder_id)
                 .bind(after.sort)
                 .bind(after.seq)
@@ -1531,43 +1580,49 @@ impl Store for SqlStore {
             sort: i64::MAX,
             seq: i64::MAX,
         });
-        let rows =
-            match folder_id {
-                None => {
-                    sqlx::query(concat!(
-                        "SELECT ",
-                        contact_cols!(),
-                        " FROM contacts WHERE account_id = $1 \
-                      AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
-                      ORDER BY time_on DESC, seq DESC LIMIT $4"
-                    ))
+        let rows = match (&self.pages, folder_id) {
+            (Some(pages), None) => pages::contacts(
+                &sqlx::query_scalar::<_, String>(pages::json_page!(account_page!()))
                     .bind(account_id)
                     .bind(after.sort)
                     .bind(after.seq)
                     .bind(i64::from(limit) + 1)
-                    .fetch_all(&self.reader)
-                    .await?
-                }
-                Some(category) => sqlx::query(concat!(
-                    "WITH RECURSIVE below (id) AS ( \
-                       SELECT id FROM folders WHERE parent_id = $5 AND account_id = $1 \
-                       UNION ALL \
-                       SELECT folders.id FROM folders JOIN below ON folders.parent_id = below.id) \
-                     SELECT ",
-                    contact_cols!(),
-                    " FROM contacts WHERE account_id = $1 AND folder_id IN (SELECT id FROM below) \
-                      AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
-                      ORDER BY time_on DESC, seq DESC LIMIT $4"
-                ))
+                    .fetch_one(pages)
+                    .await?,
+            ),
+            (Some(pages), Some(category)) => pages::contacts(
+                &sqlx::query_scalar::<_, String>(pages::json_page!(category_page!()))
+                    .bind(account_id)
+                    .bind(after.sort)
+                    .bind(after.seq)
+                    .bind(i64::from(limit) + 1)
+                    .bind(category)
+                    .fetch_one(pages)
+                    .await?,
+            ),
+            (None, None) => sqlx::query(account_page!())
+                .bind(account_id)
+                .bind(after.sort)
+                .bind(after.seq)
+                .bind(i64::from(limit) + 1)
+                .fetch_all(&self.reader)
+                .await?
+                .iter()
+                .map(page_row)
+                .collect(),
+            (None, Some(category)) => sqlx::query(category_page!())
                 .bind(account_id)
                 .bind(after.sort)
                 .bind(after.seq)
                 .bind(i64::from(limit) + 1)
                 .bind(category)
                 .fetch_all(&self.reader)
-                .await?,
-            };
-        Ok(rows.iter().map(page_row).collect::<Result<Vec<_>, _>>()?)
+                .await?
+                .iter()
+                .map(page_row)
+                .collect(),
+        };
+        Ok(rows?)
     }
 
     async fn category_counts(&self, account_id: &str) -> StoreResult<Vec<(String, i64)>> {
