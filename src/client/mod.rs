@@ -708,11 +708,50 @@ async fn read<T: DeserializeOwned>(response: reqwest::Response) -> Result<T, Cli
     if !status.is_success() {
         return Err(refusal(response).await);
     }
-    let bytes = response.bytes().await.map_err(|e| ClientError::Transport {
-        message: transport_message(&e),
-        attempts: 0,
-    })?;
+    let bytes = bounded(response).await?;
     serde_json::from_slice(&bytes).map_err(|e| unexpected(status, &bytes, &e))
+}
+
+/// The most an answer of the service is read into memory: more than its largest, a page of 200
+/// contacts each as large as a create's 64 KiB body lets it be (13 MiB). A download is
+/// streamed, not read whole.
+pub const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
+
+/// An answer's body, refused once it passes [`MAX_ANSWER_BYTES`]: a server that is not svc, or
+/// a broken one, cannot make the client hold gigabytes.
+async fn bounded(mut response: reqwest::Response) -> Result<Vec<u8>, ClientError> {
+    let status = response.status();
+    let too_big = || ClientError::Unexpected {
+        status: status.as_u16(),
+        message: format!(
+            "the server's answer is larger than {} MiB, far more than any answer of an svc service; it was not read further: check --api-base points at an svc service",
+            MAX_ANSWER_BYTES / (1024 * 1024)
+        ),
+    };
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_ANSWER_BYTES as u64)
+    {
+        return Err(too_big());
+    }
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                    return Err(too_big());
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(body),
+            Err(e) => {
+                return Err(ClientError::Transport {
+                    message: transport_message(&e),
+                    attempts: 0,
+                });
+            }
+        }
+    }
 }
 
 /// A download: the response to read as it comes, once its status says it is one.
@@ -738,14 +777,9 @@ async fn refusal(response: reqwest::Response) -> ClientError {
         .get("x-request-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let bytes = match response.bytes().await {
+    let bytes = match bounded(response).await {
         Ok(bytes) => bytes,
-        Err(e) => {
-            return ClientError::Transport {
-                message: transport_message(&e),
-                attempts: 0,
-            };
-        }
+        Err(e) => return e,
     };
     match serde_json::from_slice::<ErrorBody>(&bytes) {
         Ok(body) => ClientError::Server(Box::new(ServerError {

@@ -120,3 +120,58 @@ fn an_unknown_command_is_named_once() {
         run.stderr
     );
 }
+
+/// A loopback server that answers every request with 200 and a body without end (chunked, of
+/// spaces), and counts the bytes it got out before the client hung up.
+fn endless_server() -> (String, std::sync::Arc<std::sync::atomic::AtomicU64>) {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let sent = std::sync::Arc::new(AtomicU64::new(0));
+    let counter = sent.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let counter = counter.clone();
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream);
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                    line.clear();
+                }
+                let mut stream = reader.into_inner();
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+                if stream.write_all(head.as_bytes()).is_err() {
+                    return;
+                }
+                let chunk = format!("{:x}\r\n{}\r\n", 1 << 20, " ".repeat(1 << 20));
+                while stream.write_all(chunk.as_bytes()).is_ok() {
+                    counter.fetch_add(1 << 20, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    (url, sent)
+}
+
+/// An answer without end (3 GB took the client to 3.1 GB before): the client reads at most
+/// 16 MiB of it, says why, and its memory stays under 50 MB.
+#[test]
+fn an_endless_answer_is_cut_off_with_memory_flat() {
+    let (url, sent) = endless_server();
+    let cli = Cli::new(&url);
+    cli.set_env("SVC_API_KEY", KEY);
+    let mut cmd = cli.std_command();
+    cmd.arg("whoami");
+    let (status, peak_kib, stderr) = super::run_measured(cmd);
+    assert_eq!(status, Some(1), "{stderr}");
+    assert!(stderr.contains("larger than 16 MiB"), "{stderr}");
+    assert!(stderr.contains("--api-base"), "{stderr}");
+    assert!(peak_kib < 50 * 1000, "peak RSS {peak_kib} KiB");
+    let sent = sent.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        sent < 512 << 20,
+        "{sent} bytes sent before the client hung up"
+    );
+}

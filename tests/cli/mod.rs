@@ -394,3 +394,27 @@ pub fn lossy_proxy(upstream: &str) -> (String, Arc<Mutex<Vec<Seen>>>) {
     });
     (url, seen)
 }
+
+/// Runs `cmd` to its end: its exit code, its peak resident memory in KiB (from `wait4`) and
+/// what it wrote to stderr.
+// The child is reaped by wait4, which std's Child does not know about.
+#[allow(clippy::zombie_processes)]
+pub fn run_measured(mut cmd: std::process::Command) -> (Option<i32>, i64, String) {
+    let stderr = tempfile::NamedTempFile::new().unwrap();
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(stderr.reopen().unwrap());
+    let child = cmd.spawn().unwrap();
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for this child, which std has not reaped.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4 failed");
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (
+        code,
+        usage.ru_maxrss,
+        std::fs::read_to_string(stderr.path()).unwrap(),
+    )
+}

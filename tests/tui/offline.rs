@@ -148,7 +148,8 @@ fn log(tui: &mut Tui, typed: &str, call: &str) {
     // failure over it: the row in Contacts and the cleared form are what stay.
     let call_typed = typed.split('\t').next().unwrap();
     tui.wait_until(&format!("{call} in Contacts and the form cleared"), |s| {
-        s.lines().any(|l| l.contains(&format!(" {call} ")) && !l.contains("Callsign"))
+        s.lines()
+            .any(|l| l.contains(&format!(" {call} ")) && !l.contains("Callsign"))
             && !s.contains(&format!("Callsign  {call_typed}"))
     });
 }
