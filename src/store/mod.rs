@@ -600,11 +600,13 @@ pub trait Store: Send + Sync + 'static {
     async fn reseal_key(&self, id: &str, sealed: &[u8]) -> StoreResult<()>;
     /// Takes up to `limit` due pushes and deletes for `lease_ms`, for one worker of any
     /// process; a job taken by one is not taken by another until its lease runs out.
+    /// Leases up to `limit` due jobs, the most overdue first, of books not in `busy`.
     async fn claim_external(
         &self,
         now: Timestamp,
         lease_ms: i64,
         limit: i64,
+        busy: &[String],
     ) -> StoreResult<Vec<ExternalJob>>;
     async fn settle_external(
         &self,

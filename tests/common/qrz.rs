@@ -54,6 +54,8 @@ pub struct FakeQrz {
 
 struct Books {
     mode: Mode,
+    /// Keys whose requests are read and never answered, whatever the mode.
+    stalled: std::collections::HashSet<String>,
     by_key: HashMap<String, Book>,
     requests: Vec<(String, String)>,
     /// Log ids are QRZ-wide, not per book, as QRZ's are.
@@ -74,6 +76,7 @@ impl FakeQrz {
     pub fn start() -> FakeQrz {
         let state: Shared = Arc::new(Mutex::new(Books {
             mode: Mode::Normal,
+            stalled: Default::default(),
             by_key: HashMap::new(),
             requests: Vec::new(),
             next_log_id: 1_300_000_001,
@@ -114,6 +117,12 @@ impl FakeQrz {
             stop: Some(stop),
             thread: Some(thread),
         }
+    }
+
+    /// From now on the book of `key` reads each request and never answers (the others go on
+    /// as the mode says).
+    pub fn stall_book(&self, key: &str) {
+        self.state.lock().unwrap().stalled.insert(key.to_owned());
     }
 
     pub fn url(&self) -> reqwest::Url {
@@ -191,13 +200,16 @@ async fn api(
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
     let param = |name: &str| form.get(name).map(String::as_str).unwrap_or_default();
-    let mode = {
+    let (mode, stalled) = {
         let mut books = state.lock().unwrap();
         books
             .requests
             .push((param("ACTION").to_owned(), param("KEY").to_owned()));
-        books.mode.clone()
+        (books.mode.clone(), books.stalled.contains(param("KEY")))
     };
+    if stalled {
+        std::future::pending::<()>().await;
+    }
     match mode {
         Mode::Normal => {}
         Mode::Fail(reason) => return reply(format!("RESULT=FAIL&REASON={reason}")),

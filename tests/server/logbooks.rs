@@ -577,6 +577,61 @@ fn a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back() {
         .expect_error(404, "not_found");
 }
 
+/// A book that never answers holds up its own contacts only: another account's contacts go
+/// out to their book at once, though the hung book's queue is longer than a claim.
+fn a_hung_book_delays_only_itself() {
+    const OTHER_KEY: &str = "B1B2-C3D4-E5F6-9900";
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    qrz.add_book(OTHER_KEY, "K9OK");
+    let (server, _secret) = server(&qrz, &["--burst-limit", "100000"]);
+    let hung = server.account("W1AW", "elevated");
+    let healthy = server.account("K9OK", "elevated");
+    connect(&hung, QRZ_KEY);
+    connect(&healthy, OTHER_KEY);
+    qrz.stall_book(QRZ_KEY);
+    let month = this_month().0;
+    let folder = hung.monthly(&month, None);
+    let items: Vec<Value> = (0..30)
+        .map(|n| {
+            let mut c = contact(&folder, &format!("K{}H{n}", n % 10));
+            c["idempotencyKey"] = json!(format!("hung-{n}"));
+            c
+        })
+        .collect();
+    let r = hung.post("/v1/contacts/batch", json!({ "contacts": items }));
+    assert_eq!(r.status, 200, "{}", r.body);
+    // The hung book's first request is out, and its queue waits behind it.
+    eventually("the hung book asked", || {
+        qrz.requests()
+            .iter()
+            .any(|(action, key)| action == "INSERT" && key == QRZ_KEY)
+    });
+    let other = healthy.monthly(&month, None);
+    for call in ["K1OK", "K2OK", "K3OK"] {
+        healthy.post("/v1/contacts", contact(&other, call)).id();
+    }
+    // A bound on the old failure (minutes: the hung book's 20 claimed jobs went first, 30 s
+    // each), not a timing measure.
+    let started = std::time::Instant::now();
+    while qrz.records(OTHER_KEY).len() < 3 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the healthy book got {} of 3 in 10 s",
+            qrz.records(OTHER_KEY).len()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(qrz.records(QRZ_KEY).is_empty());
+    // One request at a time to the hung book.
+    let asked = qrz
+        .requests()
+        .iter()
+        .filter(|(action, key)| action == "INSERT" && key == QRZ_KEY)
+        .count();
+    assert_eq!(asked, 1);
+}
+
 /// Puts an activator's contact into the fake book: made at `parks` by `station`.
 fn activated_at_qrz(qrz: &FakeQrz, call: &str, time: &str, parks: &str, station: &str) {
     let record = format!(
@@ -750,6 +805,7 @@ fn an_edited_contact_replaces_its_copy_in_the_book() {
 crate::both_backends!(
     a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back,
     a_books_activator_records_go_to_their_activations,
+    a_hung_book_delays_only_itself,
     sync_routes_by_station_callsign_and_the_rest_waits_for_review,
     contacts_are_pushed_when_created_and_deleted_there_when_deleted,
     a_duplicate_counts_as_pushed_and_a_refusal_is_kept,

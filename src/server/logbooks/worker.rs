@@ -3,10 +3,9 @@
 //! at a time (a lease), so nothing is sent twice by two processes and nothing is lost when a
 //! process stops mid-job (the lease runs out and another takes it).
 
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-use std::collections::HashMap;
 
 use super::Logbooks;
 use super::qrz::{Inserted, Qrz, QrzError};
@@ -22,6 +21,9 @@ use crate::store::{
 
 /// Jobs taken at a time.
 const CLAIM: i64 = 20;
+/// Books a process sends to at once; each book gets one request at a time, so that a book
+/// that does not answer holds up only itself.
+const BOOKS_AT_ONCE: usize = 16;
 /// Long enough for the provider's slowest answer; a job of a process that died goes again
 /// after it.
 const LEASE_MS: i64 = 120_000;
@@ -43,30 +45,67 @@ pub async fn run(store: Arc<dyn Store>, logbooks: Arc<Logbooks>, limits: Limits)
     );
 }
 
+/// Takes due jobs and sends each book's in a task of its own, one request at a time per book
+/// and [`BOOKS_AT_ONCE`] books at once; a book still sending is not given more jobs, so a
+/// book that hangs delays its own contacts only.
 async fn push_loop(store: Arc<dyn Store>, logbooks: Arc<Logbooks>) {
+    let sending: Arc<Mutex<HashSet<String>>> = Arc::default();
     loop {
+        let busy: Vec<String> = lock(&sending).iter().cloned().collect();
+        if busy.len() >= BOOKS_AT_ONCE {
+            tokio::time::sleep(BOOK_WAIT).await;
+            continue;
+        }
         let now = Timestamp::now();
-        let jobs = match store.claim_external(now, LEASE_MS, CLAIM).await {
+        let jobs = match store.claim_external(now, LEASE_MS, CLAIM, &busy).await {
             Ok(jobs) => jobs,
             Err(e) => {
                 tracing::warn!(error = %e, "external logbooks: cannot read the queue");
                 Vec::new()
             }
         };
-        let busy = !jobs.is_empty();
-        for job in jobs {
-            let outcome = send(&logbooks, &job).await;
-            if let Err(e) = store
-                .settle_external(&job, &outcome, Timestamp::now())
-                .await
-            {
-                tracing::warn!(error = %e, logbook = %job.logbook_id, "external logbooks: cannot record a result");
-            }
-        }
-        if !busy {
+        if jobs.is_empty() {
             tokio::time::sleep(IDLE).await;
+            continue;
+        }
+        let mut books: HashMap<String, Vec<ExternalJob>> = HashMap::new();
+        for job in jobs {
+            books.entry(job.logbook_id.clone()).or_default().push(job);
+        }
+        for (book, jobs) in books {
+            lock(&sending).insert(book.clone());
+            let (store, logbooks, sending) = (store.clone(), logbooks.clone(), sending.clone());
+            // The lease ends at `now + LEASE_MS`; a job not sent by then is another
+            // process's to take, so it is left for the lease to run out.
+            let until = now.millis() + LEASE_MS - LEASE_MARGIN_MS;
+            tokio::spawn(async move {
+                for job in jobs {
+                    if Timestamp::now().millis() >= until {
+                        break;
+                    }
+                    let outcome = send(&logbooks, &job).await;
+                    if let Err(e) = store
+                        .settle_external(&job, &outcome, Timestamp::now())
+                        .await
+                    {
+                        tracing::warn!(error = %e, logbook = %job.logbook_id, "external logbooks: cannot record a result");
+                    }
+                }
+                lock(&sending).remove(&book);
+            });
         }
     }
+}
+
+/// How long the claimer waits while every book slot is sending.
+const BOOK_WAIT: Duration = Duration::from_millis(200);
+/// Time a job may still need once started: an edit's two requests (a delete, then the
+/// replacement) at the provider's time-out of 30 s each, and then some.
+const LEASE_MARGIN_MS: i64 = 70_000;
+
+fn lock(set: &Mutex<HashSet<String>>) -> std::sync::MutexGuard<'_, HashSet<String>> {
+    set.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The wait before try `attempts + 1`: 2 s, doubling, at most 15 minutes.

@@ -206,13 +206,20 @@ impl SqlStore {
         now: Timestamp,
         lease_ms: i64,
         limit: i64,
+        busy: &[String],
     ) -> StoreResult<Vec<ExternalJob>> {
         // Several processes on PostgreSQL: a row another worker holds locked is passed over.
-        let lock = if self.postgres() {
-            "FOR UPDATE OF c SKIP LOCKED"
+        // The books this process is sending to already, as a JSON array of ids, are passed
+        // over too.
+        let (lock, busy_ids) = if self.postgres() {
+            (
+                "FOR UPDATE OF c SKIP LOCKED",
+                "SELECT json_array_elements_text($4::json)",
+            )
         } else {
-            ""
+            ("", "SELECT value FROM json_each($4)")
         };
+        let busy = serde_json::to_string(busy).unwrap_or_else(|_| "[]".into());
         let sql = format!(
             "UPDATE external_copies SET lease_until = $1, attempts = attempts + 1 \
              WHERE (contact_id, logbook_id) IN (\
@@ -220,6 +227,7 @@ impl SqlStore {
                JOIN logbooks l ON l.id = c.logbook_id \
                WHERE c.state IN ('waiting', 'deleting') AND c.due_at <= $2 \
                AND (c.lease_until IS NULL OR c.lease_until < $2) AND l.paused_reason IS NULL \
+               AND c.logbook_id NOT IN ({busy_ids}) \
                ORDER BY c.due_at LIMIT $3 {lock}) \
              RETURNING contact_id, logbook_id, account_id, state, log_id, attempts, via, edits"
         );
@@ -240,6 +248,7 @@ impl SqlStore {
                         .bind(now.millis() + lease_ms)
                         .bind(now.millis())
                         .bind(limit)
+                        .bind(busy)
                         .fetch_all(&mut *tx)
                         .await?;
                     rows.iter()

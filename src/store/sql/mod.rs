@@ -1908,8 +1908,9 @@ impl Store for SqlStore {
         now: Timestamp,
         lease_ms: i64,
         limit: i64,
+        busy: &[String],
     ) -> StoreResult<Vec<ExternalJob>> {
-        self.claim_jobs(now, lease_ms, limit).await
+        self.claim_jobs(now, lease_ms, limit, busy).await
     }
 
     async fn settle_external(
