@@ -120,6 +120,11 @@ struct StartArgs {
     /// fit the open-files limit)
     #[arg(long, env = "SVC_MAX_CONNECTIONS", value_name = "N", default_value_t = Connections::default().max_connections as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_connections: u64,
+    /// Connections served at once from one client address [default: an eighth of
+    /// --max-connections]; not applied with --trust-proxy, where every connection is the
+    /// proxy's
+    #[arg(long, env = "SVC_MAX_CONNECTIONS_PER_ADDRESS", value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_connections_per_address: Option<u64>,
     /// Seconds a shutdown (SIGTERM, Ctrl-C) waits for requests in flight before it closes
     /// the connections left
     #[arg(long, env = "SVC_SHUTDOWN_DRAIN", value_name = "SECS", default_value_t = Connections::default().drain.as_secs())]
@@ -539,6 +544,12 @@ fn connection_limits(args: &StartArgs) -> Connections {
         body_timeout: secs(args.body_timeout),
         idle_timeout: secs(args.idle_timeout),
         max_connections: cap as usize,
+        per_address: (!args.trust_proxy).then(|| {
+            args.max_connections_per_address
+                .map_or((cap as usize / listen::PER_ADDRESS_SHARE).max(1), |n| {
+                    n as usize
+                })
+        }),
         drain: secs(args.shutdown_drain),
     }
 }

@@ -4,9 +4,10 @@
 //! bounded time and then closes what is left. hyper answers requests it cannot parse by itself,
 //! with an empty body; [`Guarded`] turns those answers into the envelope as well.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
@@ -42,6 +43,9 @@ pub struct Connections {
     pub idle_timeout: Duration,
     /// Connections served at once; the next is answered `rate_limited` and closed.
     pub max_connections: usize,
+    /// Connections served at once from one client address, so that one address cannot hold
+    /// every slot; `None` when every connection comes from a trusted proxy.
+    pub per_address: Option<usize>,
     /// How long a shutdown waits for requests in flight before it closes their connections.
     pub drain: Duration,
 }
@@ -53,7 +57,53 @@ impl Default for Connections {
             body_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
             max_connections: 4096,
+            per_address: Some(4096 / PER_ADDRESS_SHARE),
             drain: Duration::from_secs(10),
+        }
+    }
+}
+
+/// One address may hold this share of the connection slots by default: an eighth.
+pub const PER_ADDRESS_SHARE: usize = 8;
+
+/// The connections open per client address.
+type PerAddress = Arc<std::sync::Mutex<HashMap<IpAddr, usize>>>;
+
+/// An open connection's place in its address's count, given back when it closes.
+struct AddressSlot {
+    counts: PerAddress,
+    ip: IpAddr,
+}
+
+impl AddressSlot {
+    /// A place for a connection from `ip`, if it has fewer than `cap` open.
+    fn take(counts: &PerAddress, ip: IpAddr, cap: usize) -> Option<AddressSlot> {
+        let mut map = counts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let open = map.entry(ip).or_insert(0);
+        if *open >= cap {
+            return None;
+        }
+        *open += 1;
+        Some(AddressSlot {
+            counts: counts.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut map = self
+            .counts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(open) = map.get_mut(&self.ip) {
+            *open -= 1;
+            if *open == 0 {
+                map.remove(&self.ip);
+            }
         }
     }
 }
@@ -67,6 +117,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let per_address = PerAddress::default();
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
@@ -91,6 +142,21 @@ pub async fn serve(
             },
         };
         let _ = stream.set_nodelay(true);
+        let slot = match limits.per_address {
+            None => None,
+            Some(cap) => match AddressSlot::take(&per_address, peer.ip(), cap) {
+                Some(slot) => Some(slot),
+                None => {
+                    open.spawn(refuse_busy(
+                        stream,
+                        format!(
+                            "this address has {cap} connections open, its share of the server's; retry in a second, and close connections you do not use"
+                        ),
+                    ));
+                    continue;
+                }
+            },
+        };
         match permits.clone().try_acquire_owned() {
             Ok(permit) => {
                 let connection = serve_connection(
@@ -103,11 +169,17 @@ pub async fn serve(
                 );
                 open.spawn(async move {
                     connection.await;
-                    drop(permit);
+                    drop((permit, slot));
                 });
             }
             Err(_) => {
-                open.spawn(refuse_busy(stream, limits.max_connections));
+                open.spawn(refuse_busy(
+                    stream,
+                    format!(
+                        "the server has {} connections open, as many as it serves at once; retry in a second, and close connections you do not use",
+                        limits.max_connections
+                    ),
+                ));
             }
         }
     }
@@ -165,7 +237,7 @@ async fn serve_connection(
 
 /// Answers a connection past the cap with `rate_limited` and closes it. The request is read
 /// first (briefly) so that closing does not reset the connection before the answer arrives.
-async fn refuse_busy(mut stream: TcpStream, cap: usize) {
+async fn refuse_busy(mut stream: TcpStream, why: String) {
     let refusal = async {
         let mut head = [0u8; 4096];
         let _ = tokio::time::timeout(Duration::from_millis(500), stream.read(&mut head)).await;
@@ -173,9 +245,7 @@ async fn refuse_busy(mut stream: TcpStream, cap: usize) {
             429,
             "Too Many Requests",
             ErrorCode::RateLimited,
-            &format!(
-                "the server has {cap} connections open, as many as it serves at once; retry in a second, and close connections you do not use"
-            ),
+            &why,
             Some(1),
         );
         stream.write_all(&response).await?;

@@ -144,7 +144,12 @@ fn a_body_that_never_comes_is_refused() {
 
 #[test]
 fn connections_past_the_cap_are_refused_in_the_envelope() {
-    let server = Server::start_with(&["--max-connections", "4"]);
+    let server = Server::start_with(&[
+        "--max-connections",
+        "4",
+        "--max-connections-per-address",
+        "10",
+    ]);
     let api = server.account("W1AW", "basic");
     let held: Vec<TcpStream> = (0..4).map(|_| connect(&server)).collect();
     let answer = exchange(
@@ -156,6 +161,57 @@ fn connections_past_the_cap_are_refused_in_the_envelope() {
     assert!(answer.1.to_ascii_lowercase().contains("retry-after: 1"));
     drop(held);
     eventually("a request once the held connections closed", || {
+        api.get("/v1/whoami").status == 200
+    });
+}
+
+/// A connection to `server` from the loopback address `from` (127.0.0.2: another client).
+fn connect_from(server: &Server, from: &str) -> TcpStream {
+    let addr: std::net::SocketAddr = server.url.trim_start_matches("http://").parse().unwrap();
+    let socket = crate::common::block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+        socket.connect(addr).await.unwrap().into_std().unwrap()
+    });
+    socket.set_nonblocking(false).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    socket
+}
+
+/// One address holding its share of the connections gets `429` for more; another address is
+/// served all the same, and the first is served again once it closes some.
+#[test]
+fn one_address_cannot_hold_every_connection() {
+    let server = Server::start_with(&[
+        "--max-connections",
+        "40",
+        "--max-connections-per-address",
+        "3",
+    ]);
+    let api = server.account("W1AW", "basic");
+    let held: Vec<TcpStream> = (0..3).map(|_| connect(&server)).collect();
+    let answer = exchange(
+        &server,
+        b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    let message = assert_envelope(&answer, 429, "rate_limited");
+    assert!(
+        message.contains("this address has 3 connections open"),
+        "{message}"
+    );
+    let request = format!(
+        "GET /v1/whoami HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
+        api.key()
+    );
+    let mut other = connect_from(&server, "127.0.0.2");
+    other.write_all(request.as_bytes()).unwrap();
+    let (status, head, body) = read_answer(&mut other);
+    assert_eq!(status, 200, "{head}{body}");
+    assert_eq!(body["callsign"], "W1AW");
+    drop(held);
+    eventually("served again once its connections closed", || {
         api.get("/v1/whoami").status == 200
     });
 }
