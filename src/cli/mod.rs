@@ -470,7 +470,9 @@ pub fn report(command: &str, json: bool, e: &CliError) -> ExitCode {
         if let Some(seconds) = answer.retry_after {
             envelope["retryAfter"] = json!(seconds);
         }
-        eprintln_safe(&envelope.to_string());
+        eprintln_safe(&crate::model::text::json_for_terminal(
+            &envelope.to_string(),
+        ));
     } else {
         let prefix = if command == "svc" {
             "svc".to_owned()

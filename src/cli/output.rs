@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{CliError, Ctx};
-use crate::model::text::printable;
+use crate::model::text::{json_for_terminal, printable};
 use crate::model::{Page, Timestamp};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,8 +121,11 @@ pub fn or_dash(value: &Option<String>) -> String {
     value.clone().unwrap_or_else(|| "-".into())
 }
 
+/// One value as JSON for stdout: what a terminal would obey in its strings is escaped.
 fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, CliError> {
-    serde_json::to_string(value).map_err(|e| CliError::local(format!("cannot encode JSON: {e}")))
+    serde_json::to_string(value)
+        .map(|text| json_for_terminal(&text))
+        .map_err(|e| CliError::local(format!("cannot encode JSON: {e}")))
 }
 
 impl Ctx {

@@ -36,14 +36,37 @@ fn check(
 /// text on screen become `�`. A hostile or broken server's words are shown, never obeyed.
 pub fn printable(text: &str) -> String {
     text.chars()
-        .map(|c| {
-            if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
-                '\u{fffd}'
-            } else {
-                c
-            }
-        })
+        .map(|c| if obeyed(c) { '\u{fffd}' } else { c })
         .collect()
+}
+
+/// A character a terminal obeys rather than shows: C0 and C1 controls (U+009B starts an
+/// escape sequence as ESC [ does) and the marks and overrides that reorder text (U+202E).
+pub fn obeyed(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// JSON text as safe to print as to parse: each character a terminal would obey is written
+/// as its `\uXXXX` escape, which every JSON reader reads back as the same character. (Outside
+/// strings JSON is ASCII, so only string contents change.)
+pub fn json_for_terminal(json: &str) -> String {
+    if !json.chars().any(obeyed) {
+        return json.to_owned();
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if obeyed(c) {
+            // Every such character is in the Basic Multilingual Plane: one escape each.
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// [`printable`] for text of several lines: line breaks and tabs are kept.
@@ -104,6 +127,21 @@ pub fn token(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn json_for_a_terminal_reads_back_the_same() {
+        let value = serde_json::json!({"name": "Ann\u{202e}kcab\u{9b}31m", "n": "a\u{1b}[2J"});
+        let text = json_for_terminal(&value.to_string());
+        assert!(!text.chars().any(obeyed), "{text}");
+        assert!(
+            text.contains("\\u202e") && text.contains("\\u009b"),
+            "{text}"
+        );
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+            value
+        );
+    }
 
     #[test]
     fn printable_text_obeys_no_terminal_sequence() {

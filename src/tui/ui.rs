@@ -17,6 +17,7 @@ use super::app::{
 };
 use super::form::{ActivationField, ActivationForm, EntryForm, Field, LogKind};
 use super::outbox::Mark;
+use crate::model::text::obeyed;
 use crate::model::{Program, Timestamp};
 
 /// Styles with colour, or (for `--no-color` and `NO_COLOR`) with attributes only.
@@ -1130,6 +1131,19 @@ pub fn draw(app: &App, frame: &mut Frame) {
             centered(area, 56, 7),
         ),
         Some(Dialog::Help) => frame.render_widget(HelpView { theme }, HelpView::area(area)),
+    }
+    obey_nothing(frame.buffer_mut());
+}
+
+/// Takes out of the drawn screen every character a terminal would obey rather than show (a
+/// server's U+202E reversing the rest of a row, a C1 control starting an escape sequence).
+/// They have no width, so each rides in the cell before it; the cells keep their places.
+fn obey_nothing(buf: &mut Buffer) {
+    for cell in buf.content.iter_mut() {
+        if cell.symbol().chars().any(obeyed) {
+            let kept: String = cell.symbol().chars().filter(|c| !obeyed(*c)).collect();
+            cell.set_symbol(if kept.is_empty() { " " } else { &kept });
+        }
     }
 }
 

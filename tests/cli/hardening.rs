@@ -175,3 +175,33 @@ fn an_endless_answer_is_cut_off_with_memory_flat() {
         "{sent} bytes sent before the client hung up"
     );
 }
+
+/// `--json` output and the JSON error envelope carry a server's bidi override and C1 control
+/// (U+009B, a one-character ESC [) as `\u` escapes: the same text to a JSON reader, nothing
+/// for a terminal to obey.
+#[test]
+fn json_output_escapes_what_a_terminal_would_obey() {
+    let whoami =
+        r#"{"callsign":"W1AW\u202e\u009b31m","plan":"free","tier":"basic","nativeQsoCount":0}"#;
+    let refusal = r#"{"error":"validation_error","message":"bad","details":{"field":"x\u202ey\u009b"},"requestId":"req_1"}"#;
+    let (url, _) = canned_server(vec![
+        (200, vec![], whoami.to_owned()),
+        (400, vec![], refusal.to_owned()),
+    ]);
+    let cli = Cli::new(&url);
+    cli.set_env("SVC_API_KEY", KEY);
+    let run = cli.run(&["whoami", "--json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    for c in ['\u{202e}', '\u{9b}'] {
+        assert!(!run.stdout.contains(c), "{:?}", run.stdout);
+    }
+    assert!(run.stdout.contains(r"\u202e\u009b31m"), "{:?}", run.stdout);
+    assert_eq!(run.json()["callsign"], "W1AW\u{202e}\u{9b}31m");
+    let run = cli.run(&["whoami", "--json"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    for c in ['\u{202e}', '\u{9b}'] {
+        assert!(!run.stderr.contains(c), "{:?}", run.stderr);
+    }
+    let envelope: serde_json::Value = serde_json::from_str(run.stderr.trim()).unwrap();
+    assert_eq!(envelope["details"]["field"], "x\u{202e}y\u{9b}");
+}

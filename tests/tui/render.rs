@@ -328,3 +328,26 @@ fn contacts_show_where_they_went_in_external_logbooks() {
     assert!(row("K3FAIL").contains("│! "), "{screen}");
     assert!(row("K4NONE").contains("│  "), "{screen}");
 }
+
+/// A name with a right-to-left override and a C1 control from the service: drawn without
+/// them, the row's other columns in their places.
+#[test]
+fn a_servers_bidi_and_control_characters_are_not_drawn() {
+    let mut app = month_open();
+    app.contacts.items[0].name = Some("Ann\u{202e}kcab\u{9b}31m".into());
+    let plain = {
+        let mut app = month_open();
+        app.contacts.items[0].name = Some("Annkcab31m".into());
+        screen(&app)
+    };
+    let drawn = draw(&app, 120, 32);
+    let buffer = drawn.backend().buffer();
+    assert!(
+        buffer
+            .content
+            .iter()
+            .all(|cell| !cell.symbol().chars().any(svc::model::text::obeyed)),
+        "a cell still holds one"
+    );
+    assert_eq!(screen(&app), plain);
+}
