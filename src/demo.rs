@@ -31,8 +31,8 @@ pub fn run(global: &GlobalArgs, args: LogbookArgs) -> ExitCode {
         Err(e) => return crate::cli::report("demo", false, &CliError::input(e)),
     };
     let color = !global.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let path = server::cmd::data_dir().join("demo.db");
-    let journal = server::cmd::data_dir().join("demo-journal.db");
+    let path = server::admin::data_dir().join("demo.db");
+    let journal = server::admin::data_dir().join("demo-journal.db");
     let runtime = match tui::runtime("demo") {
         Ok(r) => r,
         Err(code) => return code,

@@ -43,9 +43,10 @@ pub struct Whoami {
 }
 
 /// The plan of an account.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Plan {
+    #[default]
     Free,
     Paid,
 }

@@ -1,6 +1,6 @@
 //! `svc server …`: run the service and manage accounts and keys against its database.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -8,26 +8,19 @@ use clap::{Args, Subcommand, ValueEnum};
 use std::sync::Arc;
 
 use super::AppState;
+use super::admin::{DbArgs, Fail, PlanArg, account, fail, open};
 use super::listen::{self, Connections};
 use super::logbooks::Logbooks;
 use super::logbooks::qrz::Qrz;
 use super::logbooks::secret::Secret;
-use crate::model::{
-    ApiError, ApiKey, ErrorCode, Plan, Tier, Timestamp, callsign::normalize_callsign, text,
-};
-use crate::store::{self, Limits, Store, StoreError};
+use super::users::{self, UserCommand};
+use crate::model::{ApiError, ApiKey, ErrorCode, Tier, Timestamp, text};
+use crate::store::{Limits, Store};
 
 #[derive(Debug, Args)]
 pub struct ServerArgs {
     #[command(subcommand)]
     command: ServerCommand,
-}
-
-#[derive(Debug, Args)]
-struct DbArgs {
-    /// Database URL: sqlite://PATH (default: svc.db in the user's data directory)
-    #[arg(long, env = "SVC_DATABASE_URL", value_name = "URL")]
-    database: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -93,6 +86,9 @@ struct StartArgs {
     /// X-Forwarded-For entry
     #[arg(long, env = "SVC_TRUST_PROXY")]
     trust_proxy: bool,
+    /// The plan of accounts made on the sign-up page
+    #[arg(long, env = "SVC_DEFAULT_PLAN", value_enum, default_value = "free")]
+    default_plan: PlanArg,
     /// A file holding the secret (at least 32 bytes) that seals external logbooks' API keys;
     /// without it, external logbooks are off
     #[arg(long, env = "SVC_SECRET_FILE", value_name = "PATH")]
@@ -135,31 +131,9 @@ struct StartArgs {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum PlanArg {
-    Free,
-    Paid,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
 enum TierArg {
     Basic,
     Elevated,
-}
-
-#[derive(Debug, Subcommand)]
-enum UserCommand {
-    /// Create an account with its All Contacts root and program categories
-    Add {
-        /// The account's callsign
-        callsign: String,
-        #[arg(long, value_enum, default_value = "free")]
-        plan: PlanArg,
-        /// Read a password for the web pages from stdin
-        #[arg(long)]
-        password_stdin: bool,
-        #[command(flatten)]
-        db: DbArgs,
-    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -193,71 +167,12 @@ enum KeyCommand {
     },
 }
 
-/// A failure of an admin command: the message and the exit code.
-struct Fail {
-    code: Option<ErrorCode>,
-    message: String,
-}
-
-impl From<ApiError> for Fail {
-    fn from(e: ApiError) -> Self {
-        Fail {
-            code: Some(e.code),
-            message: e.message,
-        }
-    }
-}
-
-impl From<StoreError> for Fail {
-    fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::Api(e) => e.into(),
-            StoreError::Db(e) => Fail {
-                code: None,
-                message: format!("database: {e}"),
-            },
-        }
-    }
-}
-
-fn fail(message: impl Into<String>) -> Fail {
-    Fail {
-        code: None,
-        message: message.into(),
-    }
-}
-
-/// svc's folder in the user's data directory: `$XDG_DATA_HOME/svc`, else
-/// `~/.local/share/svc`, else `./svc`.
-pub fn data_dir() -> std::path::PathBuf {
-    std::env::var_os("XDG_DATA_HOME")
-        .filter(|d| !d.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/share"))
-        })
-        .unwrap_or_else(|| std::path::PathBuf::from("."))
-        .join("svc")
-}
-
-fn default_database() -> String {
-    format!("sqlite://{}", data_dir().join("svc.db").display())
-}
-
-async fn open(db: &DbArgs) -> Result<std::sync::Arc<dyn Store>, Fail> {
-    let url = db.database.clone().unwrap_or_else(default_database);
-    store::open(&url).await.map_err(|e| match e {
-        StoreError::Api(e) => e.into(),
-        StoreError::Db(e) => fail(format!("cannot open database {url}: {e}")),
-    })
-}
-
 impl ServerCommand {
     fn name(&self) -> &'static str {
         match self {
             ServerCommand::Start(_) => "server start",
             ServerCommand::Migrate(_) => "server migrate",
-            ServerCommand::User { .. } => "server user add",
+            ServerCommand::User { command } => command.name(),
             ServerCommand::Key {
                 command: KeyCommand::Create { .. },
             } => "server key create",
@@ -303,64 +218,9 @@ async fn execute(command: ServerCommand) -> Result<(), Fail> {
             println!("migrations applied");
             Ok(())
         }
-        ServerCommand::User {
-            command:
-                UserCommand::Add {
-                    callsign,
-                    plan,
-                    password_stdin,
-                    db,
-                },
-        } => {
-            let callsign = normalize_callsign("callsign", &callsign)?;
-            let password_hash = if password_stdin {
-                Some(hash_password_from_stdin()?)
-            } else {
-                None
-            };
-            let plan = match plan {
-                PlanArg::Free => Plan::Free,
-                PlanArg::Paid => Plan::Paid,
-            };
-            let store = open(&db).await?;
-            let account = store
-                .create_account(&callsign, plan, password_hash.as_deref())
-                .await?;
-            println!(
-                "created account {} ({} plan)",
-                account.callsign,
-                account.plan.as_str()
-            );
-            Ok(())
-        }
+        ServerCommand::User { command } => users::run(command).await,
         ServerCommand::Key { command } => key_command(command).await,
     }
-}
-
-fn hash_password_from_stdin() -> Result<String, Fail> {
-    use argon2::password_hash::PasswordHasher;
-    let mut password = String::new();
-    std::io::stdin()
-        .read_to_string(&mut password)
-        .map_err(|e| fail(format!("cannot read the password from stdin: {e}")))?;
-    let password = password.trim_end_matches(['\n', '\r']);
-    if password.chars().count() < 8 {
-        return Err(ApiError::validation("the password must have at least 8 characters").into());
-    }
-    argon2::Argon2::default()
-        .hash_password(password.as_bytes())
-        .map(|h| h.to_string())
-        .map_err(|e| fail(format!("cannot hash the password: {e}")))
-}
-
-async fn account_id(store: &dyn Store, callsign: &str) -> Result<String, Fail> {
-    let callsign = normalize_callsign("callsign", callsign)?;
-    let account = store.account_by_callsign(&callsign).await?.ok_or_else(|| {
-        ApiError::not_found(format!(
-            "no account {callsign}; create it with svc server user add {callsign}"
-        ))
-    })?;
-    Ok(account.id)
 }
 
 fn show_time(t: Option<Timestamp>) -> String {
@@ -378,7 +238,7 @@ async fn key_command(command: KeyCommand) -> Result<(), Fail> {
             let name = text::single_line("name", &name, 100)?
                 .ok_or_else(|| ApiError::field("name", "--name must not be empty"))?;
             let store = open(&db).await?;
-            let account = account_id(store.as_ref(), &callsign).await?;
+            let account = account(store.as_ref(), &callsign).await?.id;
             let tier = match tier {
                 TierArg::Basic => Tier::Basic,
                 TierArg::Elevated => Tier::Elevated,
@@ -430,7 +290,7 @@ async fn key_command(command: KeyCommand) -> Result<(), Fail> {
         }
         KeyCommand::List { callsign, json, db } => {
             let store = open(&db).await?;
-            let account = account_id(store.as_ref(), &callsign).await?;
+            let account = account(store.as_ref(), &callsign).await?.id;
             let keys = store.list_keys(&account).await?;
             if json {
                 println!(
@@ -558,6 +418,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
     let mut web = super::web::WebConfig {
         public_origin: None,
         trust_proxy: args.trust_proxy,
+        signup_plan: args.default_plan.into(),
     };
     if let Some(url) = &args.public_url {
         web = web.with_public_url(url).map_err(ApiError::validation)?;

@@ -134,6 +134,12 @@ impl FromRequestParts<AppState> for Auth {
                     "the API key was revoked; generate a new one in the web app and run svc auth login",
                 )))
             }
+            AuthOutcome::Disabled => {
+                tracing::Span::current().record("key", key.prefix());
+                Err(unauthorized(
+                    "the account of this API key was disabled by the service's operator; ask them to enable it (svc server user enable)",
+                ))
+            }
             AuthOutcome::Active {
                 principal,
                 window_count,

@@ -2,6 +2,7 @@
 //! listener until a shutdown future completes, for `svc server start`, the demo and the tests
 //! alike.
 
+pub mod admin;
 pub mod cmd;
 pub mod error;
 pub mod extract;
@@ -15,6 +16,7 @@ mod batch;
 mod contacts;
 mod export;
 mod folders;
+mod users;
 mod whoami;
 
 use std::future::Future;

@@ -107,6 +107,8 @@ pub struct Account {
     pub plan: Plan,
     pub native_qso_count: i64,
     pub created_at: Timestamp,
+    /// When the service's operator disabled it; `None` while it may be used.
+    pub disabled_at: Option<Timestamp>,
 }
 
 /// A key as listed: never its plaintext or hash.
@@ -139,6 +141,8 @@ pub struct Principal {
 pub enum AuthOutcome {
     UnknownKey,
     Revoked,
+    /// A live key of an account its operator disabled.
+    Disabled,
     /// A live key, with the number of requests it made in the current burst window.
     Active {
         principal: Principal,
@@ -376,6 +380,14 @@ pub trait Store: Send + Sync + 'static {
         password_hash: Option<&str>,
     ) -> StoreResult<Account>;
     async fn account_by_callsign(&self, callsign: &str) -> StoreResult<Option<Account>>;
+    /// Every account, in callsign order.
+    async fn list_accounts(&self) -> StoreResult<Vec<Account>>;
+    async fn set_plan(&self, account_id: &str, plan: Plan) -> StoreResult<()>;
+    /// Disables the account (`Some`: since when) or enables it (`None`); a disabled account's
+    /// web sessions end.
+    async fn set_disabled(&self, account_id: &str, at: Option<Timestamp>) -> StoreResult<()>;
+    /// Sets the web password's hash and ends the account's web sessions.
+    async fn set_password(&self, account_id: &str, password_hash: &str) -> StoreResult<()>;
     async fn create_key(
         &self,
         account_id: &str,

@@ -16,4 +16,5 @@ mod migrations;
 mod outage;
 mod processes;
 mod qrz_protocol;
+mod users;
 mod wire;

@@ -20,7 +20,7 @@ use super::{
 };
 use crate::model::callsign::normalize_callsign;
 use crate::model::ids::{base32, random_bytes};
-use crate::model::{ErrorCode, Plan, Timestamp};
+use crate::model::{ErrorCode, Timestamp};
 use crate::server::AppState;
 use crate::store::{SigninAttempt, StoreError};
 
@@ -327,6 +327,12 @@ pub async fn signin(State(state): State<AppState>, form: PostForm) -> Result<Res
         ));
     };
     forgive(&state, &scopes).await;
+    // Said only to whoever knows the password.
+    if account.disabled_at.is_some() {
+        return Ok(refuse(
+            "This account was disabled by the service's operator. Ask them to enable it.",
+        ));
+    }
     start_session(&state, visitor, &account.id, known_device, next).await
 }
 
@@ -423,7 +429,7 @@ pub async fn signup(State(state): State<AppState>, form: PostForm) -> Result<Res
     };
     let account = match state
         .store
-        .create_account(&callsign, Plan::Free, Some(&hash))
+        .create_account(&callsign, state.web.signup_plan, Some(&hash))
         .await
     {
         Ok(account) => account,

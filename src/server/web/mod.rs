@@ -12,6 +12,7 @@ mod keys;
 mod logbooks;
 mod session;
 
+use crate::model::Plan;
 use askama::Template;
 use axum::Router;
 use std::net::SocketAddr;
@@ -59,6 +60,8 @@ pub struct WebConfig {
     pub public_origin: Option<String>,
     /// Take the client address from `X-Forwarded-For` (set only behind a reverse proxy).
     pub trust_proxy: bool,
+    /// The plan of an account made on the sign-up page (`--default-plan`).
+    pub signup_plan: Plan,
 }
 
 impl WebConfig {

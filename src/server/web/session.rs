@@ -413,7 +413,7 @@ mod tests {
         assert!(site(&[("x-forwarded-proto", "https")], &plain).secure);
         let public = WebConfig {
             public_origin: Some("https://log.example.org".into()),
-            trust_proxy: false,
+            ..WebConfig::default()
         };
         let s = site(&[("host", "10.0.0.1:8787")], &public);
         assert!(s.secure);
@@ -470,8 +470,8 @@ mod tests {
             "192.0.2.7"
         );
         let proxied = WebConfig {
-            public_origin: None,
             trust_proxy: true,
+            ..WebConfig::default()
         };
         assert_eq!(
             site(&[("x-forwarded-for", "10.1.1.1, 203.0.113.9")], &proxied).client,

@@ -91,7 +91,7 @@ macro_rules! key_cols {
 macro_rules! key_lookup {
     () => {
         "k.id, k.key_prefix, k.key_hash, k.tier, k.revoked_at, a.id AS account_id, a.callsign, \
-         a.plan FROM api_keys k JOIN accounts a ON a.id = k.account_id"
+         a.plan, a.disabled_at FROM api_keys k JOIN accounts a ON a.id = k.account_id"
     };
 }
 
@@ -288,6 +288,7 @@ fn account_row(row: &AnyRow) -> Result<Account, sqlx::Error> {
         plan: Plan::parse(&plan).ok_or_else(|| decode_err(format!("plan {plan:?}")))?,
         native_qso_count: row.try_get("native_qso_count")?,
         created_at: ts(row, "created_at")?,
+        disabled_at: row.try_get::<Option<i64>, _>("disabled_at")?.map(Timestamp),
     })
 }
 
@@ -988,7 +989,7 @@ impl Store for SqlStore {
             let row = sqlx::query(
                 "INSERT INTO accounts (id, callsign, plan, password_hash, created_at) VALUES ($1, $2, $3, $4, $5) \
                  ON CONFLICT (callsign) DO NOTHING \
-                 RETURNING id, callsign, plan, native_qso_count, created_at",
+                 RETURNING id, callsign, plan, native_qso_count, created_at, disabled_at",
             )
             .bind(IdKind::Account.generate())
             .bind(callsign)
@@ -1033,11 +1034,79 @@ impl Store for SqlStore {
     }
 
     async fn account_by_callsign(&self, callsign: &str) -> StoreResult<Option<Account>> {
-        let row = sqlx::query("SELECT id, callsign, plan, native_qso_count, created_at FROM accounts WHERE callsign = $1")
+        let row = sqlx::query("SELECT id, callsign, plan, native_qso_count, created_at, disabled_at FROM accounts WHERE callsign = $1")
             .bind(callsign)
             .fetch_optional(&self.reader)
             .await?;
         Ok(row.as_ref().map(account_row).transpose()?)
+    }
+
+    async fn list_accounts(&self) -> StoreResult<Vec<Account>> {
+        let rows = sqlx::query(
+            "SELECT id, callsign, plan, native_qso_count, created_at, disabled_at FROM accounts \
+             ORDER BY callsign",
+        )
+        .fetch_all(&self.reader)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(account_row)
+            .collect::<Result<_, sqlx::Error>>()?)
+    }
+
+    async fn set_plan(&self, account_id: &str, plan: Plan) -> StoreResult<()> {
+        let account_id = account_id.to_owned();
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query("UPDATE accounts SET plan = $1 WHERE id = $2")
+                    .bind(plan.as_str())
+                    .bind(&account_id)
+                    .execute(&mut *tx)
+                    .await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn set_disabled(&self, account_id: &str, at: Option<Timestamp>) -> StoreResult<()> {
+        let account_id = account_id.to_owned();
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query("UPDATE accounts SET disabled_at = $1 WHERE id = $2")
+                    .bind(at.map(|t| t.millis()))
+                    .bind(&account_id)
+                    .execute(&mut *tx)
+                    .await?;
+                if at.is_some() {
+                    sqlx::query("DELETE FROM web_sessions WHERE account_id = $1")
+                        .bind(&account_id)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn set_password(&self, account_id: &str, password_hash: &str) -> StoreResult<()> {
+        let (account_id, hash) = (account_id.to_owned(), password_hash.to_owned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query("UPDATE accounts SET password_hash = $1 WHERE id = $2")
+                    .bind(&hash)
+                    .bind(&account_id)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("DELETE FROM web_sessions WHERE account_id = $1")
+                    .bind(&account_id)
+                    .execute(&mut *tx)
+                    .await?;
+                Ok(())
+            })
+        })
+        .await
     }
 
     async fn create_key(
@@ -1135,7 +1204,7 @@ impl Store for SqlStore {
         callsign: &str,
     ) -> StoreResult<Option<(Account, Option<String>)>> {
         let row = sqlx::query(
-            "SELECT id, callsign, plan, native_qso_count, created_at, password_hash FROM accounts WHERE callsign = $1",
+            "SELECT id, callsign, plan, native_qso_count, created_at, disabled_at, password_hash FROM accounts WHERE callsign = $1",
         )
         .bind(callsign)
         .fetch_optional(&self.reader)
@@ -1197,7 +1266,7 @@ impl Store for SqlStore {
             return Ok(None);
         };
         let row = sqlx::query(
-            "SELECT id, callsign, plan, native_qso_count, created_at FROM accounts WHERE id = $1",
+            "SELECT id, callsign, plan, native_qso_count, created_at, disabled_at FROM accounts WHERE id = $1",
         )
         .bind(&account_id)
         .fetch_optional(&self.reader)
@@ -1427,6 +1496,9 @@ impl Store for SqlStore {
         };
         if row.try_get::<Option<i64>, _>("revoked_at")?.is_some() {
             return Ok(AuthOutcome::Revoked);
+        }
+        if row.try_get::<Option<i64>, _>("disabled_at")?.is_some() {
+            return Ok(AuthOutcome::Disabled);
         }
         let tier: String = row.try_get("tier")?;
         let plan: String = row.try_get("plan")?;

@@ -1,0 +1,117 @@
+//! What the `svc server …` commands share: the database flag, opening the store, failures
+//! with their exit codes, finding an account, reading a password.
+
+use std::io::Read;
+
+use clap::{Args, ValueEnum};
+
+use crate::model::{ApiError, ErrorCode, Plan, callsign::normalize_callsign};
+use crate::store::{self, Account, Store, StoreError};
+
+#[derive(Debug, Args)]
+pub struct DbArgs {
+    /// Database URL: sqlite://PATH (default: svc.db in the user's data directory)
+    #[arg(long, env = "SVC_DATABASE_URL", value_name = "URL")]
+    pub database: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PlanArg {
+    Free,
+    Paid,
+}
+
+impl From<PlanArg> for Plan {
+    fn from(plan: PlanArg) -> Plan {
+        match plan {
+            PlanArg::Free => Plan::Free,
+            PlanArg::Paid => Plan::Paid,
+        }
+    }
+}
+
+/// A failure of an admin command: the message and the exit code.
+pub struct Fail {
+    pub code: Option<ErrorCode>,
+    pub message: String,
+}
+
+impl From<ApiError> for Fail {
+    fn from(e: ApiError) -> Self {
+        Fail {
+            code: Some(e.code),
+            message: e.message,
+        }
+    }
+}
+
+impl From<StoreError> for Fail {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Api(e) => e.into(),
+            StoreError::Db(e) => Fail {
+                code: None,
+                message: format!("database: {e}"),
+            },
+        }
+    }
+}
+
+pub fn fail(message: impl Into<String>) -> Fail {
+    Fail {
+        code: None,
+        message: message.into(),
+    }
+}
+
+/// svc's folder in the user's data directory: `$XDG_DATA_HOME/svc`, else
+/// `~/.local/share/svc`, else `./svc`.
+pub fn data_dir() -> std::path::PathBuf {
+    std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/share"))
+        })
+        .unwrap_or_else(|| std::path::PathBuf::from("."))
+        .join("svc")
+}
+
+fn default_database() -> String {
+    format!("sqlite://{}", data_dir().join("svc.db").display())
+}
+
+pub async fn open(db: &DbArgs) -> Result<std::sync::Arc<dyn Store>, Fail> {
+    let url = db.database.clone().unwrap_or_else(default_database);
+    store::open(&url).await.map_err(|e| match e {
+        StoreError::Api(e) => e.into(),
+        StoreError::Db(e) => fail(format!("cannot open database {url}: {e}")),
+    })
+}
+
+/// Reads a password for the web pages from stdin (its first line) and hashes it.
+pub fn hash_password_from_stdin() -> Result<String, Fail> {
+    use argon2::password_hash::PasswordHasher;
+    let mut password = String::new();
+    std::io::stdin()
+        .read_to_string(&mut password)
+        .map_err(|e| fail(format!("cannot read the password from stdin: {e}")))?;
+    let password = password.trim_end_matches(['\n', '\r']);
+    if password.chars().count() < 8 {
+        return Err(ApiError::validation("the password must have at least 8 characters").into());
+    }
+    argon2::Argon2::default()
+        .hash_password(password.as_bytes())
+        .map(|h| h.to_string())
+        .map_err(|e| fail(format!("cannot hash the password: {e}")))
+}
+
+/// The account of `callsign`, or a `not_found` that says how to make it.
+pub async fn account(store: &dyn Store, callsign: &str) -> Result<Account, Fail> {
+    let callsign = normalize_callsign("callsign", callsign)?;
+    Ok(store.account_by_callsign(&callsign).await?.ok_or_else(|| {
+        ApiError::not_found(format!(
+            "no account {callsign}; create it with svc server user add {callsign}"
+        ))
+    })?)
+}
