@@ -734,16 +734,32 @@ async fn bounded(mut response: reqwest::Response) -> Result<Vec<u8>, ClientError
     {
         return Err(too_big());
     }
-    let mut body = Vec::new();
+    // Copied into blocks of a fixed size and joined once at the end: a body grown by doubling
+    // leaves the smaller copies behind in the allocator, up to twice its size again.
+    const BLOCK: usize = 1024 * 1024;
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    let mut size = 0;
     loop {
         match response.chunk().await {
             Ok(Some(chunk)) => {
-                if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                size += chunk.len();
+                if size > MAX_ANSWER_BYTES {
                     return Err(too_big());
                 }
-                body.extend_from_slice(&chunk);
+                let mut rest = &chunk[..];
+                while !rest.is_empty() {
+                    if blocks.last().is_none_or(|b| b.len() == BLOCK) {
+                        // Only the pages written to are taken from the system.
+                        blocks.push(Vec::with_capacity(BLOCK));
+                    }
+                    if let Some(block) = blocks.last_mut() {
+                        let n = rest.len().min(BLOCK - block.len());
+                        block.extend_from_slice(&rest[..n]);
+                        rest = &rest[n..];
+                    }
+                }
             }
-            Ok(None) => return Ok(body),
+            Ok(None) => return Ok(blocks.concat()),
             Err(e) => {
                 return Err(ClientError::Transport {
                     message: transport_message(&e),

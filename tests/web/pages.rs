@@ -181,6 +181,41 @@ fn sign_up_sign_in_and_sign_out() {
     browser.get("/keys").expect(200, "Sign out W1AW");
 }
 
+/// The operator's commands reach the web pages: a disabled account's session ends and its
+/// sign-in is refused after a right password; a new password replaces the old one; the
+/// sign-up page makes accounts of `--default-plan`.
+fn the_operators_commands_reach_the_web_pages() {
+    let server = Server::start_with(&["--default-plan", "paid"]);
+    let browser = Browser::signed_up(&server, "W1AW");
+    let accounts: serde_json::Value =
+        serde_json::from_slice(&server.admin(&["user", "list", "--json"]).stdout).unwrap();
+    assert_eq!(accounts[0]["plan"], "paid", "{accounts}");
+    assert!(server.admin(&["user", "disable", "W1AW"]).status.success());
+    assert_eq!(
+        browser.get("/keys").location(),
+        "/signin?next=/keys&notice=expired"
+    );
+    browser
+        .sign_in("W1AW", "not the password")
+        .expect(400, "The callsign or the password is wrong.");
+    browser.sign_in("W1AW", PASSWORD).expect(
+        400,
+        "This account was disabled by the service&#39;s operator.",
+    );
+    assert!(server.admin(&["user", "enable", "W1AW"]).status.success());
+    let out = crate::common::admin_on(
+        &server.db.url,
+        &["user", "password", "W1AW", "--password-stdin"],
+        Some("a brand new password\n"),
+    );
+    assert!(out.status.success(), "{out:?}");
+    browser
+        .sign_in("W1AW", PASSWORD)
+        .expect(400, "The callsign or the password is wrong.");
+    let page = browser.sign_in("W1AW", "a brand new password");
+    assert_eq!(page.location(), "/keys");
+}
+
 fn sign_up_refuses_bad_input_and_changes_nothing() {
     let server = Server::start();
     let browser = Browser::new(&server);
@@ -370,6 +405,7 @@ fn cookies_are_secure_over_https() {
 }
 
 crate::both_backends!(
+    the_operators_commands_reach_the_web_pages,
     signed_out_visitors_are_sent_to_sign_in,
     sign_up_sign_in_and_sign_out,
     sign_up_refuses_bad_input_and_changes_nothing,
