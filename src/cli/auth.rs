@@ -10,6 +10,7 @@ use super::output::{self, Format};
 use super::{CliError, Ctx, eprintln_safe, whoami};
 use crate::client::keystore::{self, Stored};
 use crate::model::ApiKey;
+use crate::model::key::KeyPrefix;
 
 #[derive(Debug, Subcommand)]
 pub enum AuthCommand {
@@ -80,10 +81,15 @@ fn parse_key(text: &str) -> Result<ApiKey, CliError> {
         ));
     }
     ApiKey::parse(text).ok_or_else(|| {
-        let hint = if text.starts_with("svc_live_") {
-            "it starts with svc_live_ but the rest is not 24 characters A-Z and 2-7"
-        } else {
-            "it does not start with svc_live_"
+        let hint = match KeyPrefix::ALL
+            .iter()
+            .find(|p| text.starts_with(p.as_str()))
+        {
+            Some(p) => format!(
+                "it starts with {} but the rest is not 24 characters A-Z and 2-7",
+                p.as_str()
+            ),
+            None => "it does not start with svc_live_ or htx_live_".to_owned(),
         };
         CliError::no_key(format!(
             "that is not an svc API key ({hint}); copy the whole key from the web app, or generate a new one"

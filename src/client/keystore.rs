@@ -49,7 +49,7 @@ impl std::fmt::Display for KeyError {
         match self {
             KeyError::Malformed { source, fix } => write!(
                 f,
-                "the API key from {} is malformed: a key is svc_live_ followed by 24 characters A-Z and 2-7; {fix}",
+                "the API key from {} is malformed: a key is svc_live_ (or htx_live_) followed by 24 characters A-Z and 2-7; {fix}",
                 match source {
                     KeySource::Env => "SVC_API_KEY",
                     KeySource::Keychain => "the keychain",

@@ -1,4 +1,5 @@
-//! API keys: `svc_live_` + 24 base32 characters, stored only as a SHA-256 hash.
+//! API keys: `svc_live_` (or `htx_live_`, which the published Hamtrax client stores) + 24
+//! base32 characters, stored only as a SHA-256 hash.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -7,6 +8,28 @@ use super::ids::{base32, random_bytes};
 
 pub const KEY_PREFIX: &str = "svc_live_";
 pub const KEY_BODY_CHARS: usize = 24;
+
+/// The prefixes a key may have. They are of one length, so a key's displayed prefix is the
+/// same number of characters whichever it has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum KeyPrefix {
+    /// `svc_live_`, svc's own.
+    #[default]
+    Svc,
+    /// `htx_live_`: the published Hamtrax client accepts only keys of this shape.
+    Htx,
+}
+
+impl KeyPrefix {
+    pub const ALL: [KeyPrefix; 2] = [KeyPrefix::Svc, KeyPrefix::Htx];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyPrefix::Svc => KEY_PREFIX,
+            KeyPrefix::Htx => "htx_live_",
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -45,18 +68,29 @@ impl std::fmt::Debug for ApiKey {
 impl ApiKey {
     /// A new key from the operating system's CSPRNG: 15 bytes are exactly 24 base32 characters.
     pub fn generate() -> ApiKey {
-        ApiKey(format!("{KEY_PREFIX}{}", base32(&random_bytes::<15>())))
+        ApiKey::generate_with(KeyPrefix::Svc)
     }
 
-    /// Accepts only the exact shape the service issues.
+    pub fn generate_with(prefix: KeyPrefix) -> ApiKey {
+        ApiKey(format!(
+            "{}{}",
+            prefix.as_str(),
+            base32(&random_bytes::<15>())
+        ))
+    }
+
+    /// Accepts only the exact shapes the service issues.
     pub fn parse(text: &str) -> Option<ApiKey> {
-        let body = text.strip_prefix(KEY_PREFIX)?;
+        let body = KeyPrefix::ALL
+            .iter()
+            .find_map(|p| text.strip_prefix(p.as_str()))?;
         let well_formed = body.len() == KEY_BODY_CHARS
             && body.bytes().all(|b| matches!(b, b'A'..=b'Z' | b'2'..=b'7'));
         well_formed.then(|| ApiKey(text.to_owned()))
     }
 
-    /// `svc_live_` and the first 3 characters of the secret part: safe to display.
+    /// `svc_live_` (or `htx_live_`) and the first 3 characters of the secret part: safe to
+    /// display.
     pub fn prefix(&self) -> String {
         self.0[..KEY_PREFIX.len() + 3].to_owned()
     }
@@ -74,6 +108,20 @@ impl ApiKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hamtrax_shaped_key_is_made_parsed_and_shown_as_one() {
+        let key = ApiKey::generate_with(KeyPrefix::Htx);
+        assert!(key.expose().starts_with("htx_live_"));
+        assert_eq!(ApiKey::parse(key.expose()), Some(key.clone()));
+        assert_eq!(key.prefix().len(), 12);
+        assert_ne!(
+            ApiKey::parse(key.expose()).unwrap().hash(),
+            ApiKey::generate().hash()
+        );
+        assert!(ApiKey::parse("htx_test_ABCDEFGHIJKLMNOPQRSTUVWX").is_none());
+        assert!(ApiKey::parse("htx_live_ABCDEFGHIJKLMNOPQRSTUVW").is_none());
+    }
 
     #[test]
     fn generated_keys_parse_and_have_a_short_prefix() {

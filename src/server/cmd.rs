@@ -14,6 +14,7 @@ use super::logbooks::Logbooks;
 use super::logbooks::qrz::Qrz;
 use super::logbooks::secret::Secret;
 use super::users::{self, UserCommand};
+use crate::model::key::KeyPrefix;
 use crate::model::{ApiError, ApiKey, ErrorCode, Tier, Timestamp, text};
 use crate::store::{Limits, Store};
 
@@ -131,6 +132,12 @@ struct StartArgs {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
+enum PrefixArg {
+    Svc,
+    Htx,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
 enum TierArg {
     Basic,
     Elevated,
@@ -147,6 +154,10 @@ enum KeyCommand {
         name: String,
         #[arg(long, value_enum)]
         tier: TierArg,
+        /// The key's prefix: svc (svc_live_…) or htx (htx_live_…, the shape the published
+        /// Hamtrax client stores)
+        #[arg(long, value_enum, default_value = "svc")]
+        prefix: PrefixArg,
         #[command(flatten)]
         db: DbArgs,
     },
@@ -233,6 +244,7 @@ async fn key_command(command: KeyCommand) -> Result<(), Fail> {
             callsign,
             name,
             tier,
+            prefix,
             db,
         } => {
             let name = text::single_line("name", &name, 100)?
@@ -243,7 +255,10 @@ async fn key_command(command: KeyCommand) -> Result<(), Fail> {
                 TierArg::Basic => Tier::Basic,
                 TierArg::Elevated => Tier::Elevated,
             };
-            let key = ApiKey::generate();
+            let key = ApiKey::generate_with(match prefix {
+                PrefixArg::Svc => KeyPrefix::Svc,
+                PrefixArg::Htx => KeyPrefix::Htx,
+            });
             store.create_key(&account, &name, tier, &key).await?;
             let mut out = std::io::stdout().lock();
             writeln!(out, "{}", key.expose())

@@ -118,9 +118,11 @@ impl FromRequestParts<AppState> for Auth {
             .to_str()
             .ok()
             .and_then(|v| v.strip_prefix("Bearer "))
-            .ok_or_else(|| unauthorized("the Authorization header must be: Bearer svc_live_…"))?;
+            .ok_or_else(|| {
+                unauthorized("the Authorization header must be: Bearer svc_live_… (or htx_live_…)")
+            })?;
         let key = ApiKey::parse(token.trim()).ok_or_else(|| {
-            unauthorized("the API key is malformed: a key is svc_live_ followed by 24 characters A-Z and 2-7")
+            unauthorized("the API key is malformed: a key is svc_live_ (or htx_live_) followed by 24 characters A-Z and 2-7")
         })?;
         let now = Timestamp::now();
         match state.store.authenticate(&key, now, BURST_WINDOW_MS).await? {

@@ -395,26 +395,34 @@ pub fn lossy_proxy(upstream: &str) -> (String, Arc<Mutex<Vec<Seen>>>) {
     (url, seen)
 }
 
-/// Runs `cmd` to its end: its exit code, its peak resident memory in KiB (from `wait4`) and
-/// what it wrote to stderr.
-// The child is reaped by wait4, which std's Child does not know about.
-#[allow(clippy::zombie_processes)]
-pub fn run_measured(mut cmd: std::process::Command) -> (Option<i32>, i64, String) {
-    let stderr = tempfile::NamedTempFile::new().unwrap();
-    cmd.stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(stderr.reopen().unwrap());
-    let child = cmd.spawn().unwrap();
-    let mut status = 0;
-    // SAFETY: rusage is plain data; wait4 fills it for this child, which std has not reaped.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4 failed");
-    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+/// Runs `cmd` to its end: its exit code, its peak resident memory in KiB and what it wrote to
+/// stderr. A process's peak counts the image it was forked from until its exec: spawned from
+/// this test binary (tens of MB while the whole suite runs) it would measure the suite. So a
+/// small Python process starts it and reads its peak (`RUSAGE_CHILDREN`) instead.
+pub fn run_measured(cmd: std::process::Command) -> (Option<i32>, i64, String) {
+    const SCRIPT: &str = "import resource, subprocess, sys\n\
+r = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)\n\
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n";
+    let mut wrapped = std::process::Command::new("python3");
+    wrapped
+        .arg("-c")
+        .arg(SCRIPT)
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (name, value) in cmd.get_envs() {
+        match value {
+            Some(value) => wrapped.env(name, value),
+            None => wrapped.env_remove(name),
+        };
+    }
+    let out = wrapped.output().expect("python3 runs the measured command");
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut fields = report.split_whitespace();
+    let code = fields.next().and_then(|c| c.parse::<i32>().ok());
+    let peak = fields.next().and_then(|p| p.parse::<i64>().ok());
     (
-        code,
-        usage.ru_maxrss,
-        std::fs::read_to_string(stderr.path()).unwrap(),
+        code.filter(|c| *c >= 0),
+        peak.unwrap_or_else(|| panic!("no peak from the wrapper: {report:?} {out:?}")),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }

@@ -281,8 +281,50 @@ fn no_response_or_log_holds_a_key_hash_or_a_plaintext_outside_its_reveal() {
     assert!(!bodies.contains(&session), "a page holds the session id");
 }
 
+/// Keys of the shape the published Hamtrax client stores (`htx_live_…`): made on the keys page
+/// and by `svc server key create --prefix htx`, and taken by the API and by svc's own client.
+fn hamtrax_shaped_keys_are_made_and_work() {
+    let server = Server::start();
+    let browser = Browser::signed_up(&server, "W1AW");
+    let list = browser.get("/keys");
+    let page = browser.post(
+        "/keys",
+        &[
+            ("csrf", list.field("csrf").as_str()),
+            ("form", list.field("form").as_str()),
+            ("name", "hamtrax"),
+            ("tier", "basic"),
+            ("prefix", "htx"),
+        ],
+    );
+    page.expect(200, "This is the only time this key is shown");
+    let key = page.revealed_key().unwrap();
+    assert!(key.starts_with("htx_live_"), "{key}");
+    let api = server.api(Some(&key));
+    assert_eq!(api.whoami()["callsign"], "W1AW");
+    assert!(browser.get("/keys").body.contains(&key[..12]));
+
+    let out = server.admin(&[
+        "key", "create", "W1AW", "--name", "cli", "--tier", "elevated", "--prefix", "htx",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let key = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    assert!(key.starts_with("htx_live_"), "{key}");
+    let cli = crate::cli::Cli::new(&server.url);
+    cli.set_env("SVC_NO_KEYRING", "1");
+    cli.run_stdin(&["auth", "login"], &format!("{key}\n")).ok();
+    assert!(cli.run(&["whoami"]).ok().stdout.contains("W1AW"));
+    let out = server.admin(&["key", "revoke", &key[..12]]);
+    assert!(out.status.success(), "{out:?}");
+    server
+        .api(Some(&key))
+        .get("/v1/whoami")
+        .expect_error(401, "key_revoked");
+}
+
 crate::both_backends!(
     a_key_is_revealed_once_and_works_until_revoked,
+    hamtrax_shaped_keys_are_made_and_work,
     another_accounts_key_cannot_be_revoked,
     bad_key_forms_say_what_to_fix_and_make_nothing,
     no_response_or_log_holds_a_key_hash_or_a_plaintext_outside_its_reveal,

@@ -51,7 +51,10 @@ impl Page {
 
     /// The plaintext key of the reveal dialog, if the page has one.
     pub fn revealed_key(&self) -> Option<String> {
-        let at = self.body.find("value=\"svc_live_")? + "value=\"".len();
+        let at = ["svc_live_", "htx_live_"]
+            .iter()
+            .find_map(|p| self.body.find(&format!("value=\"{p}")))?
+            + "value=\"".len();
         Some(self.body[at..at + 33].to_owned())
     }
 

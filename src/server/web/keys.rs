@@ -15,6 +15,7 @@ use super::html::When;
 use super::session::{PostForm, Visitor};
 use super::{Layout, Nav, Notice, Problem, REVEAL_MS, respond, see_other, sign_in_first};
 use crate::model::ids::{base32, random_bytes};
+use crate::model::key::KeyPrefix;
 use crate::model::{ApiKey, IdKind, Tier, Timestamp, text};
 use crate::server::AppState;
 use crate::store::{Account, KeyRecord};
@@ -207,7 +208,11 @@ pub async fn generate(State(state): State<AppState>, form: PostForm) -> Result<R
             ));
         }
     };
-    let key = ApiKey::generate();
+    // The Hamtrax client stores only keys of its own shape; the box asks for one.
+    let key = ApiKey::generate_with(match form.field("prefix") {
+        "htx" => KeyPrefix::Htx,
+        _ => KeyPrefix::Svc,
+    });
     let made = state
         .store
         .create_key_from_form(&account.id, &name, tier, &key, token)
