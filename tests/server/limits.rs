@@ -142,6 +142,47 @@ fn the_daily_budget_is_per_account_and_survives_a_restart() {
     );
 }
 
+/// A free account at its cap with the day's budget spent too is told of the day's budget
+/// first (429 with Retry-After), as the documented order says: lifetime, day, cap. A batch
+/// item is answered the same.
+fn the_days_budget_is_reported_before_the_cap() {
+    let s = Server::start_with(&["--daily-contact-budget", "2", "--free-plan-cap", "2"]);
+    let api = s.account("W1AW", "basic");
+    let folder = api.monthly(&this_month().0, None);
+    for call in ["K1ABC", "K2ABC"] {
+        assert_eq!(api.post("/v1/contacts", contact(&folder, call)).status, 201);
+    }
+    let r = api.post("/v1/contacts", contact(&folder, "K3ABC"));
+    r.expect_error(429, "rate_limited");
+    assert_eq!(
+        r.body["details"]["reason"], "daily_logbook_budget",
+        "{}",
+        r.body
+    );
+    assert!(r.header("retry-after").is_some());
+    let mut item = contact(&folder, "K4ABC");
+    item["idempotencyKey"] = serde_json::json!("order-1");
+    let r = api.post(
+        "/v1/contacts/batch",
+        serde_json::json!({ "contacts": [item] }),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let result = &r.body["results"][0];
+    assert_eq!(result["status"], 429, "{result}");
+    assert_eq!(
+        result["details"]["reason"], "daily_logbook_budget",
+        "{result}"
+    );
+    // An import does not use the day's budget: the cap is what stops it.
+    let mut item = contact(&folder, "K5ABC");
+    item["idempotencyKey"] = serde_json::json!("order-2");
+    let r = api.post(
+        "/v1/contacts/batch",
+        serde_json::json!({ "contacts": [item], "import": true }),
+    );
+    assert_eq!(r.body["results"][0]["status"], 402, "{}", r.body);
+}
+
 fn the_lifetime_budget_is_not_resettable() {
     let s = Server::start_with(&["--lifetime-contact-budget", "2"]);
     let api = s.account("W1AW", "elevated");
@@ -169,4 +210,5 @@ crate::both_backends!(
     the_burst_limit_counts_per_key,
     the_daily_budget_is_per_account_and_survives_a_restart,
     the_lifetime_budget_is_not_resettable,
+    the_days_budget_is_reported_before_the_cap,
 );

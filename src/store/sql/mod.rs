@@ -504,15 +504,16 @@ macro_rules! charge_account {
     };
 }
 
-/// The limits a create can hit, in the order they are reported when several are.
+/// The limits a create can hit, in the order they are reported when several are
+/// (docs/API.md, "Rate limits and the free-plan cap").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Limit {
     Lifetime,
+    Daily,
     /// With the account's native QSO count, which a client shows beside the cap.
     Cap {
         current: i64,
     },
-    Daily,
 }
 
 impl Limit {
@@ -612,12 +613,16 @@ impl Counters {
     fn reached(&self, limits: &Limits) -> Limit {
         if self.lifetime_created >= limits.lifetime_contact_budget {
             Limit::Lifetime
+        } else if limits.daily_applies && self.today_created >= limits.daily_contact_budget {
+            Limit::Daily
         } else if self.free && self.native_qso_count >= limits.free_plan_cap {
             Limit::Cap {
                 current: self.native_qso_count,
             }
         } else {
-            debug_assert!(self.today_created >= limits.daily_contact_budget);
+            // No limit is reached: the charge was refused for a reason the counters no
+            // longer show (another create took the last place); the day's budget is the one
+            // that resets.
             Limit::Daily
         }
     }
