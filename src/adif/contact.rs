@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use super::{Record, modes};
 use crate::model::band::{band_for_mhz, band_lower_edge};
 use crate::model::fields::{FIELDS, Kind, MAX_ADIF_ENTRIES, check_adif_entry};
+use crate::model::filing::Filed;
 use crate::model::program::normalize_reference_list;
 use crate::model::{Contact, Field, Fields, Timestamp};
 
@@ -173,6 +174,19 @@ pub struct Imported {
     /// carry), in file order, for the import summary. A field that only repeats a kept value
     /// (a POTA_REF equal to the SIG_INFO, NAME beside NAME_INTL) is not listed.
     pub dropped: Vec<String>,
+}
+
+impl Imported {
+    /// What the model's filing rule reads of this contact.
+    pub fn filed(&self) -> Filed<'_> {
+        Filed {
+            time_on: &self.time_on,
+            sig: self.sig.as_deref(),
+            my_sig: self.my_sig.as_deref(),
+            my_sig_info: self.my_sig_info.as_deref(),
+            station_callsign: self.station_callsign.as_deref(),
+        }
+    }
 }
 
 /// Reads one record; an `Err` says what to fix: a missing CALL, QSO_DATE, TIME_ON or MODE, a

@@ -24,7 +24,7 @@ use crate::client::{
     NewFolderRequest,
 };
 use crate::model::ErrorCode;
-use crate::model::filing::{Filed, Place};
+use crate::model::filing::Place;
 
 /// Items per batch: the most `POST /v1/contacts/batch` takes.
 const BATCH: usize = 500;
@@ -597,14 +597,7 @@ impl Importer<'_> {
 /// Where `--auto` files a contact: the model's rule. A dry run, which asks the service
 /// nothing, names the activator it does not know.
 fn place(c: &Imported, account: Option<&str>) -> Place {
-    let filed = Filed {
-        time_on: &c.time_on,
-        sig: c.sig.as_deref(),
-        my_sig: c.my_sig.as_deref(),
-        my_sig_info: c.my_sig_info.as_deref(),
-        station_callsign: c.station_callsign.as_deref(),
-    };
-    Place::of(&filed, account.or(Some("your callsign")))
+    Place::of(&c.filed(), account.or(Some("your callsign")))
 }
 
 fn request(c: Imported, folder_id: String) -> NewContactRequest {

@@ -280,13 +280,7 @@ async fn filed(
     folders: &mut HashMap<Place, Folder>,
 ) -> Result<NewContact, String> {
     let c = adif::contact::imported(record)?;
-    let filed = Filed {
-        time_on: &c.time_on,
-        sig: c.sig.as_deref(),
-        my_sig: c.my_sig.as_deref(),
-        my_sig_info: c.my_sig_info.as_deref(),
-        station_callsign: c.station_callsign.as_deref(),
-    };
+    let filed = c.filed();
     let mut place = Place::of(&filed, Some(&job.callsign));
     let activation = match &place {
         Place::Activation {
