@@ -16,6 +16,7 @@ mod batch;
 mod contacts;
 mod export;
 mod folders;
+mod health;
 mod users;
 mod whoami;
 
@@ -50,6 +51,7 @@ async fn no_route(method: axum::http::Method, uri: axum::http::Uri) -> Failure {
 /// The API routes without middleware; [`with_middleware`] wraps them.
 pub fn routes() -> Router<AppState> {
     Router::new()
+        .route("/healthz", get(health::healthz))
         .route("/v1/whoami", get(whoami::whoami))
         .route("/v1/folders", get(folders::list).post(folders::create))
         .route("/v1/folders/{folder_id}/contacts", get(contacts::list))

@@ -380,6 +380,8 @@ pub trait Store: Send + Sync + 'static {
         password_hash: Option<&str>,
     ) -> StoreResult<Account>;
     async fn account_by_callsign(&self, callsign: &str) -> StoreResult<Option<Account>>;
+    /// The newest schema migration applied to the database, and the newest this build has.
+    async fn schema_version(&self) -> StoreResult<(i64, i64)>;
     /// Every account, in callsign order.
     async fn list_accounts(&self) -> StoreResult<Vec<Account>>;
     async fn set_plan(&self, account_id: &str, plan: Plan) -> StoreResult<()>;

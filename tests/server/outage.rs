@@ -88,3 +88,52 @@ fn postgres_requests_fail_as_internal_during_an_outage_and_the_server_recovers()
         assert_eq!(api.qso_count(), stored.len() as i64);
     });
 }
+
+/// `GET /healthz`: 200 while the database answers with this build's schema, 503 while it is
+/// away, 200 again when it is back; no key needed, nothing secret said.
+#[test]
+fn health_follows_the_database() {
+    on(Backend::Postgres, || {
+        let db = Db::fresh();
+        let outage = Outage::proxy_to(db.server_addr());
+        let s = Server::start_on(db.through(&outage), &[]);
+        let health = s.api(None);
+        let r = health.get("/healthz");
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(r.body["status"], "ok");
+        assert_eq!(r.body["database"], "ok");
+        assert!(r.body["schema"].as_i64().unwrap() >= 13, "{}", r.body);
+        outage.cut();
+        let r = health.get("/healthz");
+        assert_eq!(r.status, 503, "{}", r.body);
+        assert_eq!(
+            r.body,
+            serde_json::json!({"status": "unavailable", "database": "unreachable"})
+        );
+        outage.restore();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while health.get("/healthz").status != 200 {
+            assert!(Instant::now() < deadline, "health did not come back");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+}
+
+/// A database a newer svc migrated further than this build knows: 503, saying so.
+#[test]
+fn health_says_when_the_schema_is_not_this_builds() {
+    on(Backend::Sqlite, || {
+        let s = Server::start();
+        assert_eq!(s.api(None).get("/healthz").status, 200);
+        s.exec_sql(
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+             VALUES (9999, 'from a newer svc', 1, X'00', 0)",
+            &[],
+        );
+        let r = s.api(None).get("/healthz");
+        assert_eq!(r.status, 503, "{}", r.body);
+        assert_eq!(r.body["database"], "ok");
+        assert_eq!(r.body["schema"], 9999);
+        assert!(r.body["schemaWanted"].as_i64().unwrap() < 9999);
+    });
+}

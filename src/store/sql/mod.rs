@@ -1046,6 +1046,20 @@ impl Store for SqlStore {
         Ok(row.as_ref().map(account_row).transpose()?)
     }
 
+    async fn schema_version(&self) -> StoreResult<(i64, i64)> {
+        let found: Option<i64> =
+            sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
+                .fetch_one(&self.reader)
+                .await?;
+        let migrator = if self.postgres() {
+            sqlx::migrate!("./migrations/postgres")
+        } else {
+            sqlx::migrate!("./migrations/sqlite")
+        };
+        let wanted = migrator.iter().map(|m| m.version).max().unwrap_or(0);
+        Ok((found.unwrap_or(0), wanted))
+    }
+
     async fn list_accounts(&self) -> StoreResult<Vec<Account>> {
         let rows = sqlx::query(
             "SELECT id, callsign, plan, native_qso_count, created_at, disabled_at FROM accounts \
