@@ -19,6 +19,8 @@ pub enum ConfigError {
     /// Others may change the file (or replace it, through its directory): its apiBase could
     /// send the key to their host.
     Untrusted { path: PathBuf, mode: u32 },
+    /// Another user owns the file, or the link it is reached through: they may change it.
+    NotOwned { path: PathBuf, owner: u32 },
     /// Writing or removing failed.
     Write { path: PathBuf, reason: String },
 }
@@ -41,6 +43,11 @@ impl std::fmt::Display for ConfigError {
                 f,
                 "the config file {} (or its directory) can be changed by other users (mode {mode:04o}), so its apiBase could send your key anywhere; run chmod 600 {} and chmod 700 on its directory",
                 path.display(),
+                path.display()
+            ),
+            ConfigError::NotOwned { path, owner } => write!(
+                f,
+                "the config file {} (or the link to it) belongs to another user (uid {owner}), who could point its apiBase anywhere; it is not used: delete it, or copy it to a file of your own",
                 path.display()
             ),
             ConfigError::Write { path, reason } => {
@@ -76,6 +83,9 @@ pub struct Config {
     mode: u32,
     /// The directory's mode, without its write bits for others when it is sticky.
     dir_mode: u32,
+    /// Another user who owns the file or the link to it (root aside, who could change it
+    /// anyway).
+    foreign_owner: Option<u32>,
 }
 
 impl Config {
@@ -111,6 +121,7 @@ impl Config {
         Ok(Config {
             path: path.to_owned(),
             fields,
+            foreign_owner: foreign_owner(path),
             mode: file_mode(path),
             // A directory others may write to lets them swap the file; the sticky bit (as on
             // /tmp) stops that for files they do not own.
@@ -123,6 +134,17 @@ impl Config {
                 }
             }),
         })
+    }
+
+    /// Refuses a file another user owns, as ssh refuses such a config.
+    fn owned(&self) -> Result<(), ConfigError> {
+        match self.foreign_owner {
+            Some(owner) => Err(ConfigError::NotOwned {
+                path: self.path.clone(),
+                owner,
+            }),
+            None => Ok(()),
+        }
     }
 
     fn text(&self, name: &str) -> Option<&str> {
@@ -138,6 +160,7 @@ impl Config {
         let Some(base) = self.text("apiBase") else {
             return Ok(None);
         };
+        self.owned()?;
         if self.mode & 0o022 != 0 || self.dir_mode & 0o022 != 0 {
             return Err(ConfigError::Untrusted {
                 path: self.path.clone(),
@@ -163,6 +186,7 @@ impl Config {
         let Some(key) = self.text("apiKey") else {
             return Ok(None);
         };
+        self.owned()?;
         if self.mode & 0o077 != 0 {
             return Err(ConfigError::TooOpen {
                 path: self.path.clone(),
@@ -223,6 +247,24 @@ impl Config {
 fn file_mode(path: &Path) -> u32 {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(path).map_or(0, |m| m.mode())
+}
+
+/// The owner of `path`, or of the symlink it is, when that is neither this user nor root.
+#[cfg(unix)]
+fn foreign_owner(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    [std::fs::symlink_metadata(path), std::fs::metadata(path)]
+        .into_iter()
+        .flatten()
+        .map(|m| m.uid())
+        .find(|&uid| uid != me && uid != 0)
+}
+
+#[cfg(not(unix))]
+fn foreign_owner(_: &Path) -> Option<u32> {
+    None
 }
 
 #[cfg(not(unix))]

@@ -63,6 +63,47 @@ fn a_config_file_others_may_change_is_not_obeyed() {
     cli.run(&from_config).fails(2, "whoami", "validation_error");
 }
 
+/// A config file (or a link to one) that another user owns is not obeyed: they could point its
+/// apiBase anywhere. Making such a file takes root, which the suite has on CI.
+#[test]
+fn a_config_file_of_another_user_is_not_obeyed() {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!(
+            "a_config_file_of_another_user_is_not_obeyed: needs root to give a file away; not run"
+        );
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs the suite as root; this test must run there"
+        );
+        return;
+    }
+    let (server, _api, cli) = setup("elevated");
+    let dir = cli.config_dir().join("svc");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let file = cli.config_file();
+    std::fs::write(&file, format!(r#"{{"apiBase": "{}"}}"#, server.url)).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let from_config = ["whoami", "--api-base", ""];
+    cli.run(&from_config).ok();
+    std::os::unix::fs::chown(&file, Some(65534), Some(65534)).unwrap();
+    let msg = cli
+        .run(&from_config)
+        .fails(2, "whoami", "validation_error")
+        .to_owned();
+    assert!(msg.contains("belongs to another user (uid 65534)"), "{msg}");
+    // A link of another user's to a file of one's own is refused the same.
+    let own = dir.join("own.json");
+    std::fs::write(&own, format!(r#"{{"apiBase": "{}"}}"#, server.url)).unwrap();
+    std::fs::set_permissions(&own, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink(&own, &file).unwrap();
+    cli.run(&from_config).ok();
+    std::os::unix::fs::lchown(&file, Some(65534), Some(65534)).unwrap();
+    cli.run(&from_config).fails(2, "whoami", "validation_error");
+}
+
 /// Notes over the documented 2000 characters are refused before anything is sent, naming the
 /// flag, instead of being answered as an oversized body.
 #[test]
