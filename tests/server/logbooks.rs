@@ -490,8 +490,13 @@ fn logged_at_qrz(qrz: &FakeQrz, key: &str, call: &str, time: &str) {
         &time[..8],
         &time[8..]
     );
+    insert_at_qrz(qrz, key, &record);
+}
+
+/// Puts one ADIF record into the fake book of `key`, through QRZ's API.
+fn insert_at_qrz(qrz: &FakeQrz, key: &str, record: &str) {
     let client = svc::server::logbooks::qrz::Qrz::new(qrz.url()).unwrap();
-    crate::common::block_on(client.insert(key, &record)).unwrap();
+    crate::common::block_on(client.insert(key, record)).unwrap();
 }
 
 fn a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back() {
@@ -643,8 +648,7 @@ fn activated_at_qrz(qrz: &FakeQrz, call: &str, time: &str, parks: &str, station:
         parks.len(),
         station.len(),
     );
-    let client = svc::server::logbooks::qrz::Qrz::new(qrz.url()).unwrap();
-    crate::common::block_on(client.insert(QRZ_KEY, &record)).unwrap();
+    insert_at_qrz(qrz, QRZ_KEY, &record);
 }
 
 /// A book's records are filed as `svc import adif --auto` files a file's: an activator's into

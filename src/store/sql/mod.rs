@@ -148,6 +148,7 @@ macro_rules! category_page {
 }
 
 // After the SQL macros, which their statements share.
+mod accounts;
 mod batch;
 mod edit;
 mod grouped;
@@ -489,6 +490,11 @@ async fn find_or_insert_folder(
     }
 }
 
+/// Each backend's schema migrations, embedded once: run at open, and compared by the health
+/// check with what a database holds.
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
 /// Charges one contact to the account's counters if every limit allows it: the lifetime budget
 /// (`$2`), the free plan's cap (`$3`) and the budget (`$5`) of the UTC day `$4`. All three are
 /// checked on the row as it is once locked, in one conditional update, so concurrent creates
@@ -818,9 +824,7 @@ impl SqlStore {
             )
             .await?;
         writer.execute(SQLITE_CONNECTION).await?;
-        sqlx::migrate!("./migrations/sqlite")
-            .run(&mut writer)
-            .await?;
+        SQLITE_MIGRATIONS.run(&mut writer).await?;
         let reader = AnyPoolOptions::new()
             .max_connections(4)
             .after_connect(|conn, _| {
@@ -864,7 +868,7 @@ impl SqlStore {
             })
             .connect(url)
             .await?;
-        sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+        POSTGRES_MIGRATIONS.run(&pool).await?;
         // Groups run on connections of their own, one group of each kind at a time. They
         // commit without waiting for the disk: creates wait for it afterwards, and a burst
         // count lost to a crash costs a request's worth of a limit, never data. Their
@@ -1047,85 +1051,23 @@ impl Store for SqlStore {
     }
 
     async fn schema_version(&self) -> StoreResult<(i64, i64)> {
-        let found: Option<i64> =
-            sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
-                .fetch_one(&self.reader)
-                .await?;
-        let migrator = if self.postgres() {
-            sqlx::migrate!("./migrations/postgres")
-        } else {
-            sqlx::migrate!("./migrations/sqlite")
-        };
-        let wanted = migrator.iter().map(|m| m.version).max().unwrap_or(0);
-        Ok((found.unwrap_or(0), wanted))
+        self.migrated_version().await
     }
 
     async fn list_accounts(&self) -> StoreResult<Vec<Account>> {
-        let rows = sqlx::query(
-            "SELECT id, callsign, plan, native_qso_count, created_at, disabled_at FROM accounts \
-             ORDER BY callsign",
-        )
-        .fetch_all(&self.reader)
-        .await?;
-        Ok(rows
-            .iter()
-            .map(account_row)
-            .collect::<Result<_, sqlx::Error>>()?)
+        self.all_accounts().await
     }
 
     async fn set_plan(&self, account_id: &str, plan: Plan) -> StoreResult<()> {
-        let account_id = account_id.to_owned();
-        self.write(move |tx| {
-            Box::pin(async move {
-                sqlx::query("UPDATE accounts SET plan = $1 WHERE id = $2")
-                    .bind(plan.as_str())
-                    .bind(&account_id)
-                    .execute(&mut *tx)
-                    .await?;
-                Ok(())
-            })
-        })
-        .await
+        self.change_plan(account_id, plan).await
     }
 
     async fn set_disabled(&self, account_id: &str, at: Option<Timestamp>) -> StoreResult<()> {
-        let account_id = account_id.to_owned();
-        self.write(move |tx| {
-            Box::pin(async move {
-                sqlx::query("UPDATE accounts SET disabled_at = $1 WHERE id = $2")
-                    .bind(at.map(|t| t.millis()))
-                    .bind(&account_id)
-                    .execute(&mut *tx)
-                    .await?;
-                if at.is_some() {
-                    sqlx::query("DELETE FROM web_sessions WHERE account_id = $1")
-                        .bind(&account_id)
-                        .execute(&mut *tx)
-                        .await?;
-                }
-                Ok(())
-            })
-        })
-        .await
+        self.change_disabled(account_id, at).await
     }
 
     async fn set_password(&self, account_id: &str, password_hash: &str) -> StoreResult<()> {
-        let (account_id, hash) = (account_id.to_owned(), password_hash.to_owned());
-        self.write(move |tx| {
-            Box::pin(async move {
-                sqlx::query("UPDATE accounts SET password_hash = $1 WHERE id = $2")
-                    .bind(&hash)
-                    .bind(&account_id)
-                    .execute(&mut *tx)
-                    .await?;
-                sqlx::query("DELETE FROM web_sessions WHERE account_id = $1")
-                    .bind(&account_id)
-                    .execute(&mut *tx)
-                    .await?;
-                Ok(())
-            })
-        })
-        .await
+        self.change_password(account_id, password_hash).await
     }
 
     async fn create_key(
