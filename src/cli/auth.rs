@@ -172,7 +172,7 @@ fn status(ctx: &Ctx) -> Result<(), CliError> {
         Format::Json => ctx.print_json(&json!({
             "source": found.source.as_str(),
             "keyPrefix": prefix,
-            "whoami": me,
+            "whoami": me.published(),
         })),
         _ => {
             let mut pairs = vec![

@@ -2,27 +2,25 @@
 
 use super::output::{self, Format};
 use super::{CliError, Ctx};
-use crate::model::{FREE_PLAN_CAP, Whoami};
-
-/// Agents are advised to warn from 180 of the free plan's 200 QSOs on (docs/API.md, "Rate limits and the free-plan cap").
-pub const CAP_WARNING_AT: i64 = FREE_PLAN_CAP * 9 / 10;
+use crate::model::Whoami;
 
 pub fn run(ctx: &Ctx) -> Result<(), CliError> {
     let client = ctx.client()?;
     let me = ctx.block_on(async { Ok(client.whoami().await?) })?;
     warn_near_cap(ctx, &me);
     match ctx.format {
-        Format::Json => ctx.print_json(&me),
+        // The identity record as published clients print it; the plan's own name and the cap
+        // are in the text.
+        Format::Json => ctx.print_json(&me.published()),
         _ => ctx.out(&text(&me)),
     }
 }
 
 /// The identity lines shared with `auth status`.
 pub fn lines(me: &Whoami) -> Vec<(&'static str, String)> {
-    let qsos = if me.plan == "free" {
-        format!("{} / {FREE_PLAN_CAP}", me.native_qso_count)
-    } else {
-        me.native_qso_count.to_string()
+    let qsos = match me.cap() {
+        Some(cap) => format!("{} / {cap}", me.native_qso_count),
+        None => me.native_qso_count.to_string(),
     };
     vec![
         ("Callsign", me.callsign.clone()),
@@ -37,10 +35,10 @@ fn text(me: &Whoami) -> String {
 }
 
 pub fn warn_near_cap(ctx: &Ctx, me: &Whoami) {
-    if me.plan == "free" && me.native_qso_count >= CAP_WARNING_AT {
-        let left = (FREE_PLAN_CAP - me.native_qso_count).max(0);
+    if let Some(cap) = me.cap().filter(|_| me.near_cap()) {
+        let left = (cap - me.native_qso_count).max(0);
         ctx.warn(&format!(
-            "{} of the free plan's {FREE_PLAN_CAP} QSOs are used ({left} left); new contacts fail with qso_cap_reached at {FREE_PLAN_CAP}: delete contacts or upgrade the plan",
+            "{} of the free plan's {cap} QSOs are used ({left} left); new contacts fail with qso_cap_reached at {cap}: delete contacts or upgrade the plan",
             me.native_qso_count
         ));
     }

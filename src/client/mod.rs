@@ -27,7 +27,10 @@ pub use types::{
 
 use crate::model::ids::{base32, random_bytes};
 use crate::model::text::printable;
-use crate::model::{ApiKey, Contact, ErrorBody, ErrorCode, Folder, FolderType, Page, Whoami};
+use crate::model::{
+    ApiKey, Contact, ErrorBody, ErrorCode, Folder, FolderType, PLAN_HEADER, Page, Plan,
+    QSO_CAP_HEADER, Whoami,
+};
 
 /// How hard the client tries before it reports a failure.
 #[derive(Debug, Clone)]
@@ -379,10 +382,36 @@ impl Client {
         }
     }
 
-    /// `GET /v1/whoami`
+    /// `GET /v1/whoami`, with the plan's name and the cap its headers give (svc's service
+    /// says them; the published one does not).
     pub async fn whoami(&self) -> Result<Whoami, ClientError> {
-        self.call(Method::GET, self.url(&["whoami"]), &[], None)
-            .await
+        let read_whoami = async |response: reqwest::Response| {
+            let header = |name: &str| {
+                response
+                    .headers()
+                    .get(name)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned)
+            };
+            let plan = header(PLAN_HEADER).and_then(|p| Plan::parse(&p));
+            let cap = header(QSO_CAP_HEADER).and_then(|c| c.parse::<i64>().ok());
+            let mut me: Whoami = read(response).await?;
+            // The header refines the record's plan, never contradicts it.
+            if let Some(plan) = plan.filter(|p| p.published() == me.plan) {
+                me.plan = plan.as_str().to_owned();
+            }
+            me.qso_cap = cap.filter(|&c| c >= 0);
+            Ok(me)
+        };
+        self.call_with(
+            Method::GET,
+            self.url(&["whoami"]),
+            &[],
+            None,
+            None,
+            read_whoami,
+        )
+        .await
     }
 
     /// `GET /v1/folders`, one page.

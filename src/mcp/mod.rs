@@ -73,7 +73,8 @@ impl McpServer {
         match name {
             "whoami" => {
                 let _: NoArgs = parse(args)?;
-                shape(&client.whoami().await?, PASS)
+                // The published output schema admits the four fields, plan free or paid.
+                shape(&client.whoami().await?.published(), PASS)
             }
             "list_folders" => {
                 let a: ListFolders = parse(args)?;

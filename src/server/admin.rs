@@ -17,8 +17,12 @@ pub struct DbArgs {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum PlanArg {
+    /// Capped at --free-plan-cap native QSOs, or the account's own cap
     Free,
+    /// No cap; the daily and lifetime budgets apply
     Paid,
+    /// No cap and no budgets; the request rates still apply
+    Unlimited,
 }
 
 impl From<PlanArg> for Plan {
@@ -26,8 +30,19 @@ impl From<PlanArg> for Plan {
         match plan {
             PlanArg::Free => Plan::Free,
             PlanArg::Paid => Plan::Paid,
+            PlanArg::Unlimited => Plan::Unlimited,
         }
     }
+}
+
+/// The audit line of a change an admin command made, on stderr in the log's format: who ran
+/// it (the login behind sudo, else the user), the command and what changed. Never a secret.
+pub fn audit(command: &str, change: &str) {
+    let operator = ["SUDO_USER", "USER", "LOGNAME"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| "unknown".to_owned());
+    tracing::info!(target: "svc::audit", %operator, command, "{change}");
 }
 
 /// A failure of an admin command: the message and the exit code.

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use std::sync::Arc;
 
 use super::AppState;
-use super::admin::{DbArgs, Fail, PlanArg, account, fail, open};
+use super::admin::{DbArgs, Fail, PlanArg, account, audit, fail, open};
 use super::listen::{self, Connections};
 use super::logbooks::Logbooks;
 use super::logbooks::qrz::Qrz;
@@ -209,6 +209,14 @@ pub fn run(args: ServerArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // `start` sets up its log with its --log-format; the admin commands log their audit
+    // lines in the format SVC_LOG_FORMAT names, as the server it serves would.
+    if !matches!(args.command, ServerCommand::Start(_)) {
+        init_logging(match std::env::var("SVC_LOG_FORMAT").as_deref() {
+            Ok("json") => LogFormat::Json,
+            _ => LogFormat::Text,
+        });
+    }
     match runtime.block_on(execute(args.command)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
@@ -259,7 +267,17 @@ async fn key_command(command: KeyCommand) -> Result<(), Fail> {
                 PrefixArg::Svc => KeyPrefix::Svc,
                 PrefixArg::Htx => KeyPrefix::Htx,
             });
-            store.create_key(&account, &name, tier, &key).await?;
+            let record = store.create_key(&account, &name, tier, &key).await?;
+            audit(
+                "server key create",
+                &format!(
+                    "created key {} ({}, {}) of {}",
+                    record.id,
+                    record.key_prefix,
+                    tier.as_str(),
+                    record.callsign
+                ),
+            );
             let mut out = std::io::stdout().lock();
             writeln!(out, "{}", key.expose())
                 .map_err(|e| fail(format!("cannot write the key: {e}")))?;
@@ -297,10 +315,12 @@ async fn key_command(command: KeyCommand) -> Result<(), Fail> {
                     ApiError::validation(format!("key {} was revoked already", record.id)).into(),
                 );
             }
-            println!(
+            let change = format!(
                 "revoked {} ({}, {} of {})",
                 record.id, record.key_prefix, record.name, record.callsign
             );
+            audit("server key revoke", &change);
+            println!("{change}");
             Ok(())
         }
         KeyCommand::List { callsign, json, db } => {

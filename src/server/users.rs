@@ -4,7 +4,8 @@
 use clap::Subcommand;
 use serde::Serialize;
 
-use super::admin::{DbArgs, Fail, PlanArg, account, hash_password_from_stdin, open};
+use super::admin::{DbArgs, Fail, PlanArg, account, audit, hash_password_from_stdin, open};
+use crate::model::ApiError;
 use crate::model::{Plan, Timestamp, callsign::normalize_callsign};
 
 #[derive(Debug, Subcommand)]
@@ -29,11 +30,16 @@ pub enum UserCommand {
         #[command(flatten)]
         db: DbArgs,
     },
-    /// Change an account's plan (free: capped at --free-plan-cap QSOs; paid: no cap)
+    /// Change an account's plan or its own cap: free (capped at --cap, else the server's
+    /// --free-plan-cap), paid (no cap; the budgets apply) or unlimited (no cap, no budgets)
     Set {
         callsign: String,
-        #[arg(long, value_enum)]
-        plan: PlanArg,
+        /// The new plan; without --cap, a free account goes back to the server's cap
+        #[arg(long, value_enum, required_unless_present = "cap")]
+        plan: Option<PlanArg>,
+        /// The account's own cap on native QSOs (a plan with a cap only: free)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(0..=1_000_000_000))]
+        cap: Option<i64>,
         #[command(flatten)]
         db: DbArgs,
     },
@@ -79,6 +85,9 @@ impl UserCommand {
 struct Listed {
     callsign: String,
     plan: &'static str,
+    /// The account's own cap; absent when the plan has none or the server's applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    qso_cap: Option<i64>,
     native_qso_count: i64,
     created_at: Timestamp,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,11 +112,13 @@ pub async fn run(command: UserCommand) -> Result<(), Fail> {
             let account = store
                 .create_account(&callsign, plan.into(), password_hash.as_deref())
                 .await?;
-            println!(
+            let change = format!(
                 "created account {} ({} plan)",
                 account.callsign,
                 account.plan.as_str()
             );
+            audit("server user add", &change);
+            println!("{change}");
         }
         UserCommand::List { json, db } => {
             let store = open(&db).await?;
@@ -118,6 +129,7 @@ pub async fn run(command: UserCommand) -> Result<(), Fail> {
                 .map(|a| Listed {
                     callsign: a.callsign,
                     plan: a.plan.as_str(),
+                    qso_cap: a.qso_cap,
                     native_qso_count: a.native_qso_count,
                     created_at: a.created_at,
                     disabled_at: a.disabled_at,
@@ -130,12 +142,17 @@ pub async fn run(command: UserCommand) -> Result<(), Fail> {
                 );
             } else {
                 println!(
-                    "{:<12}  {:<5}  {:>8}  {:<24}  DISABLED",
-                    "CALLSIGN", "PLAN", "QSOS", "CREATED"
+                    "{:<12}  {:<9}  {:>8}  {:>8}  {:<24}  DISABLED",
+                    "CALLSIGN", "PLAN", "CAP", "QSOS", "CREATED"
                 );
                 for a in accounts {
+                    let cap = match (a.plan, a.qso_cap) {
+                        (_, Some(cap)) => cap.to_string(),
+                        ("free", None) => "server".to_owned(),
+                        _ => "-".to_owned(),
+                    };
                     println!(
-                        "{:<12}  {:<5}  {:>8}  {:<24}  {}",
+                        "{:<12}  {:<9}  {cap:>8}  {:>8}  {:<24}  {}",
                         a.callsign,
                         a.plan,
                         a.native_qso_count,
@@ -146,17 +163,34 @@ pub async fn run(command: UserCommand) -> Result<(), Fail> {
                 }
             }
         }
-        UserCommand::Set { callsign, plan, db } => {
+        UserCommand::Set {
+            callsign,
+            plan,
+            cap,
+            db,
+        } => {
             let store = open(&db).await?;
             let account = account(store.as_ref(), &callsign).await?;
-            let plan = Plan::from(plan);
-            store.set_plan(&account.id, plan).await?;
-            println!(
-                "{}: plan {} (was {})",
+            let plan = plan.map_or(account.plan, Plan::from);
+            if cap.is_some() && !plan.capped() {
+                return Err(ApiError::field(
+                    "cap",
+                    format!(
+                        "the {} plan has no cap; --cap applies to the free plan",
+                        plan.as_str()
+                    ),
+                )
+                .into());
+            }
+            store.set_plan(&account.id, plan, cap).await?;
+            let change = format!(
+                "{}: {} (was {})",
                 account.callsign,
-                plan.as_str(),
-                account.plan.as_str()
+                describe(plan, cap),
+                describe(account.plan, account.qso_cap)
             );
+            audit("server user set", &change);
+            println!("{change}");
         }
         UserCommand::Disable { callsign, db } => {
             let store = open(&db).await?;
@@ -164,6 +198,10 @@ pub async fn run(command: UserCommand) -> Result<(), Fail> {
             store
                 .set_disabled(&account.id, Some(Timestamp::now()))
                 .await?;
+            audit(
+                "server user disable",
+                &format!("disabled {}", account.callsign),
+            );
             println!(
                 "disabled {}: its keys and sign-ins are refused until svc server user enable {}",
                 account.callsign, account.callsign
@@ -173,13 +211,19 @@ pub async fn run(command: UserCommand) -> Result<(), Fail> {
             let store = open(&db).await?;
             let account = account(store.as_ref(), &callsign).await?;
             store.set_disabled(&account.id, None).await?;
-            println!("enabled {}", account.callsign);
+            let change = format!("enabled {}", account.callsign);
+            audit("server user enable", &change);
+            println!("{change}");
         }
         UserCommand::Password { callsign, db, .. } => {
             let hash = hash_password_from_stdin()?;
             let store = open(&db).await?;
             let account = account(store.as_ref(), &callsign).await?;
             store.set_password(&account.id, &hash).await?;
+            audit(
+                "server user password",
+                &format!("set the web password of {}", account.callsign),
+            );
             println!(
                 "set the web password of {}; its web sessions ended",
                 account.callsign
@@ -187,4 +231,13 @@ pub async fn run(command: UserCommand) -> Result<(), Fail> {
         }
     }
     Ok(())
+}
+
+/// A plan with its cap, as the set command reports it.
+fn describe(plan: Plan, own_cap: Option<i64>) -> String {
+    match (plan.capped(), own_cap) {
+        (true, Some(cap)) => format!("plan {}, cap {cap}", plan.as_str()),
+        (true, None) => format!("plan {}, the server's cap", plan.as_str()),
+        (false, _) => format!("plan {}", plan.as_str()),
+    }
 }

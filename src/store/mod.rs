@@ -105,6 +105,8 @@ pub struct Account {
     pub id: String,
     pub callsign: String,
     pub plan: Plan,
+    /// The account's own cap on native QSOs, set by its operator; `None`: the server's.
+    pub qso_cap: Option<i64>,
     pub native_qso_count: i64,
     pub created_at: Timestamp,
     /// When the service's operator disabled it; `None` while it may be used.
@@ -134,6 +136,8 @@ pub struct Principal {
     pub account_id: String,
     pub callsign: String,
     pub plan: Plan,
+    /// The account's own cap on native QSOs; `None`: the server's.
+    pub qso_cap: Option<i64>,
     pub tier: Tier,
 }
 
@@ -384,7 +388,10 @@ pub trait Store: Send + Sync + 'static {
     async fn schema_version(&self) -> StoreResult<(i64, i64)>;
     /// Every account, in callsign order.
     async fn list_accounts(&self) -> StoreResult<Vec<Account>>;
-    async fn set_plan(&self, account_id: &str, plan: Plan) -> StoreResult<()>;
+    /// Sets the account's plan and its own cap (`None`: the server's; only a plan with a cap
+    /// has one).
+    async fn set_plan(&self, account_id: &str, plan: Plan, qso_cap: Option<i64>)
+    -> StoreResult<()>;
     /// Disables the account (`Some`: since when) or enables it (`None`); a disabled account's
     /// web sessions end.
     async fn set_disabled(&self, account_id: &str, at: Option<Timestamp>) -> StoreResult<()>;

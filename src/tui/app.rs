@@ -26,9 +26,7 @@ use crate::model::activation::{ValidContact, valid_contacts};
 // The model's declared fields, named apart from the form's own `Field`.
 use crate::model::fields::Field as Declared;
 use crate::model::folder::ROOT_NAME;
-use crate::model::{
-    Contact, ErrorCode, FREE_PLAN_CAP, Folder, FolderType, Page, Timestamp, Whoami,
-};
+use crate::model::{Contact, ErrorCode, Folder, FolderType, Page, Timestamp, Whoami};
 
 /// Contacts asked for per page.
 pub const PAGE_SIZE: u32 = 100;
@@ -37,8 +35,6 @@ pub const PAGE_SIZE: u32 = 100;
 pub const COPY_LIMIT: u32 = 1000;
 /// The next page is asked for when the cursor comes this close to the last loaded contact.
 const PREFETCH: usize = 30;
-/// QSO count from which the free plan's counter is shown as a warning.
-pub const CAP_WARNING: i64 = 180;
 /// Valid contacts a POTA activation needs.
 pub const POTA_NEEDED: usize = 10;
 
@@ -1873,13 +1869,9 @@ pub fn short_time(t: Timestamp) -> String {
 
 /// The QSO counter of the status bar and whether it is in the warning range.
 pub fn qso_counter(me: &Whoami) -> (String, bool) {
-    if me.plan == "free" {
-        (
-            format!("QSOs {}/{FREE_PLAN_CAP}", me.native_qso_count),
-            me.native_qso_count >= CAP_WARNING,
-        )
-    } else {
-        (format!("QSOs {}", me.native_qso_count), false)
+    match me.cap() {
+        Some(cap) => (format!("QSOs {}/{cap}", me.native_qso_count), me.near_cap()),
+        None => (format!("QSOs {}", me.native_qso_count), false),
     }
 }
 

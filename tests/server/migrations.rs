@@ -104,9 +104,90 @@ fn migrate_upgrades_every_earlier_schema() {
     }
 }
 
+/// The migration that lets an account be unlimited rebuilds SQLite's accounts table (its
+/// plan's CHECK cannot change in place): every account keeps its row, its counters and its
+/// keys, and the tables that refer to accounts still do.
+fn the_unlimited_plan_migration_keeps_every_account() {
+    use sqlx::Connection;
+    use sqlx::migrate::Migrator;
+    sqlx::any::install_default_drivers();
+    let migrator = block_on(Migrator::new(migrations_dir())).expect("read the migrations");
+    let before = migrator
+        .iter()
+        .find(|m| m.description.contains("unlimited plan"))
+        .expect("the unlimited plan's migration")
+        .version
+        - 1;
+    let db = Db::fresh();
+    block_on(async {
+        let url = match crate::common::backend() {
+            Backend::Sqlite => format!("{}?mode=rwc", db.url),
+            Backend::Postgres => db.url.clone(),
+        };
+        let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+        migrator.run_to(before, &mut conn).await.unwrap();
+        sqlx::query(
+            "INSERT INTO accounts (id, callsign, plan, password_hash, native_qso_count, \
+             lifetime_created, daily_day, daily_created, created_at) \
+             VALUES ('acct_old', 'W1OLD', 'paid', 'hash', 7, 9, 1, 2, 1700000000000)",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        sqlx::query(
+            "INSERT INTO api_keys (id, account_id, name, tier, key_prefix, lookup, key_hash, \
+             created_at) VALUES ('key_old', 'acct_old', 'shack', 'basic', 'svc_live_OLD', 1, \
+             $1, 1700000000000)",
+        )
+        .bind(vec![0u8; 32])
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    });
+    let out = admin_on(&db.url, &["migrate"], None);
+    assert!(out.status.success(), "{out:?}");
+
+    if crate::common::backend() == Backend::Sqlite {
+        block_on(async {
+            let mut conn = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+            let broken = sqlx::query("PRAGMA foreign_key_check")
+                .fetch_all(&mut conn)
+                .await
+                .unwrap();
+            assert!(broken.is_empty(), "every reference to accounts still holds");
+        });
+    }
+    let out = admin_on(&db.url, &["user", "list", "--json"], None);
+    let accounts: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(accounts[0]["callsign"], "W1OLD", "{accounts}");
+    assert_eq!(accounts[0]["plan"], "paid");
+    assert_eq!(accounts[0]["nativeQsoCount"], 7);
+    let out = admin_on(&db.url, &["key", "list", "W1OLD", "--json"], None);
+    let keys: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(keys[0]["id"], "key_old", "{keys}");
+
+    // The migrated account works: unlimited now, with a new key.
+    let out = admin_on(
+        &db.url,
+        &["user", "set", "W1OLD", "--plan", "unlimited"],
+        None,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let s = Server::start_on(db, &[]);
+    let out = s.admin(&[
+        "key", "create", "W1OLD", "--name", "laptop", "--tier", "elevated",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let key = String::from_utf8(out.stdout).unwrap();
+    let r = s.api(Some(key.trim())).get("/v1/whoami");
+    assert_eq!(r.body["nativeQsoCount"], 7, "{}", r.body);
+    assert_eq!(r.header("svc-plan"), Some("unlimited"));
+}
+
 crate::both_backends!(
     migrate_builds_the_schema_from_an_empty_database,
     migrate_upgrades_every_earlier_schema,
+    the_unlimited_plan_migration_keeps_every_account,
 );
 
 /// A new SQLite database, its directory and the files SQLite makes beside it are the

@@ -45,7 +45,10 @@ fn accounts_are_listed_changed_disabled_and_enabled() {
     // A plan the operator sets is the account's at once.
     let out = server.admin(&["user", "set", "w1aw", "--plan", "paid"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "W1AW: plan paid (was free)\n");
+    assert_eq!(
+        stdout(&out),
+        "W1AW: plan paid (was plan free, the server's cap)\n"
+    );
     assert_eq!(api.whoami()["plan"], "paid");
 
     // Disabled: its keys are refused, saying why; the data stays.
@@ -97,4 +100,135 @@ fn accounts_are_listed_changed_disabled_and_enabled() {
     );
 }
 
-crate::both_backends!(accounts_are_listed_changed_disabled_and_enabled);
+/// Plans as a club's operator sets them: the free plan's cap (the server's, or the account's
+/// own), paid (no cap, the budgets) and unlimited (neither); whoami says the cap in a header
+/// beside the published record, and `svc whoami` shows it.
+fn plans_set_caps_and_lift_budgets() {
+    let server = Server::start_with(&[
+        "--free-plan-cap",
+        "3",
+        "--daily-contact-budget",
+        "5",
+        "--lifetime-contact-budget",
+        "6",
+    ]);
+    let api = server.account("W1AW", "elevated");
+    let cli = crate::cli::Cli::with_key(&server, &api);
+    let folder = api.monthly(&this_month().0, None);
+    let mut n = 0;
+    let mut create = || {
+        n += 1;
+        api.post("/v1/contacts", contact(&folder, &format!("K{n}ABC")))
+    };
+
+    // The server's cap: whoami's header says it, the record stays the published one.
+    let r = api.get("/v1/whoami");
+    assert_eq!(r.header("svc-qso-cap"), Some("3"));
+    assert_eq!(r.header("svc-plan"), Some("free"));
+    for _ in 0..3 {
+        assert_eq!(create().status, 201);
+    }
+    let refused = create();
+    refused.expect_error(402, "qso_cap_reached");
+    assert_eq!(refused.body["details"]["cap"], 3, "{}", refused.body);
+    let run = cli.run(&["whoami"]);
+    run.ok();
+    assert!(run.stdout.contains("QSOs: 3 / 3\n"), "{run:?}");
+    assert!(
+        run.stderr.contains("3 of the free plan's 3 QSOs"),
+        "{run:?}"
+    );
+
+    // The account's own cap replaces the server's.
+    let out = server.admin(&["user", "set", "W1AW", "--cap", "4"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "W1AW: plan free, cap 4 (was plan free, the server's cap)\n"
+    );
+    assert!(
+        stderr(&out).contains("svc::audit") && stderr(&out).contains("W1AW: plan free, cap 4"),
+        "the change has its audit line: {}",
+        stderr(&out)
+    );
+    assert_eq!(listed(&server)[0]["qsoCap"], 4);
+    assert_eq!(api.get("/v1/whoami").header("svc-qso-cap"), Some("4"));
+    assert_eq!(create().status, 201);
+    let refused = create();
+    refused.expect_error(402, "qso_cap_reached");
+    assert_eq!(refused.body["details"]["cap"], 4, "{}", refused.body);
+
+    // A cap on a plan that has none is refused and changes nothing.
+    let out = server.admin(&["user", "set", "W1AW", "--plan", "paid", "--cap", "10"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the paid plan has no cap; --cap applies to the free plan"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(listed(&server)[0]["plan"], "free");
+
+    // Paid: no cap, but the day's budget (5 contacts) stops the sixth of the day.
+    let out = server.admin(&["user", "set", "W1AW", "--plan", "paid"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        listed(&server)[0].get("qsoCap").is_none(),
+        "a plan with no cap keeps none"
+    );
+    assert_eq!(create().status, 201);
+    create().expect_error(429, "rate_limited");
+
+    // Unlimited: no cap, no budgets; published clients read `paid`, svc reads the header.
+    let out = server.admin(&["user", "set", "W1AW", "--plan", "unlimited"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for _ in 0..3 {
+        let r = create();
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    let items: Vec<Value> = ["N1AAA", "N1BBB"]
+        .iter()
+        .map(|call| {
+            let mut item = contact(&folder, call);
+            item["idempotencyKey"] = format!("plan-{call}").into();
+            item
+        })
+        .collect();
+    let r = api.post(
+        "/v1/contacts/batch",
+        serde_json::json!({ "contacts": items }),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    for result in r.body["results"].as_array().expect("results") {
+        assert_eq!(result["status"], 201, "{}", r.body);
+    }
+    assert_eq!(
+        api.qso_count(),
+        10,
+        "past the cap, the day's and the lifetime's budgets"
+    );
+    let r = api.get("/v1/whoami");
+    assert_eq!(r.body["plan"], "paid", "{}", r.body);
+    assert_eq!(r.header("svc-plan"), Some("unlimited"));
+    assert_eq!(r.header("svc-qso-cap"), None);
+    let run = cli.run(&["whoami"]);
+    run.ok();
+    assert!(run.stdout.contains("Plan: unlimited\n"), "{run:?}");
+    assert!(run.stdout.contains("QSOs: 10\n"), "{run:?}");
+    let run = cli.run(&["whoami", "--json"]);
+    assert_eq!(run.json()["plan"], "paid", "the published record: {run:?}");
+    assert_eq!(listed(&server)[0]["plan"], "unlimited");
+
+    // Back to free with nothing else: the server's cap again.
+    let out = server.admin(&["user", "set", "W1AW", "--plan", "free"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(api.get("/v1/whoami").header("svc-qso-cap"), Some("3"));
+    // Past the cap and the lifetime budget both, the budget is said first, as documented.
+    let refused = create();
+    refused.expect_error(429, "rate_limited");
+    assert_eq!(refused.body["details"]["reason"], "lifetime_logbook_budget");
+}
+
+crate::both_backends!(
+    accounts_are_listed_changed_disabled_and_enabled,
+    plans_set_caps_and_lift_budgets,
+);

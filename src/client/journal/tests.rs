@@ -716,6 +716,8 @@ async fn the_copy_of_the_account_is_kept_and_replaced() {
         plan: "free".into(),
         tier: crate::model::Tier::Basic,
         native_qso_count: 12,
+        // The cap a server said is kept with the copy, for the counter offline.
+        qso_cap: Some(50),
     };
     journal.save_whoami(&me).await.unwrap();
     let a = folder("fld_aaaaaaaaaaaaaaaa", FolderType::Monthly);

@@ -9,7 +9,6 @@ use axum::response::Response;
 use super::html::When;
 use super::session::Visitor;
 use super::{Layout, Nav, respond, sign_in_first};
-use crate::model::Plan;
 use crate::server::AppState;
 
 #[derive(Template)]
@@ -29,12 +28,16 @@ pub async fn show(
     let Some(account) = &visitor.account else {
         return sign_in_first(&visitor, "/account");
     };
-    let count = match account.plan {
-        Plan::Free => format!(
-            "{} of {}",
-            account.native_qso_count, state.limits.free_plan_cap
+    let count = match account
+        .plan
+        .cap(account.qso_cap, state.limits.free_plan_cap)
+    {
+        Some(cap) => format!("{} of {cap}", account.native_qso_count),
+        None => format!(
+            "{} (the {} plan has no cap)",
+            account.native_qso_count,
+            account.plan.as_str()
         ),
-        Plan::Paid => format!("{} (the paid plan has no cap)", account.native_qso_count),
     };
     let page = AccountPage {
         layout: Layout::new(&visitor, "Your account", Nav::Account),

@@ -21,7 +21,7 @@ impl SqlStore {
 
     pub(super) async fn all_accounts(&self) -> StoreResult<Vec<Account>> {
         let rows = sqlx::query(
-            "SELECT id, callsign, plan, native_qso_count, created_at, disabled_at FROM accounts \
+            "SELECT id, callsign, plan, qso_cap, native_qso_count, created_at, disabled_at FROM accounts \
              ORDER BY callsign",
         )
         .fetch_all(&self.reader)
@@ -32,12 +32,21 @@ impl SqlStore {
             .collect::<Result<_, sqlx::Error>>()?)
     }
 
-    pub(super) async fn change_plan(&self, account_id: &str, plan: Plan) -> StoreResult<()> {
+    pub(super) async fn change_plan(
+        &self,
+        account_id: &str,
+        plan: Plan,
+        qso_cap: Option<i64>,
+    ) -> StoreResult<()> {
         let account_id = account_id.to_owned();
+        // A plan with no cap keeps none, so a return to the free plan starts from the
+        // server's cap unless a cap is given with it.
+        let qso_cap = qso_cap.filter(|_| plan.capped());
         self.write(move |tx| {
             Box::pin(async move {
-                sqlx::query("UPDATE accounts SET plan = $1 WHERE id = $2")
+                sqlx::query("UPDATE accounts SET plan = $1, qso_cap = $2 WHERE id = $3")
                     .bind(plan.as_str())
+                    .bind(qso_cap)
                     .bind(&account_id)
                     .execute(&mut *tx)
                     .await?;

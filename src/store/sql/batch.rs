@@ -155,9 +155,10 @@ async fn sqlite_round(
              native_qso_count = native_qso_count + $2, \
              daily_created = CASE WHEN daily_day = $3 THEN daily_created + $7 ELSE $7 END, \
              daily_day = $3 \
-             WHERE id = $1 AND lifetime_created + $2 <= $4 \
-             AND (plan <> 'free' OR native_qso_count + $2 <= $5) \
-             AND CASE WHEN daily_day = $3 THEN daily_created ELSE 0 END + $7 <= $6",
+             WHERE id = $1 AND (plan = 'unlimited' OR lifetime_created + $2 <= $4) \
+             AND (plan <> 'free' OR native_qso_count + $2 <= COALESCE(qso_cap, $5)) \
+             AND (plan = 'unlimited' \
+                  OR CASE WHEN daily_day = $3 THEN daily_created ELSE 0 END + $7 <= $6)",
         )
         .bind(account_id)
         .bind(admitted)
@@ -191,7 +192,7 @@ async fn sqlite_round(
         .execute(&mut *conn)
         .await?;
         for &i in refused {
-            outcomes[i] = Some(Err(limit.api_error(limits, now)));
+            outcomes[i] = Some(Err(limit.api_error(now)));
         }
     }
     if stored.is_empty() {
@@ -402,7 +403,7 @@ pub(super) async fn postgres_batch(
                 Created::Stored { duplicate_of } => {
                     Some(Ok(Idem::Fresh(ContactCreated { id, duplicate_of })))
                 }
-                Created::Refused(limit) => Some(Err(limit.api_error(limits, now))),
+                Created::Refused(limit) => Some(Err(limit.api_error(now))),
                 Created::Answered => {
                     live.push(i);
                     None

@@ -363,14 +363,18 @@ impl Grouped for Create {
                     "lifetime" => Created::Refused(Limit::Lifetime),
                     // The function names the limit only; the count the refusal shows is read
                     // after it, which a refusal (rare, and final for the account) can afford.
-                    "cap" => Created::Refused(Limit::Cap {
-                        current: sqlx::query_scalar(
-                            "SELECT native_qso_count FROM accounts WHERE id = $1",
+                    "cap" => {
+                        let (own, current): (Option<i64>, i64) = sqlx::query_as(
+                            "SELECT qso_cap, native_qso_count FROM accounts WHERE id = $1",
                         )
                         .bind(&group[n].account_id)
                         .fetch_one(pool)
-                        .await?,
-                    }),
+                        .await?;
+                        Created::Refused(Limit::Cap {
+                            cap: own.unwrap_or(limits.free_plan_cap),
+                            current,
+                        })
+                    }
                     "daily" => Created::Refused(Limit::Daily),
                     other => return Err(decode_err(format!("create outcome {other:?}"))),
                 };

@@ -91,7 +91,7 @@ macro_rules! key_cols {
 macro_rules! key_lookup {
     () => {
         "k.id, k.key_prefix, k.key_hash, k.tier, k.revoked_at, a.id AS account_id, a.callsign, \
-         a.plan, a.disabled_at FROM api_keys k JOIN accounts a ON a.id = k.account_id"
+         a.plan, a.qso_cap, a.disabled_at FROM api_keys k JOIN accounts a ON a.id = k.account_id"
     };
 }
 
@@ -287,6 +287,7 @@ fn account_row(row: &AnyRow) -> Result<Account, sqlx::Error> {
         id: row.try_get("id")?,
         callsign: row.try_get("callsign")?,
         plan: Plan::parse(&plan).ok_or_else(|| decode_err(format!("plan {plan:?}")))?,
+        qso_cap: row.try_get("qso_cap")?,
         native_qso_count: row.try_get("native_qso_count")?,
         created_at: ts(row, "created_at")?,
         disabled_at: row.try_get::<Option<i64>, _>("disabled_at")?.map(Timestamp),
@@ -495,18 +496,20 @@ async fn find_or_insert_folder(
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
-/// Charges one contact to the account's counters if every limit allows it: the lifetime budget
-/// (`$2`), the free plan's cap (`$3`) and the budget (`$5`) of the UTC day `$4`. All three are
-/// checked on the row as it is once locked, in one conditional update, so concurrent creates
-/// from any process end exactly at a limit, and a refusal changes nothing.
+/// Charges one contact to the account's counters if every limit of its plan allows it
+/// ([`Plan`]): the lifetime budget (`$2`), the free plan's cap (the account's own, else the
+/// server's `$3`) and the budget (`$5`) of the UTC day `$4`. All three are checked on the row
+/// as it is once locked, in one conditional update, so concurrent creates from any process end
+/// exactly at a limit, and a refusal changes nothing.
 macro_rules! charge_account {
     () => {
         "UPDATE accounts SET lifetime_created = lifetime_created + 1, \
          native_qso_count = native_qso_count + 1, \
          daily_created = CASE WHEN daily_day = $4 THEN daily_created + 1 ELSE 1 END, \
          daily_day = $4 \
-         WHERE id = $1 AND lifetime_created < $2 AND (plan <> 'free' OR native_qso_count < $3) \
-         AND (daily_day <> $4 OR daily_created < $5) AND $5 > 0"
+         WHERE id = $1 AND (plan = 'unlimited' OR lifetime_created < $2) \
+         AND (plan <> 'free' OR native_qso_count < COALESCE(qso_cap, $3)) \
+         AND (plan = 'unlimited' OR ((daily_day <> $4 OR daily_created < $5) AND $5 > 0))"
     };
 }
 
@@ -516,27 +519,27 @@ macro_rules! charge_account {
 enum Limit {
     Lifetime,
     Daily,
-    /// With the account's native QSO count, which a client shows beside the cap.
+    /// The account's cap, with its native QSO count, which a client shows beside it.
     Cap {
+        cap: i64,
         current: i64,
     },
 }
 
 impl Limit {
-    fn api_error(self, limits: &Limits, now: Timestamp) -> ApiError {
+    fn api_error(self, now: Timestamp) -> ApiError {
         match self {
             Limit::Lifetime => ApiError::rate_limited(RateLimitReason::LifetimeLogbookBudget, None),
-            Limit::Cap { current } => ApiError::new(
+            Limit::Cap { cap, current } => ApiError::new(
                 crate::model::ErrorCode::QsoCapReached,
                 format!(
-                    "the free plan holds {} native QSOs and this account has reached that; delete contacts or upgrade the plan",
-                    limits.free_plan_cap
+                    "the free plan holds {cap} native QSOs and this account has reached that; delete contacts or upgrade the plan"
                 ),
             )
             // `limit` repeats `cap` for the published 0.2.0 client, which reads that name.
             .with_details(serde_json::json!({
-                "cap": limits.free_plan_cap,
-                "limit": limits.free_plan_cap,
+                "cap": cap,
+                "limit": cap,
                 "current": current,
             })),
             Limit::Daily => {
@@ -546,8 +549,8 @@ impl Limit {
         }
     }
 
-    fn error(self, limits: &Limits, now: Timestamp) -> StoreError {
-        self.api_error(limits, now).into()
+    fn error(self, now: Timestamp) -> StoreError {
+        self.api_error(now).into()
     }
 }
 
@@ -555,7 +558,9 @@ impl Limit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Counters {
     lifetime_created: i64,
-    free: bool,
+    plan: Plan,
+    /// The account's own cap, which replaces the server's.
+    own_cap: Option<i64>,
     native_qso_count: i64,
     /// Contacts created on the day of the read.
     today_created: i64,
@@ -568,12 +573,13 @@ impl Counters {
         now: Timestamp,
     ) -> Result<Counters, sqlx::Error> {
         let row = sqlx::query(
-            "SELECT lifetime_created, plan, native_qso_count, daily_day, daily_created \
+            "SELECT lifetime_created, plan, qso_cap, native_qso_count, daily_day, daily_created \
              FROM accounts WHERE id = $1",
         )
         .bind(account_id)
         .fetch_one(&mut *conn)
         .await?;
+        let plan: String = row.try_get("plan")?;
         let today_created = if row.try_get::<i64, _>("daily_day")? == now.utc_day() {
             row.try_get("daily_created")?
         } else {
@@ -581,28 +587,39 @@ impl Counters {
         };
         Ok(Counters {
             lifetime_created: row.try_get("lifetime_created")?,
-            free: row.try_get::<String, _>("plan")? == Plan::Free.as_str(),
+            plan: Plan::parse(&plan).ok_or_else(|| decode_err(format!("plan {plan:?}")))?,
+            own_cap: row.try_get("qso_cap")?,
             native_qso_count: row.try_get("native_qso_count")?,
             today_created,
         })
     }
 
+    /// The account's cap, if its plan has one.
+    fn cap(&self, limits: &Limits) -> Option<i64> {
+        self.plan.cap(self.own_cap, limits.free_plan_cap)
+    }
+
+    /// Whether the day's budget counts these creates for this account.
+    fn daily_applies(&self, limits: &Limits) -> bool {
+        limits.daily_applies && self.plan.budgeted()
+    }
+
     /// How many more contacts every limit admits (0 when one is reached).
     fn room(&self, limits: &Limits) -> i64 {
-        let cap = if self.free {
-            limits.free_plan_cap - self.native_qso_count
-        } else {
-            i64::MAX
-        };
-        let daily = if limits.daily_applies {
+        let cap = self
+            .cap(limits)
+            .map_or(i64::MAX, |cap| cap - self.native_qso_count);
+        let daily = if self.daily_applies(limits) {
             limits.daily_contact_budget - self.today_created
         } else {
             i64::MAX
         };
-        (limits.lifetime_contact_budget - self.lifetime_created)
-            .min(cap)
-            .min(daily)
-            .max(0)
+        let lifetime = if self.plan.budgeted() {
+            limits.lifetime_contact_budget - self.lifetime_created
+        } else {
+            i64::MAX
+        };
+        lifetime.min(cap).min(daily).max(0)
     }
 
     /// The counters once `n` more contacts are charged.
@@ -617,12 +634,14 @@ impl Counters {
 
     /// The first limit that admits no more contacts.
     fn reached(&self, limits: &Limits) -> Limit {
-        if self.lifetime_created >= limits.lifetime_contact_budget {
+        let cap = self.cap(limits);
+        if self.plan.budgeted() && self.lifetime_created >= limits.lifetime_contact_budget {
             Limit::Lifetime
-        } else if limits.daily_applies && self.today_created >= limits.daily_contact_budget {
+        } else if self.daily_applies(limits) && self.today_created >= limits.daily_contact_budget {
             Limit::Daily
-        } else if self.free && self.native_qso_count >= limits.free_plan_cap {
+        } else if let Some(cap) = cap.filter(|&cap| self.native_qso_count >= cap) {
             Limit::Cap {
+                cap,
                 current: self.native_qso_count,
             }
         } else {
@@ -643,7 +662,7 @@ async fn limit_reached(
     now: Timestamp,
 ) -> StoreError {
     match Counters::read(conn, account_id, now).await {
-        Ok(counters) => counters.reached(limits).error(limits, now),
+        Ok(counters) => counters.reached(limits).error(now),
         Err(e) => StoreError::Db(e),
     }
 }
@@ -998,7 +1017,7 @@ impl Store for SqlStore {
             let row = sqlx::query(
                 "INSERT INTO accounts (id, callsign, plan, password_hash, created_at) VALUES ($1, $2, $3, $4, $5) \
                  ON CONFLICT (callsign) DO NOTHING \
-                 RETURNING id, callsign, plan, native_qso_count, created_at, disabled_at",
+                 RETURNING id, callsign, plan, qso_cap, native_qso_count, created_at, disabled_at",
             )
             .bind(IdKind::Account.generate())
             .bind(callsign)
@@ -1043,7 +1062,7 @@ impl Store for SqlStore {
     }
 
     async fn account_by_callsign(&self, callsign: &str) -> StoreResult<Option<Account>> {
-        let row = sqlx::query("SELECT id, callsign, plan, native_qso_count, created_at, disabled_at FROM accounts WHERE callsign = $1")
+        let row = sqlx::query("SELECT id, callsign, plan, qso_cap, native_qso_count, created_at, disabled_at FROM accounts WHERE callsign = $1")
             .bind(callsign)
             .fetch_optional(&self.reader)
             .await?;
@@ -1058,8 +1077,13 @@ impl Store for SqlStore {
         self.all_accounts().await
     }
 
-    async fn set_plan(&self, account_id: &str, plan: Plan) -> StoreResult<()> {
-        self.change_plan(account_id, plan).await
+    async fn set_plan(
+        &self,
+        account_id: &str,
+        plan: Plan,
+        qso_cap: Option<i64>,
+    ) -> StoreResult<()> {
+        self.change_plan(account_id, plan, qso_cap).await
     }
 
     async fn set_disabled(&self, account_id: &str, at: Option<Timestamp>) -> StoreResult<()> {
@@ -1165,7 +1189,7 @@ impl Store for SqlStore {
         callsign: &str,
     ) -> StoreResult<Option<(Account, Option<String>)>> {
         let row = sqlx::query(
-            "SELECT id, callsign, plan, native_qso_count, created_at, disabled_at, password_hash FROM accounts WHERE callsign = $1",
+            "SELECT id, callsign, plan, qso_cap, native_qso_count, created_at, disabled_at, password_hash FROM accounts WHERE callsign = $1",
         )
         .bind(callsign)
         .fetch_optional(&self.reader)
@@ -1227,7 +1251,7 @@ impl Store for SqlStore {
             return Ok(None);
         };
         let row = sqlx::query(
-            "SELECT id, callsign, plan, native_qso_count, created_at, disabled_at FROM accounts WHERE id = $1",
+            "SELECT id, callsign, plan, qso_cap, native_qso_count, created_at, disabled_at FROM accounts WHERE id = $1",
         )
         .bind(&account_id)
         .fetch_optional(&self.reader)
@@ -1469,6 +1493,7 @@ impl Store for SqlStore {
             account_id: row.try_get("account_id")?,
             callsign: row.try_get("callsign")?,
             plan: Plan::parse(&plan).ok_or_else(|| decode_err(format!("plan {plan:?}")))?,
+            qso_cap: row.try_get("qso_cap")?,
             tier: Tier::parse(&tier).ok_or_else(|| decode_err(format!("tier {tier:?}")))?,
         };
         let window_count = match row.try_get::<Option<i64>, _>("window_count")? {
@@ -1751,7 +1776,7 @@ impl Store for SqlStore {
                             None => Err(decode_err("idempotency key vanished".into()).into()),
                         }
                     }
-                    Created::Refused(limit) => Err(limit.error(limits, now)),
+                    Created::Refused(limit) => Err(limit.error(now)),
                 }
             }
         }
