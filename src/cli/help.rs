@@ -484,7 +484,7 @@ fn walk(cmd: &Command, path: &mut Vec<String>, out: &mut Vec<Value>) {
 }
 
 /// A flag as the published manifest lists it: `--type <type>`, its description, whether it is
-/// required and its type.
+/// required and its type; and its short form (`-y`) when it has one.
 fn published_option(flag: &Value) -> Value {
     let name = flag["name"].as_str().unwrap_or_default();
     let flag_text = match flag["type"].as_str() {
@@ -497,12 +497,18 @@ fn published_option(flag: &Value) -> Value {
     } else {
         "string"
     };
-    json!({
+    let mut option = json!({
         "flag": flag_text,
         "description": flag["description"],
         "required": flag["required"],
         "type": kind,
-    })
+    });
+    // A key of its own, beside `flag`, so that programs that read `flag` as the long form
+    // read it as before.
+    if let Some(short) = flag.get("short") {
+        option["short"] = short.clone();
+    }
+    option
 }
 
 /// The exit codes by name, as the published manifest maps them.

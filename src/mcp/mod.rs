@@ -18,7 +18,8 @@ use serde_json::{Map, Value, json};
 use crate::cli::{CliError, Ctx};
 use crate::client::export;
 use crate::client::{Client, NewActivationRequest, NewContactRequest, NewFolderRequest};
-use crate::model::{FolderType, Timestamp};
+use crate::model::ids::truncate;
+use crate::model::{Folder, FolderType, IdKind, Timestamp};
 
 use tools::Access;
 
@@ -158,6 +159,11 @@ impl McpServer {
                 if created.replayed {
                     out["replayed"] = json!(true);
                 }
+                // Stored all the same, as the service does; only the text carries it, since
+                // the published shape has no room for it (see `success`).
+                if let Some(first) = created.duplicate_of {
+                    out["duplicateOf"] = json!(first);
+                }
                 Ok(out)
             }
             "create_activation" => {
@@ -178,30 +184,36 @@ impl McpServer {
                 let made = client
                     .create_activation_keyed(&request, &a.idempotency_key)
                     .await?;
-                Ok(json!({
+                let out = json!({
                     "id": made.folder.id,
                     "name": made.folder.name,
                     "autoFolderKey": made.folder.auto_folder_key.unwrap_or_default(),
                     "created": made.created,
-                }))
+                });
+                Ok(replayed(out, made.replayed))
             }
             "create_folder" => {
                 let a: CreateFolder = parse(args)?;
                 check_text("name", &a.name, 1, 256)?;
                 check_optional("parent_id", &a.parent_id, 1, 1500)?;
                 check_key(&a.idempotency_key)?;
+                let parent_id = match a.parent_id {
+                    Some(parent) => Some(self.category(&parent).await?),
+                    None => None,
+                };
                 let request = NewFolderRequest::Category {
                     name: a.name,
-                    parent_id: a.parent_id,
+                    parent_id,
                 };
                 let made = client
                     .create_folder_keyed(&request, &a.idempotency_key)
                     .await?;
-                Ok(json!({
+                let out = json!({
                     "id": made.folder.id,
                     "name": made.folder.name,
                     "created": made.created,
-                }))
+                });
+                Ok(replayed(out, made.replayed))
             }
             "pota_file" => {
                 let a: PotaFileArgs = parse(args)?;
@@ -281,6 +293,49 @@ impl McpServer {
             _ => Err(CliError::input(format!("there is no tool {name}"))),
         }
     }
+
+    /// The id of the category `parent` names: an id as given (the service says whether it is
+    /// a category of the account), else the one category of the account with that name,
+    /// compared without regard to case.
+    async fn category(&self, parent: &str) -> Result<String, CliError> {
+        if IdKind::Folder.is_valid(parent) {
+            return Ok(parent.to_owned());
+        }
+        let wanted = parent.trim().to_lowercase();
+        let named: Vec<Folder> = self
+            .client
+            .all_folders(Some(FolderType::Category))
+            .await?
+            .into_iter()
+            .filter(|f| f.name.to_lowercase() == wanted)
+            .collect();
+        match named.as_slice() {
+            [one] => Ok(one.id.clone()),
+            [] => Err(CliError::not_found(format!(
+                "no category is named {:?}; give parent_id as a category's id or name (list_folders with type category lists them)",
+                truncate(parent, 100)
+            ))),
+            several => {
+                let ids: Vec<&str> = several.iter().map(|f| f.id.as_str()).collect();
+                Err(CliError::input(format!(
+                    "{} categories are named {:?} ({}); give parent_id as the id of the one meant",
+                    several.len(),
+                    truncate(parent, 100),
+                    ids.join(", ")
+                )))
+            }
+        }
+    }
+}
+
+/// A find-or-make answer with `replayed` when the service answered a call it had carried out
+/// already. Only the text carries it: the published shapes of these answers have no room for
+/// it (see `success`).
+fn replayed(mut out: Value, replayed: bool) -> Value {
+    if replayed {
+        out["replayed"] = json!(true);
+    }
+    out
 }
 
 impl ServerHandler for McpServer {
@@ -338,7 +393,7 @@ impl ServerHandler for McpServer {
             )))
         };
         Ok(match outcome {
-            Ok(value) => CallToolResult::structured(value),
+            Ok(value) => success(name, value),
             Err(e) => failure(&e),
         }
         .into())
@@ -347,6 +402,27 @@ impl ServerHandler for McpServer {
 
 /// The largest page the service gives.
 const MAX_PAGE: u32 = 200;
+
+/// A success as a tool result. The structured content keeps to the tool's published output
+/// shape, which refuses any property it does not name, so it holds only those; the text is
+/// the whole answer, so that what the shape has no room for (`replayed` of create_activation
+/// and create_folder, `duplicateOf` of create_contact) still reaches the agent.
+fn success(name: &str, answer: Value) -> CallToolResult {
+    let text = answer.to_string();
+    let published = tools::answer_properties(name);
+    let structured = match answer {
+        Value::Object(fields) => Value::Object(
+            fields
+                .into_iter()
+                .filter(|(key, _)| published.iter().any(|p| p == key))
+                .collect(),
+        ),
+        other => other,
+    };
+    let mut result = CallToolResult::structured(structured);
+    result.content = vec![ContentBlock::text(text)];
+    result
+}
 
 /// A failure as a tool error: the structured content keeps to the published error shape,
 /// the text adds the exit code `svc` would give and every detail the service sent.

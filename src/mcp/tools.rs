@@ -259,12 +259,26 @@ fn folder_created() -> Value {
     )
 }
 
-fn hints(read_only: bool, destructive: bool, open_world: bool) -> ToolAnnotations {
+/// The hints of a tool that only reads the logbook: it changes nothing, so a call made again
+/// is harmless.
+fn reads() -> ToolAnnotations {
     ToolAnnotations::new()
-        .read_only(read_only)
-        .destructive(destructive)
-        .open_world(open_world)
+        .read_only(true)
+        .destructive(false)
         .idempotent(true)
+        .open_world(false)
+}
+
+/// The hints of a tool that changes the logbook. `destructive`: it may change or remove what
+/// is there, not only add to it. Every such tool is idempotent: the same call made again (its
+/// idempotency_key included) changes nothing more. `open_world`: the change goes on to the
+/// external logbooks (QRZ) the account pushes to.
+fn writes(destructive: bool, open_world: bool) -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(false)
+        .destructive(destructive)
+        .idempotent(true)
+        .open_world(open_world)
 }
 
 fn as_object(value: Value) -> Arc<JsonObject> {
@@ -287,6 +301,25 @@ fn tool(
         .with_annotations(annotations)
 }
 
+/// A park reference as POTA writes it, the only shape the service takes where it wants one
+/// (model::program::normalize_reference); a literal, so that descriptions can `concat!` it.
+macro_rules! park_shape {
+    () => {
+        "a prefix of 1 to 3 letters and digits with a letter in it, a hyphen and 1 to 6 digits, optionally @ and the location (US-1234, 9A-0012, VE-5082@CA-AB), in any case; a two-fer lists its parks with commas (US-1234,US-5678)"
+    };
+}
+
+/// The properties a tool's success answer may hold: those its published output shape names.
+pub fn answer_properties(name: &str) -> Vec<String> {
+    describe(name)
+        .and_then(|tool| tool.output_schema)
+        .and_then(|schema| {
+            let success = schema.get("anyOf")?.get(0)?.get("properties")?;
+            Some(success.as_object()?.keys().cloned().collect())
+        })
+        .unwrap_or_default()
+}
+
 /// The description of one tool, as `tools/list` shows it.
 pub fn describe(name: &str) -> Option<Tool> {
     let sig = || text(1, 256);
@@ -307,29 +340,32 @@ pub fn describe(name: &str) -> Option<Tool> {
                     &["callsign", "plan", "tier", "nativeQsoCount"],
                 )),
             ),
-            hints(true, false, false),
+            reads(),
         ),
         "list_folders" => tool(
             name,
             "List folders",
-            "One page of the account's folders (monthly logs, categories, activations), newest first; pass the answer's cursor to read on.",
+            "One page of the account's folders (the All Contacts root, categories, monthly logs, activations) in the order they were made, oldest first, so All Contacts and the program categories (POTA, DX, Repeaters) lead; pass the answer's cursor to read on.",
             (
                 input(
                     json!({
                         "limit": limit(),
                         "cursor": cursor(),
-                        "type": { "type": "string", "enum": ["activation", "category", "monthly"] },
+                        "type": described(
+                            json!({ "type": "string", "enum": ["activation", "category", "monthly"] }),
+                            "Only folders of this type.",
+                        ),
                     }),
                     &[],
                 ),
                 output(page(folder_item())),
             ),
-            hints(true, false, false),
+            reads(),
         ),
         "list_contacts" => tool(
             name,
             "List contacts",
-            "One page of the contacts (QSOs) of a folder, newest first; pass the answer's cursor to read on.",
+            "One page of the contacts (QSOs) of a folder, latest time_on first; a category's page holds the contacts of every folder below it. Pass the answer's cursor to read on.",
             (
                 input(
                     json!({
@@ -341,29 +377,40 @@ pub fn describe(name: &str) -> Option<Tool> {
                 ),
                 output(page(contact_item())),
             ),
-            hints(true, false, false),
+            reads(),
         ),
         "list_activations" => tool(
             name,
             "List activations",
-            "The account's activations (portable operations such as POTA), newest first. With in_progress only those not ended, read to the end of the list.",
+            "One page of the account's POTA activations (portable operations), latest start first; pass the answer's cursor to read on. With in_progress only those not ended: the tool reads on through the service's pages until it has limit of them or the list ends.",
             (
                 input(
                     json!({
                         "limit": limit(),
                         "cursor": cursor(),
-                        "in_progress": { "type": "boolean" },
+                        "in_progress": described(
+                            json!({ "type": "boolean" }),
+                            "Only the activations that have not ended.",
+                        ),
                     }),
                     &[],
                 ),
                 output(page(folder_item())),
             ),
-            hints(true, false, false),
+            reads(),
         ),
         "create_contact" => tool(
             name,
             "Log a contact",
-            "Logs one contact (QSO) in a folder. Safe to repeat with the same idempotency_key.",
+            concat!(
+                "Logs one contact (QSO) in a monthly or activation folder (a category holds none); a monthly folder takes only contacts of its UTC month. ",
+                "Safe to repeat with the same idempotency_key: the contact is stored once and the answer says replayed. ",
+                "A duplicate (in an activation folder, or with sig in a hunting folder: the same callsign, band, mode, sig, sig_info and UTC day as a contact already there) is stored all the same, and the answer's text names the first as duplicateOf. ",
+                "sig POTA needs sig_info with the worked park's reference: ",
+                park_shape!(),
+                "; any other reference is refused. ",
+                "It goes on to the account's external logbooks (QRZ) that push new contacts automatically.",
+            ),
             (
                 input(
                     with_declared(json!({
@@ -371,19 +418,32 @@ pub fn describe(name: &str) -> Option<Tool> {
                         "callsign": text(1, 32),
                         "frequency": described(
                             json!({ "type": "number", "exclusiveMinimum": 0 }),
-                            "In MHz, e.g. 14.074.",
+                            "In MHz within an amateur band, e.g. 14.074; a value that is a band's frequency in kHz, such as 14074, is read as kHz.",
                         ),
                         "mode": text(1, 32),
-                        "time_on": date_time("When the contact began, in UTC or with an offset, e.g. 2026-11-22T14:05:00Z."),
+                        "time_on": date_time("When the contact began, in UTC or with an offset, e.g. 2026-11-22T14:05:00Z; not before 1900 nor more than a day ahead."),
                         "idempotency_key": idempotency_key(),
                         "rst_sent": text(1, 32),
                         "rst_received": text(1, 32),
                         "notes": text(0, 10000),
-                        "name": sig(),
-                        "sig": sig(),
-                        "sig_info": sig(),
-                        "my_sig": sig(),
-                        "my_sig_info": sig(),
+                        "name": described(sig(), "The other operator's name."),
+                        "sig": described(sig(), "The worked station's program, e.g. POTA."),
+                        "sig_info": described(
+                            sig(),
+                            concat!(
+                                "The worked station's reference; with sig POTA the park: ",
+                                park_shape!(),
+                                ". Needs sig.",
+                            ),
+                        ),
+                        "my_sig": described(
+                            sig(),
+                            "Your own program; in an activation folder it is the activation's (POTA), and another is refused.",
+                        ),
+                        "my_sig_info": described(
+                            sig(),
+                            "Your own reference; in an activation folder it is the activation's park, and another is refused. Needs my_sig.",
+                        ),
                     })),
                     &[
                         "folder_id",
@@ -399,20 +459,30 @@ pub fn describe(name: &str) -> Option<Tool> {
                     &["id"],
                 )),
             ),
-            hints(false, false, true),
+            writes(false, true),
         ),
         "create_activation" => tool(
             name,
             "Start an activation",
-            "Finds or makes the activation folder for a callsign at a location on a day; created says whether it is new.",
+            "Finds or makes the POTA activation folder of an activator (callsign) at a park, or the parks of a two-fer, on the UTC day of start_time; created says whether it is new. Sending the same call again with the same idempotency_key makes nothing more, and the answer's text says replayed.",
             (
                 input(
                     json!({
-                        "callsign": text(1, 32),
-                        "location_reference": described(text(1, 64), "The park or summit reference, e.g. US-0001."),
-                        "program_id": described(text(1, 64), "The programme, e.g. POTA; taken from the reference when left out."),
-                        "location_name": text(1, 256),
-                        "start_time": date_time("When the activation began, e.g. 2026-11-22T14:00:00Z."),
+                        "callsign": described(text(1, 32), "The activator's callsign, e.g. W1AW."),
+                        "location_reference": described(
+                            text(1, 64),
+                            concat!(
+                                "The POTA park reference: ",
+                                park_shape!(),
+                                ". Anything else is refused, a SOTA summit (W7W/KG-001) among them.",
+                            ),
+                        ),
+                        "program_id": described(
+                            text(1, 64),
+                            "The program: pota, in any case, the default and the only one with activations; dx and repeaters are hunting-only and refused, as is any other.",
+                        ),
+                        "location_name": described(text(1, 256), "A label for the place: one line of at most 100 characters."),
+                        "start_time": date_time("When the activation began, e.g. 2026-11-22T14:00:00Z; its UTC day is the activation's. Not before 1900 nor more than a day ahead."),
                         "idempotency_key": idempotency_key(),
                     }),
                     &[
@@ -424,17 +494,20 @@ pub fn describe(name: &str) -> Option<Tool> {
                 ),
                 output(folder_created()),
             ),
-            hints(false, true, false),
+            writes(false, false),
         ),
         "create_folder" => tool(
             name,
             "Make a folder",
-            "Finds or makes a category folder by name (under parent_id when given); created says whether it is new.",
+            "Makes a category folder named name under parent_id, a category found by its id or by its name, or under All Contacts when parent_id is left out. Every call with a new idempotency_key makes a new category, even beside one of the same name; sending the same call again with the same key makes nothing more, and the answer's text says replayed.",
             (
                 input(
                     json!({
-                        "name": text(1, 256),
-                        "parent_id": text(1, 1500),
+                        "name": described(text(1, 256), "The new category's name: one line of at most 100 characters."),
+                        "parent_id": described(
+                            text(1, 1500),
+                            "The category to make it in: its id (fld_...), or its name, matched without regard to case among the account's categories (All Contacts and POTA included); a name no category has, or that several have, is refused.",
+                        ),
                         "idempotency_key": idempotency_key(),
                     }),
                     &["name", "idempotency_key"],
@@ -444,12 +517,12 @@ pub fn describe(name: &str) -> Option<Tool> {
                     &["id", "name", "created"],
                 )),
             ),
-            hints(false, false, false),
+            writes(false, false),
         ),
         "pota_file" => tool(
             name,
             "An activation's POTA file",
-            "The ADIF file POTA takes for an activation's upload, with the name POTA expects (CALL@PARK-YYYYMMDD.adi): every contact over all its UTC days, one record per worked park. Save adif under file_name and upload it. A two-fer (parks US-1234,US-5678) has one file per park in files, each to upload; the top-level file is the first park's.",
+            "The ADIF file POTA takes for an activation's upload, with the name POTA expects (CALL@PARK-YYYYMMDD.adi): every contact over all its UTC days, one record per worked park. Save adif under fileName and upload it. A two-fer (parks US-1234,US-5678) has one file per park in files, each to upload; the top-level file is the first park's.",
             (
                 input(
                     json!({ "activation_id": id("The activation's folder id.") }),
@@ -477,28 +550,28 @@ pub fn describe(name: &str) -> Option<Tool> {
                     &["fileName", "adif", "contacts", "records"],
                 )),
             ),
-            hints(true, false, false),
+            reads(),
         ),
         "end_activation" => tool(
             name,
             "End an activation",
-            "Marks an activation as ended, now or at end_time.",
+            "Marks an activation as ended, now or at end_time; it cannot be undone. An activation ends once: ending it again is refused and changes nothing, as are an end_time before its start and a folder that is not an activation.",
             (
                 input(
                     json!({
                         "activation_id": id("The activation's folder id."),
-                        "end_time": date_time("When it ended; now when left out."),
+                        "end_time": date_time("When it ended; now when left out. Not before the activation's start nor more than a day ahead."),
                     }),
                     &["activation_id"],
                 ),
                 output(folder_item()),
             ),
-            hints(false, false, false),
+            writes(true, false),
         ),
         "delete_contact" => tool(
             name,
             "Delete a contact",
-            "Deletes one contact for good. confirmation must read exactly DELETE followed by a space and the qso_id.",
+            "Deletes one contact for good, from the external logbooks (QRZ) it was pushed to as well. Needs an elevated key. confirmation must read exactly DELETE followed by a space and the qso_id. Sending the same call again with the same idempotency_key answers success with replayed, for 30 days, rather than not_found.",
             (
                 input(
                     json!({
@@ -516,7 +589,7 @@ pub fn describe(name: &str) -> Option<Tool> {
                     &["success"],
                 )),
             ),
-            hints(false, true, false),
+            writes(true, true),
         ),
         _ => return None,
     })

@@ -171,6 +171,20 @@ fn help_json_walks_the_real_command_tree() {
             "{o}"
         );
     }
+    // Short forms, where a flag has one, in both shapes: `-y, --yes`.
+    for path in ["contacts delete", "outbox drop"] {
+        let cmd = command(&m, path);
+        assert_eq!(flag(cmd, "--yes")["short"], "-y", "{path}");
+        let yes = cmd["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["flag"] == "--yes")
+            .unwrap_or_else(|| panic!("no option --yes in {path}"));
+        assert_eq!(yes["short"], "-y", "{path}");
+    }
+    assert!(flag(create, "--frequency").get("short").is_none());
+    assert!(option("--frequency <frequency>").get("short").is_none());
     assert_eq!(m["exit_codes"]["OK"], 0);
     assert_eq!(m["exit_codes"]["AUTH"], 3);
     assert_eq!(m["exit_codes"]["SERVER"], 8);

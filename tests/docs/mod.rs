@@ -233,3 +233,56 @@ fn flags_table() -> String {
 fn cli_md_lists_the_field_flags() {
     check_block("docs/CLI.md", &flags_table());
 }
+
+/// The commands of the tree that take no subcommand, as `svc contacts edit`; the `server`
+/// ones are left out, as CLI.md's `svc server` section sends the reader to API.md for them.
+fn client_commands(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = format!("{path} {}", sub.get_name());
+        if name == "svc server" {
+            continue;
+        }
+        if sub.has_subcommands() {
+            client_commands(sub, &name, out);
+        } else {
+            out.push(name);
+        }
+    }
+}
+
+#[test]
+fn cli_md_documents_every_command() {
+    let text = std::fs::read_to_string(path("docs/CLI.md")).unwrap();
+    // A section, `### svc contacts edit` (or one heading for several, `### svc, svc tui`), and
+    // a row of the overview table, whose first cell starts with the command.
+    let headings: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .collect();
+    let rows: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .collect();
+    let mut commands = Vec::new();
+    client_commands(&svc::cmd::command(), "svc", &mut commands);
+    assert!(
+        commands.contains(&"svc contacts edit".to_owned()),
+        "{commands:?}"
+    );
+    for command in &commands {
+        assert!(
+            headings
+                .iter()
+                .any(|h| h.split(", ").any(|name| name == command)),
+            "docs/CLI.md has no section ### {command}"
+        );
+        let quoted = format!("`{command}");
+        assert!(
+            rows.iter().any(|cell| cell
+                .split(", ")
+                .any(|c| c == format!("{quoted}`") || c.starts_with(&format!("{quoted} ")))),
+            "docs/CLI.md's overview has no row for {command}"
+        );
+    }
+}

@@ -69,6 +69,26 @@ fn fails(result: &CallToolResult, code: &str) -> (Value, u64) {
     (value, text["exitCode"].as_u64().expect("an exit code"))
 }
 
+/// The text of an answer, read as JSON: the whole answer, where the structured content keeps
+/// to the published shape.
+fn text_of(result: &CallToolResult) -> Value {
+    let text = &result.content[0].as_text().expect("a text block").text;
+    serde_json::from_str(text).expect("the text is JSON")
+}
+
+/// The structured answer of a call that must succeed, after checking that it holds only the
+/// properties the tool's published output shape names, as a client validating it requires.
+fn ok_in_shape(tools: &[Tool], name: &str, result: &CallToolResult) -> Value {
+    let value = ok(result);
+    let tool = tools.iter().find(|t| t.name == name).expect("the tool");
+    let schema = Value::Object((**tool.output_schema.as_ref().unwrap()).clone());
+    let properties = schema["anyOf"][0]["properties"].as_object().unwrap();
+    for key in value.as_object().unwrap().keys() {
+        assert!(properties.contains_key(key), "{name}: {key} in {value}");
+    }
+    value
+}
+
 fn has_null(value: &Value) -> bool {
     match value {
         Value::Null => true,
@@ -81,6 +101,23 @@ fn has_null(value: &Value) -> bool {
 fn names(tools: &[Tool]) -> Vec<&str> {
     tools.iter().map(|t| t.name.as_ref()).collect()
 }
+
+/// Each tool's hints: read-only, destructive, idempotent, open world. The changes are
+/// idempotent through their idempotency_key (ending an activation twice is refused), the
+/// deletes and the end of an activation are more than additions, and a contact's create and
+/// delete go on to the external logbooks the account pushes to.
+const HINTS: [(&str, [bool; 4]); 10] = [
+    ("whoami", [true, false, true, false]),
+    ("list_folders", [true, false, true, false]),
+    ("list_contacts", [true, false, true, false]),
+    ("list_activations", [true, false, true, false]),
+    ("pota_file", [true, false, true, false]),
+    ("create_contact", [false, false, true, true]),
+    ("create_activation", [false, false, true, false]),
+    ("create_folder", [false, false, true, false]),
+    ("end_activation", [false, true, true, false]),
+    ("delete_contact", [false, true, true, true]),
+];
 
 /// The inputs each published tool requires.
 const REQUIRED: [(&str, &[&str]); 7] = [
@@ -174,15 +211,18 @@ fn tools_list_grows_with_each_permission() {
                     tool.name
                 );
                 let hints = tool.annotations.as_ref().expect("annotations");
+                let (_, expected) = HINTS.iter().find(|(n, _)| *n == tool.name).unwrap();
                 assert_eq!(
-                    hints.read_only_hint,
-                    Some(
-                        tool.name.starts_with("list_")
-                            || tool.name == "whoami"
-                            || tool.name == "pota_file"
-                    )
+                    [
+                        hints.read_only_hint,
+                        hints.destructive_hint,
+                        hints.idempotent_hint,
+                        hints.open_world_hint,
+                    ],
+                    expected.map(Some),
+                    "{}",
+                    tool.name
                 );
-                assert_eq!(hints.idempotent_hint, Some(true));
                 assert!(tool.description.as_ref().is_some_and(|d| !d.is_empty()));
                 if let Some((_, required)) = REQUIRED.iter().find(|(n, _)| *n == tool.name) {
                     let listed: Vec<&str> = input["required"]
@@ -191,13 +231,6 @@ fn tools_list_grows_with_each_permission() {
                         .unwrap_or_default();
                     assert_eq!(listed, *required, "{}", tool.name);
                 }
-            }
-            let delete = tools.iter().find(|t| t.name == "delete_contact");
-            if let Some(delete) = delete {
-                assert_eq!(
-                    delete.annotations.as_ref().unwrap().destructive_hint,
-                    Some(true)
-                );
             }
             session.cancel().await.unwrap();
         }
@@ -556,4 +589,172 @@ fn pota_file_gives_an_activations_upload_file() {
         );
         session.cancel().await.unwrap();
     });
+}
+
+#[test]
+fn find_or_make_tools_say_replayed_in_their_text() {
+    let (_server, api, cli) = setup("elevated");
+    block_on(async {
+        let session = connect(&cli, &["--allow-writes"]).await;
+        let tools = session.list_all_tools().await.unwrap();
+        let activation = json!({
+            "callsign": "W1AW",
+            "location_reference": "us-0003",
+            "start_time": this_month().1,
+            "idempotency_key": "mcp-replay-activation",
+        });
+        let category = json!({ "name": "Sprints", "idempotency_key": "mcp-replay-folder" });
+        for (tool, args) in [
+            ("create_activation", activation),
+            ("create_folder", category),
+        ] {
+            let first = call(&session, tool, args.clone()).await;
+            let made = ok_in_shape(&tools, tool, &first);
+            assert_eq!(made["created"], true, "{made}");
+            assert!(text_of(&first).get("replayed").is_none(), "{first:?}");
+            // The same call again, as after a lost answer: the first answer, said to be one.
+            let again = call(&session, tool, args).await;
+            assert_eq!(ok_in_shape(&tools, tool, &again), made);
+            let text = text_of(&again);
+            assert_eq!(text["replayed"], true, "{again:?}");
+            assert_eq!(text["id"], made["id"]);
+        }
+        // Another key for the same activation finds it: not a replay.
+        let found = call(
+            &session,
+            "create_activation",
+            json!({
+                "callsign": "W1AW",
+                "location_reference": "US-0003",
+                "start_time": this_month().1,
+                "idempotency_key": "mcp-replay-activation-2",
+            }),
+        )
+        .await;
+        assert_eq!(ok(&found)["created"], false);
+        assert!(text_of(&found).get("replayed").is_none(), "{found:?}");
+        session.cancel().await.unwrap();
+    });
+    let sprints: Vec<Value> = api
+        .folders("category")
+        .into_iter()
+        .filter(|f| f["name"] == "Sprints")
+        .collect();
+    assert_eq!(sprints.len(), 1, "the replay made no second category");
+}
+
+#[test]
+fn create_folder_finds_its_parent_category_by_name() {
+    let (_server, api, cli) = setup("elevated");
+    // A custom monthly folder is named by its month: a folder, but not a category.
+    monthly(&api);
+    let month = this_month().0;
+    let category = |name: &str| {
+        let r = api.post("/v1/folders", json!({ "type": "category", "name": name }));
+        assert_eq!(r.status, 201, "{}", r.body);
+        r.id()
+    };
+    let contests = category("Contests");
+    let pota = api.folder_named("POTA");
+    let (first, second) = (category("Field Day"), category("field day"));
+    let made = block_on(async {
+        let session = connect(&cli, &["--allow-writes"]).await;
+        let tools = session.list_all_tools().await.unwrap();
+        let make = |name: &str, parent: &str, key: &str| json!({ "name": name, "parent_id": parent, "idempotency_key": key });
+        let mut made = Vec::new();
+        for (parent, expected, key) in [
+            ("cONTESTS", &contests, "mcp-parent-1"),
+            ("  Contests ", &contests, "mcp-parent-2"),
+            ("pota", &pota, "mcp-parent-3"),
+            (contests.as_str(), &contests, "mcp-parent-4"),
+        ] {
+            let answer = ok_in_shape(
+                &tools,
+                "create_folder",
+                &call(&session, "create_folder", make("CQ WW", parent, key)).await,
+            );
+            made.push((parent.to_owned(), answer["id"].clone(), expected.clone()));
+        }
+
+        // No category of that name: a monthly folder's name is not one.
+        for parent in ["Nothing like it", month.as_str()] {
+            let (error, exit) = fails(
+                &call(&session, "create_folder", make("X", parent, "mcp-parent-5")).await,
+                "not_found",
+            );
+            assert_eq!(exit, 1);
+            assert!(
+                error["message"].as_str().unwrap().contains("no category"),
+                "{error}"
+            );
+        }
+        // Two of that name, whatever their case: which one is meant is not guessed.
+        let (error, exit) = fails(
+            &call(
+                &session,
+                "create_folder",
+                make("X", "FIELD DAY", "mcp-parent-6"),
+            )
+            .await,
+            "validation_error",
+        );
+        assert_eq!(exit, 2);
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains(&first) && message.contains(&second),
+            "{message}"
+        );
+        session.cancel().await.unwrap();
+        made
+    });
+    let categories = api.folders("category");
+    for (parent, id, expected) in made {
+        let folder = categories.iter().find(|f| f["id"] == id).unwrap();
+        assert_eq!(folder["parentId"], expected.as_str(), "{parent}");
+    }
+    assert!(
+        !categories.iter().any(|f| f["name"] == "X"),
+        "nothing was made for a parent not found"
+    );
+}
+
+#[test]
+fn a_duplicate_contact_is_named_in_the_text() {
+    let (_server, api, cli) = setup("elevated");
+    let park = api.activation("US-1234", "W1AW");
+    let (_, time_on) = this_month();
+    block_on(async {
+        let session = connect(&cli, &["--allow-writes"]).await;
+        let tools = session.list_all_tools().await.unwrap();
+        let log = |key: &str| {
+            json!({
+                "folder_id": park,
+                "callsign": "K1ABC",
+                "frequency": 14.285,
+                "mode": "SSB",
+                "time_on": time_on,
+                "idempotency_key": key,
+            })
+        };
+        let first = call(&session, "create_contact", log("mcp-dupe-1")).await;
+        let first_id = ok_in_shape(&tools, "create_contact", &first)["id"].clone();
+        assert!(text_of(&first).get("duplicateOf").is_none(), "{first:?}");
+
+        let second = call(&session, "create_contact", log("mcp-dupe-2")).await;
+        let stored = ok_in_shape(&tools, "create_contact", &second);
+        assert_ne!(stored["id"], first_id, "stored all the same");
+        let text = text_of(&second);
+        assert_eq!(text["duplicateOf"], first_id, "{second:?}");
+        assert_eq!(text["id"], stored["id"]);
+
+        // Its replay says so again, as the service first answered.
+        let again = call(&session, "create_contact", log("mcp-dupe-2")).await;
+        let text = text_of(&again);
+        assert_eq!(
+            (&text["duplicateOf"], &text["replayed"]),
+            (&first_id, &json!(true))
+        );
+        session.cancel().await.unwrap();
+    });
+    assert_eq!(api.contacts(&park).len(), 2);
 }
