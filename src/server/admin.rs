@@ -96,8 +96,15 @@ fn default_database() -> String {
     format!("sqlite://{}", data_dir().join("svc.db").display())
 }
 
+impl DbArgs {
+    /// The database's URL: the flag's, else svc.db in the data directory.
+    pub fn url(&self) -> String {
+        self.database.clone().unwrap_or_else(default_database)
+    }
+}
+
 pub async fn open(db: &DbArgs) -> Result<std::sync::Arc<dyn Store>, Fail> {
-    let url = db.database.clone().unwrap_or_else(default_database);
+    let url = db.url();
     store::open(&url).await.map_err(|e| match e {
         StoreError::Api(e) => e.into(),
         StoreError::Db(e) => fail(format!("cannot open database {url}: {e}")),

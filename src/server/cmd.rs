@@ -40,6 +40,15 @@ enum ServerCommand {
         #[command(subcommand)]
         command: KeyCommand,
     },
+    /// Copy an SQLite database to a new file while servers write to it; a server started on
+    /// the copy is the restore (PostgreSQL: pg_dump)
+    Backup {
+        /// The new file (never overwritten)
+        #[arg(long, value_name = "FILE")]
+        to: std::path::PathBuf,
+        #[command(flatten)]
+        db: DbArgs,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -183,6 +192,7 @@ impl ServerCommand {
         match self {
             ServerCommand::Start(_) => "server start",
             ServerCommand::Migrate(_) => "server migrate",
+            ServerCommand::Backup { .. } => "server backup",
             ServerCommand::User { command } => command.name(),
             ServerCommand::Key {
                 command: KeyCommand::Create { .. },
@@ -239,6 +249,18 @@ async fn execute(command: ServerCommand) -> Result<(), Fail> {
         }
         ServerCommand::User { command } => users::run(command).await,
         ServerCommand::Key { command } => key_command(command).await,
+        ServerCommand::Backup { to, db } => {
+            let copy = crate::store::backup(&db.url(), &to).await?;
+            println!(
+                "backed up to {}: {} accounts, {} contacts, schema {}, {} bytes",
+                to.display(),
+                copy.accounts,
+                copy.contacts,
+                copy.schema,
+                copy.bytes
+            );
+            Ok(())
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use crate::model::{
     NewActivation, NewContact, NewMonthly, Plan, Review, Tier, Timestamp,
 };
 
-pub use sql::SqlStore;
+pub use sql::{Backup, SqlStore};
 
 #[derive(Debug)]
 pub enum StoreError {
@@ -709,23 +709,52 @@ pub trait Store: Send + Sync + 'static {
 /// Opens the store a database URL names: `postgres://…` (or `postgresql://…`), or SQLite as
 /// `sqlite://PATH`, `sqlite:PATH` or a plain path.
 pub async fn open(url: &str) -> StoreResult<std::sync::Arc<dyn Store>> {
-    // Anything else with a scheme would be taken for a file path (`mysql:` as a folder).
-    if let Some((scheme, _)) = url.split_once("://")
-        && !matches!(scheme, "sqlite" | "postgres" | "postgresql")
-    {
-        return Err(StoreError::Api(ApiError::validation(format!(
-            "--database: {:?} is not a database this service can use; give sqlite://PATH (one file) or postgres://USER@HOST:PORT/DB",
-            crate::model::ids::truncate(scheme, 20)
-        ))));
-    }
-    let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        SqlStore::open_postgres(url).await?
-    } else {
-        let path = url
-            .strip_prefix("sqlite://")
-            .or_else(|| url.strip_prefix("sqlite:"))
-            .unwrap_or(url);
-        SqlStore::open_sqlite(std::path::Path::new(path)).await?
+    let store = match Database::of(url)? {
+        Database::Postgres(url) => SqlStore::open_postgres(url).await?,
+        Database::Sqlite(path) => SqlStore::open_sqlite(path).await?,
     };
     Ok(std::sync::Arc::new(store))
+}
+
+/// The database a URL names.
+enum Database<'a> {
+    Sqlite(&'a std::path::Path),
+    Postgres(&'a str),
+}
+
+impl<'a> Database<'a> {
+    fn of(url: &'a str) -> StoreResult<Database<'a>> {
+        // Anything else with a scheme would be taken for a file path (`mysql:` as a folder).
+        if let Some((scheme, _)) = url.split_once("://")
+            && !matches!(scheme, "sqlite" | "postgres" | "postgresql")
+        {
+            return Err(StoreError::Api(ApiError::validation(format!(
+                "--database: {:?} is not a database this service can use; give sqlite://PATH (one file) or postgres://USER@HOST:PORT/DB",
+                crate::model::ids::truncate(scheme, 20)
+            ))));
+        }
+        Ok(
+            if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+                Database::Postgres(url)
+            } else {
+                let path = url
+                    .strip_prefix("sqlite://")
+                    .or_else(|| url.strip_prefix("sqlite:"))
+                    .unwrap_or(url);
+                Database::Sqlite(std::path::Path::new(path))
+            },
+        )
+    }
+}
+
+/// Copies the SQLite database a URL names to `to` while servers may write to it
+/// ([`sql::backup_sqlite`]). PostgreSQL has its own tool, which the refusal names.
+pub async fn backup(url: &str, to: &std::path::Path) -> StoreResult<Backup> {
+    match Database::of(url)? {
+        Database::Sqlite(path) => sql::backup_sqlite(path, to).await,
+        Database::Postgres(_) => Err(StoreError::Api(ApiError::validation(
+            "svc server backup copies an SQLite database; back up PostgreSQL with pg_dump \
+             (docs/DEPLOY.md, \"Backups\")",
+        ))),
+    }
 }

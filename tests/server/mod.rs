@@ -1,5 +1,6 @@
 mod activations;
 mod auth;
+mod backup;
 mod bad_input;
 mod batch;
 mod connections;

@@ -34,6 +34,8 @@ use crate::model::{IdKind, Program, RateLimitReason, folder::ROOT_NAME};
 use grouped::{Create, Created, Disk, Groups, Lookup};
 use writer::{BoxFuture, Kind, Writer};
 
+pub use backup::{Backup, backup_sqlite};
+
 /// Connections a PostgreSQL store keeps at most in each of its pools, per server process.
 const POSTGRES_CONNECTIONS: u32 = 16;
 
@@ -149,6 +151,7 @@ macro_rules! category_page {
 
 // After the SQL macros, which their statements share.
 mod accounts;
+mod backup;
 mod batch;
 mod edit;
 mod grouped;
