@@ -192,13 +192,20 @@ impl Server {
     /// Starts the server with its open-files limit set to `soft` (of `hard`) before it runs.
     pub fn start_with_open_files(extra: &[&str], soft: u64, hard: u64) -> Server {
         let db = Db::fresh();
-        let (url, process) = spawn_server_with(&db, extra, Some((soft, hard)));
+        let (url, process) = spawn_server_with(&db, extra, Some((soft, hard)), &[]);
         Server { url, db, process }
     }
 
     /// Starts a server on an existing database (for a restart or a second process).
     pub fn start_on(db: Db, extra: &[&str]) -> Server {
         let (url, process) = spawn_server(&db, extra);
+        Server { url, db, process }
+    }
+
+    /// Starts a server on `db` with settings in its environment, as a unit's EnvironmentFile
+    /// gives them (the database and the address are the test's).
+    pub fn start_with_env(db: Db, env: &[(String, String)]) -> Server {
+        let (url, process) = spawn_server_with(&db, &[], None, env);
         Server { url, db, process }
     }
 
@@ -307,10 +314,15 @@ fn api_at(base: &str, key: Option<&str>) -> Api {
 
 /// Starts `svc server start` on a free loopback port; returns its address and process.
 fn spawn_server(db: &Db, extra: &[&str]) -> (String, Process) {
-    spawn_server_with(db, extra, None)
+    spawn_server_with(db, extra, None, &[])
 }
 
-fn spawn_server_with(db: &Db, extra: &[&str], open_files: Option<(u64, u64)>) -> (String, Process) {
+fn spawn_server_with(
+    db: &Db,
+    extra: &[&str],
+    open_files: Option<(u64, u64)>,
+    env: &[(String, String)],
+) -> (String, Process) {
     let stderr =
         std::fs::File::create(db.dir.path().join(format!("server-{}.log", rand_suffix()))).unwrap();
     let mut command = Command::new(BIN);
@@ -342,6 +354,7 @@ fn spawn_server_with(db: &Db, extra: &[&str], open_files: Option<(u64, u64)>) ->
         ])
         .args(extra)
         .env_remove("SVC_DATABASE_URL")
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(stderr))

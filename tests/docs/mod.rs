@@ -5,6 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod deploy;
+
 use svc::model::fields::{
     Def, FIELDS, Kind, MAX_ADIF_ENTRIES, MAX_ADIF_NAME, MAX_ADIF_VALUE, SEED_ADIF,
 };

@@ -128,6 +128,25 @@ impl Browser {
         }
     }
 
+    /// A browser at `base` (`https://NAME:PORT`) that reaches NAME at `address` over TLS,
+    /// from the loopback address `from`, taking the test's self-signed certificate.
+    pub fn over_tls(base: &str, from: &str, address: std::net::SocketAddr) -> Browser {
+        let host = reqwest::Url::parse(base).unwrap();
+        let http = reqwest::blocking::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .local_address(from.parse::<std::net::IpAddr>().unwrap())
+            .resolve(host.host_str().unwrap(), address)
+            .tls_danger_accept_invalid_certs(true)
+            .build()
+            .unwrap();
+        Browser {
+            base: base.to_owned(),
+            http,
+            cookies: RefCell::new(BTreeMap::new()),
+            transcript: RefCell::new(String::new()),
+        }
+    }
+
     /// A browser at `base` behind a proxy that names it `client` in `X-Forwarded-For` (for a
     /// server started with `--trust-proxy`).
     pub fn behind_proxy(base: &str, client: &str) -> Browser {
