@@ -135,6 +135,11 @@ struct StartArgs {
     /// the connections left
     #[arg(long, env = "SVC_SHUTDOWN_DRAIN", value_name = "SECS", default_value_t = Connections::default().drain.as_secs())]
     shutdown_drain: u64,
+    /// Also serve Prometheus metrics at GET /metrics on this address (port 0 picks a free
+    /// port; the address is printed on stdout after the service's) [default: off]. It asks for
+    /// no key: bind it to loopback or a private network
+    #[arg(long, env = "SVC_METRICS_BIND", value_name = "ADDR")]
+    metrics_bind: Option<String>,
     /// The QRZ Logbook API's address
     #[arg(long, env = "SVC_QRZ_API_URL", value_name = "URL", default_value = super::logbooks::qrz::DEFAULT_API_URL)]
     qrz_api_url: String,
@@ -513,9 +518,24 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
     let addr = listener
         .local_addr()
         .map_err(|e| fail(format!("cannot read the bound address: {e}")))?;
+    let metrics = match &args.metrics_bind {
+        None => None,
+        Some(bind) => {
+            let listener = tokio::net::TcpListener::bind(bind)
+                .await
+                .map_err(|e| fail(format!("cannot listen on {bind} for metrics: {e}")))?;
+            let addr = listener
+                .local_addr()
+                .map_err(|e| fail(format!("cannot read the metrics address: {e}")))?;
+            Some((listener, addr))
+        }
+    };
     {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on http://{addr}");
+        if let Some((_, addr)) = &metrics {
+            let _ = writeln!(out, "metrics listening on http://{addr}");
+        }
         let _ = out.flush();
     }
     tracing::info!(%addr, ?limits, ?connections, "svc server started");
@@ -525,9 +545,12 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         web,
         logbooks,
     };
-    super::serve(listener, state, connections, shutdown_signal())
-        .await
-        .map_err(|e| fail(format!("server failed: {e}")))?;
+    let metrics = metrics.map(|(l, _)| tokio::spawn(super::metrics::serve(l, state.store.clone())));
+    let served = super::serve(listener, state, connections, shutdown_signal()).await;
+    if let Some(metrics) = metrics {
+        metrics.abort();
+    }
+    served.map_err(|e| fail(format!("server failed: {e}")))?;
     tracing::info!("svc server stopped");
     Ok(())
 }

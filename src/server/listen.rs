@@ -27,6 +27,7 @@ use tokio::task::JoinSet;
 use tokio::time::{Instant, Sleep};
 use tower::ServiceExt;
 
+use super::metrics;
 use crate::model::{ErrorBody, ErrorCode, IdKind};
 
 /// The largest request head (request line and headers) read; a larger one is refused.
@@ -147,6 +148,7 @@ pub async fn serve(
             Some(cap) => match AddressSlot::take(&per_address, peer.ip(), cap) {
                 Some(slot) => Some(slot),
                 None => {
+                    metrics::refused(metrics::Cap::Address);
                     open.spawn(refuse_busy(
                         stream,
                         format!(
@@ -159,6 +161,7 @@ pub async fn serve(
         };
         match permits.clone().try_acquire_owned() {
             Ok(permit) => {
+                let counted = metrics::OpenConnection::count();
                 let connection = serve_connection(
                     stream,
                     peer,
@@ -169,10 +172,11 @@ pub async fn serve(
                 );
                 open.spawn(async move {
                     connection.await;
-                    drop((permit, slot));
+                    drop((permit, slot, counted));
                 });
             }
             Err(_) => {
+                metrics::refused(metrics::Cap::Server);
                 open.spawn(refuse_busy(
                     stream,
                     format!(

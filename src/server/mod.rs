@@ -8,6 +8,7 @@ pub mod error;
 pub mod extract;
 pub mod listen;
 pub mod logbooks;
+pub mod metrics;
 
 pub mod web;
 
@@ -84,16 +85,22 @@ pub fn routes() -> Router<AppState> {
 }
 
 /// Adds the web pages and what every response needs: the request id and log line, the error
-/// envelope (for all but the pages, which answer in HTML), and panic recovery.
+/// envelope (for all but the pages, which answer in HTML), panic recovery, and the request
+/// metrics.
 pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
-    let pages = web::pages(state.clone());
-    let api = router.fallback(no_route).with_state(state);
+    let tag_route = || axum::middleware::from_fn(metrics::tag_route);
+    let pages = web::pages(state.clone()).route_layer(tag_route());
+    let api = router
+        .route_layer(tag_route())
+        .fallback(no_route)
+        .with_state(state);
     // Wrapping the whole router as one service (rather than each route) lets the middleware
     // see the router's own answers too, such as a wrong method with its Allow header.
     pages
         .fallback_service(api)
         .layer(CatchPanicLayer::custom(error::panic_response))
         .layer(axum::middleware::from_fn(error::envelope))
+        .layer(axum::middleware::from_fn(metrics::record))
 }
 
 pub fn app(state: AppState) -> Router {

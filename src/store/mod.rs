@@ -308,6 +308,19 @@ pub struct ExternalJob {
     pub action: ExternalAction,
 }
 
+/// The external logbooks' queue at a glance, for the metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QueueDepth {
+    /// Jobs waiting to be sent to, or deleted from, books that are not paused.
+    pub waiting: i64,
+    /// Jobs held by paused books until their owners give a new key: counted apart, since
+    /// they wait for a person, not for the workers.
+    pub paused: i64,
+    /// How long the oldest of `waiting` has been in the queue, in milliseconds; 0 when none
+    /// waits.
+    pub oldest_ms: i64,
+}
+
 /// How a job ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExternalOutcome {
@@ -629,6 +642,8 @@ pub trait Store: Send + Sync + 'static {
         limit: i64,
         busy: &[String],
     ) -> StoreResult<Vec<ExternalJob>>;
+    /// How many jobs the queue holds and how long the oldest has waited (metrics).
+    async fn queue_depth(&self) -> StoreResult<QueueDepth>;
     async fn settle_external(
         &self,
         job: &ExternalJob,

@@ -167,6 +167,8 @@ pub struct Server {
     pub url: String,
     pub db: Db,
     process: Process,
+    /// The lines the process prints on stdout after its address.
+    stdout: mpsc::Receiver<String>,
 }
 
 /// A server process, killed when dropped so that no test leaves one behind.
@@ -192,26 +194,41 @@ impl Server {
     /// Starts the server with its open-files limit set to `soft` (of `hard`) before it runs.
     pub fn start_with_open_files(extra: &[&str], soft: u64, hard: u64) -> Server {
         let db = Db::fresh();
-        let (url, process) = spawn_server_with(&db, extra, Some((soft, hard)), &[]);
-        Server { url, db, process }
+        let (url, process, stdout) = spawn_server_with(&db, extra, Some((soft, hard)), &[]);
+        Server {
+            url,
+            db,
+            process,
+            stdout,
+        }
     }
 
     /// Starts a server on an existing database (for a restart or a second process).
     pub fn start_on(db: Db, extra: &[&str]) -> Server {
-        let (url, process) = spawn_server(&db, extra);
-        Server { url, db, process }
+        let (url, process, stdout) = spawn_server(&db, extra);
+        Server {
+            url,
+            db,
+            process,
+            stdout,
+        }
     }
 
     /// Starts a server on `db` with settings in its environment, as a unit's EnvironmentFile
     /// gives them (the database and the address are the test's).
     pub fn start_with_env(db: Db, env: &[(String, String)]) -> Server {
-        let (url, process) = spawn_server_with(&db, &[], None, env);
-        Server { url, db, process }
+        let (url, process, stdout) = spawn_server_with(&db, &[], None, env);
+        Server {
+            url,
+            db,
+            process,
+            stdout,
+        }
     }
 
     /// Starts another server process on this one's database.
     pub fn another(&self, extra: &[&str]) -> Peer {
-        let (url, process) = spawn_server(&self.db, extra);
+        let (url, process, _) = spawn_server(&self.db, extra);
         Peer {
             url,
             _process: process,
@@ -258,6 +275,18 @@ impl Server {
             }
         }
         all
+    }
+
+    /// The next line the process printed on stdout after its address (waiting up to a
+    /// minute for it), or None when it has exited without printing another.
+    pub fn printed(&self) -> Option<String> {
+        match self.stdout.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) => Some(line),
+            Err(mpsc::RecvTimeoutError::Disconnected) => None,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                panic!("the server printed nothing more on stdout in a minute")
+            }
+        }
     }
 
     pub fn pid(&self) -> u32 {
@@ -312,8 +341,9 @@ fn api_at(base: &str, key: Option<&str>) -> Api {
     }
 }
 
-/// Starts `svc server start` on a free loopback port; returns its address and process.
-fn spawn_server(db: &Db, extra: &[&str]) -> (String, Process) {
+/// Starts `svc server start` on a free loopback port; returns its address, its process and
+/// the lines it prints on stdout after the address.
+fn spawn_server(db: &Db, extra: &[&str]) -> (String, Process, mpsc::Receiver<String>) {
     spawn_server_with(db, extra, None, &[])
 }
 
@@ -322,7 +352,7 @@ fn spawn_server_with(
     extra: &[&str],
     open_files: Option<(u64, u64)>,
     env: &[(String, String)],
-) -> (String, Process) {
+) -> (String, Process, mpsc::Receiver<String>) {
     let stderr =
         std::fs::File::create(db.dir.path().join(format!("server-{}.log", rand_suffix()))).unwrap();
     let mut command = Command::new(BIN);
@@ -362,10 +392,14 @@ fn spawn_server_with(
         .expect("spawn svc server start");
     let stdout = child.stdout.take().unwrap();
     let (tx, rx) = mpsc::channel();
+    // Every line, until the process exits or no one reads them.
     std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
     });
     let line = rx
         .recv_timeout(Duration::from_secs(60))
@@ -375,7 +409,7 @@ fn spawn_server_with(
         .strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("unexpected first line from the server: {line:?}"))
         .to_owned();
-    (url, Process(child))
+    (url, Process(child), rx)
 }
 
 fn rand_suffix() -> String {

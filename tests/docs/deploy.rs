@@ -115,7 +115,10 @@ fn the_settings_the_proxy_and_the_backup_work_as_written() {
     let secret = dir.join("secret");
     let made = Command::new("sh")
         .arg("-c")
-        .arg(format!("head -c 48 /dev/urandom | base64 > {}", secret.display()))
+        .arg(format!(
+            "head -c 48 /dev/urandom | base64 > {}",
+            secret.display()
+        ))
         .status()
         .unwrap();
     assert!(made.success());
@@ -140,14 +143,19 @@ fn the_settings_the_proxy_and_the_backup_work_as_written() {
             (k, v)
         })
         .collect();
-    assert!(env.iter().any(|(k, v)| k == "SVC_TRUST_PROXY" && v == "true"));
+    assert!(
+        env.iter()
+            .any(|(k, v)| k == "SVC_TRUST_PROXY" && v == "true")
+    );
     let server = Server::start_with_env(db, &env);
     let upstream = server.url.strip_prefix("http://").unwrap().to_owned();
 
     // nginx with the guide's site: its own ports and a self-signed certificate.
     let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
     let made = Command::new(openssl)
-        .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"])
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+        ])
         .args(["-subj", "/CN=log.example.org", "-keyout"])
         .arg(&key)
         .arg("-out")
@@ -230,7 +238,13 @@ fn the_settings_the_proxy_and_the_backup_work_as_written() {
 
     // Plain HTTP is sent to HTTPS.
     let plain = Command::new("curl")
-        .args(["-s", "-o", "/dev/null", "-w", "%{http_code} %{redirect_url}"])
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code} %{redirect_url}",
+        ])
         .arg(format!("http://127.0.0.1:{http_port}/keys"))
         .args(["-H", "Host: log.example.org"])
         .output()
@@ -245,7 +259,8 @@ fn the_settings_the_proxy_and_the_backup_work_as_written() {
     let owner = browser("127.0.0.1");
     let page = owner.sign_up("W1AW", crate::web::PASSWORD);
     assert_eq!(page.location(), "/keys", "{}", page.body);
-    let cookie = page.set_cookie("svc_session").expect("a session");
+    // Over HTTPS the cookie is Secure, and __Host- keeps it to this host.
+    let cookie = page.set_cookie("__Host-svc_session").expect("a session");
     assert!(cookie.contains("; Secure"), "{cookie}");
     let (_, key) = owner.generate("shack", "elevated");
     let who = Command::new("curl")
@@ -281,6 +296,21 @@ fn the_settings_the_proxy_and_the_backup_work_as_written() {
     );
     drop(proxy);
 
+    // The metrics listener the settings open counted what came through the proxy.
+    let line = server.printed().expect("the metrics address");
+    let metrics = line
+        .trim()
+        .strip_prefix("metrics listening on ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    let scrape = reqwest::blocking::get(format!("{metrics}/metrics"))
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(
+        scrape.contains(r#"svc_http_requests_total{route="/healthz",method="GET",status="200"} 1"#),
+        "{scrape}"
+    );
+
     // The backup unit's command, as systemd runs it (its %% and $$ unescaped), while the
     // server runs.
     let unit = file("svc-backup.service");
@@ -309,7 +339,9 @@ fn the_settings_the_proxy_and_the_backup_work_as_written() {
     assert_eq!(made.len(), 1, "{made:?}");
     let name = made[0].file_name().unwrap().to_string_lossy().into_owned();
     assert!(
-        name.starts_with("svc-") && name.ends_with("Z.db") && name.len() == "svc-20261125T031700Z.db".len(),
+        name.starts_with("svc-")
+            && name.ends_with("Z.db")
+            && name.len() == "svc-20261125T031700Z.db".len(),
         "{name}"
     );
     assert!(

@@ -13,6 +13,7 @@ mod folders;
 mod idempotency;
 mod limits;
 mod logbooks;
+mod metrics;
 mod migrations;
 mod outage;
 mod processes;

@@ -4,6 +4,7 @@
 //! blocking threads of the process.
 
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::sync::Semaphore;
 
@@ -11,17 +12,51 @@ use tokio::sync::Semaphore;
 const WAITING_PER_CORE: usize = 16;
 
 struct Pool {
+    cores: usize,
     running: Semaphore,
     admitted: Semaphore,
+    /// Finished and refused hashes since the process started, for the metrics.
+    done: AtomicU64,
+    refused: AtomicU64,
 }
 
 static POOL: LazyLock<Pool> = LazyLock::new(|| {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     Pool {
+        cores,
         running: Semaphore::new(cores),
         admitted: Semaphore::new(cores * (1 + WAITING_PER_CORE)),
+        done: AtomicU64::new(0),
+        refused: AtomicU64::new(0),
     }
 });
+
+/// What the pool is doing now and has done, for the metrics.
+pub struct Usage {
+    /// Hashes run at once at most: one per core.
+    pub size: usize,
+    pub running: usize,
+    /// Admitted and waiting for a core.
+    pub waiting: usize,
+    pub done: u64,
+    /// Refused because too many waited ([`Refused::Busy`]).
+    pub refused: u64,
+}
+
+pub fn usage() -> Usage {
+    let pool = &*POOL;
+    let running = pool.cores - pool.running.available_permits().min(pool.cores);
+    let admitted_total = pool.cores * (1 + WAITING_PER_CORE);
+    let admitted = admitted_total - pool.admitted.available_permits().min(admitted_total);
+    Usage {
+        size: pool.cores,
+        running,
+        // Read a moment apart from `running`: never below 0.
+        waiting: admitted.saturating_sub(running),
+        done: pool.done.load(Ordering::Relaxed),
+        refused: pool.refused.load(Ordering::Relaxed),
+    }
+}
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum Refused {
@@ -36,11 +71,16 @@ pub enum Refused {
 pub async fn run<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Refused> {
-    let _admitted = POOL.admitted.try_acquire().map_err(|_| Refused::Busy)?;
+    let Ok(_admitted) = POOL.admitted.try_acquire() else {
+        POOL.refused.fetch_add(1, Ordering::Relaxed);
+        return Err(Refused::Busy);
+    };
     let _running = POOL.running.acquire().await.map_err(|_| Refused::Busy)?;
-    tokio::task::spawn_blocking(work)
+    let output = tokio::task::spawn_blocking(work)
         .await
-        .map_err(|_| Refused::Failed)
+        .map_err(|_| Refused::Failed)?;
+    POOL.done.fetch_add(1, Ordering::Relaxed);
+    Ok(output)
 }
 
 /// Makes glibc serve and return blocks as large as a hash's straight from the system, so the

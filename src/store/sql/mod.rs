@@ -157,6 +157,7 @@ mod edit;
 mod grouped;
 mod logbooks;
 mod pages;
+mod queue;
 
 fn decode_err(what: String) -> sqlx::Error {
     sqlx::Error::Decode(what.into())
@@ -1972,6 +1973,10 @@ impl Store for SqlStore {
         busy: &[String],
     ) -> StoreResult<Vec<ExternalJob>> {
         self.claim_jobs(now, lease_ms, limit, busy).await
+    }
+
+    async fn queue_depth(&self) -> StoreResult<QueueDepth> {
+        self.read_queue_depth().await
     }
 
     async fn settle_external(
