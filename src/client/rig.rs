@@ -10,6 +10,11 @@
 //! form for the rest of that connection. Some Hamlib versions add a `VFO` line to the answer
 //! (`VFO: VFOA`, or a bare `VFOA` in the plain form); it is skipped.
 //!
+//! A daemon started with `--vfo` (`-o`) wants the VFO as every command's first argument
+//! (`f currVFO`) and waits for it, forever, when it is missing. Hamlib's `\chk_vfo` says which
+//! the daemon wants (`1` or `0`); it is asked once on each connection, before the first
+//! request, and a daemon that does not know it (`RPRT -n`) wants no VFO.
+//!
 //! One request at a time on one connection, each under a deadline: whatever the daemon does
 //! (answers slowly, never, with garbage, or closes), a request ends within the answer time-out
 //! with a value or an error, and the next request starts on a fresh connection after any
@@ -453,11 +458,40 @@ pub fn rig_mode_for(mode: &str, hz: Option<u64>) -> Option<String> {
     Some(rig.to_owned())
 }
 
+/// The answer to `\chk_vfo`, one line: `1` (the daemon wants a VFO argument) or `0`, after
+/// a name in some versions (`CHKVFO 1`, `ChkVFO: 1`); `RPRT -n` from a daemon that does not
+/// know the command, which wants none.
+pub fn parse_chk_vfo(line: &str) -> Result<bool, RigError> {
+    let line = line.trim();
+    if line.starts_with("RPRT") {
+        return Ok(false);
+    }
+    match line.rsplit([' ', ':']).next() {
+        Some("1") => Ok(true),
+        Some("0") => Ok(false),
+        _ => Err(RigError::Garbled(format!(
+            "{} is no answer to \\chk_vfo",
+            quoted(line)
+        ))),
+    }
+}
+
+/// `request` with the current VFO as its first argument, as a daemon started with `--vfo`
+/// wants it: `f currVFO`, `F currVFO 14074000`.
+pub fn with_vfo(request: &str) -> String {
+    match request.split_once(' ') {
+        Some((command, arguments)) => format!("{command} currVFO {arguments}"),
+        None => format!("{request} currVFO"),
+    }
+}
+
 /// One connection to rigctld.
 struct Link {
     stream: BufReader<TcpStream>,
     /// Requests go out in the extended form until the daemon refuses it.
     extended: bool,
+    /// Whether the daemon wants a VFO argument, once `\chk_vfo` said.
+    vfo: Option<bool>,
 }
 
 impl Link {
@@ -482,14 +516,28 @@ impl Link {
         String::from_utf8(buf).map_err(|_| RigError::Garbled("a line that is not text".into()))
     }
 
-    async fn exchange(&mut self, request: &str, mut answer: Answer) -> Result<Reply, RigError> {
-        let prefix = if self.extended { "+" } else { "" };
-        let line = format!("{prefix}{request}\n");
+    async fn send_line(&mut self, line: &str) -> Result<(), RigError> {
         self.stream
             .get_mut()
             .write_all(line.as_bytes())
             .await
-            .map_err(|e| RigError::Io(e.to_string()))?;
+            .map_err(|e| RigError::Io(e.to_string()))
+    }
+
+    /// Asks `\chk_vfo` (in the plain form: the extended one has no end line).
+    async fn check_vfo(&mut self) -> Result<bool, RigError> {
+        self.send_line("\\chk_vfo\n").await?;
+        parse_chk_vfo(&self.line().await?)
+    }
+
+    async fn exchange(&mut self, request: &str, mut answer: Answer) -> Result<Reply, RigError> {
+        let prefix = if self.extended { "+" } else { "" };
+        let request = if self.vfo == Some(true) {
+            with_vfo(request)
+        } else {
+            request.to_owned()
+        };
+        self.send_line(&format!("{prefix}{request}\n")).await?;
         loop {
             let line = self.line().await?;
             if let Some(reply) = answer.line(&line)? {
@@ -505,6 +553,9 @@ impl Link {
         request: &str,
         answer: impl Fn() -> Answer,
     ) -> Result<Vec<String>, RigError> {
+        if self.vfo.is_none() {
+            self.vfo = Some(self.check_vfo().await?);
+        }
         let mut reply = self.exchange(request, answer()).await?;
         if self.extended
             && matches!(
@@ -560,6 +611,7 @@ impl Rig {
         Ok(Link {
             stream: BufReader::new(stream),
             extended: true,
+            vfo: None,
         })
     }
 
@@ -619,6 +671,27 @@ pub fn resolve_rig(flag: Option<&str>) -> Result<Option<RigAddress>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chk_vfo_says_whether_a_vfo_is_wanted() {
+        for (line, wanted) in [
+            ("1", true),
+            ("0", false),
+            ("CHKVFO 1", true),
+            ("ChkVFO: 0", false),
+            ("RPRT -11", false),
+            ("RPRT -4", false),
+        ] {
+            assert_eq!(parse_chk_vfo(line), Ok(wanted), "{line}");
+        }
+        assert!(matches!(
+            parse_chk_vfo("get_freq:"),
+            Err(RigError::Garbled(_))
+        ));
+        assert_eq!(with_vfo("f"), "f currVFO");
+        assert_eq!(with_vfo("F 14074000"), "F currVFO 14074000");
+        assert_eq!(with_vfo("M PKTUSB 0"), "M currVFO PKTUSB 0");
+    }
 
     fn feed(mut answer: Answer, text: &str) -> Result<Option<Reply>, RigError> {
         let mut last = Ok(None);

@@ -115,6 +115,81 @@ fn the_client_recovers_from_a_slow_gone_or_switched_off_radio() {
     });
 }
 
+/// Hamlib's own rigctld with its dummy radio (`-m 1`), on a free port, `--vfo` or not; `None`
+/// after saying why when it is not installed (a failure where SVC_TEST_REQUIRE_RIGCTLD=1, as
+/// CI sets it).
+fn real_rigctld(vfo: bool) -> Option<(std::process::Child, String)> {
+    if !std::path::Path::new("/usr/bin/rigctld").is_file() {
+        let why = "Hamlib's rigctld is not installed (Debian's libhamlib-utils)";
+        if std::env::var("SVC_TEST_REQUIRE_RIGCTLD").is_ok_and(|v| v == "1") {
+            panic!("{why}, and SVC_TEST_REQUIRE_RIGCTLD=1 requires it");
+        }
+        eprintln!("SKIPPED: {why}; the client is not tried against it");
+        return None;
+    }
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut command = std::process::Command::new("/usr/bin/rigctld");
+    command.args(["-m", "1", "-T", "127.0.0.1", "-t", &port.to_string()]);
+    if vfo {
+        command.arg("--vfo");
+    }
+    let child = command
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let address = format!("127.0.0.1:{port}");
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(&address).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    Some((child, address))
+}
+
+/// The real rigctld, plain and with `--vfo` (which waits forever for a command without its
+/// VFO argument): `\chk_vfo` tells the client which it is, and it reads and tunes both.
+#[test]
+fn the_client_reads_and_tunes_hamlibs_rigctld_with_and_without_vfo() {
+    for vfo in [false, true] {
+        let Some((mut daemon, address)) = real_rigctld(vfo) else {
+            return;
+        };
+        block_on(async {
+            let mut rig = Rig::new(RigAddress::parse(&address).unwrap());
+            // The dummy radio starts at 145 MHz FM.
+            assert_eq!(
+                rig.read().await,
+                Ok(state(145_000_000, "FM")),
+                "--vfo {vfo}"
+            );
+            rig.send(&RigCommand::SetFrequency(14_074_000))
+                .await
+                .unwrap();
+            rig.send(&RigCommand::SetMode("PKTUSB".into()))
+                .await
+                .unwrap();
+            for _ in 0..3 {
+                assert_eq!(
+                    rig.read().await,
+                    Ok(state(14_074_000, "PKTUSB")),
+                    "--vfo {vfo}"
+                );
+            }
+            // A new connection asks again.
+            let mut again = Rig::new(RigAddress::parse(&address).unwrap());
+            assert_eq!(again.read().await, Ok(state(14_074_000, "PKTUSB")));
+        });
+        let _ = daemon.kill();
+        let _ = daemon.wait();
+    }
+}
+
 /// A daemon that answers every line it reads with `reply`.
 fn hostile(reply: &'static [u8]) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
