@@ -51,6 +51,15 @@ pub const BAND_NAMES: [&str; BANDS.len()] = {
 };
 
 /// The band a frequency in MHz lies in.
+/// MHz as loggers show them: to the kHz at least (`14.030`, `7.000`), with the digits below a
+/// kHz only when there are some (`14.0745`), never trailing zeros past the kHz.
+pub fn mhz_text(mhz: f64) -> String {
+    let text = format!("{mhz:.6}");
+    let (whole, fraction) = text.split_once('.').unwrap_or((&text, ""));
+    let fraction = fraction.trim_end_matches('0');
+    format!("{whole}.{fraction:0<3}")
+}
+
 pub fn band_for_mhz(mhz: f64) -> Option<&'static str> {
     BANDS
         .iter()
@@ -116,6 +125,16 @@ pub fn read_mhz(field: &str, value: f64) -> Result<Frequency, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn megahertz_are_shown_to_the_khz_at_least() {
+        assert_eq!(mhz_text(14.03), "14.030");
+        assert_eq!(mhz_text(14.074), "14.074");
+        assert_eq!(mhz_text(7.0), "7.000");
+        assert_eq!(mhz_text(14.0745), "14.0745");
+        assert_eq!(mhz_text(10368.1), "10368.100");
+        assert_eq!(mhz_text(0.1375), "0.1375");
+    }
 
     fn read(v: f64) -> (f64, &'static str) {
         let f = read_frequency("frequency", v).unwrap();

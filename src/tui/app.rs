@@ -3,6 +3,7 @@
 //! state and names the requests to start as [`Effect`]s. Nothing here touches the network,
 //! the disk or the clock, so every behaviour can be tested without a terminal.
 
+use crate::model::band::mhz_text;
 use std::collections::{HashMap, HashSet};
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -862,7 +863,7 @@ impl App {
                 self.contacts
                     .items
                     .first()
-                    .map(|c| (format_mhz(c.frequency), c.mode.clone()))
+                    .map(|c| (mhz_text(c.frequency), c.mode.clone()))
             })
             .unwrap_or_default();
         match &mut self.entry {
@@ -1844,13 +1845,6 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     }
 }
 
-/// MHz as an operator writes it: no trailing zeros.
-pub fn format_mhz(mhz: f64) -> String {
-    let text = format!("{mhz:.6}");
-    let text = text.trim_end_matches('0');
-    text.strip_suffix('.').unwrap_or(text).to_owned()
-}
-
 /// `HH:MM` of the UTC time.
 pub fn hhmm(t: Timestamp) -> String {
     let s = t.to_string();
@@ -1908,14 +1902,6 @@ mod tests {
                 TreeRow { index: 1, depth: 1 }
             ]
         );
-    }
-
-    #[test]
-    fn megahertz_are_shown_without_trailing_zeros() {
-        assert_eq!(format_mhz(14.074), "14.074");
-        assert_eq!(format_mhz(7.0), "7");
-        assert_eq!(format_mhz(10368.1), "10368.1");
-        assert_eq!(format_mhz(0.1375), "0.1375");
     }
 
     #[test]

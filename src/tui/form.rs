@@ -223,7 +223,7 @@ impl EntryForm {
         let mut form = EntryForm::new(
             folder_id,
             folder_name,
-            &crate::tui::app::format_mhz(request.frequency),
+            &crate::model::band::mhz_text(request.frequency),
             &request.mode,
         );
         let text = |v: &Option<String>| v.clone().unwrap_or_default();

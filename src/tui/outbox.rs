@@ -3,11 +3,11 @@
 //! (any folder: each needs the operator), the counts in the status bar; and how the answers of
 //! the journal and the reports of its background sender change the state. Pure, like `app`.
 
+use crate::model::band::mhz_text;
 use std::collections::HashMap;
 
 use super::app::{
-    App, Connection, Dialog, Effect, FixForm, Load, Tone, describe, format_mhz, hhmm,
-    holds_contacts,
+    App, Connection, Dialog, Effect, FixForm, Load, Tone, describe, hhmm, holds_contacts,
 };
 use super::form::{EntryForm, Field};
 use super::journal::{JournalAnswer, JournalCopy};
@@ -439,10 +439,10 @@ impl App {
         if let Some(form) = &mut self.entry {
             form.clear_for_next();
             // As the service will store them: 14074 becomes 14.074, ft8 becomes FT8.
-            form.set(Field::Frequency, &format_mhz(row.frequency));
+            form.set(Field::Frequency, &mhz_text(row.frequency));
             form.set(Field::Mode, &row.mode);
         }
-        self.last_frequency_mode = Some((format_mhz(row.frequency), row.mode.clone()));
+        self.last_frequency_mode = Some((mhz_text(row.frequency), row.mode.clone()));
         self.mode_used(&row.mode);
         // The next contact's frequency and mode come from the radio again.
         self.follow_rig();

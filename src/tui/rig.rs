@@ -9,11 +9,12 @@
 
 use std::time::Duration;
 
-use super::app::{App, Effect, Tone, format_mhz};
+use super::app::{App, Effect, Tone};
 use super::form::{EntryForm, Field};
 use crate::client::rig::{
     RigAddress, RigCommand, RigState, is_data_mode, logbook_mode, rig_mode_for,
 };
+use crate::model::band::mhz_text;
 
 /// How often the radio is read: the form keeps up with the tuning knob, and rigctld and the
 /// radio's CAT port see two short requests a time.
@@ -52,8 +53,8 @@ impl RigPanel {
 }
 
 /// MHz of a frequency in Hz, as the form and the status bar write it.
-fn mhz_text(hz: u64) -> String {
-    format_mhz(hz as f64 / 1e6)
+fn hz_text(hz: u64) -> String {
+    mhz_text(hz as f64 / 1e6)
 }
 
 /// The form's frequency in Hz, when it holds one.
@@ -85,7 +86,7 @@ impl App {
             return None;
         };
         let mode = logbook_mode(&state.mode, &self.data_mode());
-        Some((state.hz, mhz_text(state.hz), mode))
+        Some((state.hz, hz_text(state.hz), mode))
     }
 
     /// What the status bar says of the radio, and whether that is a failure: `rig 14.074
@@ -98,7 +99,7 @@ impl App {
             RigLink::Reading(state) => {
                 let mode = logbook_mode(&state.mode, &self.data_mode())
                     .unwrap_or_else(|| state.mode.clone());
-                (format!("rig {} {mode}", mhz_text(state.hz)), false)
+                (format!("rig {} {mode}", hz_text(state.hz)), false)
             }
         })
     }
@@ -201,7 +202,7 @@ impl App {
                     let hz = (mhz * 1e6).round() as u64;
                     self.say(
                         Tone::Info,
-                        format!("tuning the radio to {} MHz…", mhz_text(hz)),
+                        format!("tuning the radio to {} MHz…", hz_text(hz)),
                     );
                     vec![Effect::Rig(RigCommand::SetFrequency(hz))]
                 }
@@ -241,7 +242,7 @@ impl App {
     pub(super) fn rig_sent(&mut self, command: RigCommand, result: Result<(), String>) {
         let (field, what, done) = match &command {
             RigCommand::SetFrequency(hz) => {
-                let mhz = mhz_text(*hz);
+                let mhz = hz_text(*hz);
                 (
                     Field::Frequency,
                     format!("{mhz} MHz"),

@@ -3,6 +3,7 @@
 //! out on the frame. Only the rows on screen are built, so a folder of any size draws in the
 //! same time.
 
+use crate::model::band::mhz_text;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Layout, Position, Rect};
@@ -13,7 +14,7 @@ use tui_input::Input;
 
 use super::app::{
     ActivationsPane, App, ContactsPane, Dialog, FoldersPane, ListView, Load, Meter, POTA_NEEDED,
-    Pane, Tone, format_mhz, qso_counter, short_time,
+    Pane, Tone, qso_counter, short_time,
 };
 use super::form::{ActivationField, ActivationForm, EntryForm, Field, LogKind};
 use super::outbox::Mark;
@@ -409,7 +410,7 @@ impl Widget for View<'_, ContactsPane> {
                     mark,
                     Cell::from(short_time(c.time_on)),
                     Cell::from(c.callsign.as_str()),
-                    Cell::from(Line::from(format_mhz(c.frequency)).alignment(Alignment::Right)),
+                    Cell::from(Line::from(mhz_text(c.frequency)).alignment(Alignment::Right)),
                     Cell::from(c.band.as_str()),
                     Cell::from(c.mode.as_str()),
                     Cell::from(c.rst_sent.as_deref().unwrap_or("")),

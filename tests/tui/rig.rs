@@ -304,7 +304,7 @@ fn the_form_follows_the_radio_until_typed_over_and_again_once_logged() {
     read(&mut app, 7_200_000, "CW");
     assert_eq!(form(&app).value(Field::Frequency), "7.1905");
     assert_eq!(form(&app).value(Field::Mode), "CW");
-    assert!(bar(&app).contains("rig 7.2 CW"), "{}", bar(&app));
+    assert!(bar(&app).contains("rig 7.200 CW"), "{}", bar(&app));
 
     press(&mut app, KeyCode::BackTab);
     typed(&mut app, "k1abc");
@@ -314,9 +314,9 @@ fn the_form_follows_the_radio_until_typed_over_and_again_once_logged() {
     };
     assert_eq!((logged.frequency, logged.mode.as_str()), (7.1905, "CW"));
     // Logged: the next contact's frequency is the radio's again.
-    assert_eq!(form(&app).value(Field::Frequency), "7.2");
+    assert_eq!(form(&app).value(Field::Frequency), "7.200");
     read(&mut app, 7_030_000, "CW");
-    assert_eq!(form(&app).value(Field::Frequency), "7.03");
+    assert_eq!(form(&app).value(Field::Frequency), "7.030");
 }
 
 #[test]
@@ -337,7 +337,7 @@ fn pktusb_is_the_data_mode_last_worked() {
     typed(&mut app, "k2aa");
     journal.press(&mut app, KeyCode::Enter);
     assert_eq!(form(&app).value(Field::Mode), "FT4");
-    assert!(bar(&app).contains("rig 14.08 FT4"), "{}", bar(&app));
+    assert!(bar(&app).contains("rig 14.080 FT4"), "{}", bar(&app));
     // Sideband is SSB whatever the data mode.
     read(&mut app, 14_285_000, "USB");
     assert_eq!(form(&app).value(Field::Mode), "SSB");
@@ -497,14 +497,14 @@ fn the_form_follows_the_radio_in_a_terminal_until_typed_over() {
     tui.wait_for("Freq MHz  7.1905");
     daemon.tune(7_200_000);
     daemon.set_mode("CW");
-    let screen = tui.wait_for("rig 7.2 CW");
+    let screen = tui.wait_for("rig 7.200 CW");
     assert!(screen.contains("Freq MHz  7.1905"), "{screen}");
     tui.wait_for("Mode      CW");
     tui.keys("\x1b[Z");
     tui.keys("k1abc\r");
     tui.wait_for("logged K1ABC 40m CW");
     // The next contact follows the radio again.
-    tui.wait_for("Freq MHz  7.2 ");
+    tui.wait_for("Freq MHz  7.200 ");
     tui.wait_for("QSOs 1/200");
     let stored = api.all_contacts(&folder);
     assert_eq!(stored[0]["frequency"], 7.1905, "{stored:?}");
