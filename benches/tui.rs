@@ -789,7 +789,7 @@ fn radio(home: &std::path::Path) {
     let mut turned = Vec::new();
     for i in 1..=40u64 {
         let hz = 14_074_000 + i * 500;
-        let shown = format!("Freq MHz  {} ", svc::tui::app::format_mhz(hz as f64 / 1e6));
+        let shown = format!("Freq MHz  {} ", svc::model::band::mhz_text(hz as f64 / 1e6));
         // Anywhere in the poll's 500 ms, not always just after the poll that showed the last.
         std::thread::sleep(Duration::from_millis(i * 137 % 500));
         while pty.changed.try_recv().is_ok() {}
