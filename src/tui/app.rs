@@ -167,6 +167,9 @@ pub struct ContactsPane {
 pub struct ActivationStats {
     pub load: Load,
     pub valid: HashSet<ValidContact>,
+    /// A contact was logged or refused here since the service was asked: its answer may not
+    /// show it yet, so it is added to what is counted, and the service is asked again.
+    pub stale: bool,
 }
 
 impl ActivationStats {
@@ -976,6 +979,7 @@ impl App {
             && let Some(stats) = self.activations.stats.get_mut(&activation.id)
         {
             stats.valid.extend(valid_contacts(activation, [contact]));
+            stats.stale = true;
         }
     }
 
@@ -1602,12 +1606,18 @@ impl App {
             .or_insert_with(|| ActivationStats {
                 load: Load::Idle,
                 valid: HashSet::new(),
+                stale: false,
             });
         match stats.load {
-            Load::Loading => return vec![],
+            Load::Loading => {
+                // The answer under way may be older than what changed: it asks again.
+                stats.stale = true;
+                return vec![];
+            }
             Load::Loaded => {}
             _ => stats.load = Load::Loading,
         }
+        stats.stale = false;
         if !is_local_folder_id(&id) {
             self.in_flight += 1;
         }
@@ -1619,21 +1629,30 @@ impl App {
         folder_id: String,
         source: Source,
         result: Result<Vec<Contact>, ClientError>,
-    ) {
+    ) -> Vec<Effect> {
         let failure = match source {
             Source::Service => self.answered(&result),
             Source::Copy => None,
         };
         let Some(activation) = self.activations.items.iter().find(|a| a.id == folder_id) else {
-            return;
+            return vec![];
         };
+        let before = self.activations.stats.get(&folder_id);
+        let stale = before.is_some_and(|s| s.stale);
         let stats = match result {
             Ok(contacts) => {
                 let waiting = self.outbox.waiting_in(&folder_id);
-                let valid = valid_contacts(activation, contacts.iter().chain(&waiting)).collect();
+                let mut valid: HashSet<ValidContact> =
+                    valid_contacts(activation, contacts.iter().chain(&waiting)).collect();
+                // A contact logged since the question may be neither in the answer nor
+                // waiting any more (sent in between): kept until the next answer shows it.
+                if stale && let Some(before) = before {
+                    valid.extend(before.valid.iter().cloned());
+                }
                 ActivationStats {
                     load: Load::Loaded,
                     valid,
+                    stale,
                 }
             }
             // A count from the copy stays when the service cannot be reached.
@@ -1644,14 +1663,20 @@ impl App {
                     .get(&folder_id)
                     .is_some_and(|s| s.load == Load::Loaded) =>
             {
-                return;
+                return vec![];
             }
             Err(_) => ActivationStats {
                 load: Load::Failed(failure.unwrap_or_default()),
                 valid: HashSet::new(),
+                stale: false,
             },
         };
-        self.activations.stats.insert(folder_id, stats);
+        self.activations.stats.insert(folder_id.clone(), stats);
+        // The service's answer was older than a change here: it is asked again.
+        if stale && source == Source::Service {
+            return self.load_stats(folder_id);
+        }
+        vec![]
     }
 }
 
@@ -1770,10 +1795,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             folder_id,
             source,
             result,
-        } => {
-            app.activation_contacts_loaded(folder_id, source, result);
-            vec![]
-        }
+        } => app.activation_contacts_loaded(folder_id, source, result),
         Action::ContactEdited { id, result } => {
             if app.answered(&result).is_none()
                 && let Ok(edited) = result

@@ -542,14 +542,26 @@ impl App {
             }
             SenderEvent::Refused(entries) => {
                 let mut last = None;
+                let mut recount = Vec::new();
                 for entry in entries {
+                    if let EntryRequest::Contact(c) = &entry.request
+                        && self.activations.stats.contains_key(&c.folder_id)
+                        && !recount.contains(&c.folder_id)
+                    {
+                        recount.push(c.folder_id.clone());
+                    }
                     last = Some(self.entry_refused(entry));
                 }
                 self.merge_pending();
                 if let Some(text) = last {
                     self.say(Tone::Error, text);
                 }
-                vec![]
+                // A refused contact was counted toward its activation when it was logged: the
+                // count is made again from what is stored and what still waits.
+                recount
+                    .into_iter()
+                    .flat_map(|id| self.load_stats(id))
+                    .collect()
             }
             SenderEvent::Online => {
                 let was_offline = self.connection == Connection::Offline;

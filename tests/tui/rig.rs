@@ -143,12 +143,6 @@ fn real_rigctld(vfo: bool) -> Option<(std::process::Child, String)> {
         .spawn()
         .unwrap();
     let address = format!("127.0.0.1:{port}");
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(&address).is_ok() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
     Some((child, address))
 }
 
@@ -162,12 +156,18 @@ fn the_client_reads_and_tunes_hamlibs_rigctld_with_and_without_vfo() {
         };
         block_on(async {
             let mut rig = Rig::new(RigAddress::parse(&address).unwrap());
+            // The daemon may take a moment to serve once it listens; a failed read is tried
+            // again on a fresh connection, as the logbook does.
+            let mut first = rig.read().await;
+            for _ in 0..200 {
+                if first.is_ok() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                first = rig.read().await;
+            }
             // The dummy radio starts at 145 MHz FM.
-            assert_eq!(
-                rig.read().await,
-                Ok(state(145_000_000, "FM")),
-                "--vfo {vfo}"
-            );
+            assert_eq!(first, Ok(state(145_000_000, "FM")), "--vfo {vfo}");
             rig.send(&RigCommand::SetFrequency(14_074_000))
                 .await
                 .unwrap();

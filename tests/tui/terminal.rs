@@ -485,7 +485,32 @@ fn e_edits_a_stored_contact() {
     assert_eq!(tui.exit_code(), 0);
 }
 
+/// A contact the service refuses was counted toward the activation's 10 when it was logged;
+/// once refused (✗) it counts no more.
+fn a_refused_contact_leaves_the_pota_count() {
+    // The free plan's cap refuses the second contact.
+    let (_server, _api, cli) = crate::cli::setup_with("elevated", &["--free-plan-cap", "1"]);
+    let mut tui = Tui::start(&cli, &["tui"], &[]);
+    tui.wait_for("QSOs 0/1");
+    tui.wait_for("No activations");
+    tui.keys("a");
+    tui.wait_for("Start an activation");
+    tui.keys("us-1234\r");
+    tui.wait_for("activation US-1234 started");
+    tui.wait_for("0 waiting");
+    tui.keys("n");
+    tui.wait_for("Log a contact");
+    tui.keys("k2aa\t14.285\tssb\r");
+    tui.wait_for("1/10 valid");
+    tui.keys("k3bb\r");
+    tui.wait_for("refused: K3BB");
+    tui.wait_until("the meter at 1/10 again", |s| {
+        s.contains("1/10 valid") && !s.contains("2/10")
+    });
+}
+
 crate::both_backends!(
+    a_refused_contact_leaves_the_pota_count,
     e_edits_a_stored_contact,
     m_opens_a_programs_hunting_log,
     logs_a_contact_typed_at_the_keyboard,
