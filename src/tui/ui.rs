@@ -331,6 +331,7 @@ fn contacts_title(pane: &ContactsPane) -> String {
 }
 
 /// The first column: `↑` waits to be sent, `✗` was refused.
+/// Mark, UTC, Call, MHz, Band, Mode, S, R, Name, Notes.
 const CONTACT_WIDTHS: [Constraint; 10] = [
     Constraint::Length(1),
     Constraint::Length(11),
@@ -341,6 +342,22 @@ const CONTACT_WIDTHS: [Constraint; 10] = [
     Constraint::Length(4),
     Constraint::Length(4),
     Constraint::Length(12),
+    Constraint::Fill(1),
+];
+
+/// With a Park column (theirs, of a park-to-park contact) after Mode, when a contact shown has
+/// one: reports and the name give it room, so the notes (and `dupe`) still show on 80 columns.
+const CONTACT_WIDTHS_WITH_PARK: [Constraint; 11] = [
+    Constraint::Length(1),
+    Constraint::Length(11),
+    Constraint::Length(10),
+    Constraint::Length(9),
+    Constraint::Length(6),
+    Constraint::Length(5),
+    Constraint::Length(8),
+    Constraint::Length(3),
+    Constraint::Length(3),
+    Constraint::Length(8),
     Constraint::Fill(1),
 ];
 
@@ -374,10 +391,18 @@ impl Widget for View<'_, ContactsPane> {
             placeholder(inner, buf, &text, self.theme.dim());
             return;
         }
-        let header = Row::new([
+        let parks = pane
+            .view
+            .shown
+            .iter()
+            .any(|&i| pane.items[i].sig_info.is_some());
+        let mut titles = vec![
             "", "UTC", "Call", "MHz", "Band", "Mode", "S", "R", "Name", "Notes",
-        ])
-        .style(self.theme.header());
+        ];
+        if parks {
+            titles.insert(6, "Park");
+        }
+        let header = Row::new(titles).style(self.theme.header());
         let rows = pane
             .view
             .shown
@@ -406,7 +431,7 @@ impl Widget for View<'_, ContactsPane> {
                         Cell::from(Span::styled(why.as_str(), self.theme.tone(Tone::Error))),
                     ),
                 };
-                Row::new(vec![
+                let mut cells = vec![
                     mark,
                     Cell::from(short_time(c.time_on)),
                     Cell::from(c.callsign.as_str()),
@@ -417,12 +442,18 @@ impl Widget for View<'_, ContactsPane> {
                     Cell::from(c.rst_received.as_deref().unwrap_or("")),
                     Cell::from(c.name.as_deref().unwrap_or("")),
                     notes,
-                ])
-                .style(style)
+                ];
+                if parks {
+                    cells.insert(6, Cell::from(c.sig_info.as_deref().unwrap_or("")));
+                }
+                Row::new(cells).style(style)
             });
-        Table::new(rows, CONTACT_WIDTHS)
-            .header(header)
-            .render(inner, buf);
+        let table = if parks {
+            Table::new(rows, CONTACT_WIDTHS_WITH_PARK)
+        } else {
+            Table::new(rows, CONTACT_WIDTHS)
+        };
+        table.header(header).render(inner, buf);
     }
 }
 

@@ -65,6 +65,37 @@ fn a_duplicate_says_so_in_its_row() {
     assert_eq!(screen.matches("dupe").count(), 1, "{screen}");
 }
 
+/// A park-to-park contact shows the other station's park in a Park column, which appears
+/// when a contact shown has one; on 80 columns the notes still say `dupe`.
+#[test]
+fn a_park_to_park_contact_shows_its_park() {
+    let mut app = month_open();
+    app.contacts.items[0].sig = Some("POTA".into());
+    app.contacts.items[0].sig_info = Some("US-4321".into());
+    app.contacts.items[1].duplicate_of = Some("qso_c".into());
+    let screen = screen(&app);
+    assert!(screen.contains(" Park "), "{screen}");
+    let row = |call: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(call))
+            .unwrap()
+            .to_owned()
+    };
+    let p2p = row(&app.contacts.items[0].callsign);
+    assert!(p2p.contains("US-4321"), "{screen}");
+    assert!(
+        row(&app.contacts.items[1].callsign).contains("dupe"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn without_a_park_in_sight_there_is_no_park_column() {
+    let plain = screen(&month_open());
+    assert!(!plain.contains(" Park "), "{plain}");
+}
+
 #[test]
 fn activations_pane_focused() {
     let mut app = month_open();
