@@ -870,9 +870,14 @@ impl App {
             })
             .unwrap_or_default();
         match &mut self.entry {
-            Some(form) if form.folder_id == folder.id => {}
+            // The form reopens on the callsign, whatever field was last used: what is typed
+            // next is a call far more often than anything else.
+            Some(form) if form.folder_id == folder.id => form.focus = Field::Callsign,
             // Typed text follows the user to the newly opened folder.
-            Some(form) => form.set_folder(&folder),
+            Some(form) => {
+                form.set_folder(&folder);
+                form.focus = Field::Callsign;
+            }
             None => {
                 let mut form = EntryForm::new(&folder.id, &folder.name, &frequency, &mode);
                 form.set_folder(&folder);
@@ -952,8 +957,7 @@ impl App {
         let requests = match form.requests(now) {
             Ok(requests) => requests,
             Err((field, message)) => {
-                form.focus = field;
-                self.say(Tone::Error, message);
+                self.say(Tone::Error, fault(field, &message));
                 return vec![];
             }
         };
@@ -1041,8 +1045,7 @@ impl App {
                         vec![Effect::EditContact { id, request }]
                     }
                     Err((field, message)) => {
-                        edit.form.focus = field;
-                        self.say(Tone::Error, message);
+                        self.say(Tone::Error, fault(field, &message));
                         self.dialog = Some(Dialog::Edit(edit));
                         vec![]
                     }
@@ -1065,8 +1068,7 @@ impl App {
                         vec![Effect::Journal(JournalEffect::Retry { id, request })]
                     }
                     Err((field, message)) => {
-                        fix.form.focus = field;
-                        self.say(Tone::Error, message);
+                        self.say(Tone::Error, fault(field, &message));
                         self.dialog = Some(Dialog::Fix(fix));
                         vec![]
                     }
@@ -1684,6 +1686,12 @@ impl App {
 fn with_local(mut items: Vec<Folder>, shown: &[Folder]) -> Vec<Folder> {
     items.extend(shown.iter().filter(|f| is_local_folder_id(&f.id)).cloned());
     items
+}
+
+/// A form's fault as the message line says it: the field's label, then what to fix. The
+/// cursor stays where the operator is typing.
+fn fault(field: Field, message: &str) -> String {
+    format!("{}: {message}", field.label())
 }
 
 /// What a key did in an entry form.

@@ -1359,3 +1359,28 @@ fn an_edit_sends_the_grid_change_and_leaves_the_other_fields_alone() {
         status(&app)
     );
 }
+
+/// Enter on a form with a fault names the field and why, and leaves the cursor where the
+/// operator is typing; the form reopens on the callsign, whatever field was used last.
+#[test]
+fn a_fault_is_named_where_the_cursor_stays_and_the_form_reopens_on_the_call() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "k9xyz");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(form(&app).focus, Field::Frequency);
+    typed(&mut app, "abc");
+    // On to the notes, where Enter is pressed.
+    while form(&app).focus != Field::Notes {
+        press(&mut app, KeyCode::Tab);
+    }
+    let effects = press(&mut app, KeyCode::Enter);
+    assert!(effects.is_empty(), "nothing is logged: {effects:?}");
+    assert_eq!(form(&app).focus, Field::Notes, "the cursor stays");
+    assert!(status(&app).starts_with("Freq MHz: "), "{}", status(&app));
+    // Closed on the notes, reopened on the callsign, the text kept.
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('n'));
+    assert_eq!(form(&app).focus, Field::Callsign);
+    assert_eq!(form(&app).value(Field::Callsign), "k9xyz");
+}
