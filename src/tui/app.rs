@@ -270,6 +270,10 @@ pub enum Dialog {
     },
     /// Which of this month's logs `m` opens: the custom one or a program's hunting log.
     ChooseMonth,
+    /// `q` with work in hand (a half-typed contact, entries waiting to go out): y quits.
+    ConfirmQuit {
+        question: String,
+    },
     Help,
 }
 
@@ -1093,6 +1097,14 @@ impl App {
                     program,
                 })]
             }
+            Dialog::ConfirmQuit { .. } => {
+                if key.code == KeyCode::Char('y') {
+                    self.quit = true;
+                } else {
+                    self.say(Tone::Info, "svc goes on");
+                }
+                vec![]
+            }
             Dialog::ConfirmEnd { id, label } => {
                 if key.code == KeyCode::Char('y') {
                     self.say(Tone::Info, format!("ending activation {label}…"));
@@ -1256,6 +1268,33 @@ impl App {
         self.load_stats(id)
     }
 
+    /// What `q` asks before quitting, if anything would be left half done.
+    fn quit_question(&self) -> Option<String> {
+        let typed = self.entry.as_ref().and_then(|form| {
+            let call = form.value(Field::Callsign).trim().to_owned();
+            let other = [Field::Name, Field::Grid, Field::Notes, Field::Park]
+                .iter()
+                .any(|f| !form.value(*f).trim().is_empty());
+            (!call.is_empty() || other).then_some(call)
+        });
+        let waiting = self.outbox.counts.waiting;
+        let mut parts = Vec::new();
+        match typed {
+            Some(call) if !call.is_empty() => {
+                parts.push(format!("{call} is typed in the form and not logged"));
+            }
+            Some(_) => parts.push("the form holds text not logged".to_owned()),
+            None => {}
+        }
+        if waiting > 0 {
+            parts.push(format!(
+                "{waiting} waiting to go out (kept in the journal for next time)"
+            ));
+        }
+        (!parts.is_empty())
+            .then(|| format!("Quit? {}. y quits, any other key stays.", parts.join("; ")))
+    }
+
     fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
         if key.kind == KeyEventKind::Release {
             return vec![];
@@ -1268,8 +1307,17 @@ impl App {
         let quit_key = (ctrl && key.code == KeyCode::Char('c'))
             || (key.code == KeyCode::Char('q') && !ctrl && !typing && !self.filtering());
         if quit_key {
-            // Nothing typed and entered is only in memory: the journal holds it, and what it
-            // holds is told once the terminal is back.
+            // One unshifted letter must not drop a half-typed contact, nor leave with contacts
+            // still to send without a word: q asks then. Ctrl-C is meant; it quits. Nothing
+            // entered is only in memory: the journal holds it, and what it holds is told once
+            // the terminal is back.
+            if !ctrl
+                && self.dialog.is_none()
+                && let Some(question) = self.quit_question()
+            {
+                self.dialog = Some(Dialog::ConfirmQuit { question });
+                return vec![];
+            }
             self.quit = true;
             return vec![];
         }

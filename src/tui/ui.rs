@@ -1155,6 +1155,14 @@ pub fn draw(app: &App, frame: &mut Frame) {
             },
             centered(area, 56, 6),
         ),
+        Some(Dialog::ConfirmQuit { question }) => frame.render_widget(
+            ConfirmView {
+                title: "Quit",
+                question: question.clone(),
+                theme,
+            },
+            centered(area, 64, 7),
+        ),
         Some(Dialog::ChooseMonth) => frame.render_widget(
             MonthView {
                 month: app.now.utc_month(),

@@ -125,7 +125,7 @@ fn first_run(cli: &Cli) {
     tui.wait_until("no requests in flight", |s| {
         s.lines().last().is_some_and(|l| !l.contains(" req"))
     });
-    tui.keys("q");
+    tui.quit();
     assert_eq!(tui.exit_code(), 0);
 }
 
@@ -187,7 +187,7 @@ fn twenty_contacts_logged_with_the_server_stopped_are_stored_once_with_their_tim
     tui.wait_for("20 waiting");
     tui.close_form();
     // Quitting says what stays, once the terminal is back.
-    tui.keys("q");
+    tui.quit();
     assert_eq!(tui.exit_code(), 0);
     tui.assert_restored();
     let screen = tui.contents();
@@ -271,7 +271,7 @@ fn a_stalled_link_shows_offline_within_seconds_and_contacts_go_when_it_returns()
     // What was being typed meanwhile is in the form, untouched by the sending.
     tui.wait_for("Callsign  K5TYPED");
     tui.close_form();
-    tui.keys("q");
+    tui.quit();
     assert_eq!(tui.exit_code(), 0);
     assert!(!tui.contents().contains("wait in the journal"));
 }
@@ -361,7 +361,7 @@ fn a_cold_start_with_no_link_logs_into_a_new_activation_made_when_the_link_retur
     assert_eq!(names, ["K2AA", "K3BB"], "in the activation made for them");
     assert!(stored.iter().all(|c| c["mySig"] == "POTA"), "{stored:?}");
     tui.close_form();
-    tui.keys("q");
+    tui.quit();
     assert_eq!(tui.exit_code(), 0);
 }
 
@@ -377,7 +377,7 @@ fn a_key_new_here_with_no_link_says_why_nothing_can_be_logged() {
     tui.wait_for("offline");
     tui.keys("n");
     tui.wait_for("nothing can be logged yet");
-    tui.keys("q");
+    tui.quit();
     assert_eq!(tui.exit_code(), 0);
     // No journal was made for an account nobody named.
     let journals = std::fs::read_dir(data.join("svc").join("journal"))

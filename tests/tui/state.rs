@@ -457,9 +457,11 @@ fn contacts_typed_with_no_link_all_wait_and_none_replaces_another() {
         .filter(|c| app.contacts.marks.get(&c.id) == Some(&Mark::Waiting))
         .count();
     assert_eq!(waiting, 3);
-    // Quitting does not ask: they are on disk.
+    // They are on disk, but wait to go out: q says so, y quits.
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('q'));
+    assert!(!app.quit);
+    press(&mut app, KeyCode::Char('y'));
     assert!(app.quit);
 }
 
@@ -1383,4 +1385,41 @@ fn a_fault_is_named_where_the_cursor_stays_and_the_form_reopens_on_the_call() {
     press(&mut app, KeyCode::Char('n'));
     assert_eq!(form(&app).focus, Field::Callsign);
     assert_eq!(form(&app).value(Field::Callsign), "k9xyz");
+}
+
+/// `q` does not drop a half-typed contact nor leave contacts waiting without a word: it asks,
+/// `y` quits, any other key stays; with nothing in hand it quits at once, and Ctrl-C always.
+#[test]
+fn q_asks_before_leaving_work_in_hand() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "kq4abc");
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(
+        !app.quit,
+        "a half-typed contact is not dropped on one letter"
+    );
+    let Some(Dialog::ConfirmQuit { question }) = &app.dialog else {
+        panic!("{:?}", app.dialog)
+    };
+    assert!(question.contains("kq4abc is typed"), "{question}");
+    press(&mut app, KeyCode::Char('n'));
+    assert!(!app.quit && app.dialog.is_none());
+    press(&mut app, KeyCode::Char('q'));
+    press(&mut app, KeyCode::Char('y'));
+    assert!(app.quit);
+
+    let mut empty = month_open();
+    press(&mut empty, KeyCode::Char('q'));
+    assert!(empty.quit, "nothing in hand: q quits");
+
+    let mut interrupted = month_open();
+    press(&mut interrupted, KeyCode::Char('n'));
+    typed(&mut interrupted, "k1abc");
+    update(
+        &mut interrupted,
+        Action::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+    );
+    assert!(interrupted.quit, "Ctrl-C is meant");
 }

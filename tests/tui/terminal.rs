@@ -173,6 +173,24 @@ impl Tui {
             .set_size(nonzero(rows), nonzero(cols));
     }
 
+    /// Quits with `q`, answering `y` when the logbook asks (contacts wait to go out, or the
+    /// form holds text).
+    pub fn quit(&mut self) {
+        self.keys("q");
+        let started = Instant::now();
+        while started.elapsed() < PATIENCE {
+            if self.child.try_wait().unwrap().is_some() {
+                return;
+            }
+            if self.contents().contains("Quit?") {
+                self.keys("y");
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("svc neither quit nor asked; the screen shows:\n{}", self.contents());
+    }
+
     /// Waits for the process to end; returns its exit code.
     pub fn exit_code(&mut self) -> u32 {
         let started = Instant::now();
