@@ -99,6 +99,10 @@ struct StartArgs {
     /// The plan of accounts made on the sign-up page
     #[arg(long, env = "SVC_DEFAULT_PLAN", value_enum, default_value = "free")]
     default_plan: PlanArg,
+    /// Accounts the sign-up page makes per hour for the whole server, from every address
+    /// together (besides 10 per address and per callsign in 15 minutes); 0 closes sign-up
+    #[arg(long, env = "SVC_SIGNUP_LIMIT", value_name = "N", default_value_t = super::web::DEFAULT_SIGNUPS_PER_HOUR)]
+    signup_limit: u32,
     /// A file holding the secret (at least 32 bytes) that seals external logbooks' API keys;
     /// without it, external logbooks are off
     #[arg(long, env = "SVC_SECRET_FILE", value_name = "PATH")]
@@ -481,6 +485,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         public_origin: None,
         trust_proxy: args.trust_proxy,
         signup_plan: args.default_plan.into(),
+        signups_per_hour: args.signup_limit,
     };
     if let Some(url) = &args.public_url {
         web = web.with_public_url(url).map_err(ApiError::validation)?;

@@ -144,7 +144,7 @@ async fn purge_expired(store: Arc<dyn Store>) {
             Err(error) => tracing::warn!(%error, "deleting expired idempotency keys failed"),
         }
         match store
-            .purge_web(now, web::SESSION_LIFETIME, web::SIGNIN_LIMIT)
+            .purge_web(now, web::SESSION_LIFETIME, web::COUNTERS_KEPT_MS)
             .await
         {
             Ok(purged) => tracing::debug!(purged, "expired sessions and sign-in counters deleted"),

@@ -364,20 +364,71 @@ pub struct SessionLifetime {
     pub device_ms: i64,
 }
 
-/// How many failed sign-ins one scope (a callsign, or a client address) may have in a window.
+/// How many attempts one scope (a client address, a callsign, a known device, the server's
+/// sign-ups) may make in a window, and how long it waits after them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SigninLimit {
+    /// Attempts counted in a window before the scope has to wait.
     pub max_failures: i64,
+    /// How long a window lasts from its first counted attempt; then the count starts again.
     pub window_ms: i64,
+    /// The wait after the last free attempt, doubled with each further one; `None`: no
+    /// further attempt until the window ends.
+    pub first_delay_ms: Option<i64>,
 }
 
-/// Whether a sign-in may be tried now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+impl SigninLimit {
+    /// How long a scope waits, from an attempt that made its count `failures`, before the next:
+    /// not at all while the count is below `max_failures`, then `first_delay_ms` doubled with
+    /// each failure beyond (1 s, 2 s, 4 s, …), or for good without a `first_delay_ms`. It
+    /// saturates at `i64::MAX`; [`SigninLimit::wait_until`] ends it with the window.
+    pub fn delay_ms(&self, failures: i64) -> i64 {
+        let beyond = failures.saturating_sub(self.max_failures);
+        if beyond < 0 {
+            return 0;
+        }
+        match self.first_delay_ms {
+            Some(first) => u32::try_from(beyond)
+                .ok()
+                .and_then(|beyond| 2i64.checked_pow(beyond))
+                .map_or(i64::MAX, |factor| first.saturating_mul(factor)),
+            None => i64::MAX,
+        }
+    }
+
+    /// Until when a scope waits after an attempt at `at` that made its count `failures` in the
+    /// window that started at `window_start`: [`SigninLimit::delay_ms`] from the attempt, and
+    /// never past the window's end, when the count starts again. `None`: it need not wait.
+    pub fn wait_until(&self, failures: i64, window_start: i64, at: i64) -> Option<i64> {
+        let delay = self.delay_ms(failures);
+        let window_end = window_start.saturating_add(self.window_ms);
+        (delay > 0).then(|| at.saturating_add(delay).min(window_end))
+    }
+}
+
+/// A scope an attempt counts in (`address:…`, `callsign:…`, …), with the limit it is held to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SigninScope {
+    pub scope: String,
+    pub limit: SigninLimit,
+}
+
+/// Whether a sign-in (or sign-up) may be tried now.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SigninAttempt {
     /// Counted as a failure of every scope until [`Store::signin_succeeded`] takes it back.
-    Allowed,
-    /// A scope has used its failures; seconds until it may try again.
-    Limited { retry_after_secs: u64 },
+    Allowed(CountedAttempt),
+    /// A scope has to wait, so nothing was counted: `scope` is the index of the one that waits
+    /// longest, `retry_after_secs` how long.
+    Limited { scope: usize, retry_after_secs: u64 },
+}
+
+/// An attempt as [`Store::begin_signin`] counted it: each scope with the time it set the
+/// scope's next attempt to (0: no wait), so that taking it back undoes its wait unless a later
+/// attempt has set another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountedAttempt {
+    pub next_at: Vec<(String, i64)>,
 }
 
 /// A position in a keyset-paged list: the sort value and the row sequence of the last item.
@@ -462,23 +513,15 @@ pub trait Store: Send + Sync + 'static {
         lifetime: SessionLifetime,
     ) -> StoreResult<Option<Account>>;
     async fn delete_session(&self, token_hash: [u8; 32]) -> StoreResult<()>;
-    /// Counts a sign-in attempt as a failure of each scope, unless one of them has no failures
-    /// left, in which case nothing is counted.
+    /// Counts a sign-in attempt as a failure of each scope, unless one of them has to wait
+    /// (its next attempt is later than `now`), in which case nothing is counted.
     async fn begin_signin(
         &self,
-        scopes: &[String],
-        limit: SigninLimit,
+        scopes: &[SigninScope],
         now: Timestamp,
     ) -> StoreResult<SigninAttempt>;
-    /// Takes back the failure [`Store::begin_signin`] counted, for an attempt that succeeded.
-    async fn signin_succeeded(&self, scopes: &[String]) -> StoreResult<()>;
-    /// The failures a scope has counted in its current window.
-    async fn signin_failures(
-        &self,
-        scope: &str,
-        limit: SigninLimit,
-        now: Timestamp,
-    ) -> StoreResult<i64>;
+    /// Takes back the failures [`Store::begin_signin`] counted, for an attempt that succeeded.
+    async fn signin_succeeded(&self, counted: &CountedAttempt) -> StoreResult<()>;
     /// Remembers a browser (the hash of its device cookie) that signed in to the account.
     async fn remember_device(
         &self,
@@ -493,13 +536,13 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         lifetime: SessionLifetime,
     ) -> StoreResult<Option<String>>;
-    /// Deletes expired sessions, sign-in counters of past windows and devices remembered too
-    /// long; returns how many.
+    /// Deletes expired sessions, sign-in counters whose window started `counters_ms` ago or
+    /// more (the longest window of any limit) and devices remembered too long; returns how many.
     async fn purge_web(
         &self,
         now: Timestamp,
         lifetime: SessionLifetime,
-        limit: SigninLimit,
+        counters_ms: i64,
     ) -> StoreResult<u64>;
 
     /// Looks a key up by its hash and counts this request in its burst window.
@@ -771,5 +814,66 @@ pub async fn backup(url: &str, to: &std::path::Path) -> StoreResult<Backup> {
             "svc server backup copies an SQLite database; back up PostgreSQL with pg_dump \
              (docs/DEPLOY.md, \"Backups\")",
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SIGNIN: SigninLimit = SigninLimit {
+        max_failures: 5,
+        window_ms: 900_000,
+        first_delay_ms: Some(1000),
+    };
+
+    #[test]
+    fn the_first_failures_are_free_then_the_delay_doubles() {
+        for failures in 0..5 {
+            assert_eq!(SIGNIN.delay_ms(failures), 0, "{failures}");
+        }
+        let delays: Vec<i64> = (5..10).map(|n| SIGNIN.delay_ms(n)).collect();
+        assert_eq!(delays, [1000, 2000, 4000, 8000, 16_000]);
+    }
+
+    #[test]
+    fn the_delay_never_overflows() {
+        for failures in [62, 63, 64, 1000, i64::MAX] {
+            assert_eq!(SIGNIN.delay_ms(failures), i64::MAX, "{failures}");
+        }
+        assert_eq!(SIGNIN.delay_ms(i64::MIN), 0);
+    }
+
+    #[test]
+    fn the_wait_is_counted_from_the_attempt_and_ends_with_the_window() {
+        let start = 1_000_000;
+        // Within the free failures: no wait.
+        assert_eq!(SIGNIN.wait_until(4, start, start + 5000), None);
+        // The fifth failure: a second after it, then 4 s after the seventh.
+        assert_eq!(
+            SIGNIN.wait_until(5, start, start + 5000),
+            Some(start + 6000)
+        );
+        assert_eq!(
+            SIGNIN.wait_until(7, start, start + 5000),
+            Some(start + 9000)
+        );
+        // Never past the window's end, however many failures.
+        assert_eq!(
+            SIGNIN.wait_until(12, start, start + 800_000),
+            Some(start + 900_000)
+        );
+        assert_eq!(SIGNIN.wait_until(200, start, start), Some(start + 900_000));
+    }
+
+    #[test]
+    fn a_limit_without_a_delay_waits_for_the_window_s_end() {
+        let wall = SigninLimit {
+            max_failures: 10,
+            window_ms: 3_600_000,
+            first_delay_ms: None,
+        };
+        assert_eq!(wall.wait_until(9, 0, 60_000), None);
+        assert_eq!(wall.wait_until(10, 0, 60_000), Some(3_600_000));
     }
 }

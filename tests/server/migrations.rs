@@ -184,10 +184,77 @@ fn the_unlimited_plan_migration_keeps_every_account() {
     assert_eq!(r.header("svc-plan"), Some("unlimited"));
 }
 
+/// The migration to sign-in delays keeps a scope that had used up its attempts under the
+/// earlier rule (5 failed sign-ins, or 10 sign-ups, in 15 minutes) waiting for its window's
+/// end, as it was told, and lets any other try at once.
+fn the_sign_in_delays_migration_keeps_used_up_scopes_waiting() {
+    use crate::web::{Browser, PASSWORD};
+    use sqlx::Connection;
+    use sqlx::migrate::Migrator;
+    sqlx::any::install_default_drivers();
+    let migrator = block_on(Migrator::new(migrations_dir())).expect("read the migrations");
+    let before = migrator
+        .iter()
+        .find(|m| m.description.contains("signin delays"))
+        .expect("the sign-in delays' migration")
+        .version
+        - 1;
+    let db = Db::fresh();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let minute_ago = now - 60_000;
+    block_on(async {
+        let url = match crate::common::backend() {
+            Backend::Sqlite => format!("{}?mode=rwc", db.url),
+            Backend::Postgres => db.url.clone(),
+        };
+        let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+        migrator.run_to(before, &mut conn).await.unwrap();
+        for (scope, failures) in [
+            ("address:127.0.0.2", 5i64),
+            ("address:127.0.0.3", 4),
+            ("signup-address:127.0.0.4", 10),
+        ] {
+            sqlx::query(
+                "INSERT INTO signin_attempts (scope, window_start, failures) VALUES ($1, $2, $3)",
+            )
+            .bind(scope)
+            .bind(minute_ago)
+            .bind(failures)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        }
+    });
+    let s = Server::start_on(db, &[]);
+    let out = admin_on(
+        &s.db.url,
+        &["user", "add", "W1AW", "--password-stdin"],
+        Some(PASSWORD),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let waiting = Browser::at(&s.url, Some("127.0.0.2")).sign_in("W1AW", PASSWORD);
+    waiting.expect(429, "Too many failed sign-ins");
+    let retry: u64 = waiting.header("retry-after").unwrap().parse().unwrap();
+    assert!((60..=840).contains(&retry), "{retry}");
+    assert_eq!(
+        Browser::at(&s.url, Some("127.0.0.3"))
+            .sign_in("W1AW", PASSWORD)
+            .location(),
+        "/keys"
+    );
+    Browser::at(&s.url, Some("127.0.0.4"))
+        .sign_up("K1NEW", PASSWORD)
+        .expect(429, "Too many sign-ups");
+}
+
 crate::both_backends!(
     migrate_builds_the_schema_from_an_empty_database,
     migrate_upgrades_every_earlier_schema,
     the_unlimited_plan_migration_keeps_every_account,
+    the_sign_in_delays_migration_keeps_used_up_scopes_waiting,
 );
 
 /// A new SQLite database, its directory and the files SQLite makes beside it are the

@@ -188,7 +188,10 @@ impl Tui {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        panic!("svc neither quit nor asked; the screen shows:\n{}", self.contents());
+        panic!(
+            "svc neither quit nor asked; the screen shows:\n{}",
+            self.contents()
+        );
     }
 
     /// Waits for the process to end; returns its exit code.

@@ -16,16 +16,19 @@ use axum::response::Response;
 use super::session::{PostForm, Secret, Visitor};
 use super::{
     Layout, Nav, Notice, Problem, SESSION_LIFETIME, SIGNIN_LIMIT, SIGNUP_LIMIT, hashing, respond,
-    see_other,
+    see_other, server_signup_limit,
 };
 use crate::model::callsign::normalize_callsign;
 use crate::model::ids::{base32, random_bytes};
 use crate::model::{ErrorCode, Timestamp};
 use crate::server::AppState;
-use crate::store::{SigninAttempt, StoreError};
+use crate::store::{CountedAttempt, SigninAttempt, SigninScope, StoreError};
 
 const MIN_PASSWORD_CHARS: usize = 8;
 const MAX_PASSWORD_CHARS: usize = 1024;
+
+/// The scope that counts the sign-ups of the whole server.
+const SERVER_SIGNUPS: &str = "signup-server";
 
 /// Where a sign-in may lead: our own pages only, never an address from the query.
 fn destination(next: &str) -> &'static str {
@@ -105,11 +108,27 @@ pub async fn signin_form(
     signin_page(&visitor, "", &next, notice, StatusCode::OK)
 }
 
-pub async fn signup_form(Extension(visitor): Extension<Visitor>) -> Response {
+pub async fn signup_form(
+    State(state): State<AppState>,
+    Extension(visitor): Extension<Visitor>,
+) -> Result<Response, Problem> {
     if visitor.account.is_some() {
-        return see_other("/keys");
+        return Ok(see_other("/keys"));
     }
-    signup_page(&visitor, "", None, StatusCode::OK)
+    if state.web.signups_per_hour == 0 {
+        return Err(signups_closed());
+    }
+    Ok(signup_page(&visitor, "", None, StatusCode::OK))
+}
+
+/// What the sign-up page says on a server started with `--signup-limit 0`.
+fn signups_closed() -> Problem {
+    Problem::Page {
+        status: StatusCode::FORBIDDEN,
+        title: "Sign-ups are closed",
+        message: "This server makes no accounts on its sign-up page. Ask the service's operator for an account; if you have one, sign in.".to_owned(),
+        retry_after: None,
+    }
 }
 
 /// A stand-in hash, made with the same parameters as real ones, that unknown callsigns are
@@ -225,36 +244,32 @@ async fn is_known_device(
 }
 
 /// The counters a sign-in attempt is held to. A known device answers for itself alone, so no
-/// one else's failures keep the owner out; otherwise the address counts, and the callsign too
-/// unless the address has no failures yet (a fresh address gets its try even while the
-/// callsign is paused).
-async fn signin_scopes(
-    state: &AppState,
-    visitor: &Visitor,
-    callsign: &str,
-    known_device: bool,
-    now: Timestamp,
-) -> Result<Vec<String>, Problem> {
+/// one else's failures keep the owner out; otherwise the address counts, and the callsign too,
+/// whichever address the attempt comes from, so that fresh addresses cannot add guesses at a
+/// callsign.
+fn signin_scopes(visitor: &Visitor, callsign: &str, known_device: bool) -> Vec<SigninScope> {
+    let scope = |scope: String| SigninScope {
+        scope,
+        limit: SIGNIN_LIMIT,
+    };
     if known_device && let Some(device) = &visitor.device {
-        return Ok(vec![format!("device:{}", base32(&device.hash()))]);
+        return vec![scope(format!("device:{}", base32(&device.hash())))];
     }
-    let address = format!("address:{}", visitor.site.client);
-    let fresh = state
-        .store
-        .signin_failures(&address, SIGNIN_LIMIT, now)
-        .await?
-        == 0;
-    Ok(if fresh {
-        vec![address]
-    } else {
-        vec![address, format!("callsign:{callsign}")]
-    })
+    vec![
+        scope(format!("address:{}", visitor.site.client)),
+        scope(format!("callsign:{callsign}")),
+    ]
 }
 
-fn minutes(secs: u64) -> String {
-    match secs.div_ceil(60) {
-        1 => "a minute".to_owned(),
-        n => format!("{n} minutes"),
+/// A wait in words: seconds under a minute, else whole minutes (rounded up).
+fn how_long(secs: u64) -> String {
+    match secs {
+        0 | 1 => "a second".to_owned(),
+        2..60 => format!("{secs} seconds"),
+        _ => match secs.div_ceil(60) {
+            1 => "a minute".to_owned(),
+            n => format!("{n} minutes"),
+        },
     }
 }
 
@@ -297,27 +312,29 @@ pub async fn signin(State(state): State<AppState>, form: PostForm) -> Result<Res
         now,
     )
     .await?;
-    let scopes = signin_scopes(&state, visitor, &callsign, known_device, now).await?;
-    if let SigninAttempt::Limited { retry_after_secs } =
-        state.store.begin_signin(&scopes, SIGNIN_LIMIT, now).await?
-    {
-        return Err(Problem::Page {
-            status: StatusCode::TOO_MANY_REQUESTS,
-            title: "Too many failed sign-ins",
-            message: format!(
-                "There were {} failed sign-ins for this callsign or from your address within {} minutes, so signing in is paused here. Wait {} and try again; a browser you signed in with before is let in meanwhile.",
-                SIGNIN_LIMIT.max_failures,
-                SIGNIN_LIMIT.window_ms / 60_000,
-                minutes(retry_after_secs)
-            ),
-            retry_after: Some(retry_after_secs),
-        });
-    }
+    let scopes = signin_scopes(visitor, &callsign, known_device);
+    let counted = match state.store.begin_signin(&scopes, now).await? {
+        SigninAttempt::Allowed(counted) => counted,
+        SigninAttempt::Limited {
+            retry_after_secs, ..
+        } => {
+            return Err(Problem::Page {
+                status: StatusCode::TOO_MANY_REQUESTS,
+                title: "Too many failed sign-ins",
+                message: format!(
+                    "Sign-ins for this callsign or from your address have failed several times, so each further try has to wait, a little longer each time (never more than {} minutes). Wait {} and try again; a browser you signed in with before is let in meanwhile.",
+                    SIGNIN_LIMIT.window_ms / 60_000,
+                    how_long(retry_after_secs)
+                ),
+                retry_after: Some(retry_after_secs),
+            });
+        }
+    };
     let matches = match password_matches(password.to_owned(), stored).await {
         Ok(matches) => matches,
         Err(problem) => {
             // Not checked, so not a failure.
-            forgive(&state, &scopes).await;
+            forgive(&state, &counted).await;
             return Err(problem);
         }
     };
@@ -326,7 +343,7 @@ pub async fn signin(State(state): State<AppState>, form: PostForm) -> Result<Res
             "The callsign or the password is wrong. Check both and try again.",
         ));
     };
-    forgive(&state, &scopes).await;
+    forgive(&state, &counted).await;
     // Said only to whoever knows the password.
     if account.disabled_at.is_some() {
         return Ok(refuse(
@@ -337,8 +354,8 @@ pub async fn signin(State(state): State<AppState>, form: PostForm) -> Result<Res
 }
 
 /// Takes back an attempt counted as a failure that was not one.
-async fn forgive(state: &AppState, scopes: &[String]) {
-    if let Err(e) = state.store.signin_succeeded(scopes).await {
+async fn forgive(state: &AppState, counted: &CountedAttempt) {
+    if let Err(e) = state.store.signin_succeeded(counted).await {
         tracing::warn!(error = %e, "a sign-in attempt stays counted as a failure");
     }
 }
@@ -356,6 +373,9 @@ pub async fn signup(State(state): State<AppState>, form: PostForm) -> Result<Res
     let visitor = &form.visitor;
     if visitor.account.is_some() {
         return Ok(see_other("/keys"));
+    }
+    if state.web.signups_per_hour == 0 {
+        return Err(signups_closed());
     }
     let entered = form.field("callsign");
     let refuse = |message: &str| {
@@ -399,31 +419,54 @@ pub async fn signup(State(state): State<AppState>, form: PostForm) -> Result<Res
     if state.store.account_by_callsign(&callsign).await?.is_some() {
         return Ok(taken());
     }
+    // Counted per address and per callsign, and for the whole server, in one transaction: a
+    // sign-up refused by one counts in none.
     let scopes = [
-        format!("signup-address:{}", visitor.site.client),
-        format!("signup-callsign:{callsign}"),
+        SigninScope {
+            scope: format!("signup-address:{}", visitor.site.client),
+            limit: SIGNUP_LIMIT,
+        },
+        SigninScope {
+            scope: format!("signup-callsign:{callsign}"),
+            limit: SIGNUP_LIMIT,
+        },
+        SigninScope {
+            scope: SERVER_SIGNUPS.to_owned(),
+            limit: server_signup_limit(state.web.signups_per_hour),
+        },
     ];
-    if let SigninAttempt::Limited { retry_after_secs } = state
-        .store
-        .begin_signin(&scopes, SIGNUP_LIMIT, Timestamp::now())
-        .await?
-    {
-        return Err(Problem::Page {
-            status: StatusCode::TOO_MANY_REQUESTS,
-            title: "Too many sign-ups",
-            message: format!(
-                "There were {} sign-ups from your address or for this callsign within {} minutes. Wait {} and try again.",
-                SIGNUP_LIMIT.max_failures,
-                SIGNUP_LIMIT.window_ms / 60_000,
-                minutes(retry_after_secs)
-            ),
-            retry_after: Some(retry_after_secs),
-        });
-    }
+    let counted = match state.store.begin_signin(&scopes, Timestamp::now()).await? {
+        SigninAttempt::Allowed(counted) => counted,
+        SigninAttempt::Limited {
+            scope,
+            retry_after_secs,
+        } => {
+            let message = if scopes.get(scope).map(|s| s.scope.as_str()) == Some(SERVER_SIGNUPS) {
+                format!(
+                    "Too many sign-ups on this server: it makes {} accounts an hour at most, from everyone together. Wait {} and try again.",
+                    state.web.signups_per_hour,
+                    how_long(retry_after_secs)
+                )
+            } else {
+                format!(
+                    "There were {} sign-ups from your address or for this callsign within {} minutes. Wait {} and try again.",
+                    SIGNUP_LIMIT.max_failures,
+                    SIGNUP_LIMIT.window_ms / 60_000,
+                    how_long(retry_after_secs)
+                )
+            };
+            return Err(Problem::Page {
+                status: StatusCode::TOO_MANY_REQUESTS,
+                title: "Too many sign-ups",
+                message,
+                retry_after: Some(retry_after_secs),
+            });
+        }
+    };
     let hash = match hash_password(password.to_owned()).await {
         Ok(hash) => hash,
         Err(problem) => {
-            forgive(&state, &scopes).await;
+            forgive(&state, &counted).await;
             return Err(problem);
         }
     };
@@ -490,10 +533,12 @@ mod tests {
     }
 
     #[test]
-    fn waits_are_told_in_minutes() {
-        assert_eq!(minutes(1), "a minute");
-        assert_eq!(minutes(60), "a minute");
-        assert_eq!(minutes(61), "2 minutes");
-        assert_eq!(minutes(900), "15 minutes");
+    fn waits_are_told_in_seconds_then_minutes() {
+        assert_eq!(how_long(1), "a second");
+        assert_eq!(how_long(2), "2 seconds");
+        assert_eq!(how_long(59), "59 seconds");
+        assert_eq!(how_long(60), "a minute");
+        assert_eq!(how_long(61), "2 minutes");
+        assert_eq!(how_long(900), "15 minutes");
     }
 }

@@ -36,25 +36,55 @@ pub const SESSION_LIFETIME: SessionLifetime = SessionLifetime {
     device_ms: 365 * 24 * 3600 * 1000,
 };
 
-/// Failed sign-ins allowed per callsign, per client address and per known device in a window of
-/// 15 minutes (docs/API.md, "Web pages": a known device, or an address with no failures, is not
-/// held back by the callsign's count).
+/// Failed sign-ins per callsign, per client address and per known device (docs/API.md, "Sign-in
+/// limits"): in a window of 15 minutes the first 5 are free, then each further attempt waits
+/// 1 s, 2 s, 4 s, … after the one before, so that a neighbour behind the same address is held
+/// up for seconds rather than locked out, while guessing slows to a few tries a window.
 pub const SIGNIN_LIMIT: SigninLimit = SigninLimit {
     max_failures: 5,
     window_ms: 15 * 60 * 1000,
+    first_delay_ms: Some(1000),
 };
 
-/// Accounts that may be made per client address, and attempts per callsign, in the same window.
+/// Accounts that may be made per client address, and attempts per callsign, in the same window;
+/// then none until it ends.
 pub const SIGNUP_LIMIT: SigninLimit = SigninLimit {
     max_failures: 10,
     window_ms: SIGNIN_LIMIT.window_ms,
+    first_delay_ms: None,
 };
+
+/// Accounts the sign-up page makes per hour for the whole server by default (`--signup-limit`).
+/// Well above what a club or a hobby service sees, and above what one address may make in an
+/// hour (4 windows of 10), so that one address alone cannot close sign-ups for everyone else,
+/// while a spread-out flood of accounts stops at 1,440 a day.
+pub const DEFAULT_SIGNUPS_PER_HOUR: u32 = 60;
+
+/// The server-wide sign-up limit: `per_hour` accounts in a window of an hour, then none until
+/// it ends.
+pub fn server_signup_limit(per_hour: u32) -> SigninLimit {
+    SigninLimit {
+        max_failures: i64::from(per_hour),
+        window_ms: SERVER_SIGNUP_WINDOW_MS,
+        first_delay_ms: None,
+    }
+}
+
+const SERVER_SIGNUP_WINDOW_MS: i64 = 60 * 60 * 1000;
+
+/// How long sign-in counters are kept from the start of their window: the longest window of
+/// the limits above, so that none is deleted while it still counts.
+pub const COUNTERS_KEPT_MS: i64 = SERVER_SIGNUP_WINDOW_MS;
+const _: () = assert!(
+    COUNTERS_KEPT_MS >= SIGNIN_LIMIT.window_ms && COUNTERS_KEPT_MS >= SIGNUP_LIMIT.window_ms
+);
 
 /// How long the reveal dialog shows a new key (docs/API.md, "Web pages").
 pub const REVEAL_MS: i64 = 90_000;
 
-/// How the service is reached, for cookies and the origin check of form posts.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// How the service is reached, for cookies and the origin check of form posts, and what its
+/// sign-up page takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WebConfig {
     /// `scheme://host[:port]` of `--public-url`; with `https` cookies are always `Secure`.
     pub public_origin: Option<String>,
@@ -62,6 +92,20 @@ pub struct WebConfig {
     pub trust_proxy: bool,
     /// The plan of an account made on the sign-up page (`--default-plan`).
     pub signup_plan: Plan,
+    /// Accounts the sign-up page makes per hour for the whole server (`--signup-limit`); 0
+    /// closes it.
+    pub signups_per_hour: u32,
+}
+
+impl Default for WebConfig {
+    fn default() -> WebConfig {
+        WebConfig {
+            public_origin: None,
+            trust_proxy: false,
+            signup_plan: Plan::default(),
+            signups_per_hour: DEFAULT_SIGNUPS_PER_HOUR,
+        }
+    }
 }
 
 impl WebConfig {

@@ -1278,60 +1278,98 @@ impl Store for SqlStore {
 
     async fn begin_signin(
         &self,
-        scopes: &[String],
-        limit: SigninLimit,
+        scopes: &[SigninScope],
         now: Timestamp,
     ) -> StoreResult<SigninAttempt> {
         let scopes = scopes.to_vec();
         let attempt = self
             .write(move |tx| {
                 Box::pin(async move {
-                    let window_over = now.millis() - limit.window_ms;
-                    for scope in &scopes {
-                        // One conditional upsert per scope: a window that has run out starts
-                        // again, a full one refuses, whichever process asks.
-                        let counted = sqlx::query(
-                            "INSERT INTO signin_attempts (scope, window_start, failures) VALUES ($1, $2, 1) \
+                    let mut counted = Vec::with_capacity(scopes.len());
+                    // The scope that waits longest, and how long (ms).
+                    let mut waits: Option<(usize, i64)> = None;
+                    for (i, SigninScope { scope, limit }) in scopes.iter().enumerate() {
+                        // One conditional upsert per scope: a scope whose next attempt is
+                        // still to come refuses, a window that has run out starts again. It
+                        // locks the row (PostgreSQL; SQLite has one writer) until the commit,
+                        // so the wait set from its count below is in place before any other
+                        // attempt, of this process or another, reads the row.
+                        let row = sqlx::query(
+                            "INSERT INTO signin_attempts (scope, window_start, failures, next_at) \
+                             VALUES ($1, $2, 1, 0) \
                              ON CONFLICT (scope) DO UPDATE SET \
                                failures = CASE WHEN signin_attempts.window_start <= $3 THEN 1 \
                                  ELSE signin_attempts.failures + 1 END, \
                                window_start = CASE WHEN signin_attempts.window_start <= $3 \
                                  THEN excluded.window_start ELSE signin_attempts.window_start END \
-                             WHERE signin_attempts.window_start <= $3 OR signin_attempts.failures < $4",
+                             WHERE signin_attempts.next_at <= $2 \
+                             RETURNING failures, window_start",
                         )
                         .bind(scope)
                         .bind(now.millis())
-                        .bind(window_over)
-                        .bind(limit.max_failures)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected();
-                        if counted == 0 {
-                            let window_start: i64 = sqlx::query_scalar(
-                                "SELECT window_start FROM signin_attempts WHERE scope = $1",
-                            )
-                            .bind(scope)
-                            .fetch_one(&mut *tx)
-                            .await?;
-                            // Refused as a rule, so the scopes counted before this one are
-                            // rolled back with it.
-                            let wait_ms = window_start + limit.window_ms - now.millis();
-                            let mut refused = ApiError::new(
-                                crate::model::ErrorCode::RateLimited,
-                                "too many failed sign-ins",
-                            );
-                            refused.retry_after = Some((wait_ms.max(0) as u64).div_ceil(1000));
-                            return Err(StoreError::Api(refused));
+                        .bind(now.millis() - limit.window_ms)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                        match row {
+                            Some(row) => {
+                                let failures: i64 = row.try_get("failures")?;
+                                let window_start: i64 = row.try_get("window_start")?;
+                                let next_at = limit
+                                    .wait_until(failures, window_start, now.millis())
+                                    .unwrap_or(0);
+                                sqlx::query(
+                                    "UPDATE signin_attempts SET next_at = $1 WHERE scope = $2",
+                                )
+                                .bind(next_at)
+                                .bind(scope)
+                                .execute(&mut *tx)
+                                .await?;
+                                counted.push((scope.clone(), next_at));
+                            }
+                            None => {
+                                let next_at: Option<i64> = sqlx::query_scalar(
+                                    "SELECT next_at FROM signin_attempts WHERE scope = $1",
+                                )
+                                .bind(scope)
+                                .fetch_optional(&mut *tx)
+                                .await?;
+                                // At most a window: an attempt that took its time before
+                                // the window's first (another process's, or one that waited
+                                // for the writer) is not told more.
+                                let wait = next_at
+                                    .map_or(0, |at| at - now.millis())
+                                    .clamp(0, limit.window_ms);
+                                if waits.is_none_or(|(_, longest)| wait > longest) {
+                                    waits = Some((i, wait));
+                                }
+                            }
                         }
                     }
-                    Ok(())
+                    if let Some((scope, wait_ms)) = waits {
+                        // Refused as a rule, so the scopes counted are rolled back with it.
+                        let mut refused = ApiError::new(
+                            crate::model::ErrorCode::RateLimited,
+                            "too many failed sign-ins",
+                        )
+                        .with_details(serde_json::json!({ "scope": scope }));
+                        refused.retry_after = Some((wait_ms as u64).div_ceil(1000));
+                        return Err(StoreError::Api(refused));
+                    }
+                    Ok(CountedAttempt { next_at: counted })
                 })
             })
             .await;
         match attempt {
-            Ok(()) => Ok(SigninAttempt::Allowed),
+            Ok(counted) => Ok(SigninAttempt::Allowed(counted)),
             Err(StoreError::Api(e)) if e.code == crate::model::ErrorCode::RateLimited => {
+                let scope = e
+                    .details
+                    .as_ref()
+                    .and_then(|d| d["scope"].as_u64())
+                    .and_then(|i| usize::try_from(i).ok())
+                    .unwrap_or(0);
                 Ok(SigninAttempt::Limited {
+                    scope,
                     retry_after_secs: e.retry_after.unwrap_or(1).max(1),
                 })
             }
@@ -1339,16 +1377,20 @@ impl Store for SqlStore {
         }
     }
 
-    async fn signin_succeeded(&self, scopes: &[String]) -> StoreResult<()> {
-        let scopes = scopes.to_vec();
+    async fn signin_succeeded(&self, counted: &CountedAttempt) -> StoreResult<()> {
+        let next_at = counted.next_at.clone();
         self.write(move |tx| {
             Box::pin(async move {
-                for scope in &scopes {
+                for (scope, set) in &next_at {
+                    // The wait this attempt set goes too (the scope could try when it came);
+                    // a wait a later attempt set stays.
                     sqlx::query(
-                        "UPDATE signin_attempts SET failures = failures - 1 \
+                        "UPDATE signin_attempts SET failures = failures - 1, \
+                           next_at = CASE WHEN next_at = $2 THEN 0 ELSE next_at END \
                          WHERE scope = $1 AND failures > 0",
                     )
                     .bind(scope)
+                    .bind(*set)
                     .execute(&mut *tx)
                     .await?;
                 }
@@ -1356,22 +1398,6 @@ impl Store for SqlStore {
             })
         })
         .await
-    }
-
-    async fn signin_failures(
-        &self,
-        scope: &str,
-        limit: SigninLimit,
-        now: Timestamp,
-    ) -> StoreResult<i64> {
-        let failures: Option<i64> = sqlx::query_scalar(
-            "SELECT failures FROM signin_attempts WHERE scope = $1 AND window_start > $2",
-        )
-        .bind(scope)
-        .bind(now.millis() - limit.window_ms)
-        .fetch_optional(&self.reader)
-        .await?;
-        Ok(failures.unwrap_or(0))
     }
 
     async fn remember_device(
@@ -1417,7 +1443,7 @@ impl Store for SqlStore {
         &self,
         now: Timestamp,
         lifetime: SessionLifetime,
-        limit: SigninLimit,
+        counters_ms: i64,
     ) -> StoreResult<u64> {
         self.write(move |tx| {
             Box::pin(async move {
@@ -1430,7 +1456,7 @@ impl Store for SqlStore {
                 .await?
                 .rows_affected();
                 let counters = sqlx::query("DELETE FROM signin_attempts WHERE window_start <= $1")
-                    .bind(now.millis() - limit.window_ms)
+                    .bind(now.millis() - counters_ms)
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
