@@ -1,9 +1,10 @@
 //! Public-address benchmark: the memory of a real `svc server start` process (SQLite) while 100
-//! sign-ups arrive at once and after, and the latency of a valid request while 1,000 idle
-//! connections are held open.
+//! sign-ups arrive at once and after, the latency of a valid request while 1,000 idle
+//! connections are held open, and another address's latency while one address tries to hold
+//! every connection slot.
 //!
-//! Run with `cargo bench --bench hardening` (both), or `cargo bench --bench hardening -- signups`
-//! (or `idle`). Figures are printed, never asserted; docs/BENCHMARKS.md records them.
+//! Run with `cargo bench --bench hardening` (all), or `cargo bench --bench hardening -- signups`
+//! (or `idle`, `starve`). Figures are printed, never asserted; docs/BENCHMARKS.md records them.
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
@@ -190,7 +191,16 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
 }
 
 fn requests(base: &str, key: &str) -> String {
-    let http = reqwest::blocking::Client::new();
+    requests_from(base, key, None)
+}
+
+/// Times whoami from a loopback address of its own, if given.
+fn requests_from(base: &str, key: &str, from: Option<&str>) -> String {
+    let mut http = reqwest::blocking::Client::builder();
+    if let Some(ip) = from {
+        http = http.local_address(ip.parse::<std::net::IpAddr>().unwrap());
+    }
+    let http = http.build().unwrap();
     for _ in 0..100 {
         http.get(format!("{base}/v1/whoami"))
             .bearer_auth(key)
@@ -259,6 +269,41 @@ fn idle() {
     );
 }
 
+/// One address (127.0.0.2) opens all 4,096 slots' worth of idle connections, as the probe
+/// that starved everyone did; the server holds at most its share (512) and refuses the rest.
+/// Then another address (127.0.0.3) times whoami, with the server's default limits.
+fn starve() {
+    raise_own_open_files();
+    // Idle connections that outlast the measurement, as a hog reopening them would.
+    let server = Server::start(&["--header-timeout", "600"]);
+    let key = server.key();
+    let base = server.url.clone();
+    let addr: std::net::SocketAddr = base.trim_start_matches("http://").parse().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let held: Vec<tokio::net::TcpStream> = runtime.block_on(async {
+        let mut held = Vec::new();
+        for _ in 0..4_096 {
+            let socket = tokio::net::TcpSocket::new_v4().unwrap();
+            socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+            if let Ok(stream) = socket.connect(addr).await {
+                held.push(stream);
+            }
+        }
+        held
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    println!(
+        "starve: 127.0.0.2 connected {} sockets (its share is 512); 127.0.0.3: {} (server at {:.1} MiB)",
+        held.len(),
+        requests_from(&base, &key, Some("127.0.0.3")),
+        server.rss_mib()
+    );
+    drop(held);
+}
+
 fn main() -> ExitCode {
     let wanted: Vec<String> = std::env::args()
         .skip(1)
@@ -270,6 +315,9 @@ fn main() -> ExitCode {
     }
     if run("idle") {
         idle();
+    }
+    if run("starve") {
+        starve();
     }
     ExitCode::SUCCESS
 }
