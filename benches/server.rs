@@ -416,7 +416,8 @@ async fn stored_contact_ids(db_url: &str) -> HashSet<String> {
         .collect()
 }
 
-/// CPU time used so far by the PostgreSQL server's processes.
+/// CPU time used so far by the `postgres` processes of the machine. Another cluster's may end
+/// during a run, so a run's share is a saturating difference.
 fn postgres_cpu() -> Duration {
     let mut total = Duration::ZERO;
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
@@ -646,7 +647,7 @@ async fn run(deployment: &Deployment, phases: Phases) -> Summary {
         }
         let share = |d: Duration| 100.0 * d.as_secs_f64() / run.elapsed.as_secs_f64();
         let server_cpu = share(servers_cpu(&servers) - server_cpu);
-        let pg_cpu = share(postgres_cpu() - pg_cpu);
+        let pg_cpu = share(postgres_cpu().saturating_sub(pg_cpu));
         let bench_cpu = share(cpu_time("self") - bench_cpu);
         let stolen = share(stolen_cpu() - stolen);
         let mut latencies: Vec<Duration> = run.created.iter().map(|(_, d)| *d).collect();
@@ -717,7 +718,7 @@ async fn run(deployment: &Deployment, phases: Phases) -> Summary {
             }
             let share = |d: Duration| 100.0 * d.as_secs_f64() / run.elapsed.as_secs_f64();
             let server_cpu = share(servers_cpu(&servers) - server_cpu);
-            let pg_cpu = share(postgres_cpu() - pg_cpu);
+            let pg_cpu = share(postgres_cpu().saturating_sub(pg_cpu));
             let bench_cpu = share(cpu_time("self") - bench_cpu);
             let stolen = share(stolen_cpu() - stolen);
             let rate = run.ids.len() as f64 / run.elapsed.as_secs_f64();

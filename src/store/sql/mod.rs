@@ -893,11 +893,12 @@ impl SqlStore {
             .await?;
         POSTGRES_MIGRATIONS.run(&pool).await?;
         // Groups run on connections of their own, one group of each kind at a time. They
-        // commit without waiting for the disk: creates wait for it afterwards, and a burst
-        // count lost to a crash costs a request's worth of a limit, never data. Their
-        // statements are planned at each call, for the tables as they are then: a plan kept
-        // from when the tables were small would scan them whole as they grow. No planner
-        // setting is overridden (migrations/postgres/0012 says why).
+        // commit without waiting for the disk: creates wait for it afterwards (a create alone
+        // commits synchronously instead, see grouped.rs), and a burst count lost to a crash
+        // costs a request's worth of a limit, never data. Their statements are planned at
+        // each call, for the tables as they are then: a plan kept from when the tables were
+        // small would scan them whole as they grow. No planner setting is overridden
+        // (migrations/postgres/0012 says why).
         let grouped = AnyPoolOptions::new()
             .max_connections(2)
             .acquire_timeout(Duration::from_secs(5))
