@@ -1291,8 +1291,7 @@ impl App {
                 "{waiting} waiting to go out (kept in the journal for next time)"
             ));
         }
-        (!parts.is_empty())
-            .then(|| format!("Quit? {}. y quits, any other key stays.", parts.join("; ")))
+        (!parts.is_empty()).then(|| format!("Quit? {}.", parts.join("; ")))
     }
 
     fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
