@@ -81,26 +81,44 @@ fn migrate_builds_the_schema_from_an_empty_database() {
     migrate_and_use(Db::fresh());
 }
 
-fn migrate_upgrades_every_earlier_schema() {
-    use sqlx::migrate::Migrator;
+fn migrator() -> sqlx::migrate::Migrator {
     sqlx::any::install_default_drivers();
-    let migrator = block_on(Migrator::new(migrations_dir())).expect("read the migrations");
+    block_on(sqlx::migrate::Migrator::new(migrations_dir())).expect("read the migrations")
+}
+
+/// The version just before the migration whose description holds `what`.
+fn version_before(migrator: &sqlx::migrate::Migrator, what: &str) -> i64 {
+    migrator
+        .iter()
+        .find(|m| m.description.contains(what))
+        .unwrap_or_else(|| panic!("a migration for {what}"))
+        .version
+        - 1
+}
+
+/// A fresh database with the migrations up to `version` only, as an older svc left it; and
+/// the URL to connect to it with (a fresh SQLite file is asked to be made).
+fn database_at(migrator: &sqlx::migrate::Migrator, version: i64) -> (Db, String) {
+    use sqlx::Connection;
+    let db = Db::fresh();
+    let url = match crate::common::backend() {
+        Backend::Sqlite => format!("{}?mode=rwc", db.url),
+        Backend::Postgres => db.url.clone(),
+    };
+    block_on(async {
+        let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+        migrator.run_to(version, &mut conn).await.unwrap();
+    });
+    (db, url)
+}
+
+fn migrate_upgrades_every_earlier_schema() {
+    let migrator = migrator();
     let versions: Vec<i64> = migrator.iter().map(|m| m.version).collect();
     assert!(!versions.is_empty());
     // Each schema a released version could have left behind: all but the newest migration.
     for &version in &versions[..versions.len() - 1] {
-        let db = Db::fresh();
-        block_on(async {
-            use sqlx::Connection;
-            // A fresh SQLite database is a file that does not exist yet: ask for it to be made.
-            let url = match crate::common::backend() {
-                Backend::Sqlite => format!("{}?mode=rwc", db.url),
-                Backend::Postgres => db.url.clone(),
-            };
-            let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
-            migrator.run_to(version, &mut conn).await.unwrap();
-        });
-        migrate_and_use(db);
+        migrate_and_use(database_at(&migrator, version).0);
     }
 }
 
@@ -109,23 +127,10 @@ fn migrate_upgrades_every_earlier_schema() {
 /// keys, and the tables that refer to accounts still do.
 fn the_unlimited_plan_migration_keeps_every_account() {
     use sqlx::Connection;
-    use sqlx::migrate::Migrator;
-    sqlx::any::install_default_drivers();
-    let migrator = block_on(Migrator::new(migrations_dir())).expect("read the migrations");
-    let before = migrator
-        .iter()
-        .find(|m| m.description.contains("unlimited plan"))
-        .expect("the unlimited plan's migration")
-        .version
-        - 1;
-    let db = Db::fresh();
+    let migrator = migrator();
+    let (db, url) = database_at(&migrator, version_before(&migrator, "unlimited plan"));
     block_on(async {
-        let url = match crate::common::backend() {
-            Backend::Sqlite => format!("{}?mode=rwc", db.url),
-            Backend::Postgres => db.url.clone(),
-        };
         let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
-        migrator.run_to(before, &mut conn).await.unwrap();
         sqlx::query(
             "INSERT INTO accounts (id, callsign, plan, password_hash, native_qso_count, \
              lifetime_created, daily_day, daily_created, created_at) \
@@ -190,28 +195,15 @@ fn the_unlimited_plan_migration_keeps_every_account() {
 fn the_sign_in_delays_migration_keeps_used_up_scopes_waiting() {
     use crate::web::{Browser, PASSWORD};
     use sqlx::Connection;
-    use sqlx::migrate::Migrator;
-    sqlx::any::install_default_drivers();
-    let migrator = block_on(Migrator::new(migrations_dir())).expect("read the migrations");
-    let before = migrator
-        .iter()
-        .find(|m| m.description.contains("signin delays"))
-        .expect("the sign-in delays' migration")
-        .version
-        - 1;
-    let db = Db::fresh();
+    let migrator = migrator();
+    let (db, url) = database_at(&migrator, version_before(&migrator, "signin delays"));
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as i64;
     let minute_ago = now - 60_000;
     block_on(async {
-        let url = match crate::common::backend() {
-            Backend::Sqlite => format!("{}?mode=rwc", db.url),
-            Backend::Postgres => db.url.clone(),
-        };
         let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
-        migrator.run_to(before, &mut conn).await.unwrap();
         for (scope, failures) in [
             ("address:127.0.0.2", 5i64),
             ("address:127.0.0.3", 4),
