@@ -1156,6 +1156,13 @@ impl App {
                     return vec![];
                 };
                 self.dialog = Some(Dialog::Entry);
+                // Alt-W wipes the contact being typed, as in N1MM+: call, name, grid, notes,
+                // park and time, the reports back to the mode's; frequency and mode stay.
+                if key.code == KeyCode::Char('w') && key.modifiers.contains(KeyModifiers::ALT) {
+                    form.clear_for_next();
+                    self.say(Tone::Info, "the form is cleared for a new contact");
+                    return vec![];
+                }
                 match form_key(form, key) {
                     FormKey::Close => {
                         self.dialog = None;

@@ -986,6 +986,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "  Ctrl-U Ctrl-W",
         "clear the field / the word before the cursor",
     ),
+    ("  Alt-W", "wipe the contact; frequency and mode stay"),
     (
         "  Enter  Esc",
         "log it, the form clears / close, its text kept",

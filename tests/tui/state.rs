@@ -1423,3 +1423,27 @@ fn q_asks_before_leaving_work_in_hand() {
     );
     assert!(interrupted.quit, "Ctrl-C is meant");
 }
+
+/// Alt-W wipes the contact being typed, as in N1MM+: the frequency and mode stay.
+#[test]
+fn alt_w_wipes_the_contact_being_typed() {
+    let mut app = month_open();
+    press(&mut app, KeyCode::Char('n'));
+    typed(&mut app, "k9xyz");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "7.074");
+    while form(&app).focus != Field::Notes {
+        press(&mut app, KeyCode::Tab);
+    }
+    typed(&mut app, "a note");
+    update(
+        &mut app,
+        Action::Key(KeyEvent::new(KeyCode::Char('w'), KeyModifiers::ALT)),
+    );
+    let f = form(&app);
+    assert_eq!(f.value(Field::Callsign), "");
+    assert_eq!(f.value(Field::Notes), "");
+    assert_eq!(f.value(Field::Frequency), "7.074");
+    assert_eq!(f.focus, Field::Callsign);
+    assert!(status(&app).contains("cleared"), "{}", status(&app));
+}
