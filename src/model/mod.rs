@@ -71,10 +71,7 @@ impl Whoami {
 
     /// The cap this account's creates stop at, if its plan has one.
     pub fn cap(&self) -> Option<i64> {
-        match Plan::parse(&self.plan) {
-            Some(Plan::Free) => Some(self.qso_cap.unwrap_or(FREE_PLAN_CAP)),
-            _ => None,
-        }
+        Plan::parse(&self.plan).and_then(|plan| plan.cap(self.qso_cap, FREE_PLAN_CAP))
     }
 }
 

@@ -122,6 +122,18 @@ fn now_ms() -> i64 {
         .as_millis() as i64
 }
 
+/// Makes `n` failed attempts with `fail` (given each one's number); returns the times (ms)
+/// just before and just after the last, between which its wait was set.
+fn timed_failures(n: usize, mut fail: impl FnMut(usize)) -> (i64, i64) {
+    let (mut t0, mut t1) = (0, 0);
+    for i in 0..n {
+        t0 = now_ms();
+        fail(i);
+        t1 = now_ms();
+    }
+    (t0, t1)
+}
+
 /// Checks that the scopes matching `scope` (an SQL LIKE pattern) were told to wait `delay_ms`
 /// after an attempt made between `t0` and `t1` (ms), and moves that wait 30 s on: whether the
 /// next request is refused then does not depend on how soon the machine sends it.
@@ -146,17 +158,12 @@ fn a_shared_address_delays_a_neighbour_by_seconds_instead_of_locking_it_out() {
     }
     // Five wrong passwords for W1AW from 127.0.0.2 (a club's NAT), split between the two
     // processes, which share the counters: each gets the plain answer...
-    let (mut t0, mut t1) = (0, 0);
-    for (i, base) in [&server.url, &peer.url, &server.url, &peer.url, &server.url]
-        .into_iter()
-        .enumerate()
-    {
-        t0 = now_ms();
-        let page = attempt(base, "127.0.0.2", "W1AW", "not the password");
-        t1 = now_ms();
+    let bases = [&server.url, &peer.url, &server.url, &peer.url, &server.url];
+    let (t0, t1) = timed_failures(bases.len(), |i| {
+        let page = attempt(bases[i], "127.0.0.2", "W1AW", "not the password");
         page.expect(400, WRONG);
         assert!(page.header("retry-after").is_none(), "failure {i}");
-    }
+    });
     // ...and then a neighbour behind the same address, with another account's right password,
     // is held up for a second, not for the rest of the window (the second held 30 s on, so
     // that the check does not race the clock).
@@ -197,18 +204,15 @@ fn fresh_addresses_cannot_multiply_guesses_at_a_callsign() {
     owner.submit("/keys", "/signout", &[]);
     Browser::signed_up(&server, "K1ABC");
     // Five fresh addresses use up the callsign's five free failures, one each...
-    let (mut t0, mut t1) = (0, 0);
-    for i in 10..15 {
-        t0 = now_ms();
+    let (t0, t1) = timed_failures(5, |i| {
         attempt(
             &server.url,
-            &format!("127.0.0.{i}"),
+            &format!("127.0.0.{}", 10 + i),
             "W1AW",
             "not the password",
         )
         .expect(400, WRONG);
-        t1 = now_ms();
-    }
+    });
     // ...so a sixth fresh address is held to the callsign's delay, even with the right password.
     hold(&server, "callsign:W1AW", 1000, t0, t1);
     let held = attempt(&server.url, "127.0.0.15", "W1AW", PASSWORD);
@@ -250,14 +254,11 @@ fn fresh_addresses_cannot_multiply_guesses_at_a_callsign() {
     assert!(failures_of(&server, "callsign:W1AW", "10"));
     // A copied device cookie is no master key: it has failures of its own to use up.
     from_guesser.submit("/keys", "/signout", &[]);
-    let (mut t0, mut t1) = (0, 0);
-    for _ in 0..5 {
-        t0 = now_ms();
+    let (t0, t1) = timed_failures(5, |_| {
         from_guesser
             .sign_in("W1AW", "not the password")
             .expect(400, WRONG);
-        t1 = now_ms();
-    }
+    });
     hold(&server, "device:%", 1000, t0, t1);
     from_guesser
         .sign_in("W1AW", PASSWORD)
@@ -268,18 +269,15 @@ fn fresh_addresses_cannot_multiply_guesses_at_a_callsign() {
     assert_eq!(elsewhere.sign_in("K1ABC", PASSWORD).location(), "/keys");
 
     // An unknown callsign is counted like a known one, with the same answer.
-    let (mut t0, mut t1) = (0, 0);
-    for i in 60..65 {
-        t0 = now_ms();
+    let (t0, t1) = timed_failures(5, |i| {
         attempt(
             &server.url,
-            &format!("127.0.0.{i}"),
+            &format!("127.0.0.{}", 60 + i),
             "K9ZZZ",
             "not the password",
         )
         .expect(400, WRONG);
-        t1 = now_ms();
-    }
+    });
     hold(&server, "callsign:K9ZZZ", 1000, t0, t1);
     attempt(&server.url, "127.0.0.65", "K9ZZZ", PASSWORD).expect(429, "Too many failed sign-ins");
 
