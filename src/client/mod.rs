@@ -227,6 +227,24 @@ impl Client {
         self
     }
 
+    /// Whether the service can be reached within `within`: any HTTP answer to `/healthz`,
+    /// an error status included, means the link works. The logbook asks it every few seconds,
+    /// so a link that stalls shows as offline long before a slow request gives up.
+    pub async fn reachable(&self, within: Duration) -> Result<(), ClientError> {
+        let mut url = self.base.clone();
+        if let Ok(mut path) = url.path_segments_mut() {
+            path.pop_if_empty();
+            path.push("healthz");
+        }
+        match self.http.get(url).timeout(within).send().await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(ClientError::Transport {
+                message: transport_message(&e),
+                attempts: 1,
+            }),
+        }
+    }
+
     fn url(&self, segments: &[&str]) -> Url {
         let mut url = self.base.clone();
         if let Ok(mut path) = url.path_segments_mut() {

@@ -47,7 +47,8 @@ pub enum Pane {
 }
 
 impl Pane {
-    const ORDER: [Pane; 3] = [Pane::Folders, Pane::Contacts, Pane::Activations];
+    // As on the screen: the two lists of the top band left to right, then Contacts below.
+    const ORDER: [Pane; 3] = [Pane::Folders, Pane::Activations, Pane::Contacts];
 
     fn next(self, back: bool) -> Pane {
         let i = Pane::ORDER.iter().position(|p| *p == self).unwrap_or(0);
@@ -236,7 +237,12 @@ pub enum Tone {
 pub struct Status {
     pub text: String,
     pub tone: Tone,
+    /// When it was said: an old message says how old it is.
+    pub at: Timestamp,
 }
+
+/// The most rows the message line takes, so the panes keep their room at 24 lines.
+pub const MESSAGE_ROWS: usize = 4;
 
 /// What the message line says while `r` reloads; replaced once every answer is in.
 const REFRESHING: &str = "refreshing…";
@@ -428,6 +434,8 @@ pub enum Action {
     Sender(SenderEvent),
     /// A reading of the radio by the rig poller, or why it failed.
     RigRead(Result<RigState, String>),
+    /// Whether the service could be reached just now (the runtime asks every 2 s).
+    LinkProbed(Result<(), ClientError>),
     /// What became of an [`Effect::Rig`].
     RigSent {
         command: RigCommand,
@@ -602,6 +610,7 @@ impl App {
         self.status = Some(Status {
             text: text.into(),
             tone,
+            at: self.now,
         });
     }
 
@@ -635,13 +644,14 @@ impl App {
         list_heights(self.size, self.message_rows(self.size.0))
     }
 
-    /// Rows the message line takes: two when the message is wider than the screen, so an
-    /// error's reason is not cut off.
+    /// Rows the message line takes: as many as the newest message needs to be read whole at
+    /// this width (up to [`MESSAGE_ROWS`]), so an error's reason is never cut off.
     pub fn message_rows(&self, width: u16) -> u16 {
-        let width = width.max(1) as usize;
         match &self.status {
-            Some(s) if s.text.chars().count() > width => 2,
-            _ => 1,
+            Some(s) => super::ui::message_lines(&s.text, width)
+                .len()
+                .clamp(1, MESSAGE_ROWS) as u16,
+            None => 1,
         }
     }
 
@@ -661,7 +671,7 @@ impl App {
         if self.connection == Connection::Offline {
             self.say(
                 Tone::Warning,
-                "editing a stored contact needs the service: wait for the link (r tries now)",
+                "editing a stored contact needs the service: wait for the link (Alt-R tries now)",
             );
             return vec![];
         }
@@ -1301,24 +1311,62 @@ impl App {
         (!parts.is_empty()).then(|| format!("Quit? {}.", parts.join("; ")))
     }
 
+    /// Whether a log is open in Contacts: a folder that takes contacts. Letters and digits
+    /// then type a callsign, and the commands take Alt.
+    pub fn log_open(&self) -> bool {
+        self.contacts.folder.as_ref().is_some_and(holds_contacts)
+    }
+
+    /// The command a key names: Alt and a letter anywhere, or the plain letter while no log is
+    /// open (with one open, plain letters are a callsign's).
+    fn command(&self, key: &KeyEvent) -> Option<char> {
+        let KeyCode::Char(c) = key.code else {
+            return None;
+        };
+        if key.modifiers.contains(KeyModifiers::CONTROL) {
+            return None;
+        }
+        if key.modifiers.contains(KeyModifiers::ALT) {
+            return Some(c);
+        }
+        (!self.log_open() || !c.is_ascii_alphanumeric()).then_some(c)
+    }
+
+    /// A letter or digit typed with a log open and the form closed: the form opens on the
+    /// callsign with it, whatever pane has focus, so a call typed after Esc is never taken as
+    /// commands.
+    fn start_typing(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let effects = self.open_entry();
+        if matches!(self.dialog, Some(Dialog::Entry))
+            && let Some(form) = &mut self.entry
+            && let FormKey::Edited(_) = form_key(form, key)
+        {
+            self.check_duplicate();
+        }
+        effects
+    }
+
     fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
         if key.kind == KeyEventKind::Release {
             return vec![];
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
         let typing = matches!(
             self.dialog,
             Some(Dialog::Entry | Dialog::Fix(_) | Dialog::Edit(_) | Dialog::Activation(_))
         );
         let quit_key = (ctrl && key.code == KeyCode::Char('c'))
-            || (key.code == KeyCode::Char('q') && !ctrl && !typing && !self.filtering());
+            || (key.code == KeyCode::Char('q')
+                && !ctrl
+                && (alt || (!typing && !self.filtering() && !self.log_open())));
         if quit_key {
-            // One unshifted letter must not drop a half-typed contact, nor leave with contacts
-            // still to send without a word: q asks then. Ctrl-C is meant; it quits. Nothing
+            // A key that quits must not drop a half-typed contact, nor leave with contacts
+            // still to send without a word: it asks then. Ctrl-C is meant; it quits. Nothing
             // entered is only in memory: the journal holds it, and what it holds is told once
             // the terminal is back.
             if !ctrl
-                && self.dialog.is_none()
+                && !matches!(self.dialog, Some(Dialog::ConfirmQuit { .. }))
                 && let Some(question) = self.quit_question()
             {
                 self.dialog = Some(Dialog::ConfirmQuit { question });
@@ -1326,6 +1374,14 @@ impl App {
             }
             self.quit = true;
             return vec![];
+        }
+        // The radio's keys work in the entry form too, where plain letters are text.
+        if alt && matches!(self.dialog, Some(Dialog::Entry)) {
+            match key.code {
+                KeyCode::Char('f' | 'F') => return self.send_to_rig(Field::Frequency),
+                KeyCode::Char('M') => return self.send_to_rig(Field::Mode),
+                _ => {}
+            }
         }
         if self.dialog.is_some() {
             return self.dialog_key(key);
@@ -1337,6 +1393,17 @@ impl App {
                 _ => vec![],
             };
         }
+        if let KeyCode::Char(c) = key.code
+            && !ctrl
+            && !alt
+            && c.is_ascii_alphanumeric()
+            && self.log_open()
+        {
+            return self.start_typing(key);
+        }
+        if let Some(c) = self.command(&key) {
+            return self.command_key(c, key);
+        }
         match key.code {
             KeyCode::Tab => {
                 self.focus = self.focus.next(false);
@@ -1344,10 +1411,6 @@ impl App {
             }
             KeyCode::BackTab => {
                 self.focus = self.focus.next(true);
-                vec![]
-            }
-            KeyCode::Char('?') => {
-                self.dialog = Some(Dialog::Help);
                 vec![]
             }
             KeyCode::Esc => {
@@ -1367,9 +1430,27 @@ impl App {
                 }
                 vec![]
             }
-            KeyCode::Char('r') => self.refresh(),
-            KeyCode::Char('n') => self.open_entry(),
-            KeyCode::Char('a') => {
+            KeyCode::Enter => self.enter(),
+            KeyCode::Up
+            | KeyCode::Down
+            | KeyCode::PageUp
+            | KeyCode::PageDown
+            | KeyCode::Home
+            | KeyCode::End => self.move_key(key),
+            _ => vec![],
+        }
+    }
+
+    /// The main screen's commands, by their letter (see [`App::command`]).
+    fn command_key(&mut self, c: char, key: KeyEvent) -> Vec<Effect> {
+        match c {
+            '?' => {
+                self.dialog = Some(Dialog::Help);
+                vec![]
+            }
+            'r' => self.refresh(),
+            'n' => self.open_entry(),
+            'a' => {
                 if let Some(why) = self.journal.cannot_log() {
                     self.say(Tone::Warning, why);
                     return vec![];
@@ -1382,7 +1463,7 @@ impl App {
                 self.dialog = Some(Dialog::Activation(ActivationForm::new(&call)));
                 vec![]
             }
-            KeyCode::Char('m') => {
+            'm' => {
                 if let Some(why) = self.journal.cannot_log() {
                     self.say(Tone::Warning, why);
                     return vec![];
@@ -1390,7 +1471,7 @@ impl App {
                 self.dialog = Some(Dialog::ChooseMonth);
                 vec![]
             }
-            KeyCode::Char('/') => {
+            '/' => {
                 let view = match self.focus {
                     Pane::Folders => &mut self.folders.view,
                     Pane::Contacts => &mut self.contacts.view,
@@ -1406,12 +1487,11 @@ impl App {
                 }
                 vec![]
             }
-            KeyCode::Enter => self.enter(),
-            KeyCode::Char('d') => {
+            'd' => {
                 if self.focus != Pane::Contacts {
                     self.say(
                         Tone::Warning,
-                        "d deletes a contact: Tab to Contacts and select it first",
+                        "Alt-D deletes a contact: Tab to Contacts and select it first",
                     );
                     return vec![];
                 }
@@ -1440,15 +1520,17 @@ impl App {
                 }
                 vec![]
             }
-            KeyCode::Char('x') => self.export_key(),
-            KeyCode::Char('F') => self.send_to_rig(Field::Frequency),
-            KeyCode::Char('M') => self.send_to_rig(Field::Mode),
-            KeyCode::Char('e') if self.focus == Pane::Contacts => self.open_edit(),
-            KeyCode::Char('e') => {
+            'x' => self.export_key(),
+            'F' | 'f' if key.modifiers.contains(KeyModifiers::ALT) || c == 'F' => {
+                self.send_to_rig(Field::Frequency)
+            }
+            'M' => self.send_to_rig(Field::Mode),
+            'e' if self.focus == Pane::Contacts => self.open_edit(),
+            'e' => {
                 if self.focus != Pane::Activations {
                     self.say(
                         Tone::Warning,
-                        "e edits the selected contact (in Contacts) or ends the selected activation (in Activations)",
+                        "Alt-E edits the selected contact (in Contacts) or ends the selected activation (in Activations)",
                     );
                     return vec![];
                 }
@@ -1471,13 +1553,7 @@ impl App {
                 }
                 vec![]
             }
-            KeyCode::Up
-            | KeyCode::Down
-            | KeyCode::PageUp
-            | KeyCode::PageDown
-            | KeyCode::Home
-            | KeyCode::End
-            | KeyCode::Char('j' | 'k' | 'g' | 'G') => self.move_key(key),
+            'j' | 'k' | 'g' | 'G' => self.move_key(key),
             _ => vec![],
         }
     }
@@ -1922,6 +1998,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Journal(answer) => app.journal_answer(answer),
         Action::Sender(event) => app.sender_event(event),
         Action::RigRead(result) => app.rig_read(result),
+        Action::LinkProbed(result) => app.link_probed(result),
         Action::RigSent { command, result } => {
             app.rig_sent(command, result);
             vec![]

@@ -22,7 +22,7 @@ impl App {
         let Some(folder) = folder else {
             self.say(
                 Tone::Warning,
-                "x exports: select an activation or a log, or open a folder first",
+                "Alt-X exports: select an activation or a log, or open a folder first",
             );
             return vec![];
         };
@@ -30,7 +30,7 @@ impl App {
             self.say(
                 Tone::Warning,
                 format!(
-                    "{} is not on the service yet; x exports it once the journal has sent it",
+                    "{} is not on the service yet; Alt-X exports it once the journal has sent it",
                     folder.name
                 ),
             );

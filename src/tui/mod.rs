@@ -119,6 +119,7 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
         tasks.spawn(tasks::poll_rig(Rig::new(address), inbox, tx.clone()));
         commands
     });
+    tasks.spawn(tasks::watch_link(client.clone(), tx.clone()));
     let mut work = VecDeque::from(effects);
     let mut events = EventStream::new();
     let mut clock = tokio::time::interval(Duration::from_secs(1));

@@ -74,7 +74,7 @@ impl JournalState {
             JournalState::Open => None,
             JournalState::Opening => Some("the journal is being opened; try again in a moment".into()),
             JournalState::Missing => Some(
-                "nothing can be logged yet: this key is new on this computer, and the logbook must reach the service once to learn its account (it keeps trying; r tries now)".into(),
+                "nothing can be logged yet: this key is new on this computer, and the logbook must reach the service once to learn its account (it keeps trying; Alt-R tries now)".into(),
             ),
             JournalState::Failed(why) => Some(format!(
                 "nothing can be logged: the journal cannot be used ({why})"
@@ -253,7 +253,7 @@ impl App {
         };
         if let Some(Mark::Refused(why)) = self.contacts.marks.get(&c.id) {
             let text = format!(
-                "{} was refused: {why}; Enter fixes it, d discards it",
+                "{} was refused: {why}; Enter fixes it, Alt-D discards it",
                 c.callsign
             );
             self.say(Tone::Error, text);
@@ -272,7 +272,7 @@ impl App {
                 self.say(
                     Tone::Info,
                     format!(
-                        "{call} waits in the journal and goes out by itself once the service can be reached; d discards it"
+                        "{call} waits in the journal and goes out by itself once the service can be reached; Alt-D discards it"
                     ),
                 );
                 return;
@@ -378,7 +378,7 @@ impl App {
                     }
                     Ok(false) => self.say(
                         Tone::Info,
-                        "it was sent meanwhile, so it is in the log now (d deletes it there)",
+                        "it was sent meanwhile, so it is in the log now (Alt-D deletes it there)",
                     ),
                     Err(why) => self.say(Tone::Error, format!("not discarded: {why}")),
                 }
@@ -415,7 +415,7 @@ impl App {
             self.say(
                 Tone::Warning,
                 format!(
-                    "{} refused by the service: Tab to Contacts, Enter on a ✗ row fixes it, d discards it",
+                    "{} refused by the service: Tab to Contacts, Enter on a ✗ row fixes it, Alt-D discards it",
                     plural(counts.refused, "contact was", "contacts were")
                 ),
             );
@@ -490,7 +490,7 @@ impl App {
                 Some(ended) => self.say(
                     Tone::Warning,
                     format!(
-                        "activation {reference} of today was ended at {}: opened as it is ({}); n asks before logging into it",
+                        "activation {reference} of today was ended at {}: opened as it is ({}); logging into it asks first",
                         ended.to_string().get(11..16).unwrap_or("?"),
                         folder.name
                     ),
@@ -498,14 +498,14 @@ impl App {
                 None if known => self.say(
                     Tone::Info,
                     format!(
-                        "activation {reference} is in progress: {}; n logs into it",
+                        "activation {reference} is in progress: {}; type a callsign to log into it",
                         folder.name
                     ),
                 ),
                 None => self.say(
                     Tone::Success,
                     format!(
-                        "activation {reference} started: {}; n logs into it",
+                        "activation {reference} started: {}; type a callsign to log into it",
                         folder.name
                     ),
                 ),
@@ -523,7 +523,10 @@ impl App {
         } else {
             self.say(
                 Tone::Success,
-                format!("opened the {} log; n logs a contact", folder.name),
+                format!(
+                    "opened the {} log; type a callsign to log a contact",
+                    folder.name
+                ),
             );
         }
         self.select_folder(&folder.id);
@@ -563,14 +566,15 @@ impl App {
                     .flat_map(|id| self.load_stats(id))
                     .collect()
             }
-            SenderEvent::Online => {
-                let was_offline = self.connection == Connection::Offline;
-                if self.connection != Connection::KeyRejected {
-                    self.connection = Connection::Online;
-                }
+            SenderEvent::Online => match self.connection {
                 // Back from a dead link: what the screen shows may be old.
-                if was_offline { self.reload() } else { vec![] }
-            }
+                Connection::Offline => self.back_online(),
+                Connection::KeyRejected => vec![],
+                _ => {
+                    self.connection = Connection::Online;
+                    vec![]
+                }
+            },
             SenderEvent::Offline(_) => {
                 if self.connection != Connection::KeyRejected {
                     self.connection = Connection::Offline;
@@ -593,6 +597,31 @@ impl App {
                 vec![]
             }
         }
+    }
+
+    /// The runtime's check of the link: a stalled link shows `offline` within seconds, and
+    /// one that is back is used at once.
+    pub(super) fn link_probed(&mut self, result: Result<(), ClientError>) -> Vec<Effect> {
+        match (result, &self.connection) {
+            (_, Connection::KeyRejected) => vec![],
+            (Err(_), _) => {
+                self.connection = Connection::Offline;
+                vec![]
+            }
+            (Ok(()), Connection::Offline) => self.back_online(),
+            // Connecting stays until the first answer says what the key is worth.
+            (Ok(()), _) => vec![],
+        }
+    }
+
+    /// The link is back after it was down: said, and what the screen shows is read again.
+    fn back_online(&mut self) -> Vec<Effect> {
+        self.connection = Connection::Online;
+        self.say(
+            Tone::Info,
+            "the service answers again: reloading, and what waits goes out",
+        );
+        self.reload()
     }
 
     /// Loads what the screen shows again, without a message.
@@ -668,7 +697,7 @@ impl App {
         };
         // What to do comes before the service's message, which may be long.
         let fix = if matches!(entry.request, EntryRequest::Contact(_)) {
-            " (kept as ✗ in Contacts: Enter fixes it, d discards it)"
+            " (kept as ✗ in Contacts: Enter fixes it, Alt-D discards it)"
         } else {
             " (the contacts logged into it are kept as refused too)"
         };

@@ -1,11 +1,11 @@
 //! The radio, read through rigctld: what the logbook knows of it, how its readings fill the
-//! entry form, and the `F` and `M` keys that send the form's frequency and mode to it. No
+//! entry form, and Alt-F and Alt-Shift-M that send the form's frequency and mode to it. No
 //! I/O: the poller in [`super::tasks`] reads the radio every [`POLL`] and answers with
 //! [`Action::RigRead`](super::app::Action::RigRead).
 //!
 //! The form's frequency and mode follow the radio until the operator types in them; from
 //! then on they stay as typed for that contact, and follow again once it is logged (or once
-//! `F` or `M` has put the radio where the form says).
+//! Alt-F or Alt-Shift-M has put the radio where the form says).
 
 use std::time::Duration;
 
@@ -171,12 +171,12 @@ impl App {
         }
     }
 
-    /// `F` (`field` the frequency) or `M` (the mode): sends the entry form's value to the
+    /// Alt-F (`field` the frequency) or Alt-Shift-M (the mode): sends the entry form's value to the
     /// radio, for a change of frequency or mode typed in the logbook.
     pub(super) fn send_to_rig(&mut self, field: Field) -> Vec<Effect> {
         let (key, what) = match field {
-            Field::Frequency => ('F', "frequency"),
-            _ => ('M', "mode"),
+            Field::Frequency => ("Alt-F", "frequency"),
+            _ => ("Alt-Shift-M", "mode"),
         };
         if self.rig.is_none() {
             self.say(
@@ -191,7 +191,7 @@ impl App {
             self.say(
                 Tone::Warning,
                 format!(
-                    "{key} sends the entry form's {what} to the radio: n opens the form; type it there, Esc, then {key}"
+                    "{key} sends the entry form's {what} to the radio: type it in the entry form, then {key}"
                 ),
             );
             return vec![];
@@ -216,7 +216,7 @@ impl App {
         if mode.is_empty() {
             self.say(
                 Tone::Warning,
-                "the form has no mode to send: type one there (FT8, SSB, CW), Esc, then M",
+                "the form has no mode to send: type one there (FT8, SSB, CW), then Alt-Shift-M",
             );
             return vec![];
         }
@@ -237,7 +237,7 @@ impl App {
         vec![Effect::Rig(RigCommand::SetMode(rig_mode))]
     }
 
-    /// What became of `F` or `M`. Once the radio is where the form says, the form's field
+    /// What became of Alt-F or Alt-Shift-M. Once the radio is where the form says, the form's field
     /// follows the radio again.
     pub(super) fn rig_sent(&mut self, command: RigCommand, result: Result<(), String>) {
         let (field, what, done) = match &command {

@@ -162,6 +162,26 @@ pub async fn perform(
     }
 }
 
+/// How often the link is checked, and how long its answer may take: a link that stalls shows
+/// `offline` within the sum, 4.5 s.
+pub const PROBE_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+pub const PROBE_WITHIN: std::time::Duration = std::time::Duration::from_millis(2500);
+
+/// Asks the service every [`PROBE_EVERY`] whether it can be reached, for the connection shown
+/// in the status bar: the other requests come only now and then, and a stalled one takes its
+/// full time-out to fail. Ends when the logbook closes.
+pub async fn watch_link(client: Arc<Client>, tx: UnboundedSender<Action>) {
+    let mut tick = tokio::time::interval(PROBE_EVERY);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let result = client.reachable(PROBE_WITHIN).await;
+        if tx.send(Action::LinkProbed(result)).is_err() {
+            return;
+        }
+    }
+}
+
 /// Reads the radio every [`POLL`] and carries out the commands of `F` and `M`, one request at
 /// a time on one connection, until the logbook closes. A failure is reported and the next
 /// tick tries again, on a fresh connection when the old one may be out of step.

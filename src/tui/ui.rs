@@ -9,7 +9,9 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Constraint, Layout, Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Widget, Wrap};
+use ratatui::widgets::{
+    Block, BorderType, Borders, Cell, Clear, Paragraph, Row, Table, Widget, Wrap,
+};
 use tui_input::Input;
 
 use super::app::{
@@ -126,9 +128,21 @@ impl<T> View<'_, T> {
         area: Rect,
         buf: &mut Buffer,
     ) -> Rect {
+        // The pane with focus is plain to see without colour too: a thick border and its
+        // name in reverse video.
+        if self.focused
+            && let Some(name) = title.first_mut()
+        {
+            name.style = name.style.add_modifier(Modifier::REVERSED);
+        }
         title.extend(filter_span(list, self.theme));
         let block = Block::new()
             .borders(Borders::ALL)
+            .border_type(if self.focused {
+                BorderType::Thick
+            } else {
+                BorderType::Plain
+            })
             .border_style(self.theme.border(self.focused))
             .title(Line::from(title));
         let inner = block.inner(area);
@@ -381,7 +395,9 @@ impl Widget for View<'_, ContactsPane> {
         if pane.items.is_empty() {
             let text = match &pane.load {
                 Load::Failed(why) => format!("Contacts did not load: {why}"),
-                Load::Loaded | Load::Idle => "No contacts yet: n logs one.".to_owned(),
+                Load::Loaded | Load::Idle => {
+                    "No contacts yet: type a callsign to log one.".to_owned()
+                }
                 Load::Loading => "Loading contacts…".to_owned(),
             };
             placeholder(inner, buf, &text, self.theme.dim());
@@ -487,17 +503,63 @@ pub struct MessageLine<'a> {
 impl Widget for MessageLine<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (text, style) = match &self.app.status {
-            Some(s) => (s.text.clone(), self.theme.tone(s.tone)),
+            // An old message says its age, so it is not read as news.
+            Some(s) => match (self.app.now.millis() - s.at.millis()) / 60_000 {
+                0 => (s.text.clone(), self.theme.tone(s.tone)),
+                minutes => (
+                    format!("{} ({minutes} min ago)", s.text),
+                    self.theme.tone(s.tone).patch(self.theme.dim()),
+                ),
+            },
             None => (
-                "? help · Tab next pane · Enter open · n log a contact · q quit".to_owned(),
+                "? help · Tab next pane · Enter open · type a call to log · q quit".to_owned(),
                 self.theme.dim(),
             ),
         };
-        Paragraph::new(text)
-            .style(style)
-            .wrap(Wrap { trim: true })
-            .render(area, buf);
+        let lines: Vec<Line> = message_lines(&text, area.width)
+            .into_iter()
+            .map(Line::raw)
+            .collect();
+        Paragraph::new(lines).style(style).render(area, buf);
     }
+}
+
+/// The message broken into lines of at most `width` characters at spaces (a word longer than
+/// a line is cut into pieces): [`App::message_rows`] counts them and the message line draws
+/// them, so the two always agree.
+pub fn message_lines(text: &str, width: u16) -> Vec<String> {
+    let width = usize::from(width.max(1));
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut len = 0;
+    for word in text.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        // A word that fits on no line is cut, a line's worth at a time.
+        while word.len() > width {
+            if len > 0 {
+                lines.push(std::mem::take(&mut line));
+                len = 0;
+            }
+            lines.push(word.drain(..width).collect());
+        }
+        if word.is_empty() {
+            continue;
+        }
+        if len > 0 && len + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut line));
+            len = 0;
+        }
+        if len > 0 {
+            line.push(' ');
+            len += 1;
+        }
+        line.extend(word.iter());
+        len += word.len();
+    }
+    if len > 0 || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// The bottom line: account, counter, clock, connection, the journal's counts, the radio,
@@ -634,8 +696,10 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
 }
 
 fn dialog_block(title: String, theme: Theme) -> Block<'static> {
+    // A dialog has the keys: drawn as a focused pane is.
     Block::new()
         .borders(Borders::ALL)
+        .border_type(BorderType::Thick)
         .border_style(theme.border(true))
         .title(Line::from(format!(" {title} ")))
 }
@@ -972,11 +1036,17 @@ impl Widget for MonthView {
 
 /// Every key binding, as the `?` screen lists them.
 pub const BINDINGS: &[(&str, &str)] = &[
-    ("Tab / Shift-Tab", "next / previous pane"),
-    ("↑ ↓  j k", "move; PgUp PgDn, Home End (g G) jump"),
-    ("Enter", "open the selected folder or activation"),
+    ("Tab / Shift-Tab", "next / previous pane, in screen order"),
+    (
+        "↑ ↓  PgUp PgDn",
+        "move; Home End jump (no log open: j k g G)",
+    ),
+    ("Enter", "open the folder or activation; fix a ✗ contact"),
     ("/", "filter the list; Enter keeps it, Esc clears it"),
-    ("n", "log a contact into the open folder"),
+    (
+        "letters, digits",
+        "with a log open: start a contact with them",
+    ),
     ("  Tab ↑ ↓", "next / previous field (Shift-Tab back)"),
     (
         "  typing",
@@ -991,15 +1061,22 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "  Enter  Esc",
         "log it, the form clears / close, its text kept",
     ),
-    ("a", "start an activation (POTA), also offline"),
+    (
+        "Alt + letter",
+        "the commands below (no log open: the letter)",
+    ),
+    ("n", "the entry form, as it was left"),
+    ("a", "start an activation (a two-fer too), also offline"),
     ("e", "edit the contact, or end the activation (after y)"),
     ("d", "delete the contact, or discard a ↑ ✗ one (after y)"),
-    ("  Enter on ✗", "fix a refused contact and send it again"),
     ("m", "this month's log: m yours, p POTA, d DX, r Repeaters"),
     ("x", "write the activation's POTA file, or a log as ADIF"),
-    ("F  M", "send the form's frequency / mode to the radio"),
+    (
+        "F  Shift-M",
+        "send the form's frequency / mode to the radio",
+    ),
     ("r  ?", "refresh everything from the service / this help"),
-    ("q  Ctrl-C", "quit; waiting contacts stay in the journal"),
+    ("q  Ctrl-C", "quit (q asks when work waits); Ctrl-C at once"),
 ];
 
 pub struct HelpView {
@@ -1042,10 +1119,12 @@ pub fn draw(app: &App, frame: &mut Frame) {
         color: app.options.color,
     };
     let areas = layout(area, app.message_rows(area.width));
+    // While a dialog is open it has the keys, and no pane shows focus.
+    let focus = app.dialog.is_none().then_some(app.focus);
     frame.render_widget(
         View {
             state: &app.folders,
-            focused: app.focus == Pane::Folders,
+            focused: focus == Some(Pane::Folders),
             theme,
         },
         areas.folders,
@@ -1053,7 +1132,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     frame.render_widget(
         View {
             state: &app.activations,
-            focused: app.focus == Pane::Activations,
+            focused: focus == Some(Pane::Activations),
             theme,
         },
         areas.activations,
@@ -1061,7 +1140,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     frame.render_widget(
         View {
             state: &app.contacts,
-            focused: app.focus == Pane::Contacts,
+            focused: focus == Some(Pane::Contacts),
             theme,
         },
         areas.contacts,

@@ -259,6 +259,12 @@ impl FakeJournal {
         self.run(app, effects)
     }
 
+    /// Presses Alt and `c` (a command) and runs the journal effects it asks for.
+    pub fn alt(&mut self, app: &mut App, c: char) -> Vec<Effect> {
+        let effects = alt(app, c);
+        self.run(app, effects)
+    }
+
     fn next(&mut self, request: EntryRequest) -> Entry {
         self.seq += 1;
         let mut e = entry(&journal_id("ent_", self.seq), self.seq, request);
@@ -391,6 +397,14 @@ pub fn key(code: KeyCode) -> Action {
 
 pub fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
     update(app, key(code))
+}
+
+/// Alt and a letter: a command of the main screen, whether a log is open or not.
+pub fn alt(app: &mut App, c: char) -> Vec<Effect> {
+    update(
+        app,
+        Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT)),
+    )
 }
 
 pub fn typed(app: &mut App, text: &str) -> Vec<Effect> {

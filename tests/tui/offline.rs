@@ -132,11 +132,11 @@ fn first_run(cli: &Cli) {
 /// Opens the month's folder (the last in the tree) and the entry form.
 fn open_month_form(tui: &mut Tui) {
     tui.wait_for(&format!("  {}  ", this_month().0));
-    tui.keys("G\r");
+    tui.keys("\x1b[F\r");
     tui.wait_until("the month open in Contacts", |s| {
         s.contains(&format!("Contacts · {}", this_month().0))
     });
-    tui.keys("n");
+    tui.keys("\x1bn");
     tui.wait_for("Log a contact");
 }
 
@@ -328,11 +328,11 @@ fn a_cold_start_with_no_link_logs_into_a_new_activation_made_when_the_link_retur
     tui.wait_for("W1AW · free · elevated");
     tui.wait_for("offline");
     let before = svc::model::Timestamp::now();
-    tui.keys("a");
+    tui.keys("\x1ba");
     tui.wait_for("Start an activation");
     tui.keys("us-4567\r");
     tui.wait_for("activation US-4567 started");
-    tui.keys("n");
+    tui.keys("\x1bn");
     tui.wait_for("Log a contact → W1AW@US-4567-");
     log(&mut tui, "k2aa\t14.285\tssb", "K2AA");
     log(&mut tui, "k3bb", "K3BB");
@@ -375,7 +375,7 @@ fn a_key_new_here_with_no_link_says_why_nothing_can_be_logged() {
     let mut tui = Tui::start(&cli, &[], &[]);
     tui.wait_for("this key is new on this computer");
     tui.wait_for("offline");
-    tui.keys("n");
+    tui.keys("\x1bn");
     tui.wait_for("nothing can be logged yet");
     tui.quit();
     assert_eq!(tui.exit_code(), 0);

@@ -18,7 +18,7 @@ use super::*;
 fn two_waiting() -> (App, FakeJournal) {
     let mut app = month_open();
     let mut journal = FakeJournal::default();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     for call in ["K2OFF", "K3OFF"] {
         typed(&mut app, call);
         journal.press(&mut app, KeyCode::Enter);
@@ -152,11 +152,11 @@ fn the_copy_shows_at_start_and_the_service_replaces_it() {
 fn folders_made_with_no_link_stay_until_the_service_has_them() {
     let mut app = loaded();
     let mut journal = FakeJournal::default();
-    journal.press(&mut app, KeyCode::Char('a'));
+    journal.alt(&mut app, 'a');
     typed(&mut app, "us-9999");
     journal.press(&mut app, KeyCode::Enter);
     let local = journal.made[0].local_folder_id.clone().unwrap();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K2PARK");
     press(&mut app, KeyCode::Tab);
     typed(&mut app, "14.285");
@@ -242,7 +242,7 @@ fn a_refused_contact_is_shown_fixed_into_the_open_folder_and_sent_again() {
     let text = status(&app);
     assert!(
         text.starts_with(
-            "refused: K2OFF (kept as ✗ in Contacts: Enter fixes it, d discards it): validation_error: "
+            "refused: K2OFF (kept as ✗ in Contacts: Enter fixes it, Alt-D discards it): validation_error: "
         ),
         "{text}"
     );
@@ -263,7 +263,7 @@ fn a_refused_contact_is_shown_fixed_into_the_open_folder_and_sent_again() {
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].0, "K2OFF");
     // Enter on it opens it in the form, into the folder open now.
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     assert_eq!(app.focus, Pane::Contacts);
     press(&mut app, KeyCode::Home);
     press(&mut app, KeyCode::Enter);
@@ -308,7 +308,7 @@ fn a_refused_contact_is_shown_fixed_into_the_open_folder_and_sent_again() {
 #[test]
 fn a_waiting_or_refused_contact_is_discarded_only_after_y() {
     let (mut app, mut journal) = two_waiting();
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::Home);
     assert_eq!(app.selected_contact().unwrap().callsign, "K3OFF");
     // Enter on a waiting one says what happens to it.
@@ -319,12 +319,12 @@ fn a_waiting_or_refused_contact_is_discarded_only_after_y() {
         "{}",
         status(&app)
     );
-    press(&mut app, KeyCode::Char('d'));
+    alt(&mut app, 'd');
     assert!(matches!(app.dialog, Some(Dialog::ConfirmDiscard { .. })));
-    assert!(journal.press(&mut app, KeyCode::Char('x')).is_empty());
+    assert!(journal.alt(&mut app, 'x').is_empty());
     assert!(status(&app).contains("kept K3OFF"), "{}", status(&app));
     assert_eq!(app.outbox.entries.len(), 2);
-    press(&mut app, KeyCode::Char('d'));
+    alt(&mut app, 'd');
     let effects = press(&mut app, KeyCode::Char('y'));
     assert_eq!(
         effects,
@@ -339,7 +339,7 @@ fn a_waiting_or_refused_contact_is_discarded_only_after_y() {
     assert!(!app.contacts.items.iter().any(|c| c.callsign == "K3OFF"));
     // A stored contact is deleted, as before, not discarded.
     press(&mut app, KeyCode::End);
-    press(&mut app, KeyCode::Char('d'));
+    alt(&mut app, 'd');
     assert!(matches!(app.dialog, Some(Dialog::ConfirmDelete { .. })));
 }
 
@@ -424,7 +424,7 @@ fn a_key_new_here_needs_the_service_once() {
         ]
     );
     update(&mut app, Action::FoldersLoaded(Ok(folders())));
-    journal.press(&mut app, KeyCode::Char('m'));
+    journal.alt(&mut app, 'm');
     let effects = journal.press(&mut app, KeyCode::Char('m'));
     assert!(
         matches!(&effects[..], [Effect::LoadContacts { .. }]),
@@ -437,7 +437,7 @@ fn a_key_new_here_needs_the_service_once() {
     );
     assert_eq!(app.outbox.counts.waiting, 1);
     // Again: the same log, not a second one.
-    journal.press(&mut app, KeyCode::Char('m'));
+    journal.alt(&mut app, 'm');
     journal.press(&mut app, KeyCode::Char('m'));
     assert_eq!(app.outbox.counts.waiting, 1);
     assert_eq!(app.outbox.entries.len(), 1);
@@ -458,7 +458,7 @@ fn a_journal_that_cannot_open_says_so_and_logs_nothing() {
     );
     update(&mut app, Action::FoldersLoaded(Ok(folders())));
     open(&mut app, "2026-11");
-    assert!(press(&mut app, KeyCode::Char('n')).is_empty());
+    assert!(alt(&mut app, 'n').is_empty());
     assert!(app.dialog.is_none());
     assert!(
         status(&app).contains("nothing can be logged: the journal cannot be used"),

@@ -35,7 +35,7 @@ fn folders_activations_and_an_open_folder() {
 #[test]
 fn contacts_pane_focused_and_filtered() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::Char('/'));
     typed(&mut app, "ft8");
     insta::assert_snapshot!(screen(&app));
@@ -44,7 +44,7 @@ fn contacts_pane_focused_and_filtered() {
 #[test]
 fn a_filter_that_matches_nothing_says_so_in_the_pane() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::Char('/'));
     typed(&mut app, "zzz9");
     press(&mut app, KeyCode::Enter);
@@ -99,7 +99,7 @@ fn without_a_park_in_sight_there_is_no_park_column() {
 #[test]
 fn activations_pane_focused() {
     let mut app = month_open();
-    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Down);
     insta::assert_snapshot!(screen(&app));
 }
@@ -107,7 +107,7 @@ fn activations_pane_focused() {
 #[test]
 fn entry_form_with_a_duplicate_warning() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K1ABC");
     insta::assert_snapshot!(screen(&app));
 }
@@ -117,7 +117,7 @@ fn waiting_and_refused_contacts_offline() {
     let mut app = month_open();
     let mut journal = FakeJournal::default();
     update(&mut app, Action::FoldersLoaded(Err(offline())));
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     for call in ["K2OFF", "K3OFF", "K4OFF"] {
         typed(&mut app, call);
         journal.press(&mut app, KeyCode::Enter);
@@ -138,7 +138,7 @@ fn waiting_and_refused_contacts_offline() {
             refused: 1,
         })),
     );
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     insta::assert_snapshot!(screen(&app));
 }
 
@@ -146,7 +146,7 @@ fn waiting_and_refused_contacts_offline() {
 fn a_refused_contact_in_the_fix_form() {
     let mut app = month_open();
     let mut journal = FakeJournal::default();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K2OFF");
     journal.press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Esc);
@@ -158,7 +158,7 @@ fn a_refused_contact_in_the_fix_form() {
             "the free plan holds 200 native QSOs",
         )])),
     );
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::Home);
     press(&mut app, KeyCode::Enter);
     insta::assert_snapshot!(screen(&app));
@@ -178,7 +178,7 @@ fn a_key_new_here_with_no_link() {
 fn logging_into_an_ended_activation_asks_first() {
     let mut app = loaded();
     open(&mut app, "W1AW@K-0001-20261115");
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K5END");
     press(&mut app, KeyCode::Tab);
     typed(&mut app, "7.074");
@@ -191,7 +191,7 @@ fn logging_into_an_ended_activation_asks_first() {
 #[test]
 fn activation_form() {
     let mut app = loaded();
-    press(&mut app, KeyCode::Char('a'));
+    alt(&mut app, 'a');
     typed(&mut app, "us-56");
     insta::assert_snapshot!(screen(&app));
 }
@@ -199,17 +199,17 @@ fn activation_form() {
 #[test]
 fn delete_confirmation() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::Down);
-    press(&mut app, KeyCode::Char('d'));
+    alt(&mut app, 'd');
     insta::assert_snapshot!(screen(&app));
 }
 
 #[test]
 fn end_confirmation() {
     let mut app = loaded();
-    press(&mut app, KeyCode::BackTab);
-    press(&mut app, KeyCode::Char('e'));
+    press(&mut app, KeyCode::Tab);
+    alt(&mut app, 'e');
     insta::assert_snapshot!(screen(&app));
 }
 
@@ -245,7 +245,7 @@ fn a_larger_terminal() {
 #[test]
 fn a_tiny_terminal_draws_without_panicking() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     for (w, h) in [(1, 1), (10, 3), (20, 5), (40, 10), (0, 0)] {
         draw(&app, w, h);
     }
@@ -381,4 +381,28 @@ fn a_servers_bidi_and_control_characters_are_not_drawn() {
         "a cell still holds one"
     );
     assert_eq!(screen(&app), plain);
+}
+
+/// The newest message is shown whole, over as many lines as it takes at this width, and one
+/// that is minutes old says so.
+#[test]
+fn a_long_message_is_shown_whole_and_an_old_one_says_its_age() {
+    let mut app = month_open();
+    let long = "refused: K2OFF (kept as ✗ in Contacts: Enter fixes it, Alt-D discards it): \
+        validation_error: the folder is an ended activation of another day; open the \
+        activation of today or this month's log, then fix the contact there: the-last-word";
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Failed(
+            long.trim_start_matches("refused: ").into(),
+        )),
+    );
+    let text = screen(&app);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(app.message_rows(80) >= 3, "{text}");
+    assert!(lines[22].contains("the-last-word"), "{text}");
+    assert!(!text.contains("min ago"), "{text}");
+    update(&mut app, Action::Tick(at("2026-11-22T14:08:30Z")));
+    let text = screen(&app);
+    assert!(text.contains("the-last-word (3 min ago)"), "{text}");
 }

@@ -10,6 +10,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use svc::client::rig::{Rig, RigAddress, RigCommand, RigError, RigState};
+use svc::tui::app::Dialog;
 use svc::tui::form::Field;
 use svc::tui::rig::{RigLink, RigPanel};
 use svc::tui::{Action, App, Effect, update};
@@ -285,7 +286,7 @@ fn the_form_follows_the_radio_until_typed_over_and_again_once_logged() {
     // The month's newest data mode is FT8: the radio's PKTUSB stands for it.
     read(&mut app, 14_074_000, "PKTUSB");
     assert!(bar(&app).contains("rig 14.074 FT8"), "{}", bar(&app));
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     assert_eq!(form(&app).value(Field::Frequency), "14.074");
     assert_eq!(form(&app).value(Field::Mode), "FT8");
     read(&mut app, 7_185_000, "LSB");
@@ -324,7 +325,7 @@ fn pktusb_is_the_data_mode_last_worked() {
     let mut app = with_rig();
     let mut journal = FakeJournal::default();
     read(&mut app, 14_080_000, "PKTUSB");
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     assert_eq!(form(&app).value(Field::Mode), "FT8");
     press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Tab);
@@ -346,28 +347,32 @@ fn pktusb_is_the_data_mode_last_worked() {
 #[test]
 fn f_and_m_send_the_forms_frequency_and_mode_and_the_form_follows_again() {
     let mut app = month_open();
-    assert!(press(&mut app, KeyCode::Char('F')).is_empty());
+    assert!(alt(&mut app, 'F').is_empty());
     assert!(status(&app).contains("--rig HOST:PORT"), "{}", status(&app));
     let mut app = with_rig();
-    assert!(press(&mut app, KeyCode::Char('M')).is_empty());
+    assert!(alt(&mut app, 'M').is_empty());
     assert!(
-        status(&app).contains("n opens the form"),
+        status(&app).contains("type it in the entry form"),
         "{}",
         status(&app)
     );
 
     read(&mut app, 14_074_000, "USB");
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     press(&mut app, KeyCode::Tab);
     type_over(&mut app, "7185");
     press(&mut app, KeyCode::Tab);
     type_over(&mut app, "ssb");
+    // Alt-F works from the form, where a plain F is text.
+    let effects = alt(&mut app, 'F');
+    assert_eq!(effects, [Effect::Rig(RigCommand::SetFrequency(7_185_000))]);
+    assert!(matches!(app.dialog, Some(Dialog::Entry)));
     press(&mut app, KeyCode::Esc);
-    let effects = press(&mut app, KeyCode::Char('F'));
+    let effects = alt(&mut app, 'F');
     assert_eq!(effects, [Effect::Rig(RigCommand::SetFrequency(7_185_000))]);
     assert!(status(&app).contains("7.185 MHz"), "{}", status(&app));
     // Lower sideband below 10 MHz.
-    let effects = press(&mut app, KeyCode::Char('M'));
+    let effects = alt(&mut app, 'M');
     assert_eq!(effects, [Effect::Rig(RigCommand::SetMode("LSB".into()))]);
 
     update(
@@ -405,20 +410,20 @@ fn f_and_m_send_the_forms_frequency_and_mode_and_the_form_follows_again() {
     assert_eq!(entry.value(Field::Mode), "ssb");
 
     // A data mode goes as PKTUSB, and PKTUSB reads as that mode from then on.
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     app.entry.as_mut().unwrap().focus = Field::Mode;
     type_over(&mut app, "js8");
     press(&mut app, KeyCode::Esc);
-    let effects = press(&mut app, KeyCode::Char('M'));
+    let effects = alt(&mut app, 'M');
     assert_eq!(effects, [Effect::Rig(RigCommand::SetMode("PKTUSB".into()))]);
     read(&mut app, 7_078_000, "PKTUSB");
     assert!(bar(&app).contains("rig 7.078 JS8"), "{}", bar(&app));
     // A frequency in no band is not sent.
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     app.entry.as_mut().unwrap().focus = Field::Frequency;
     type_over(&mut app, "27.185");
     press(&mut app, KeyCode::Esc);
-    assert!(press(&mut app, KeyCode::Char('F')).is_empty());
+    assert!(alt(&mut app, 'F').is_empty());
     assert!(
         status(&app).contains("not in an amateur band"),
         "{}",
@@ -465,9 +470,9 @@ fn logbook_with_form(cli: &Cli, args: &[&str], wait: &str) -> Tui {
     let mut tui = Tui::start(cli, args, &[]);
     tui.wait_for(wait);
     tui.wait_for(&format!("  {month}  "));
-    tui.keys("G\r");
+    tui.keys("\x1b[F\r");
     tui.wait_for(&format!("Contacts · {month}"));
-    tui.keys("n");
+    tui.keys("\x1bn");
     tui.wait_for("Log a contact");
     tui
 }
@@ -510,7 +515,7 @@ fn the_form_follows_the_radio_in_a_terminal_until_typed_over() {
     assert_eq!(stored[0]["frequency"], 7.1905, "{stored:?}");
     assert_eq!(stored[0]["mode"], "CW");
     tui.close_form();
-    tui.keys("q");
+    tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
 }
 
@@ -530,23 +535,23 @@ fn f_and_m_reach_a_plain_form_rigctld() {
     tui.keys("ft4");
     tui.wait_for("Mode      ft4");
     tui.close_form();
-    tui.keys("F");
+    tui.keys("\x1bF");
     tui.wait_for("the radio is on 21.074 MHz");
     tui.wait_for("rig 21.074 SSB");
-    tui.keys("M");
+    tui.keys("\x1bM");
     tui.wait_for("the radio is in PKTUSB");
     tui.wait_for("rig 21.074 FT4");
     assert_eq!(daemon.sets(), ["F 21074000", "M PKTUSB 0"]);
     assert_eq!(daemon.reading(), (21_074_000, "PKTUSB".to_owned()));
     // Where the radio went is where the form stays: it follows the knob again.
     daemon.tune(21_076_500);
-    tui.keys("n");
+    tui.keys("\x1bn");
     tui.wait_for("Freq MHz  21.0765");
     tui.close_form();
     tui.keys("?");
-    tui.wait_for("F  M              send the form's frequency / mode to the radio");
-    tui.keys("x");
-    tui.keys("q");
+    tui.wait_for("F  Shift-M        send the form's frequency / mode to the radio");
+    tui.keys("\x1bx");
+    tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
 }
 

@@ -37,13 +37,13 @@ fn folders_have_focus_at_start_and_tab_walks_the_panes() {
     let mut app = loaded();
     assert_eq!(app.focus, Pane::Folders);
     press(&mut app, KeyCode::Tab);
-    assert_eq!(app.focus, Pane::Contacts);
-    press(&mut app, KeyCode::Tab);
     assert_eq!(app.focus, Pane::Activations);
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(app.focus, Pane::Contacts);
     press(&mut app, KeyCode::Tab);
     assert_eq!(app.focus, Pane::Folders);
     press(&mut app, KeyCode::BackTab);
-    assert_eq!(app.focus, Pane::Activations);
+    assert_eq!(app.focus, Pane::Contacts);
 }
 
 #[test]
@@ -73,10 +73,10 @@ fn the_tree_puts_children_under_their_parent() {
 fn arrows_and_j_k_move_and_enter_opens_the_folder() {
     let mut app = loaded();
     assert_eq!(app.selected_folder().unwrap().name, "All Contacts");
-    press(&mut app, KeyCode::Char('j'));
+    alt(&mut app, 'j');
     press(&mut app, KeyCode::Down);
     assert_eq!(app.selected_folder().unwrap().name, "W1AW@US-1234-20261122");
-    press(&mut app, KeyCode::Char('k'));
+    alt(&mut app, 'k');
     assert_eq!(app.selected_folder().unwrap().name, "POTA");
     press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::Up);
@@ -151,7 +151,7 @@ fn a_second_slash_starts_a_new_filter() {
 #[test]
 fn refreshing_is_said_until_every_answer_is_in() {
     let mut app = month_open();
-    let effects = press(&mut app, KeyCode::Char('r'));
+    let effects = alt(&mut app, 'r');
     let Some(Effect::LoadContacts { generation, .. }) = effects.last().cloned() else {
         panic!("{effects:?}")
     };
@@ -191,7 +191,7 @@ fn refreshing_is_said_until_every_answer_is_in() {
 #[test]
 fn a_filter_without_match_says_so() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::Char('/'));
     typed(&mut app, "zzz9");
     press(&mut app, KeyCode::Enter);
@@ -235,7 +235,7 @@ fn contacts_load_page_by_page_as_the_cursor_moves_down() {
         },
     );
     assert!(effects.is_empty(), "the first screen needs no second page");
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::PageDown);
     assert_eq!(app.contacts.view.selected, 10);
     let effects = press(&mut app, KeyCode::End);
@@ -289,7 +289,7 @@ fn contacts_load_page_by_page_as_the_cursor_moves_down() {
 fn the_entry_form_logs_a_contact_and_clears_for_the_next() {
     let mut app = month_open();
     let mut journal = FakeJournal::default();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     let f = form(&app);
     assert_eq!(f.focus, Field::Callsign);
     // Frequency and mode of the newest contact of the folder; reports follow the mode.
@@ -419,7 +419,7 @@ fn the_entry_form_logs_a_contact_and_clears_for_the_next() {
     press(&mut app, KeyCode::Esc);
     assert!(app.dialog.is_none());
     // The next form keeps frequency and mode of the last contact logged.
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     assert_eq!(form(&app).value(Field::Frequency), "14.074");
 }
 
@@ -429,7 +429,7 @@ fn contacts_typed_with_no_link_all_wait_and_none_replaces_another() {
     let mut journal = FakeJournal::default();
     update(&mut app, Action::FoldersLoaded(Err(offline())));
     assert_eq!(app.connection, Connection::Offline);
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     for call in ["K2OFF", "K3OFF", "K4OFF"] {
         typed(&mut app, call);
         journal.press(&mut app, KeyCode::Enter);
@@ -459,7 +459,7 @@ fn contacts_typed_with_no_link_all_wait_and_none_replaces_another() {
     assert_eq!(waiting, 3);
     // They are on disk, but wait to go out: q says so, y quits.
     press(&mut app, KeyCode::Esc);
-    press(&mut app, KeyCode::Char('q'));
+    alt(&mut app, 'q');
     assert!(!app.quit);
     press(&mut app, KeyCode::Char('y'));
     assert!(app.quit);
@@ -468,7 +468,7 @@ fn contacts_typed_with_no_link_all_wait_and_none_replaces_another() {
 #[test]
 fn a_typed_time_is_used_instead_of_now() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "W2AB");
     press(&mut app, KeyCode::BackTab);
     typed(&mut app, "1350");
@@ -483,7 +483,7 @@ fn a_typed_time_is_used_instead_of_now() {
 fn a_time_later_than_now_is_yesterday_and_a_future_time_is_refused() {
     let mut app = month_open();
     let mut journal = FakeJournal::default();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "W2AB");
     press(&mut app, KeyCode::BackTab);
     // From paper, after midnight: 23:50 is last night's.
@@ -518,7 +518,7 @@ fn a_time_later_than_now_is_yesterday_and_a_future_time_is_refused() {
 #[test]
 fn a_journal_failure_keeps_the_form_and_says_why() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K9XYZ");
     press(&mut app, KeyCode::Enter);
     update(
@@ -545,7 +545,7 @@ fn an_ended_activation_asks_before_logging_into_it() {
     let mut app = loaded();
     let mut journal = FakeJournal::default();
     open(&mut app, "W1AW@K-0001-20261115");
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     assert!(
         status(&app).contains("K-0001 has ended"),
         "{}",
@@ -562,7 +562,7 @@ fn an_ended_activation_asks_before_logging_into_it() {
     };
     assert_eq!(label, "K-0001");
     // Any other key: back to the form, nothing logged.
-    assert!(press(&mut app, KeyCode::Char('n')).is_empty());
+    assert!(alt(&mut app, 'n').is_empty());
     assert_eq!(form(&app).value(Field::Callsign), "K5END");
     assert!(
         status(&app).contains("not logged into K-0001"),
@@ -584,7 +584,7 @@ fn an_ended_activation_asks_before_logging_into_it() {
 #[test]
 fn a_duplicate_is_flagged_while_typing_and_can_still_be_logged() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K1AB");
     assert_eq!(form(&app).duplicate, None);
     typed(&mut app, "c");
@@ -631,7 +631,7 @@ fn a_duplicate_is_flagged_while_typing_and_can_still_be_logged() {
 #[test]
 fn bad_input_gets_a_message_and_nothing_is_sent() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K1 AB");
     assert!(press(&mut app, KeyCode::Enter).is_empty());
     assert!(
@@ -661,7 +661,7 @@ fn bad_input_gets_a_message_and_nothing_is_sent() {
 #[test]
 fn n_needs_a_folder_that_holds_contacts() {
     let mut app = loaded();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     assert!(app.dialog.is_none());
     assert!(
         status(&app).contains("open a folder first"),
@@ -669,7 +669,7 @@ fn n_needs_a_folder_that_holds_contacts() {
         status(&app)
     );
     open(&mut app, "POTA");
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     assert!(app.dialog.is_none());
     assert!(
         status(&app).contains("POTA is a category folder"),
@@ -677,7 +677,7 @@ fn n_needs_a_folder_that_holds_contacts() {
         status(&app)
     );
     // m asks which of this month's logs: m the own one, p d r a program's hunting log.
-    assert!(press(&mut app, KeyCode::Char('m')).is_empty());
+    assert!(alt(&mut app, 'm').is_empty());
     assert!(matches!(app.dialog, Some(Dialog::ChooseMonth)));
     let effects = press(&mut app, KeyCode::Char('m'));
     assert_eq!(
@@ -687,7 +687,7 @@ fn n_needs_a_folder_that_holds_contacts() {
             program: None,
         })]
     );
-    press(&mut app, KeyCode::Char('m'));
+    alt(&mut app, 'm');
     let effects = press(&mut app, KeyCode::Char('p'));
     assert_eq!(
         effects,
@@ -696,7 +696,7 @@ fn n_needs_a_folder_that_holds_contacts() {
             program: Some(svc::model::Program::Pota),
         })]
     );
-    press(&mut app, KeyCode::Char('m'));
+    alt(&mut app, 'm');
     assert!(press(&mut app, KeyCode::Esc).is_empty());
     assert!(app.dialog.is_none());
 }
@@ -704,15 +704,15 @@ fn n_needs_a_folder_that_holds_contacts() {
 #[test]
 fn delete_asks_first_and_shows_the_tier_error_plainly() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('d'));
+    alt(&mut app, 'd');
     assert!(app.dialog.is_none(), "d works in the contacts pane");
-    press(&mut app, KeyCode::Tab);
-    press(&mut app, KeyCode::Char('d'));
+    press(&mut app, KeyCode::BackTab);
+    alt(&mut app, 'd');
     assert!(matches!(&app.dialog, Some(Dialog::ConfirmDelete { id, .. }) if id == "qso_a"));
-    assert!(press(&mut app, KeyCode::Char('n')).is_empty());
+    assert!(alt(&mut app, 'n').is_empty());
     assert!(app.dialog.is_none());
     assert_eq!(app.contacts.items.len(), 3);
-    press(&mut app, KeyCode::Char('d'));
+    alt(&mut app, 'd');
     let effects = press(&mut app, KeyCode::Char('y'));
     assert_eq!(effects, [Effect::DeleteContact { id: "qso_a".into() }]);
     update(
@@ -735,7 +735,7 @@ fn delete_asks_first_and_shows_the_tier_error_plainly() {
     assert_eq!(app.contacts.items.len(), 3, "nothing is removed");
     assert_eq!(app.connection, Connection::Online, "the service answered");
 
-    press(&mut app, KeyCode::Char('d'));
+    alt(&mut app, 'd');
     press(&mut app, KeyCode::Char('y'));
     update(
         &mut app,
@@ -778,7 +778,7 @@ fn activations_start_count_and_end() {
     let stats = &app.activations.stats[PARK];
     assert_eq!(stats.load, Load::Loaded);
     assert_eq!(stats.valid.len(), 2);
-    press(&mut app, KeyCode::Char('a'));
+    alt(&mut app, 'a');
     let Some(Dialog::Activation(form)) = &app.dialog else {
         panic!("no activation form")
     };
@@ -826,10 +826,10 @@ fn activations_start_count_and_end() {
     assert!(app.activations.items.iter().any(|a| a.id == local));
 
     // End the running one at US-1234, after y.
-    press(&mut app, KeyCode::BackTab);
+    press(&mut app, KeyCode::Tab);
     assert_eq!(app.focus, Pane::Activations);
     assert_eq!(app.selected_activation().unwrap().id, PARK);
-    press(&mut app, KeyCode::Char('e'));
+    alt(&mut app, 'e');
     let effects = press(&mut app, KeyCode::Char('y'));
     assert_eq!(effects, [Effect::EndActivation { id: PARK.into() }]);
     let ended = activation(PARK, "US-1234", "2026-11-22T13:00:00Z", Some(NOW), 2);
@@ -841,7 +841,7 @@ fn activations_start_count_and_end() {
         },
     );
     assert!(!app.selected_activation().unwrap().in_progress());
-    press(&mut app, KeyCode::Char('e'));
+    alt(&mut app, 'e');
     assert!(app.dialog.is_none());
     assert!(status(&app).contains("has ended already"));
 }
@@ -849,7 +849,7 @@ fn activations_start_count_and_end() {
 #[test]
 fn the_activation_form_gets_the_callsign_when_the_account_comes_in() {
     let mut app = fresh(true);
-    press(&mut app, KeyCode::Char('a'));
+    alt(&mut app, 'a');
     update(&mut app, Action::WhoamiLoaded(Ok(whoami(0))));
     let Some(Dialog::Activation(form)) = &app.dialog else {
         panic!("no activation form")
@@ -895,10 +895,10 @@ fn the_valid_count_is_unique_call_band_mode_per_utc_day() {
     assert_eq!(meter(&app).today, 3);
     assert_eq!(meter(&app).total, 4);
     // A contact logged into the activation counts at once.
-    let effects = press(&mut app, KeyCode::BackTab);
+    let effects = press(&mut app, KeyCode::Tab);
     assert!(effects.is_empty());
     press(&mut app, KeyCode::Enter);
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K4CC");
     press(&mut app, KeyCode::Tab);
     typed(&mut app, "14.285");
@@ -936,7 +936,7 @@ fn the_valid_count_is_unique_call_band_mode_per_utc_day() {
 #[test]
 fn q_and_ctrl_c_quit_but_q_is_a_letter_in_the_form() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "q");
     assert!(!app.quit);
     assert_eq!(form(&app).value(Field::Callsign), "q");
@@ -948,17 +948,55 @@ fn q_and_ctrl_c_quit_but_q_is_a_letter_in_the_form() {
     let mut app = loaded();
     press(&mut app, KeyCode::Char('?'));
     assert!(matches!(app.dialog, Some(Dialog::Help)));
-    press(&mut app, KeyCode::Char('x'));
+    alt(&mut app, 'x');
     assert!(app.dialog.is_none(), "any key closes the help");
-    press(&mut app, KeyCode::Char('q'));
+    alt(&mut app, 'q');
     assert!(app.quit);
+}
+
+/// With a log open, a callsign typed with the form closed goes into the form, whatever pane
+/// has focus: letters are no commands then (Alt and the letter is), and q does not quit.
+#[test]
+fn a_callsign_typed_with_the_form_closed_starts_a_contact() {
+    for focus in [Pane::Folders, Pane::Activations, Pane::Contacts] {
+        let mut app = month_open();
+        while app.focus != focus {
+            press(&mut app, KeyCode::Tab);
+        }
+        let selected = app.folders.view.selected;
+        typed(&mut app, "kq4abc");
+        assert!(!app.quit, "{focus:?}");
+        assert_eq!(form(&app).value(Field::Callsign), "kq4abc", "{focus:?}");
+        assert_eq!(form(&app).focus, Field::Callsign);
+        assert_eq!(app.folders.view.selected, selected, "k moved nothing");
+        // Esc hides it; typing again goes on where it was.
+        press(&mut app, KeyCode::Esc);
+        typed(&mut app, "d");
+        assert_eq!(form(&app).value(Field::Callsign), "kq4abcd");
+    }
+    // A digit starts one too, and Alt and a letter is still the command.
+    let mut app = month_open();
+    typed(&mut app, "9a1a");
+    assert_eq!(form(&app).value(Field::Callsign), "9a1a");
+    press(&mut app, KeyCode::Esc);
+    alt(&mut app, 'm');
+    assert!(matches!(app.dialog, Some(Dialog::ChooseMonth)));
+    // With no log open there is nothing to type into: the plain letters are the commands.
+    let mut app = loaded();
+    press(&mut app, KeyCode::Char('m'));
+    assert!(matches!(app.dialog, Some(Dialog::ChooseMonth)));
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('j'));
+    assert_eq!(app.folders.view.selected, 1);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.quit, "nothing to lose: q quits");
 }
 
 #[test]
 fn r_refreshes_everything_and_requests_are_counted() {
     let mut app = month_open();
     assert_eq!(app.in_flight, 0);
-    let effects = press(&mut app, KeyCode::Char('r'));
+    let effects = alt(&mut app, 'r');
     assert_eq!(
         effects,
         [
@@ -1012,7 +1050,7 @@ fn a_resize_keeps_the_selection_on_screen() {
             }),
         },
     );
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     for _ in 0..30 {
         press(&mut app, KeyCode::Down);
     }
@@ -1032,7 +1070,7 @@ fn a_resize_keeps_the_selection_on_screen() {
 fn x_exports_the_selected_log_or_activation_and_says_where_it_went() {
     let mut app = loaded();
     // A category holds no contacts, and nothing is open yet.
-    assert_eq!(press(&mut app, KeyCode::Char('x')), []);
+    assert_eq!(alt(&mut app, 'x'), []);
     assert_eq!(tone(&app), Some(Tone::Warning));
     assert!(
         status(&app).contains("select an activation or a log"),
@@ -1040,7 +1078,7 @@ fn x_exports_the_selected_log_or_activation_and_says_where_it_went() {
         status(&app)
     );
     press(&mut app, KeyCode::End);
-    let effects = press(&mut app, KeyCode::Char('x'));
+    let effects = alt(&mut app, 'x');
     let [Effect::Export { folder, callsign }] = &effects[..] else {
         panic!("{effects:?}")
     };
@@ -1072,7 +1110,7 @@ fn x_exports_the_selected_log_or_activation_and_says_where_it_went() {
     while app.focus != Pane::Activations {
         press(&mut app, KeyCode::Tab);
     }
-    let effects = press(&mut app, KeyCode::Char('x'));
+    let effects = alt(&mut app, 'x');
     let [Effect::Export { folder, .. }] = &effects[..] else {
         panic!("{effects:?}")
     };
@@ -1119,7 +1157,7 @@ fn an_activation_of_today_that_was_ended_is_not_said_to_be_started() {
 fn a_starts_nothing_new_for_a_park_already_activated_today() {
     let mut app = loaded();
     // In progress: opened, not logged again.
-    press(&mut app, KeyCode::Char('a'));
+    alt(&mut app, 'a');
     typed(&mut app, "us-1234");
     let effects = press(&mut app, KeyCode::Enter);
     assert!(
@@ -1142,7 +1180,7 @@ fn a_starts_nothing_new_for_a_park_already_activated_today() {
         })
         .collect();
     update(&mut app, Action::ActivationsLoaded(Ok(ended)));
-    press(&mut app, KeyCode::Char('a'));
+    alt(&mut app, 'a');
     typed(&mut app, "US-1234");
     let effects = press(&mut app, KeyCode::Enter);
     assert!(
@@ -1172,7 +1210,7 @@ fn a_logged_contact_counts_in_the_containers_above_its_folder_too() {
     };
     let (root, month) = (count(&app, ROOT), count(&app, MONTH));
     // The form keeps the last frequency and mode: the callsign is all there is to type.
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K4CC");
     let mut journal = FakeJournal::default();
     journal.press(&mut app, KeyCode::Enter);
@@ -1193,7 +1231,7 @@ fn a_logged_contact_counts_in_the_containers_above_its_folder_too() {
 fn a_park_to_park_contact_with_two_parks_is_two_contacts() {
     let mut app = loaded();
     open(&mut app, "W1AW@US-1234-20261122");
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K4CC");
     press(&mut app, KeyCode::Tab);
     typed(&mut app, "14.285");
@@ -1243,7 +1281,7 @@ fn a_park_to_park_contact_with_two_parks_is_two_contacts() {
 #[test]
 fn a_park_in_the_own_log_is_refused_with_where_it_goes() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K4CC");
     press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::BackTab);
@@ -1259,7 +1297,7 @@ fn a_park_in_the_own_log_is_refused_with_where_it_goes() {
     // A bad park in a POTA log names the field and the shape.
     let mut app = loaded();
     open(&mut app, "W1AW@US-1234-20261122");
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "K4CC");
     press(&mut app, KeyCode::Tab);
     typed(&mut app, "14.285");
@@ -1284,7 +1322,7 @@ fn a_park_in_the_own_log_is_refused_with_where_it_goes() {
 fn an_edit_sends_the_grid_change_and_leaves_the_other_fields_alone() {
     use svc::model::fields::Field as Declared;
     let mut app = month_open();
-    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::BackTab);
     assert_eq!(app.focus, Pane::Contacts);
     // The phone contact: its reports pass the form's checks as stored.
     while app.selected_contact().unwrap().callsign != "N0XYZ" {
@@ -1297,7 +1335,7 @@ fn an_edit_sends_the_grid_change_and_leaves_the_other_fields_alone() {
         .set(Declared::Gridsquare, Some("FN31pr".into()));
     stored.fields.set(Declared::TxPwr, Some("5".into()));
     let edit = |app: &mut svc::tui::App, keys: &dyn Fn(&mut svc::tui::App)| {
-        press(app, KeyCode::Char('e'));
+        alt(app, 'e');
         let Some(Dialog::Edit(edit)) = &app.dialog else {
             panic!("no edit form: {}", status(app))
         };
@@ -1346,7 +1384,7 @@ fn an_edit_sends_the_grid_change_and_leaves_the_other_fields_alone() {
     app.dialog = None;
 
     // A bad grid is refused in the form, on its field, with the model's message.
-    press(&mut app, KeyCode::Char('e'));
+    alt(&mut app, 'e');
     to_grid(&mut app);
     typed(&mut app, "fn3");
     assert!(press(&mut app, KeyCode::Enter).is_empty());
@@ -1367,7 +1405,7 @@ fn an_edit_sends_the_grid_change_and_leaves_the_other_fields_alone() {
 #[test]
 fn a_fault_is_named_where_the_cursor_stays_and_the_form_reopens_on_the_call() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "k9xyz");
     press(&mut app, KeyCode::Tab);
     assert_eq!(form(&app).focus, Field::Frequency);
@@ -1382,7 +1420,7 @@ fn a_fault_is_named_where_the_cursor_stays_and_the_form_reopens_on_the_call() {
     assert!(status(&app).starts_with("Freq MHz: "), "{}", status(&app));
     // Closed on the notes, reopened on the callsign, the text kept.
     press(&mut app, KeyCode::Esc);
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     assert_eq!(form(&app).focus, Field::Callsign);
     assert_eq!(form(&app).value(Field::Callsign), "k9xyz");
 }
@@ -1392,10 +1430,10 @@ fn a_fault_is_named_where_the_cursor_stays_and_the_form_reopens_on_the_call() {
 #[test]
 fn q_asks_before_leaving_work_in_hand() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "kq4abc");
     press(&mut app, KeyCode::Esc);
-    press(&mut app, KeyCode::Char('q'));
+    alt(&mut app, 'q');
     assert!(
         !app.quit,
         "a half-typed contact is not dropped on one letter"
@@ -1404,18 +1442,18 @@ fn q_asks_before_leaving_work_in_hand() {
         panic!("{:?}", app.dialog)
     };
     assert!(question.contains("kq4abc is typed"), "{question}");
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     assert!(!app.quit && app.dialog.is_none());
-    press(&mut app, KeyCode::Char('q'));
+    alt(&mut app, 'q');
     press(&mut app, KeyCode::Char('y'));
     assert!(app.quit);
 
     let mut empty = month_open();
-    press(&mut empty, KeyCode::Char('q'));
+    alt(&mut empty, 'q');
     assert!(empty.quit, "nothing in hand: q quits");
 
     let mut interrupted = month_open();
-    press(&mut interrupted, KeyCode::Char('n'));
+    alt(&mut interrupted, 'n');
     typed(&mut interrupted, "k1abc");
     update(
         &mut interrupted,
@@ -1428,7 +1466,7 @@ fn q_asks_before_leaving_work_in_hand() {
 #[test]
 fn alt_w_wipes_the_contact_being_typed() {
     let mut app = month_open();
-    press(&mut app, KeyCode::Char('n'));
+    alt(&mut app, 'n');
     typed(&mut app, "k9xyz");
     press(&mut app, KeyCode::Tab);
     typed(&mut app, "7.074");

@@ -176,7 +176,7 @@ impl Tui {
     /// Quits with `q`, answering `y` when the logbook asks (contacts wait to go out, or the
     /// form holds text).
     pub fn quit(&mut self) {
-        self.keys("q");
+        self.keys("\x1bq");
         let started = Instant::now();
         while started.elapsed() < PATIENCE {
             if self.child.try_wait().unwrap().is_some() {
@@ -275,7 +275,7 @@ fn logs_a_contact_typed_at_the_keyboard() {
     tui.keys("\r");
     tui.keys("\r");
     tui.wait_for("No contacts yet");
-    tui.keys("n");
+    tui.keys("\x1bn");
     tui.wait_for("Log a contact");
     // The grid after the name, typed as it comes: the service gets it as hams write it.
     tui.keys("k1abc\t14.074\tft8\t\t\tHiram\tfn31PR\r");
@@ -316,7 +316,7 @@ fn logs_a_contact_typed_at_the_keyboard() {
     assert_eq!(api.all_contacts(&folder).len(), 2);
     let screen = tui.close_form();
     assert!(!screen.contains(&api.key()[9..]), "the key is never shown");
-    tui.keys("q");
+    tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
     tui.assert_restored();
 }
@@ -326,7 +326,7 @@ fn starts_an_activation_and_counts_its_contacts() {
     let mut tui = Tui::start(&cli, &["tui"], &[]);
     tui.wait_for("QSOs 0/200");
     tui.wait_for("No activations");
-    tui.keys("a");
+    tui.keys("\x1ba");
     tui.wait_for("Start an activation");
     tui.keys("us-1234\r");
     tui.wait_for("activation US-1234 started");
@@ -338,7 +338,7 @@ fn starts_an_activation_and_counts_its_contacts() {
         "the account's callsign by default"
     );
     tui.wait_for("0/10");
-    tui.keys("n");
+    tui.keys("\x1bn");
     tui.wait_for("Log a contact");
     tui.keys("k2aa\t14.285\tssb\r");
     tui.wait_for("logged K2AA 20m SSB");
@@ -369,8 +369,8 @@ fn starts_an_activation_and_counts_its_contacts() {
     );
     tui.close_form();
     // Its POTA file, from the activations pane, into the directory the logbook started in.
-    tui.keys("\x1b[Z");
-    tui.keys("x");
+    tui.keys("\t");
+    tui.keys("\x1bx");
     let name = activations[0]["name"].as_str().unwrap();
     let path = cli.home.path().join(format!("{name}.adi"));
     tui.wait_for(&format!("exported 3 contacts to {}", path.display()));
@@ -379,13 +379,13 @@ fn starts_an_activation_and_counts_its_contacts() {
     assert!(file.contains("<MY_SIG_INFO:7>US-1234 "), "{file}");
     assert!(file.contains("<SIG_INFO:7>US-5678 "), "{file}");
     // End it, after y.
-    tui.keys("e");
+    tui.keys("\x1be");
     tui.wait_for("End activation US-1234 now?");
     tui.keys("y");
     tui.wait_for("ended activation");
     let activations = api.get("/v1/activations").body["items"].clone();
     assert!(activations[0]["endTime"].is_string(), "{activations}");
-    tui.keys("q");
+    tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
 }
 
@@ -396,15 +396,15 @@ fn delete_with_a_basic_key_shows_the_tier_error() {
     let mut tui = Tui::start(&cli, &[], &[]);
     tui.wait_for("QSOs 1/200");
     tui.wait_for(&format!("  {}  ", this_month().0));
-    tui.keys("G\r\t");
+    tui.keys("\x1b[F\r\x1b[Z");
     tui.wait_for("K1ABC");
-    tui.keys("d");
+    tui.keys("\x1bd");
     tui.wait_for("Delete K1ABC");
     tui.keys("y");
     let screen = tui.wait_for("tier_insufficient: ");
     assert!(screen.contains("elevated key"), "{screen}");
     assert_eq!(api.all_contacts(&folder).len(), 1);
-    tui.keys("q");
+    tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
 }
 
@@ -418,7 +418,7 @@ fn a_revoked_key_says_to_log_in_again() {
     assert!(screen.contains("svc auth login"), "{screen}");
     assert!(screen.contains("key rejected"), "{screen}");
     assert!(!screen.contains(&api.key()[9..]), "the key is never shown");
-    tui.keys("q");
+    tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
     tui.assert_restored();
 }
@@ -430,11 +430,11 @@ fn m_opens_a_programs_hunting_log() {
     let month = this_month().0;
     let mut tui = Tui::start(&cli, &[], &[]);
     tui.wait_for("QSOs 0/200");
-    tui.keys("m");
+    tui.keys("\x1bm");
     tui.wait_for("p  POTA hunting");
     tui.keys("p");
     tui.wait_for(&format!("opened the POTA {month} log"));
-    tui.keys("n");
+    tui.keys("\x1bn");
     tui.wait_for("Log a contact");
     tui.keys("k1abc\t14.074\tft8\r");
     tui.wait_until("the contact stored and nothing waiting", |s| {
@@ -453,7 +453,7 @@ fn m_opens_a_programs_hunting_log() {
     let stored = api.all_contacts(hunting["id"].as_str().unwrap());
     assert_eq!(stored.len(), 1, "{stored:?}");
     tui.close_form();
-    tui.keys("q");
+    tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
 }
 
@@ -465,10 +465,10 @@ fn e_edits_a_stored_contact() {
     let folder = monthly(&api);
     let mut tui = Tui::start(&cli, &[], &[]);
     tui.wait_for("QSOs 0/200");
-    tui.keys("m");
+    tui.keys("\x1bm");
     tui.keys("m");
     tui.wait_for("opened the");
-    tui.keys("n");
+    tui.keys("\x1bn");
     tui.wait_for("Log a contact");
     tui.keys("k1abx\t14.074\tft8\t\t\t\tfn31\r");
     tui.wait_until("the contact stored", |s| {
@@ -487,8 +487,8 @@ fn e_edits_a_stored_contact() {
     );
     assert_eq!(set.status, 200, "{}", set.body);
     tui.close_form();
-    tui.keys("\t");
-    tui.keys("e");
+    tui.keys("\x1b[Z");
+    tui.keys("\x1be");
     tui.wait_for("Edit a contact");
     tui.wait_for("K1ABX");
     tui.wait_for("Grid      FN31");
@@ -502,7 +502,7 @@ fn e_edits_a_stored_contact() {
     assert!(stored[0]["gridsquare"].is_null(), "{}", stored[0]);
     assert_eq!(stored[0]["txPwr"], 5.0, "{}", stored[0]);
     assert_eq!(stored[0]["qth"], "Boston", "{}", stored[0]);
-    tui.keys("q");
+    tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
 }
 
@@ -514,12 +514,12 @@ fn a_refused_contact_leaves_the_pota_count() {
     let mut tui = Tui::start(&cli, &["tui"], &[]);
     tui.wait_for("QSOs 0/1");
     tui.wait_for("No activations");
-    tui.keys("a");
+    tui.keys("\x1ba");
     tui.wait_for("Start an activation");
     tui.keys("us-1234\r");
     tui.wait_for("activation US-1234 started");
     tui.wait_for("0 waiting");
-    tui.keys("n");
+    tui.keys("\x1bn");
     tui.wait_for("Log a contact");
     tui.keys("k2aa\t14.285\tssb\r");
     tui.wait_for("1/10 valid");
@@ -552,9 +552,9 @@ fn keys_are_echoed_while_every_request_hangs() {
     tui.wait_for("/hello");
     tui.keys("\r?");
     tui.wait_for("Keys");
-    tui.keys("x");
+    tui.keys("\x1bx");
     tui.wait_until("the help to close", |s| !s.contains("Keys"));
-    tui.keys("n");
+    tui.keys("\x1bn");
     // This key was never used here, and the service does not answer: nothing to log into.
     tui.wait_for("nothing can be logged yet");
     // The screen follows a resize.
@@ -563,7 +563,7 @@ fn keys_are_echoed_while_every_request_hangs() {
         s.lines().nth(29).is_some_and(|l| l.contains("connecting"))
     });
     // Quitting does not wait for the hanging requests.
-    tui.keys("q");
+    tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
     tui.assert_restored();
 }
@@ -603,7 +603,7 @@ fn no_color_and_the_no_color_variable_draw_without_colour() {
             "{args:?} {env:?}:\n{}",
             tui.contents()
         );
-        tui.keys("q");
+        tui.keys("\x1bq");
         assert_eq!(tui.exit_code(), 0);
     }
 }
@@ -674,15 +674,15 @@ fn the_demo_runs_the_service_in_process_and_keeps_its_data() {
     tui.wait_for("demo · N0CALL · elevated · QSOs 0/200");
     let month = this_month().0;
     tui.wait_for(&format!("  {month}  "));
-    tui.keys("G\r");
+    tui.keys("\x1b[F\r");
     tui.wait_for("No contacts yet");
-    tui.keys("n");
+    tui.keys("\x1bn");
     tui.wait_for("Log a contact");
     tui.keys("k1abc\t7.074\tft8\r");
     tui.wait_for("logged K1ABC 40m FT8");
     tui.wait_for("QSOs 1/200");
     tui.close_form();
-    tui.keys("q");
+    tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
     tui.assert_restored();
     let path = data.path().join("svc").join("demo.db");
@@ -697,6 +697,6 @@ fn the_demo_runs_the_service_in_process_and_keeps_its_data() {
     // A second run finds the contact of the first.
     let mut again = Tui::start(&cli, &["demo"], &env);
     again.wait_for("QSOs 1/200");
-    again.keys("q");
+    again.keys("\x1bq");
     assert_eq!(again.exit_code(), 0);
 }
