@@ -724,7 +724,10 @@ fn journal_copy(data: &std::path::Path, base: &str, key: &svc::model::ApiKey, mo
                 .unwrap()
             })
             .collect();
-        journal.save_contacts(MONTH_ID, &contacts).await.unwrap();
+        journal
+            .save_contacts(MONTH_ID, &contacts, Timestamp::now(), true)
+            .await
+            .unwrap();
     });
 }
 

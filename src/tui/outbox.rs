@@ -11,9 +11,9 @@ use super::app::{
 };
 use super::form::{EntryForm, Field};
 use super::journal::{JournalAnswer, JournalCopy};
-use crate::client::journal::{Counts, Entry, EntryRequest, EntryState, SenderEvent};
+use crate::client::journal::{Counts, Entry, EntryRequest, EntryState, SenderEvent, contact_of};
 use crate::client::{ClientError, NewContactRequest};
-use crate::model::{Contact, ErrorCode, Folder, FolderType, Timestamp};
+use crate::model::{Contact, ErrorCode, Folder, FolderType};
 
 /// How long whoami waits before it is asked again while this key's journal is not known.
 const WHOAMI_RETRY_MS: i64 = 10_000;
@@ -88,32 +88,7 @@ pub fn contact_row(entry: &Entry) -> Option<Contact> {
     let EntryRequest::Contact(r) = &entry.request else {
         return None;
     };
-    Some(Contact {
-        id: entry.id.clone(),
-        folder_id: r.folder_id.clone(),
-        callsign: r.callsign.clone(),
-        frequency: r.frequency,
-        band: crate::model::band::band_for_mhz(r.frequency)
-            .unwrap_or("?")
-            .to_owned(),
-        // As the service will store it.
-        mode: r.mode.to_ascii_uppercase(),
-        time_on: Timestamp::parse("timeOn", &r.time_on).unwrap_or(entry.logged_at),
-        rst_sent: r.rst_sent.clone(),
-        rst_received: r.rst_received.clone(),
-        name: r.name.clone(),
-        notes: r.notes.clone(),
-        sig: r.sig.clone(),
-        sig_info: r.sig_info.clone(),
-        my_sig: r.my_sig.clone(),
-        my_sig_info: r.my_sig_info.clone(),
-        activation_id: None,
-        station_callsign: None,
-        fields: r.fields.clone(),
-        created_at: entry.logged_at,
-        duplicate_of: None,
-        external: Vec::new(),
-    })
+    Some(contact_of(r, &entry.id, entry.logged_at))
 }
 
 fn refusal(entry: &Entry) -> String {

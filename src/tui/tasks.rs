@@ -15,7 +15,7 @@ use crate::client::Client;
 use crate::client::export;
 use crate::client::journal::{Journal, is_local_folder_id};
 use crate::client::rig::{Rig, RigCommand};
-use crate::model::Page;
+use crate::model::{Page, Timestamp};
 
 /// Runs `effect` on a task of `tasks`. Journal effects are not for here: the run loop awaits
 /// them itself.
@@ -97,11 +97,15 @@ pub async fn perform(
             if is_local_folder_id(&folder_id) {
                 return;
             }
+            // Before asking: what the sender writes into the copy meanwhile is newer.
+            let asked_at = Timestamp::now();
             let result = client
                 .contacts(&folder_id, Some(PAGE_SIZE), cursor.as_deref())
                 .await;
             if save_copy && let (Some(j), Ok(page)) = (journal, &result) {
-                keep(j.save_contacts(&folder_id, &page.items)).await;
+                // A first page with no next one is the whole list.
+                let whole = first && page.cursor.is_none();
+                keep(j.save_contacts(&folder_id, &page.items, asked_at, whole)).await;
             }
             send(Action::ContactsLoaded {
                 folder_id,
@@ -123,9 +127,10 @@ pub async fn perform(
             if is_local_folder_id(&folder_id) {
                 return;
             }
+            let asked_at = Timestamp::now();
             let result = client.all_contacts(&folder_id).await;
             if let (Some(j), Ok(contacts)) = (journal, &result) {
-                keep(j.save_contacts(&folder_id, contacts)).await;
+                keep(j.save_contacts(&folder_id, contacts, asked_at, true)).await;
             }
             send(Action::ActivationContactsLoaded {
                 folder_id,

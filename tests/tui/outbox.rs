@@ -65,6 +65,7 @@ fn the_copy_shows_at_start_and_the_service_replaces_it() {
             whoami: Some(whoami(40)),
             folders: folders(),
             activations: activations(),
+            ..Snapshot::default()
         },
         entries: vec![waiting.clone()],
         counts: Counts {

@@ -11,6 +11,7 @@
 
 pub mod sender;
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,7 +36,9 @@ use crate::model::{
 };
 
 /// The schema this build writes; a file made by a newer build is refused, not guessed at.
-const SCHEMA_VERSION: i64 = 1;
+/// 2: `cached_contacts.saved_at`, so saving a page of the service's answer spares rows written
+/// after the page was asked for.
+const SCHEMA_VERSION: i64 = 2;
 /// Sent entries are kept this long (the server keeps their idempotency keys as long), so an
 /// entry whose answer was lost can still be told apart from a new one.
 const KEEP_SENT_MS: i64 = 30 * 86_400_000;
@@ -214,6 +217,13 @@ pub struct Snapshot {
     pub folders: Vec<Folder>,
     /// The activation list as last saved, then the activations logged here and not sent yet.
     pub activations: Vec<Folder>,
+    /// Whether the folder list was ever saved: an empty `folders` is then the account's.
+    pub folders_saved: bool,
+    /// Whether the activation list was ever saved: an empty `activations` is then the
+    /// account's (none yet), not a list never read.
+    pub activations_saved: bool,
+    /// The folder the logbook had open (its real id once a loc_ id was sent).
+    pub open_folder: Option<String>,
 }
 
 /// Which entries a sender takes up: folders go before the contacts that need them.
@@ -497,11 +507,13 @@ const SCHEMA: &[&str] = &[
         folder TEXT NOT NULL,
         PRIMARY KEY (list, id)
     )",
+    // saved_at: when the row was written, so a page asked for before it does not undo it.
     "CREATE TABLE cached_contacts (
         folder_id TEXT NOT NULL,
         id TEXT NOT NULL,
         time_on INTEGER NOT NULL,
         contact TEXT NOT NULL,
+        saved_at INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (folder_id, id)
     )",
     "CREATE INDEX cached_contacts_by_time ON cached_contacts (folder_id, time_on)",
@@ -613,7 +625,158 @@ fn check_contact(contact: &NewContactRequest) -> Result<(), JournalError> {
     Ok(())
 }
 
+/// The contact a logged request stands for, as the service will store it, with this id (the
+/// entry's while it waits, the service's once sent). What the service works out for itself
+/// (the activation, the station callsign, duplicates) is left empty until it is read back.
+pub fn contact_of(request: &NewContactRequest, id: &str, logged_at: Timestamp) -> Contact {
+    Contact {
+        id: id.to_owned(),
+        folder_id: request.folder_id.clone(),
+        callsign: request.callsign.clone(),
+        frequency: request.frequency,
+        band: crate::model::band::band_for_mhz(request.frequency)
+            .unwrap_or("?")
+            .to_owned(),
+        // As the service will store it.
+        mode: request.mode.to_ascii_uppercase(),
+        time_on: Timestamp::parse("timeOn", &request.time_on).unwrap_or(logged_at),
+        rst_sent: request.rst_sent.clone(),
+        rst_received: request.rst_received.clone(),
+        name: request.name.clone(),
+        notes: request.notes.clone(),
+        sig: request.sig.clone(),
+        sig_info: request.sig_info.clone(),
+        my_sig: request.my_sig.clone(),
+        my_sig_info: request.my_sig_info.clone(),
+        activation_id: None,
+        station_callsign: None,
+        fields: request.fields.clone(),
+        created_at: logged_at,
+        duplicate_of: None,
+        external: Vec::new(),
+    }
+}
+
 type Tx = Transaction<'static, Sqlite>;
+
+/// Writes one contact into the copy under its folder, and removes it from under any other
+/// (the copy is keyed by folder and id, so an edit that moved it would leave its old row).
+/// With `asked_at`, a row of this contact written since then is newer than `contact` and is
+/// kept instead.
+async fn copy_contact(
+    tx: &mut Tx,
+    contact: &Contact,
+    asked_at: Option<i64>,
+    now: i64,
+) -> Result<(), JournalError> {
+    if let Some(asked_at) = asked_at {
+        let newer: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM cached_contacts WHERE id = $1 AND saved_at >= $2)",
+        )
+        .bind(&contact.id)
+        .bind(asked_at)
+        .fetch_one(&mut **tx)
+        .await?;
+        if newer {
+            return Ok(());
+        }
+    }
+    sqlx::query("DELETE FROM cached_contacts WHERE id = $1 AND folder_id <> $2")
+        .bind(&contact.id)
+        .bind(&contact.folder_id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO cached_contacts (folder_id, id, time_on, contact, saved_at)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (folder_id, id) DO UPDATE SET time_on = $3, contact = $4, saved_at = $5",
+    )
+    .bind(&contact.folder_id)
+    .bind(&contact.id)
+    .bind(contact.time_on.millis())
+    .bind(encode(contact)?)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+/// The folder a contact has in the copy, if the copy has it.
+async fn copied_folder(tx: &mut Tx, id: &str) -> Result<Option<String>, JournalError> {
+    Ok(
+        sqlx::query_scalar("SELECT folder_id FROM cached_contacts WHERE id = $1 LIMIT 1")
+            .bind(id)
+            .fetch_optional(&mut **tx)
+            .await?,
+    )
+}
+
+/// Adds to the contact counts of folders in the cached lists, as the service counts: a folder
+/// counts its own contacts and a container what is below it, so each change goes to the folder
+/// and every folder above it, in every list it appears in. Never below 0.
+async fn add_to_counts(tx: &mut Tx, changes: &[(String, i64)]) -> Result<(), JournalError> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<(String, String, String)> =
+        sqlx::query_as("SELECT list, id, folder FROM cached_folders")
+            .fetch_all(&mut **tx)
+            .await?;
+    let folders = rows
+        .iter()
+        .map(|(list, _, folder)| Ok((list.as_str(), decode::<Folder>("folder", folder)?)))
+        .collect::<Result<Vec<_>, JournalError>>()?;
+    let parents: HashMap<&str, Option<&str>> = folders
+        .iter()
+        .map(|(_, f)| (f.id.as_str(), f.parent_id.as_deref()))
+        .collect();
+    let mut by_folder: HashMap<String, i64> = HashMap::new();
+    for (folder_id, by) in changes {
+        let mut seen = HashSet::new();
+        let mut next = Some(folder_id.as_str());
+        while let Some(id) = next {
+            // A damaged list could make the parents a cycle: each folder is counted once.
+            if !seen.insert(id) {
+                break;
+            }
+            *by_folder.entry(id.to_owned()).or_default() += by;
+            next = parents.get(id).copied().flatten();
+        }
+    }
+    for (list, mut folder) in folders {
+        let Some(by) = by_folder.get(folder.id.as_str()).filter(|by| **by != 0) else {
+            continue;
+        };
+        folder.contact_count = folder.contact_count.saturating_add(*by).max(0);
+        sqlx::query("UPDATE cached_folders SET folder = $3 WHERE list = $1 AND id = $2")
+            .bind(list)
+            .bind(&folder.id)
+            .bind(encode(&folder)?)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Adds to whoami's QSO count in the copy, when there is a whoami; never below 0.
+async fn add_to_whoami(tx: &mut Tx, by: i64) -> Result<(), JournalError> {
+    if by == 0 {
+        return Ok(());
+    }
+    let saved: Option<String> = sqlx::query_scalar("SELECT value FROM meta WHERE name = 'whoami'")
+        .fetch_optional(&mut **tx)
+        .await?;
+    let Some(saved) = saved else {
+        return Ok(());
+    };
+    let mut me: Whoami = decode("whoami", &saved)?;
+    me.native_qso_count = me.native_qso_count.saturating_add(by).max(0);
+    sqlx::query("UPDATE meta SET value = $1 WHERE name = 'whoami'")
+        .bind(encode(&me)?)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
 
 impl Journal {
     /// The journal this key was last used with on this service, if any (no network).
@@ -672,7 +835,19 @@ impl Journal {
             for statement in SCHEMA {
                 sqlx::query(*statement).execute(&mut *tx).await?;
             }
-            sqlx::query("PRAGMA user_version = 1")
+        }
+        if version == 1 {
+            // Rows of a version-1 file count as written long ago: the next save replaces them.
+            sqlx::query(
+                "ALTER TABLE cached_contacts ADD COLUMN saved_at INTEGER NOT NULL DEFAULT 0",
+            )
+            .execute(&mut *tx)
+            .await?;
+        }
+        if version < SCHEMA_VERSION {
+            // A pragma takes no bound parameters; the number is this build's constant.
+            let set = format!("PRAGMA user_version = {SCHEMA_VERSION}");
+            sqlx::query(sqlx::AssertSqlSafe(set))
                 .execute(&mut *tx)
                 .await?;
         }
@@ -1095,6 +1270,8 @@ impl Journal {
 
     /// Records what became of entries this owner took up, in one transaction. An entry that
     /// is no longer waiting (settled by another sender whose lease it outlived) is left as it is.
+    /// A sent contact joins the copy, with the service's id, and is counted in its folder, the
+    /// folders above it and whoami, so the copy is the log even before it is read back.
     pub(crate) async fn settle(
         &self,
         owner: &str,
@@ -1102,6 +1279,7 @@ impl Journal {
     ) -> Result<Settled, JournalError> {
         let now = now_ms();
         let mut settled = Settled::default();
+        let mut counted = Vec::new();
         let mut tx = self.write().await?;
         for (id, outcome) in outcomes {
             match outcome {
@@ -1118,7 +1296,17 @@ impl Journal {
                     .fetch_optional(&mut *tx)
                     .await?;
                     if let Some(row) = row {
-                        settled.sent.push(entry_from_row(&row)?);
+                        let entry = entry_from_row(&row)?;
+                        if let EntryRequest::Contact(request) = &entry.request {
+                            let contact = contact_of(request, sent_id, entry.logged_at);
+                            // A contact the copy has already (its answer was lost and it was
+                            // read back before this replay) is not counted twice.
+                            if copied_folder(&mut tx, sent_id).await?.is_none() {
+                                counted.push((contact.folder_id.clone(), 1));
+                            }
+                            copy_contact(&mut tx, &contact, None, now).await?;
+                        }
+                        settled.sent.push(entry);
                     }
                 }
                 Outcome::Refused(error) => {
@@ -1149,6 +1337,8 @@ impl Journal {
                 }
             }
         }
+        add_to_counts(&mut tx, &counted).await?;
+        add_to_whoami(&mut tx, i64::try_from(counted.len()).unwrap_or(i64::MAX)).await?;
         tx.commit().await?;
         Ok(settled)
     }
@@ -1330,6 +1520,15 @@ impl Journal {
             .execute(&mut *tx)
             .await?;
         }
+        // So an empty list reads as the account's, not as one never saved.
+        sqlx::query(
+            "INSERT INTO meta (name, value) VALUES ('saved:' || $1, $2)
+             ON CONFLICT (name) DO UPDATE SET value = $2",
+        )
+        .bind(list)
+        .bind(now_ms().to_string())
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(())
     }
@@ -1344,30 +1543,93 @@ impl Journal {
         self.save_list("activations", activations).await
     }
 
-    /// Replaces the copy of one folder's contacts.
+    /// Saves what the service answered for one folder's contacts, asked for at `asked_at`:
+    /// the whole list (`whole`), or a page of the newest. Rows the answer should have held and
+    /// does not (deleted or moved on the service) go: any of the folder's for the whole list,
+    /// those from the page's oldest time on for a page, so older pages stay. A row written
+    /// since `asked_at` (a contact the sender just sent, an edit) is newer than the answer and
+    /// is kept.
     pub async fn save_contacts(
         &self,
         folder_id: &str,
         contacts: &[Contact],
+        asked_at: Timestamp,
+        whole: bool,
     ) -> Result<(), JournalError> {
+        let now = now_ms();
         let mut tx = self.write().await?;
-        sqlx::query("DELETE FROM cached_contacts WHERE folder_id = $1")
-            .bind(folder_id)
-            .execute(&mut *tx)
-            .await?;
-        for contact in contacts {
+        let from = if whole {
+            Some(i64::MIN)
+        } else {
+            contacts.iter().map(|c| c.time_on.millis()).min()
+        };
+        if let Some(from) = from {
             sqlx::query(
-                "INSERT INTO cached_contacts (folder_id, id, time_on, contact) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (folder_id, id) DO UPDATE SET time_on = $3, contact = $4",
+                "DELETE FROM cached_contacts
+                 WHERE folder_id = $1 AND saved_at < $2 AND time_on >= $3",
             )
             .bind(folder_id)
-            .bind(&contact.id)
-            .bind(contact.time_on.millis())
-            .bind(encode(contact)?)
+            .bind(asked_at.millis())
+            .bind(from)
             .execute(&mut *tx)
             .await?;
         }
+        for contact in contacts {
+            copy_contact(&mut tx, contact, Some(asked_at.millis()), now).await?;
+        }
         tx.commit().await?;
+        Ok(())
+    }
+
+    /// A contact as the service answered an edit of it: it replaces the copy's (under its
+    /// folder only). When the edit moved it, the counts move with it.
+    pub async fn remember_contact(&self, contact: &Contact) -> Result<(), JournalError> {
+        let mut tx = self.write().await?;
+        let before = copied_folder(&mut tx, &contact.id).await?;
+        copy_contact(&mut tx, contact, None, now_ms()).await?;
+        if let Some(before) = before.filter(|b| *b != contact.folder_id) {
+            add_to_counts(&mut tx, &[(before, -1), (contact.folder_id.clone(), 1)]).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A contact the service deleted: it leaves the copy and the counts of its folder, the
+    /// folders above it and whoami.
+    pub async fn forget_contact(&self, id: &str) -> Result<(), JournalError> {
+        let mut tx = self.write().await?;
+        let folder = copied_folder(&mut tx, id).await?;
+        sqlx::query("DELETE FROM cached_contacts WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        if let Some(folder) = folder {
+            add_to_counts(&mut tx, &[(folder, -1)]).await?;
+        }
+        // The account had it wherever the copy kept it, or did not.
+        add_to_whoami(&mut tx, -1).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Remembers the folder the logbook has open (none: no folder), for the next start.
+    pub async fn save_open_folder(&self, folder_id: Option<&str>) -> Result<(), JournalError> {
+        match folder_id {
+            Some(id) => {
+                sqlx::query(
+                    "INSERT INTO meta (name, value) VALUES ('open_folder', $1)
+                     ON CONFLICT (name) DO UPDATE SET value = $1",
+                )
+                .bind(id)
+                .execute(&self.pool)
+                .await?
+            }
+            None => {
+                sqlx::query("DELETE FROM meta WHERE name = 'open_folder'")
+                    .execute(&self.pool)
+                    .await?
+            }
+        };
         Ok(())
     }
 
@@ -1403,6 +1665,17 @@ impl Journal {
                 .await?;
         let mut folders = Self::cached_folder_list(&mut tx, Some("folders")).await?;
         let mut activations = Self::cached_folder_list(&mut tx, Some("activations")).await?;
+        let saved: Vec<String> =
+            sqlx::query_scalar("SELECT name FROM meta WHERE name LIKE 'saved:%'")
+                .fetch_all(&mut *tx)
+                .await?;
+        // A loc_ id sent since it was saved reads as the real folder's.
+        let open_folder: Option<String> = sqlx::query_scalar(
+            "SELECT COALESCE(lf.real_id, m.value) FROM meta m
+             LEFT JOIN local_folders lf ON lf.id = m.value WHERE m.name = 'open_folder'",
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
         let local: Vec<(String,)> = sqlx::query_as(
             "SELECT lf.folder FROM local_folders lf JOIN entries e ON e.id = lf.entry_id
              WHERE lf.real_id IS NULL AND e.state = 'waiting' ORDER BY e.seq",
@@ -1421,6 +1694,9 @@ impl Journal {
             whoami: whoami.map(|w| decode("whoami", &w)).transpose()?,
             folders,
             activations,
+            folders_saved: saved.iter().any(|n| n == "saved:folders"),
+            activations_saved: saved.iter().any(|n| n == "saved:activations"),
+            open_folder,
         })
     }
 

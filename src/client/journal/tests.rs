@@ -43,6 +43,49 @@ fn folder(id: &str, folder_type: FolderType) -> Folder {
     }
 }
 
+/// A contact as the service stores it.
+fn stored(id: &str, folder: &str, time: &str) -> Contact {
+    Contact {
+        id: id.into(),
+        folder_id: folder.into(),
+        callsign: "K1ABC".into(),
+        frequency: 14.074,
+        band: "20m".into(),
+        mode: "FT8".into(),
+        time_on: Timestamp::parse("t", time).unwrap(),
+        rst_sent: None,
+        rst_received: None,
+        name: None,
+        notes: None,
+        sig: None,
+        sig_info: None,
+        my_sig: None,
+        my_sig_info: None,
+        activation_id: None,
+        station_callsign: None,
+        fields: Default::default(),
+        created_at: Timestamp(0),
+        duplicate_of: None,
+        external: Vec::new(),
+    }
+}
+
+fn whoami(count: i64) -> Whoami {
+    Whoami {
+        callsign: "W1AW".into(),
+        plan: "free".into(),
+        tier: crate::model::Tier::Basic,
+        native_qso_count: count,
+        qso_cap: Some(50),
+    }
+}
+
+/// A time strictly after every row written so far: what a request made now is asked at.
+async fn after_now() -> Timestamp {
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    Timestamp::now()
+}
+
 fn activation_request(start: &str) -> NewActivationRequest {
     NewActivationRequest {
         location_reference: "us-1234".into(),
@@ -711,14 +754,8 @@ async fn a_crash_mid_send_keeps_the_entries_waiting() {
 async fn the_copy_of_the_account_is_kept_and_replaced() {
     let (_dir, journal) = journal().await;
     assert_eq!(journal.snapshot().await.unwrap(), Snapshot::default());
-    let me = Whoami {
-        callsign: "W1AW".into(),
-        plan: "free".into(),
-        tier: crate::model::Tier::Basic,
-        native_qso_count: 12,
-        // The cap a server said is kept with the copy, for the counter offline.
-        qso_cap: Some(50),
-    };
+    // The cap a server said is kept with the copy, for the counter offline.
+    let me = whoami(12);
     journal.save_whoami(&me).await.unwrap();
     let a = folder("fld_aaaaaaaaaaaaaaaa", FolderType::Monthly);
     let b = folder("fld_bbbbbbbbbbbbbbbb", FolderType::Activation);
@@ -741,33 +778,10 @@ async fn the_copy_of_the_account_is_kept_and_replaced() {
         .unwrap();
     assert_eq!(journal.snapshot().await.unwrap().folders, vec![a.clone()]);
 
-    let contact_at = |id: &str, time: &str| Contact {
-        id: id.into(),
-        folder_id: a.id.clone(),
-        callsign: "K1ABC".into(),
-        frequency: 14.074,
-        band: "20m".into(),
-        mode: "FT8".into(),
-        time_on: Timestamp::parse("t", time).unwrap(),
-        rst_sent: None,
-        rst_received: None,
-        name: None,
-        notes: None,
-        sig: None,
-        sig_info: None,
-        my_sig: None,
-        my_sig_info: None,
-        activation_id: None,
-        station_callsign: None,
-        fields: Default::default(),
-        created_at: Timestamp(0),
-        duplicate_of: None,
-        external: Vec::new(),
-    };
-    let old = contact_at("qso_aaaaaaaaaaaaaaaa", "2026-11-01T10:00:00Z");
-    let new = contact_at("qso_bbbbbbbbbbbbbbbb", "2026-11-20T10:00:00Z");
+    let old = stored("qso_aaaaaaaaaaaaaaaa", &a.id, "2026-11-01T10:00:00Z");
+    let new = stored("qso_bbbbbbbbbbbbbbbb", &a.id, "2026-11-20T10:00:00Z");
     journal
-        .save_contacts(&a.id, &[old.clone(), new.clone()])
+        .save_contacts(&a.id, &[old.clone(), new.clone()], Timestamp::now(), true)
         .await
         .unwrap();
     assert_eq!(
@@ -779,7 +793,7 @@ async fn the_copy_of_the_account_is_kept_and_replaced() {
         vec![new.clone()]
     );
     journal
-        .save_contacts(&a.id, std::slice::from_ref(&old))
+        .save_contacts(&a.id, std::slice::from_ref(&old), after_now().await, true)
         .await
         .unwrap();
     assert_eq!(journal.cached_contacts(&a.id, 10).await.unwrap(), vec![old]);
@@ -848,4 +862,371 @@ async fn a_journal_from_a_newer_svc_is_refused() {
         .await
         .unwrap_err();
     assert!(e.to_string().contains("newer svc"), "{e}");
+}
+
+/// The account's copy as the tests below set it up: root > POTA > an activation (in both
+/// lists), and a monthly log under the root; each count as the service would give it.
+async fn copy_with_counts(journal: &Journal) -> (Folder, Folder, Folder, Folder) {
+    let mut root = folder("fld_rootrootrootroot", FolderType::Category);
+    root.parent_id = None;
+    root.contact_count = 5;
+    let mut pota = folder("fld_potapotapotapota", FolderType::Category);
+    pota.contact_count = 3;
+    let mut park = folder("fld_parkparkparkpark", FolderType::Activation);
+    park.parent_id = Some(pota.id.clone());
+    park.contact_count = 3;
+    let mut monthly = folder("fld_monthmonthmonth2", FolderType::Monthly);
+    monthly.contact_count = 2;
+    let all = [root.clone(), pota.clone(), park.clone(), monthly.clone()];
+    journal.save_folders(&all).await.unwrap();
+    journal
+        .save_activations(std::slice::from_ref(&park))
+        .await
+        .unwrap();
+    journal.save_whoami(&whoami(5)).await.unwrap();
+    (root, pota, park, monthly)
+}
+
+/// The contact count of each folder of the copy, by list.
+async fn counts_of(journal: &Journal) -> (Vec<(String, i64)>, Vec<(String, i64)>, i64) {
+    let snapshot = journal.snapshot().await.unwrap();
+    let counts = |list: &[Folder]| {
+        list.iter()
+            .map(|f| (f.id.clone(), f.contact_count))
+            .collect::<Vec<_>>()
+    };
+    (
+        counts(&snapshot.folders),
+        counts(&snapshot.activations),
+        snapshot.whoami.unwrap().native_qso_count,
+    )
+}
+
+fn counted(pairs: &[(&Folder, i64)]) -> Vec<(String, i64)> {
+    pairs.iter().map(|(f, n)| (f.id.clone(), *n)).collect()
+}
+
+#[tokio::test]
+async fn a_sent_contact_joins_the_copy_with_its_id_and_is_counted_up_the_tree() {
+    let (_dir, journal) = journal().await;
+    let (root, pota, park, monthly) = copy_with_counts(&journal).await;
+    let mut request = contact(&park.id, "K1ABC");
+    request.mode = "ft8".into();
+    request.notes = Some("first of the day".into());
+    let a = journal.log_contact(request.clone()).await.unwrap();
+    let b = journal
+        .log_contact(contact(&monthly.id, "N0CALL"))
+        .await
+        .unwrap();
+    // A folder the copy does not know (made on another computer): the row still goes in.
+    let elsewhere = "fld_elsewhereelsewhe";
+    let c = journal
+        .log_contact(contact(elsewhere, "W9XYZ"))
+        .await
+        .unwrap();
+    journal
+        .claim(Claim::Contacts, 10, LONG, "me")
+        .await
+        .unwrap();
+    journal
+        .settle(
+            "me",
+            &[
+                (a.id.clone(), Outcome::Sent("qso_aaaaaaaaaaaaaaaa".into())),
+                (b.id.clone(), Outcome::Refused(refusal("no"))),
+                (c.id.clone(), Outcome::Sent("qso_cccccccccccccccc".into())),
+            ],
+        )
+        .await
+        .unwrap();
+    let copied = journal.cached_contacts(&park.id, 10).await.unwrap();
+    assert_eq!(
+        copied,
+        vec![contact_of(&request, "qso_aaaaaaaaaaaaaaaa", a.logged_at)]
+    );
+    assert_eq!(copied[0].mode, "FT8");
+    assert_eq!(copied[0].band, "20m");
+    assert_eq!(copied[0].notes.as_deref(), Some("first of the day"));
+    assert_eq!(
+        journal.cached_contacts(elsewhere, 10).await.unwrap()[0].id,
+        "qso_cccccccccccccccc"
+    );
+    // The refused one adds nothing.
+    assert!(
+        journal
+            .cached_contacts(&monthly.id, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let (folders, activations, qsos) = counts_of(&journal).await;
+    assert_eq!(
+        folders,
+        counted(&[(&root, 6), (&pota, 4), (&park, 4), (&monthly, 2)])
+    );
+    assert_eq!(activations, counted(&[(&park, 4)]));
+    assert_eq!(qsos, 7, "both sent contacts are the account's");
+}
+
+#[tokio::test]
+async fn a_save_keeps_what_was_written_since_it_was_asked_for() {
+    let (_dir, journal) = journal().await;
+    let old = stored("qso_oldoldoldoldoldo", FOLDER, "2026-11-01T10:00:00Z");
+    let mid = stored("qso_midmidmidmidmidm", FOLDER, "2026-11-10T10:00:00Z");
+    let gone = stored("qso_gonegonegonegone", FOLDER, "2026-11-15T10:00:00Z");
+    journal
+        .save_contacts(
+            FOLDER,
+            &[gone.clone(), mid.clone(), old.clone()],
+            Timestamp::now(),
+            true,
+        )
+        .await
+        .unwrap();
+    let asked_at = after_now().await;
+    // The sender stores a contact while the first page is on its way.
+    let sent = journal.log_contact(contact(FOLDER, "W1AW")).await.unwrap();
+    journal
+        .claim(Claim::Contacts, 10, LONG, "me")
+        .await
+        .unwrap();
+    journal
+        .settle(
+            "me",
+            &[(
+                sent.id.clone(),
+                Outcome::Sent("qso_sentsentsentsent".into()),
+            )],
+        )
+        .await
+        .unwrap();
+    // A first page that is not the whole list: `gone` was deleted on the service, `old` is
+    // older than the page.
+    journal
+        .save_contacts(FOLDER, std::slice::from_ref(&mid), asked_at, false)
+        .await
+        .unwrap();
+    let ids = |contacts: Vec<Contact>| contacts.into_iter().map(|c| c.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(journal.cached_contacts(FOLDER, 10).await.unwrap()),
+        [
+            "qso_sentsentsentsent",
+            "qso_midmidmidmidmidm",
+            "qso_oldoldoldoldoldo"
+        ]
+    );
+    // An edit confirmed after the request is newer than the answer.
+    let asked_at = after_now().await;
+    let mut edited = mid.clone();
+    edited.notes = Some("edited".into());
+    journal.remember_contact(&edited).await.unwrap();
+    journal
+        .save_contacts(FOLDER, std::slice::from_ref(&mid), asked_at, true)
+        .await
+        .unwrap();
+    assert_eq!(
+        journal.cached_contacts(FOLDER, 10).await.unwrap(),
+        vec![edited]
+    );
+    // Asked for after all that, the whole list replaces everything.
+    journal
+        .save_contacts(FOLDER, std::slice::from_ref(&old), after_now().await, true)
+        .await
+        .unwrap();
+    assert_eq!(
+        journal.cached_contacts(FOLDER, 10).await.unwrap(),
+        vec![old]
+    );
+}
+
+#[tokio::test]
+async fn a_version_1_journal_is_brought_up_to_date_and_keeps_its_copy() {
+    let (dir, journal) = journal().await;
+    let kept = stored("qso_keptkeptkeptkept", FOLDER, "2026-11-01T10:00:00Z");
+    journal
+        .save_contacts(FOLDER, std::slice::from_ref(&kept), Timestamp::now(), true)
+        .await
+        .unwrap();
+    let waiting = journal.log_contact(contact(FOLDER, "K1ABC")).await.unwrap();
+    // What a version-1 svc wrote: no saved_at.
+    sqlx::query("ALTER TABLE cached_contacts DROP COLUMN saved_at")
+        .execute(&journal.pool)
+        .await
+        .unwrap();
+    sqlx::query("PRAGMA user_version = 1")
+        .execute(&journal.pool)
+        .await
+        .unwrap();
+    journal.pool.close().await;
+    let reopened = Journal::open_path(&dir.path().join("j.db")).await.unwrap();
+    let version: i64 = sqlx::query_scalar("PRAGMA user_version")
+        .fetch_one(&reopened.pool)
+        .await
+        .unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+    assert_eq!(
+        reopened.cached_contacts(FOLDER, 10).await.unwrap(),
+        vec![kept]
+    );
+    assert_eq!(reopened.entries().await.unwrap(), vec![waiting]);
+    // Its rows count as written long ago: any answer replaces them.
+    reopened
+        .save_contacts(FOLDER, &[], Timestamp::now(), true)
+        .await
+        .unwrap();
+    assert!(
+        reopened
+            .cached_contacts(FOLDER, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn an_empty_list_saved_is_told_from_a_list_never_saved() {
+    let (dir, journal) = journal().await;
+    let snapshot = journal.snapshot().await.unwrap();
+    assert!(!snapshot.folders_saved && !snapshot.activations_saved);
+    journal.save_activations(&[]).await.unwrap();
+    drop(journal);
+    let snapshot = Journal::open_path(&dir.path().join("j.db"))
+        .await
+        .unwrap()
+        .snapshot()
+        .await
+        .unwrap();
+    assert!(snapshot.activations_saved);
+    assert!(snapshot.activations.is_empty());
+    assert!(!snapshot.folders_saved, "only the list saved");
+}
+
+#[tokio::test]
+async fn the_open_folder_is_remembered_and_follows_its_folder_once_sent() {
+    let (_dir, journal) = journal().await;
+    assert_eq!(journal.snapshot().await.unwrap().open_folder, None);
+    journal.save_open_folder(Some(FOLDER)).await.unwrap();
+    assert_eq!(
+        journal.snapshot().await.unwrap().open_folder.as_deref(),
+        Some(FOLDER)
+    );
+    let (entry, local) = journal.log_monthly("2026-11", None).await.unwrap();
+    journal.save_open_folder(Some(&local.id)).await.unwrap();
+    assert_eq!(
+        journal.snapshot().await.unwrap().open_folder.as_deref(),
+        Some(local.id.as_str())
+    );
+    journal.claim(Claim::Folders, 10, LONG, "me").await.unwrap();
+    let mut real = folder("fld_bbbbbbbbbbbbbbbb", FolderType::Monthly);
+    real.month = Some("2026-11".into());
+    journal
+        .resolve_folder(&entry.unwrap().id, &real)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        journal.snapshot().await.unwrap().open_folder.as_deref(),
+        Some(real.id.as_str())
+    );
+    journal.save_open_folder(None).await.unwrap();
+    assert_eq!(journal.snapshot().await.unwrap().open_folder, None);
+}
+
+#[tokio::test]
+async fn an_edit_or_a_delete_the_service_confirmed_changes_the_copy_and_its_counts() {
+    let (_dir, journal) = journal().await;
+    let (root, pota, park, monthly) = copy_with_counts(&journal).await;
+    let in_park = stored("qso_parkparkparkpark", &park.id, "2026-11-01T10:00:00Z");
+    let in_monthly = stored("qso_monthmonthmonthm", &monthly.id, "2026-11-02T10:00:00Z");
+    journal
+        .save_contacts(
+            &park.id,
+            std::slice::from_ref(&in_park),
+            Timestamp::now(),
+            true,
+        )
+        .await
+        .unwrap();
+    journal
+        .save_contacts(
+            &monthly.id,
+            std::slice::from_ref(&in_monthly),
+            Timestamp::now(),
+            true,
+        )
+        .await
+        .unwrap();
+    // An edit in place: the row changes, no count does.
+    let mut noted = in_park.clone();
+    noted.notes = Some("73".into());
+    journal.remember_contact(&noted).await.unwrap();
+    assert_eq!(
+        journal.cached_contacts(&park.id, 10).await.unwrap(),
+        vec![noted.clone()]
+    );
+    assert_eq!(
+        counts_of(&journal).await.0,
+        counted(&[(&root, 5), (&pota, 3), (&park, 3), (&monthly, 2)])
+    );
+    // Moved to the monthly log: its old row goes and the counts move with it.
+    let mut moved = noted.clone();
+    moved.folder_id = monthly.id.clone();
+    journal.remember_contact(&moved).await.unwrap();
+    assert!(
+        journal
+            .cached_contacts(&park.id, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        journal.cached_contacts(&monthly.id, 10).await.unwrap(),
+        vec![in_monthly.clone(), moved.clone()]
+    );
+    let (folders, activations, qsos) = counts_of(&journal).await;
+    assert_eq!(
+        folders,
+        counted(&[(&root, 5), (&pota, 2), (&park, 2), (&monthly, 3)])
+    );
+    assert_eq!(activations, counted(&[(&park, 2)]));
+    assert_eq!(qsos, 5);
+    journal.forget_contact(&in_monthly.id).await.unwrap();
+    assert_eq!(
+        journal.cached_contacts(&monthly.id, 10).await.unwrap(),
+        vec![moved]
+    );
+    let (folders, _, qsos) = counts_of(&journal).await;
+    assert_eq!(
+        folders,
+        counted(&[(&root, 4), (&pota, 2), (&park, 2), (&monthly, 2)])
+    );
+    assert_eq!(qsos, 4);
+}
+
+#[tokio::test]
+async fn counts_stop_at_zero_and_at_a_cycle_of_parents() {
+    let (_dir, journal) = journal().await;
+    // A damaged list: two folders each the other's parent.
+    let mut a = folder("fld_aaaaaaaaaaaaaaaa", FolderType::Category);
+    a.parent_id = Some("fld_bbbbbbbbbbbbbbbb".into());
+    a.contact_count = 2;
+    let mut b = folder("fld_bbbbbbbbbbbbbbbb", FolderType::Monthly);
+    b.parent_id = Some(a.id.clone());
+    journal.save_folders(&[a.clone(), b.clone()]).await.unwrap();
+    journal.save_whoami(&whoami(0)).await.unwrap();
+    let contact = stored("qso_cccccccccccccccc", &b.id, "2026-11-01T10:00:00Z");
+    journal
+        .save_contacts(
+            &b.id,
+            std::slice::from_ref(&contact),
+            Timestamp::now(),
+            true,
+        )
+        .await
+        .unwrap();
+    journal.forget_contact(&contact.id).await.unwrap();
+    assert!(journal.cached_contacts(&b.id, 10).await.unwrap().is_empty());
+    let (folders, _, qsos) = counts_of(&journal).await;
+    assert_eq!(folders, counted(&[(&a, 1), (&b, 0)]), "each counted once");
+    assert_eq!(qsos, 0);
 }
