@@ -370,6 +370,10 @@ pub enum Effect {
     LoadActivationContacts {
         folder_id: String,
     },
+    /// Remembers in the journal which folder is open, to open it again at the next start.
+    SaveOpenFolder {
+        folder_id: String,
+    },
     EditContact {
         id: String,
         request: ContactEditRequest,
@@ -775,6 +779,7 @@ impl App {
 
     /// Opens `folder` in the contacts pane and asks for its first page.
     pub(super) fn open_folder(&mut self, folder: Folder) -> Vec<Effect> {
+        let changed = self.folders.open.as_deref() != Some(folder.id.as_str());
         self.folders.open = Some(folder.id.clone());
         self.contacts.generation += 1;
         self.contacts.items.clear();
@@ -783,6 +788,7 @@ impl App {
         self.contacts.cursor = None;
         self.contacts.view = ListView::default();
         self.contacts.load = Load::Loading;
+        let folder_id = folder.id.clone();
         let effect = Effect::LoadContacts {
             folder_id: folder.id.clone(),
             cursor: None,
@@ -795,7 +801,11 @@ impl App {
         }
         self.contacts.folder = Some(folder);
         self.merge_pending();
-        vec![effect]
+        let mut effects = vec![effect];
+        if changed {
+            effects.push(Effect::SaveOpenFolder { folder_id });
+        }
+        effects
     }
 
     /// Asks for the next page when the cursor is near the end of what is loaded, or when the

@@ -12,7 +12,7 @@ use crate::model::callsign::normalize_callsign;
 use crate::model::contact::dupe_key;
 // The model's declared fields, named apart from the form's own `Field`.
 use crate::model::fields::{Field as Declared, Fields};
-use crate::model::program::{normalize_reference, parse_program_id};
+use crate::model::program::{normalize_reference, normalize_reference_list, parse_program_id};
 use crate::model::text::{multi_line, single_line, token};
 use crate::model::{Contact, Folder, FolderType, Program, Timestamp};
 
@@ -672,8 +672,10 @@ impl ActivationForm {
     }
 
     pub fn request(&self) -> Result<NewActivationRequest, (ActivationField, String)> {
-        let reference = normalize_reference("reference", self.value(ActivationField::Reference))
-            .map_err(|e| (ActivationField::Reference, e.message))?;
+        // A two-fer names its parks with commas (US-0001,US-0002): one activation of each.
+        let reference =
+            normalize_reference_list("reference", self.value(ActivationField::Reference))
+                .map_err(|e| (ActivationField::Reference, e.message))?;
         let callsign = normalize_callsign("callsign", self.value(ActivationField::Callsign))
             .map_err(|e| (ActivationField::Callsign, e.message))?;
         let program = parse_program_id("program", self.value(ActivationField::Program))

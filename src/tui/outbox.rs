@@ -379,11 +379,31 @@ impl App {
         if self.me.is_none() {
             self.me = snapshot.whoami;
         }
-        if self.folders.load != Load::Loaded && !snapshot.folders.is_empty() {
+        // A list saved empty is shown empty: "no activations" is known, not missing.
+        if self.folders.load != Load::Loaded
+            && (snapshot.folders_saved || !snapshot.folders.is_empty())
+        {
             self.set_folders(snapshot.folders);
         }
-        if self.activations.load != Load::Loaded && !snapshot.activations.is_empty() {
+        if self.activations.load != Load::Loaded
+            && (snapshot.activations_saved || !snapshot.activations.is_empty())
+        {
             effects.extend(self.set_activations(snapshot.activations));
+        }
+        // The folder open when the logbook last ran opens again, with its activation.
+        if self.contacts.folder.is_none()
+            && let Some(id) = &snapshot.open_folder
+            && let Some(folder) = self
+                .folders
+                .items
+                .iter()
+                .chain(&self.activations.items)
+                .find(|f| f.id == *id)
+                .cloned()
+        {
+            self.select_folder(&folder.id);
+            self.select_activation(&folder.id);
+            effects.extend(self.open_folder(folder));
         }
         self.merge_pending();
         if counts.refused > 0 {

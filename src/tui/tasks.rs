@@ -138,12 +138,25 @@ pub async fn perform(
                 result,
             });
         }
+        Effect::SaveOpenFolder { folder_id } => {
+            if let Some(j) = journal {
+                keep(j.save_open_folder(Some(&folder_id))).await;
+            }
+        }
+        // What the service confirms goes into the copy as it happens: the copy is the log a
+        // start with no link shows.
         Effect::EditContact { id, request } => {
             let result = client.edit_contact(&id, &request).await;
+            if let (Some(j), Ok(edited)) = (journal, &result) {
+                keep(j.remember_contact(&edited.contact)).await;
+            }
             send(Action::ContactEdited { id, result });
         }
         Effect::DeleteContact { id } => {
             let result = client.delete_contact(&id).await;
+            if let (Some(j), Ok(_)) = (journal, &result) {
+                keep(j.forget_contact(&id)).await;
+            }
             send(Action::ContactDeleted { id, result });
         }
         Effect::EndActivation { id } => {

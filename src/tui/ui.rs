@@ -171,6 +171,15 @@ fn filter_span(view: &ListView, theme: Theme) -> Option<Span<'static>> {
     }
 }
 
+/// An activation's parks as its row shows them: the park, or a two-fer's first park and how
+/// many more (`US-0001+1`); the Contacts title names them all.
+pub fn park_label(reference: &str) -> String {
+    match reference.split_once(',') {
+        Some((first, rest)) => format!("{first}+{}", rest.split(',').count()),
+        None => reference.to_owned(),
+    }
+}
+
 /// The folders pane's inner width from which the folder type has a column of its own.
 const FOLDER_TYPE_MIN_WIDTH: u16 = 48;
 
@@ -259,7 +268,7 @@ impl Widget for View<'_, ActivationsPane> {
         if pane.items.is_empty() {
             let text = match &pane.load {
                 Load::Failed(why) => format!("Activations did not load: {why}"),
-                Load::Loaded => "No activations: a starts one.".to_owned(),
+                Load::Loaded => "No activations: Alt-A starts one.".to_owned(),
                 _ => "Loading activations…".to_owned(),
             };
             placeholder(inner, buf, &text, self.theme.dim());
@@ -299,17 +308,24 @@ impl Widget for View<'_, ActivationsPane> {
                 };
                 let style = self.row_style(i, &pane.view);
                 Row::new(vec![
-                    Cell::from(a.location_reference.clone().unwrap_or_default()),
+                    Cell::from(park_label(a.location_reference.as_deref().unwrap_or(""))),
                     Cell::from(a.start_time.map(short_time).unwrap_or_default()),
                     Cell::from(state),
                     Cell::from(Line::from(count).alignment(Alignment::Right)),
                 ])
                 .style(style)
             });
+        // A two-fer's label is a character wider; the column grows only when one is shown.
+        let two_fer = pane.view.shown.iter().any(|i| {
+            pane.items[*i]
+                .location_reference
+                .as_deref()
+                .is_some_and(|r| r.contains(','))
+        });
         Table::new(
             rows,
             [
-                Constraint::Length(8),
+                Constraint::Length(if two_fer { 9 } else { 8 }),
                 Constraint::Length(11),
                 Constraint::Length(11),
                 Constraint::Fill(1),

@@ -392,3 +392,92 @@ fn a_key_new_here_with_no_link_says_why_nothing_can_be_logged() {
         .unwrap_or(0);
     assert_eq!(journals, 0);
 }
+
+/// The copy is the log: everything the service stored while the logbook ran shows after a
+/// restart with no link (the activation reopened, its contacts, the POTA count, the QSO count,
+/// duplicate warnings), and a list that was empty shows empty rather than failed.
+#[test]
+fn a_cold_start_with_no_link_shows_everything_stored_before() {
+    let server = Server::start();
+    let api = server.account("W1AW", "elevated");
+    monthly(&api);
+    let link = Link::new(Mode::Up(addr(&server)));
+    let cli = cli_through(&link, &api);
+    first_run(&cli);
+
+    // No activations yet: with no link that is known, not a failure.
+    link.set(Mode::Down);
+    let mut tui = Tui::start(&cli, &[], &[]);
+    tui.wait_for("offline");
+    let screen = tui.wait_for("No activations");
+    assert!(!screen.contains("did not load"), "{screen}");
+    tui.quit();
+    assert_eq!(tui.exit_code(), 0);
+
+    // Online: an activation and three contacts, all stored.
+    link.set(Mode::Up(addr(&server)));
+    let mut tui = Tui::start(&cli, &[], &[]);
+    tui.wait_for("online");
+    tui.keys("\x1ba");
+    tui.wait_for("Start an activation");
+    tui.keys("us-1234\r");
+    tui.wait_for("activation US-1234 started");
+    // The activation is open: typing a callsign starts the contact.
+    log(&mut tui, "k1aa\t14.285\tssb", "K1AA");
+    log(&mut tui, "k2bb", "K2BB");
+    log(&mut tui, "k3cc", "K3CC");
+    tui.wait_for("0 waiting");
+    tui.wait_for("QSOs 3/200");
+    tui.close_form();
+    tui.quit();
+    assert_eq!(tui.exit_code(), 0);
+    let activations = api.get("/v1/activations").body["items"].clone();
+    let name = activations[0]["name"].as_str().unwrap().to_owned();
+    assert_eq!(
+        api.all_contacts(activations[0]["id"].as_str().unwrap())
+            .len(),
+        3
+    );
+
+    // The server stops; the logbook starts again from its journal alone.
+    let _db: Db = server.crash();
+    link.set(Mode::Down);
+    let mut tui = Tui::start(&cli, &[], &[]);
+    tui.wait_for("offline");
+    tui.wait_for(&format!("Contacts · {name} · 3"));
+    let screen = tui.wait_until("the three contacts", |s| {
+        ["K1AA", "K2BB", "K3CC"].iter().all(|c| s.contains(c))
+    });
+    assert!(screen.contains("QSOs 3/200"), "{screen}");
+    assert!(screen.contains("3/10"), "{screen}");
+    assert!(screen.contains("0 waiting"), "{screen}");
+    // A stored call is a duplicate, on the band and mode of the newest contact.
+    tui.keys("k2bb");
+    tui.wait_for("duplicate: K2BB 20m SSB");
+    tui.quit();
+    assert_eq!(tui.exit_code(), 0);
+}
+
+/// A logbook that was online and idle notices a link that stalls: nothing else asks the
+/// service then, so without its own check it would say `online` for as long as it runs.
+#[test]
+fn an_idle_logbook_shows_a_stalled_link_as_offline_and_back() {
+    let server = Server::start();
+    let api = server.account("W1AW", "elevated");
+    monthly(&api);
+    let link = Link::new(Mode::Up(addr(&server)));
+    let cli = cli_through(&link, &api);
+    first_run(&cli);
+    let mut tui = Tui::start(&cli, &[], &[]);
+    tui.wait_for("online");
+    tui.wait_until("no requests in flight", |s| {
+        s.lines().last().is_some_and(|l| !l.contains(" req"))
+    });
+    link.set(Mode::Stalled);
+    tui.wait_for("offline");
+    link.set(Mode::Up(addr(&server)));
+    tui.wait_for("the service answers again");
+    tui.wait_for("online");
+    tui.quit();
+    assert_eq!(tui.exit_code(), 0);
+}

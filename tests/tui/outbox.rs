@@ -96,7 +96,11 @@ fn the_copy_shows_at_start_and_the_service_replaces_it() {
     assert_eq!(app.me.as_ref().unwrap().native_qso_count, 40);
     // The month opens from the copy, with the journal's waiting contact among them.
     let effects = open(&mut app, "2026-11");
-    let [Effect::LoadContacts { generation, .. }] = effects[..] else {
+    let [
+        Effect::LoadContacts { generation, .. },
+        Effect::SaveOpenFolder { .. },
+    ] = effects[..]
+    else {
         panic!("{effects:?}")
     };
     assert_eq!(marks(&app), [("K8WAIT".to_owned(), Some(Mark::Waiting))]);
@@ -428,7 +432,10 @@ fn a_key_new_here_needs_the_service_once() {
     journal.alt(&mut app, 'm');
     let effects = journal.press(&mut app, KeyCode::Char('m'));
     assert!(
-        matches!(&effects[..], [Effect::LoadContacts { .. }]),
+        matches!(
+            &effects[..],
+            [Effect::LoadContacts { .. }, Effect::SaveOpenFolder { .. }]
+        ),
         "{effects:?}"
     );
     assert!(

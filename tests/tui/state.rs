@@ -91,12 +91,18 @@ fn arrows_and_j_k_move_and_enter_opens_the_folder() {
     let effects = press(&mut app, KeyCode::Enter);
     assert_eq!(
         effects,
-        [Effect::LoadContacts {
-            folder_id: MONTH.into(),
-            cursor: None,
-            generation: 1,
-            save_copy: true,
-        }]
+        [
+            Effect::LoadContacts {
+                folder_id: MONTH.into(),
+                cursor: None,
+                generation: 1,
+                save_copy: true,
+            },
+            // Opened again at the next start.
+            Effect::SaveOpenFolder {
+                folder_id: MONTH.into()
+            }
+        ]
     );
     assert_eq!(app.in_flight, before + 1);
     assert_eq!(app.folders.open.as_deref(), Some(MONTH));
@@ -122,7 +128,9 @@ fn slash_filters_the_focused_list_and_enter_keeps_it() {
     assert_eq!(app.selected_folder().unwrap().name, "W1AW@US-1234-20261122");
     // Enter now opens the match.
     let effects = press(&mut app, KeyCode::Enter);
-    assert!(matches!(&effects[..], [Effect::LoadContacts { folder_id, .. }] if folder_id == PARK));
+    assert!(
+        matches!(&effects[..], [Effect::LoadContacts { folder_id, .. }, Effect::SaveOpenFolder { .. }] if folder_id == PARK)
+    );
     // Esc clears the kept filter.
     press(&mut app, KeyCode::Esc);
     assert_eq!(app.folders.view.shown.len(), app.folders.tree.len());
@@ -821,7 +829,7 @@ fn activations_start_count_and_end() {
             .iter()
             .any(|e| matches!(e, Effect::LoadContacts { folder_id, .. } if *folder_id == local))
     );
-    assert_eq!(effects.len(), 2, "{effects:?}");
+    assert_eq!(effects.len(), 3, "{effects:?}");
     assert_eq!(app.outbox.counts.waiting, 1);
     assert!(app.activations.items.iter().any(|a| a.id == local));
 

@@ -530,8 +530,58 @@ fn a_refused_contact_leaves_the_pota_count() {
     });
 }
 
+/// A two-fer: one activation of two parks, each contact credited to both, the meter the same
+/// for both, one POTA file per park.
+fn a_two_fer_is_one_activation_of_both_parks() {
+    let (_server, api, cli) = setup("elevated");
+    let mut tui = Tui::start(&cli, &["tui"], &[]);
+    tui.wait_for("QSOs 0/200");
+    tui.wait_for("No activations");
+    tui.keys("\x1ba");
+    tui.wait_for("Start an activation");
+    tui.keys("us-0001, us-0002\r");
+    tui.wait_for("activation US-0001,US-0002 started");
+    tui.wait_for("US-0001+1");
+    // The activation is open: a callsign typed starts the contact.
+    tui.keys("k1aa\t14.285\tssb\r");
+    tui.wait_for("logged K1AA");
+    tui.keys("k2bb\r");
+    tui.wait_for("logged K2BB");
+    tui.wait_for("0 waiting");
+    tui.wait_for("2/10");
+    let activations = api.get("/v1/activations").body["items"].clone();
+    assert_eq!(activations.as_array().unwrap().len(), 1, "{activations}");
+    assert_eq!(activations[0]["locationReference"], "US-0001,US-0002");
+    let stored = api.all_contacts(activations[0]["id"].as_str().unwrap());
+    assert_eq!(stored.len(), 2, "{stored:?}");
+    tui.close_form();
+    // The selected folder is the activation: its files, one per park.
+    tui.keys("\x1bx");
+    let screen = tui.wait_for("2 files, one per park");
+    let day = activations[0]["name"]
+        .as_str()
+        .unwrap()
+        .rsplit('-')
+        .next()
+        .unwrap()
+        .to_owned();
+    for park in ["US-0001", "US-0002"] {
+        let path = cli.home.path().join(format!("W1AW@{park}-{day}.adi"));
+        let file = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}\n{screen}", path.display()));
+        assert!(file.contains(&format!("<MY_SIG_INFO:7>{park} ")), "{file}");
+        assert!(
+            file.contains("<CALL:4>K1AA ") && file.contains("<CALL:4>K2BB "),
+            "{file}"
+        );
+    }
+    tui.quit();
+    assert_eq!(tui.exit_code(), 0);
+}
+
 crate::both_backends!(
     a_refused_contact_leaves_the_pota_count,
+    a_two_fer_is_one_activation_of_both_parks,
     e_edits_a_stored_contact,
     m_opens_a_programs_hunting_log,
     logs_a_contact_typed_at_the_keyboard,
@@ -560,7 +610,7 @@ fn keys_are_echoed_while_every_request_hangs() {
     // The screen follows a resize.
     tui.resize(30, 100);
     tui.wait_until("the status bar on the last row of 30", |s| {
-        s.lines().nth(29).is_some_and(|l| l.contains("connecting"))
+        s.lines().nth(29).is_some_and(|l| l.contains(" UTC "))
     });
     // Quitting does not wait for the hanging requests.
     tui.keys("\x1bq");
