@@ -129,7 +129,7 @@ fn big_logbook() -> App {
             Action::ContactsLoaded {
                 folder_id: "fld_benchbenchbench1".into(),
                 generation,
-                source: svc::tui::app::Source::Service,
+                source: svc::tui::action::Source::Service,
                 result: Ok(Page {
                     items,
                     cursor: (!last).then(|| format!("c{page}")),
@@ -611,7 +611,8 @@ fn month_folder(month: &str, count: usize) -> svc::model::Folder {
 }
 
 fn enter_offline() {
-    use svc::tui::journal::{JournalEffect, JournalSource, Keeper};
+    use svc::tui::journal::{JournalEffect, JournalSource};
+    use svc::tui::runtime::keeper::Keeper;
     println!(
         "\n4a. Enter to a cleared form, no link, 1,000 contacts: update + journal commit (fsync) + answer + frame (in process)"
     );
@@ -675,7 +676,7 @@ fn enter_offline() {
             terminal.draw(|f| svc::tui::ui::draw(&app, f)).unwrap();
             times.push(started.elapsed());
             let form = app.entry.as_ref().unwrap();
-            assert_eq!(form.value(svc::tui::form::Field::Callsign), "");
+            assert_eq!(form.value(svc::tui::components::entry::Field::Callsign), "");
         }
         assert_eq!(app.outbox.counts.waiting, 1000);
         // The first is the journal's load at start.

@@ -115,6 +115,9 @@ impl NewActivation {
     }
 }
 
+/// Valid contacts POTA needs on one UTC day for a park's activation to count.
+pub const POTA_NEEDED: usize = 10;
+
 /// A contact toward an activation's POTA count: POTA counts each worked callsign once per
 /// band and POTA mode on each UTC day (days since the epoch), so an activation that runs past
 /// midnight starts again toward 10 there.

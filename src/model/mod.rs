@@ -15,6 +15,7 @@ pub mod logbook;
 pub mod mode;
 pub mod page;
 pub mod program;
+pub mod report;
 pub mod text;
 pub mod time;
 

@@ -1,23 +1,12 @@
-//! The logbook's side of the offline journal: the effects `update` asks of it and their
-//! answers (plain data), and the [`Keeper`] that carries them out in the run loop. The loop
-//! awaits each one before it draws again, so a cleared form on screen means the contact is
-//! committed to disk; a local commit takes about a millisecond. The keeper also runs the
-//! journal's background sender, whose reports come back as actions.
+//! The logbook's side of the offline journal, as plain data: the effects `update` asks of it,
+//! their answers, which journal is used, and what stays in it at the end. The runtime's
+//! keeper carries the effects out before the next frame is drawn.
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
-use reqwest::Url;
-use tokio::sync::Notify;
-use tokio::sync::mpsc::UnboundedSender;
-use tokio::task::JoinHandle;
-
-use super::app::Action;
-use crate::client::journal::{
-    Counts, Entry, EntryRequest, EntryState, Journal, SenderEvent, Snapshot, spawn_sender,
-};
-use crate::client::{Client, NewActivationRequest, NewContactRequest};
+use crate::client::journal::{Counts, Entry, EntryRequest, EntryState, Snapshot};
+use crate::client::{NewActivationRequest, NewContactRequest};
 use crate::model::{ApiKey, Folder, Program};
+use reqwest::Url;
+use std::path::PathBuf;
 
 /// Work on the journal, done before the next frame.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,7 +87,7 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 }
 
 impl Left {
-    fn of(entries: &[Entry]) -> Left {
+    pub fn of(entries: &[Entry]) -> Left {
         let mut left = Left::default();
         for e in entries {
             match (e.state, &e.request) {
@@ -139,164 +128,6 @@ impl Left {
             ));
         }
         (!lines.is_empty()).then(|| lines.join("\n"))
-    }
-}
-
-/// The run loop's journal and its sender.
-pub struct Keeper {
-    source: JournalSource,
-    journal: Option<Journal>,
-    client: Arc<Client>,
-    wake: Arc<Notify>,
-    events: UnboundedSender<SenderEvent>,
-    sender: Option<JoinHandle<()>>,
-}
-
-impl Keeper {
-    /// `client` is the sender's; `events` is where its reports go.
-    pub fn new(
-        source: JournalSource,
-        client: Arc<Client>,
-        events: UnboundedSender<SenderEvent>,
-    ) -> Keeper {
-        Keeper {
-            source,
-            journal: None,
-            client,
-            wake: Arc::new(Notify::new()),
-            events,
-            sender: None,
-        }
-    }
-
-    pub fn journal(&self) -> Option<&Journal> {
-        self.journal.as_ref()
-    }
-
-    fn start(&mut self, journal: Journal) {
-        self.sender = Some(spawn_sender(
-            journal.clone(),
-            self.client.clone(),
-            self.wake.clone(),
-            self.events.clone(),
-        ));
-        self.journal = Some(journal);
-    }
-
-    /// Carries out one effect; the answer goes to `update` before the next frame.
-    pub async fn perform(&mut self, effect: JournalEffect) -> Action {
-        let answer = match effect {
-            JournalEffect::Load => self.load().await,
-            JournalEffect::Open { callsign } => {
-                if self.journal.is_none() {
-                    let opened = match &self.source {
-                        JournalSource::Account { base, key } => {
-                            Journal::open(base, key, &callsign).await
-                        }
-                        JournalSource::File(path) => Journal::open_path(path).await,
-                    };
-                    match opened {
-                        Ok(journal) => self.start(journal),
-                        Err(e) => {
-                            return Action::Journal(JournalAnswer::Loaded(Err(e.to_string())));
-                        }
-                    }
-                }
-                self.load().await
-            }
-            effect => {
-                let Some(journal) = self.journal.clone() else {
-                    return Action::Journal(unavailable(effect));
-                };
-                let answer = write(&journal, effect).await;
-                // A new entry goes out at once when the link is up.
-                self.wake.notify_one();
-                answer
-            }
-        };
-        Action::Journal(answer)
-    }
-
-    async fn load(&mut self) -> JournalAnswer {
-        if self.journal.is_none() {
-            let found = match &self.source {
-                JournalSource::Account { base, key } => Journal::find(base, key).await,
-                JournalSource::File(path) => Journal::open_path(path).await.map(Some),
-            };
-            match found {
-                Ok(Some(journal)) => self.start(journal),
-                Ok(None) => return JournalAnswer::Missing,
-                Err(e) => return JournalAnswer::Loaded(Err(e.to_string())),
-            }
-        }
-        let Some(journal) = &self.journal else {
-            return JournalAnswer::Missing;
-        };
-        let read = async {
-            Ok::<_, crate::client::journal::JournalError>(JournalCopy {
-                snapshot: journal.snapshot().await?,
-                entries: journal.entries().await?,
-                counts: journal.counts().await?,
-            })
-        };
-        JournalAnswer::Loaded(read.await.map_err(|e| e.to_string()))
-    }
-
-    /// Stops the sender and says what stays in the journal. Stopping it mid-send loses
-    /// nothing: an entry it took up is sent again later with the same idempotency key.
-    pub async fn close(self) -> Left {
-        if let Some(sender) = self.sender {
-            sender.abort();
-        }
-        match &self.journal {
-            Some(journal) => journal
-                .entries()
-                .await
-                .map(|entries| Left::of(&entries))
-                .unwrap_or_default(),
-            None => Left::default(),
-        }
-    }
-}
-
-async fn write(journal: &Journal, effect: JournalEffect) -> JournalAnswer {
-    let text = |e: crate::client::journal::JournalError| e.to_string();
-    match effect {
-        JournalEffect::LogContact(request) => {
-            JournalAnswer::Logged(journal.log_contact(request).await.map_err(text))
-        }
-        JournalEffect::LogActivation(request) => {
-            JournalAnswer::FolderLogged(journal.log_activation(request).await.map_err(text))
-        }
-        JournalEffect::LogMonthly { month, program } => {
-            JournalAnswer::FolderLogged(journal.log_monthly(&month, program).await.map_err(text))
-        }
-        JournalEffect::Retry { id, request } => {
-            JournalAnswer::Retried(journal.retry(&id, request).await.map_err(text))
-        }
-        JournalEffect::Discard { id } => {
-            let result = journal.drop_entry(&id).await.map_err(text);
-            JournalAnswer::Discarded { id, result }
-        }
-        JournalEffect::Load | JournalEffect::Open { .. } => JournalAnswer::Missing,
-    }
-}
-
-/// The answer to an effect when no journal is open (`update` does not ask then; this keeps
-/// a late key from being lost silently all the same).
-fn unavailable(effect: JournalEffect) -> JournalAnswer {
-    let why = "no journal is open".to_owned();
-    match effect {
-        JournalEffect::Load | JournalEffect::Open { .. } => JournalAnswer::Missing,
-        JournalEffect::LogContact(_) => JournalAnswer::Logged(Err(why)),
-        JournalEffect::LogActivation(_) | JournalEffect::LogMonthly { .. } => {
-            JournalAnswer::FolderLogged(Err(why))
-        }
-        JournalEffect::Retry { .. } => JournalAnswer::Retried(Err(why)),
-        JournalEffect::Discard { id } => JournalAnswer::Discarded {
-            id,
-            result: Err(why),
-        },
     }
 }
 

@@ -1,217 +1,27 @@
 //! The logbook: a terminal UI for logging contacts live, at a station or in the field.
 //!
-//! Elm-style: one [`App`] state, [`Action`]s (keys, resizes, the clock, answers of background
-//! requests), [`update`] that changes the state and names the requests to start as
-//! [`Effect`]s, and pure drawing in [`ui`]. Every request runs on its own tokio task with a
-//! shared [`Client`] and answers through a channel, so the screen keeps up with the keyboard
-//! while the network is slow or gone. This module uses only `client` and `model`.
+//! Elm-style. [`app`] holds the state as one component per pane and dialog
+//! ([`components`]), routes [`Action`]s (keys, resizes, the clock, answers of background
+//! work) to them and runs the flows that span several; [`update`] returns the work to start
+//! as [`Effect`]s. [`ui`] draws the screen from the state, each component drawing itself.
+//! [`runtime`] is the only part that touches the terminal, the network, the disk and the
+//! clock: every request runs on its own task and answers through a channel, so the screen
+//! keeps up with the keyboard while the network is slow or gone. This module uses only
+//! `client` and `model`.
 
+pub mod action;
 pub mod app;
-mod export;
-pub mod form;
+pub mod components;
 pub mod journal;
-pub mod outbox;
-pub mod rig;
-pub mod tasks;
-pub mod terminal;
+pub mod list;
+pub mod runtime;
 pub mod ui;
+pub mod widgets;
 
-use std::collections::VecDeque;
-use std::io::IsTerminal;
-use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::Duration;
-
-use futures_util::StreamExt;
-use ratatui::crossterm::event::{Event, EventStream};
-use reqwest::Url;
-use tokio::sync::mpsc;
-use tokio::task::JoinSet;
-
-pub use app::{Action, App, Effect, Options, update};
+pub use action::{Action, Effect};
+pub use app::{App, Options, update};
 pub use journal::{JournalSource, Left};
-
-use crate::client::rig::Rig;
-use crate::client::{Client, ClientError, RetryPolicy};
-use crate::model::{ApiKey, Timestamp};
-
-/// How long the logbook waits to open a connection, and for a whole answer: a dead link, or
-/// one that accepts and never answers, shows as offline within seconds, not minutes. Nothing
-/// typed waits for it either way: contacts go to the journal first.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
-pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
-/// The sender's batches of up to 500 contacts may take longer over a slow link than a read.
-pub const SEND_TIMEOUT: Duration = Duration::from_secs(15);
-
-/// What the logbook talks to: a client for its reads and one for the journal's sender, and
-/// the journal.
-pub struct Link {
-    pub reads: Client,
-    pub sender: Client,
-    pub journal: JournalSource,
-}
-
-impl Link {
-    /// Clients with short time-outs and one attempt per request: the logbook asks again by
-    /// itself (the sender backs off and retries; `r` reloads), so a retry inside the client
-    /// would only keep `offline` off the screen longer.
-    pub fn new(base: Url, key: &ApiKey, journal: JournalSource) -> Result<Link, ClientError> {
-        let policy = RetryPolicy {
-            transport_attempts: 1,
-            ..RetryPolicy::default()
-        };
-        let reads = Client::new(base.clone(), key)?
-            .with_timeouts(CONNECT_TIMEOUT, ANSWER_TIMEOUT)?
-            .with_policy(policy.clone());
-        let sender = Client::new(base, key)?
-            .with_timeouts(CONNECT_TIMEOUT, SEND_TIMEOUT)?
-            .with_policy(policy);
-        Ok(Link {
-            reads,
-            sender,
-            journal,
-        })
-    }
-}
-
-/// Whether stdin and stdout are both a terminal, as the logbook needs.
-pub fn on_terminal() -> bool {
-    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
-}
-
-/// What `svc`, `svc tui` and `svc demo` say when they are not on a terminal (exit 2).
-pub fn not_a_terminal(command: &str) -> ExitCode {
-    let name = if command == "svc" {
-        "svc".to_owned()
-    } else {
-        format!("svc: {command}")
-    };
-    eprintln!(
-        "{name}: the logbook needs a terminal, and stdin or stdout is not one; in scripts use the subcommands (svc help lists them)"
-    );
-    ExitCode::from(2)
-}
-
-/// A key that makes debug builds panic, so the tests can check that a panic gives the
-/// terminal back. Release builds have no such key.
-#[cfg(debug_assertions)]
-fn panic_key() -> Option<char> {
-    std::env::var("SVC_TUI_TEST_PANIC_KEY")
-        .ok()
-        .and_then(|v| v.chars().next())
-}
-
-/// Runs the logbook on this terminal until the user quits; says what stays in the journal.
-pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
-    let client = Arc::new(link.reads);
-    let (sender_tx, mut sender_rx) = mpsc::unbounded_channel();
-    let mut keeper = journal::Keeper::new(link.journal, Arc::new(link.sender), sender_tx);
-    let mut guard = terminal::Guard::enter()?;
-    let size = guard.terminal.size()?;
-    let rig = options.rig.clone();
-    let (mut app, effects) = App::new(options, Timestamp::now(), (size.width, size.height));
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let mut tasks = JoinSet::new();
-    // One task owns the connection to rigctld, so that readings and the commands of F and M
-    // never interleave on it.
-    let rig_commands = rig.map(|address| {
-        let (commands, inbox) = mpsc::unbounded_channel();
-        tasks.spawn(tasks::poll_rig(Rig::new(address), inbox, tx.clone()));
-        commands
-    });
-    tasks.spawn(tasks::watch_link(client.clone(), tx.clone()));
-    let mut work = VecDeque::from(effects);
-    let mut events = EventStream::new();
-    let mut clock = tokio::time::interval(Duration::from_secs(1));
-    clock.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    #[cfg(debug_assertions)]
-    let panic_key = panic_key();
-    loop {
-        // Journal work is done here, before the frame that shows its outcome.
-        while let Some(effect) = work.pop_front() {
-            match effect {
-                Effect::Journal(effect) => {
-                    let answer = keeper.perform(effect).await;
-                    work.extend(update(&mut app, answer));
-                }
-                Effect::Rig(command) => {
-                    if let Some(commands) = &rig_commands {
-                        let _ = commands.send(command);
-                    }
-                }
-                effect => tasks::spawn(effect, &client, keeper.journal(), &tx, &mut tasks),
-            }
-        }
-        while tasks.try_join_next().is_some() {}
-        if app.quit {
-            break;
-        }
-        guard.terminal.draw(|frame| ui::draw(&app, frame))?;
-        let action = tokio::select! {
-            event = events.next() => match event {
-                Some(Ok(Event::Key(key))) => {
-                    #[cfg(debug_assertions)]
-                    if let Some(c) = panic_key
-                        && key.code == ratatui::crossterm::event::KeyCode::Char(c)
-                    {
-                        panic!("the test panic key {c:?} was pressed");
-                    }
-                    // The time of the key: a contact logged with it is timed now, not at
-                    // the last tick of the clock.
-                    work.extend(update(&mut app, Action::Tick(Timestamp::now())));
-                    Action::Key(key)
-                }
-                Some(Ok(Event::Resize(w, h))) => Action::Resize(w, h),
-                Some(Ok(_)) => continue,
-                Some(Err(e)) => return Err(e),
-                // The terminal went away: nothing more can be typed.
-                None => break,
-            },
-            Some(action) = rx.recv() => action,
-            Some(event) = sender_rx.recv() => Action::Sender(event),
-            _ = clock.tick() => Action::Tick(Timestamp::now()),
-        };
-        work.extend(update(&mut app, action));
-    }
-    // Requests still waiting for a slow service must not hold up quitting.
-    tasks.abort_all();
-    drop(guard);
-    Ok(keeper.close().await)
-}
-
-/// The runtime the logbook runs on; when it cannot start, the error is printed for `command`
-/// and the exit code returned.
-pub fn runtime(command: &str) -> Result<tokio::runtime::Runtime, ExitCode> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            eprintln!("svc: {command}: local_error: cannot start the async runtime: {e}");
-            ExitCode::FAILURE
-        })
-}
-
-/// Runs the logbook on a runtime of its own, says what stays in the journal once the
-/// terminal is back, and reports a terminal failure.
-pub fn run_blocking(link: Link, options: Options) -> ExitCode {
-    let runtime = match runtime("tui") {
-        Ok(r) => r,
-        Err(code) => return code,
-    };
-    let result = runtime.block_on(run(link, options));
-    // A lookup stuck in a blocking thread must not keep the process alive after quitting.
-    runtime.shutdown_background();
-    match result {
-        Ok(left) => {
-            if let Some(message) = left.message() {
-                println!("{message}");
-            }
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("svc: tui: local_error: the terminal failed: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
+pub use runtime::{
+    ANSWER_TIMEOUT, CONNECT_TIMEOUT, Link, SEND_TIMEOUT, not_a_terminal, on_terminal, run,
+    run_blocking, runtime,
+};

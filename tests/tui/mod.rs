@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use svc::client::journal::{Entry, EntryError, EntryRequest, EntryState};
 use svc::client::{ClientError, ServerError};
 use svc::model::{Contact, Folder, Timestamp, Whoami};
-use svc::tui::app::{Options, Source};
+use svc::tui::action::Source;
+use svc::tui::app::Options;
 use svc::tui::journal::{JournalAnswer, JournalCopy, JournalEffect};
 use svc::tui::{Action, App, Effect, update};
 
@@ -419,7 +420,7 @@ pub fn typed(app: &mut App, text: &str) -> Vec<Effect> {
 pub fn open(app: &mut App, name: &str) -> Vec<Effect> {
     press(app, KeyCode::Home);
     for _ in 0..app.folders.tree.len() {
-        if app.selected_folder().map(|f| f.name.as_str()) == Some(name) {
+        if app.folders.selected().map(|f| f.name.as_str()) == Some(name) {
             return press(app, KeyCode::Enter);
         }
         press(app, KeyCode::Down);

@@ -5,10 +5,16 @@
 use ratatui::crossterm::event::KeyCode;
 use svc::client::journal::{Counts, EntryRequest, EntryState, SenderEvent, Snapshot};
 use svc::model::Page;
-use svc::tui::app::{Connection, Dialog, Load, Pane, Source, Tone};
-use svc::tui::form::Field;
+use svc::tui::action::Source;
+use svc::tui::app::{Dialog, Pane};
+use svc::tui::components::contacts::Mark;
+use svc::tui::components::entry::Field;
+use svc::tui::components::outbox::JournalState;
+use svc::tui::components::prompts::Prompt;
+use svc::tui::components::status::Connection;
 use svc::tui::journal::{JournalAnswer, JournalCopy, JournalEffect};
-use svc::tui::outbox::{JournalState, Mark};
+use svc::tui::list::Load;
+use svc::tui::widgets::Tone;
 use svc::tui::{Action, App, Effect, update};
 
 use super::state::{status, tone};
@@ -180,7 +186,7 @@ fn folders_made_with_no_link_stay_until_the_service_has_them() {
             result: Ok(vec![]),
         },
     );
-    assert_eq!(app.meter(&local).map(|m| m.today), Some(1));
+    assert_eq!(app.activations.meter(&local).map(|m| m.today), Some(1));
     // A reload from the service does not know it yet: it stays.
     update(&mut app, Action::FoldersLoaded(Ok(folders())));
     update(&mut app, Action::ActivationsLoaded(Ok(activations())));
@@ -205,7 +211,7 @@ fn folders_made_with_no_link_stay_until_the_service_has_them() {
     assert_eq!(app.folders.open.as_deref(), Some(real.id.as_str()));
     assert_eq!(app.contacts.folder.as_ref().unwrap().id, real.id);
     assert_eq!(app.entry.as_ref().unwrap().folder_id, real.id);
-    assert_eq!(app.meter(&real.id).map(|m| m.today), Some(1));
+    assert_eq!(app.activations.meter(&real.id).map(|m| m.today), Some(1));
     let EntryRequest::Contact(c) = &app.outbox.entries[1].request else {
         panic!()
     };
@@ -315,7 +321,7 @@ fn a_waiting_or_refused_contact_is_discarded_only_after_y() {
     let (mut app, mut journal) = two_waiting();
     press(&mut app, KeyCode::BackTab);
     press(&mut app, KeyCode::Home);
-    assert_eq!(app.selected_contact().unwrap().callsign, "K3OFF");
+    assert_eq!(app.contacts.selected().unwrap().callsign, "K3OFF");
     // Enter on a waiting one says what happens to it.
     press(&mut app, KeyCode::Enter);
     assert!(app.dialog.is_none());
@@ -325,7 +331,10 @@ fn a_waiting_or_refused_contact_is_discarded_only_after_y() {
         status(&app)
     );
     alt(&mut app, 'd');
-    assert!(matches!(app.dialog, Some(Dialog::ConfirmDiscard { .. })));
+    assert!(matches!(
+        app.dialog,
+        Some(Dialog::Prompt(Prompt::Discard { .. }))
+    ));
     assert!(journal.alt(&mut app, 'x').is_empty());
     assert!(status(&app).contains("kept K3OFF"), "{}", status(&app));
     assert_eq!(app.outbox.entries.len(), 2);
@@ -345,7 +354,10 @@ fn a_waiting_or_refused_contact_is_discarded_only_after_y() {
     // A stored contact is deleted, as before, not discarded.
     press(&mut app, KeyCode::End);
     alt(&mut app, 'd');
-    assert!(matches!(app.dialog, Some(Dialog::ConfirmDelete { .. })));
+    assert!(matches!(
+        app.dialog,
+        Some(Dialog::Prompt(Prompt::Delete { .. }))
+    ));
 }
 
 #[test]

@@ -11,8 +11,8 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use svc::client::rig::{Rig, RigAddress, RigCommand, RigError, RigState};
 use svc::tui::app::Dialog;
-use svc::tui::form::Field;
-use svc::tui::rig::{RigLink, RigPanel};
+use svc::tui::components::entry::Field;
+use svc::tui::components::rig::{RigLink, RigPanel};
 use svc::tui::{Action, App, Effect, update};
 
 use super::state::{form, status};

@@ -5,13 +5,18 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use svc::client::Deleted;
 use svc::client::journal::{EntryRequest, SenderEvent};
 use svc::model::Page;
-use svc::tui::app::{Connection, Dialog, Load, Pane, Source, Tone};
-use svc::tui::form::Field;
+use svc::tui::action::Source;
+use svc::tui::app::{Dialog, Pane};
+use svc::tui::components::entry::Field;
+use svc::tui::components::prompts::Prompt;
+use svc::tui::components::status::Connection;
 use svc::tui::journal::{JournalAnswer, JournalEffect};
+use svc::tui::list::Load;
+use svc::tui::widgets::Tone;
 use svc::tui::{Action, Effect, update};
 
 use super::*;
-use svc::tui::outbox::Mark;
+use svc::tui::components::contacts::Mark;
 
 pub fn status(app: &svc::tui::App) -> String {
     app.status
@@ -24,7 +29,7 @@ pub fn tone(app: &svc::tui::App) -> Option<Tone> {
     app.status.as_ref().map(|s| s.tone)
 }
 
-pub fn form(app: &svc::tui::App) -> &svc::tui::form::EntryForm {
+pub fn form(app: &svc::tui::App) -> &svc::tui::components::entry::EntryForm {
     assert!(
         matches!(app.dialog, Some(Dialog::Entry)),
         "the entry form is not shown"
@@ -72,21 +77,24 @@ fn the_tree_puts_children_under_their_parent() {
 #[test]
 fn arrows_and_j_k_move_and_enter_opens_the_folder() {
     let mut app = loaded();
-    assert_eq!(app.selected_folder().unwrap().name, "All Contacts");
+    assert_eq!(app.folders.selected().unwrap().name, "All Contacts");
     alt(&mut app, 'j');
     press(&mut app, KeyCode::Down);
-    assert_eq!(app.selected_folder().unwrap().name, "W1AW@US-1234-20261122");
+    assert_eq!(
+        app.folders.selected().unwrap().name,
+        "W1AW@US-1234-20261122"
+    );
     alt(&mut app, 'k');
-    assert_eq!(app.selected_folder().unwrap().name, "POTA");
+    assert_eq!(app.folders.selected().unwrap().name, "POTA");
     press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::Up);
     assert_eq!(
-        app.selected_folder().unwrap().name,
+        app.folders.selected().unwrap().name,
         "All Contacts",
         "stops at the top"
     );
     press(&mut app, KeyCode::End);
-    assert_eq!(app.selected_folder().unwrap().name, "2026-11");
+    assert_eq!(app.folders.selected().unwrap().name, "2026-11");
     let before = app.in_flight;
     let effects = press(&mut app, KeyCode::Enter);
     assert_eq!(
@@ -125,7 +133,10 @@ fn slash_filters_the_focused_list_and_enter_keeps_it() {
     press(&mut app, KeyCode::Enter);
     assert!(app.folders.view.filter_input.is_none());
     assert_eq!(app.folders.view.filter, "us-12");
-    assert_eq!(app.selected_folder().unwrap().name, "W1AW@US-1234-20261122");
+    assert_eq!(
+        app.folders.selected().unwrap().name,
+        "W1AW@US-1234-20261122"
+    );
     // Enter now opens the match.
     let effects = press(&mut app, KeyCode::Enter);
     assert!(
@@ -135,7 +146,7 @@ fn slash_filters_the_focused_list_and_enter_keeps_it() {
     press(&mut app, KeyCode::Esc);
     assert_eq!(app.folders.view.shown.len(), app.folders.tree.len());
     assert_eq!(
-        app.selected_folder().unwrap().name,
+        app.folders.selected().unwrap().name,
         "W1AW@US-1234-20261122",
         "the selection stays on the same folder"
     );
@@ -290,7 +301,7 @@ fn contacts_load_page_by_page_as_the_cursor_moves_down() {
         press(&mut app, KeyCode::End).is_empty(),
         "the last page is in"
     );
-    assert_eq!(app.selected_contact().unwrap().callsign, "K199AA");
+    assert_eq!(app.contacts.selected().unwrap().callsign, "K199AA");
 }
 
 #[test]
@@ -565,7 +576,7 @@ fn an_ended_activation_asks_before_logging_into_it() {
     press(&mut app, KeyCode::Tab);
     typed(&mut app, "cw");
     assert!(press(&mut app, KeyCode::Enter).is_empty());
-    let Some(Dialog::ConfirmEnded { label, .. }) = &app.dialog else {
+    let Some(Dialog::Prompt(Prompt::Ended { label, .. })) = &app.dialog else {
         panic!("{:?}", app.dialog)
     };
     assert_eq!(label, "K-0001");
@@ -686,7 +697,7 @@ fn n_needs_a_folder_that_holds_contacts() {
     );
     // m asks which of this month's logs: m the own one, p d r a program's hunting log.
     assert!(alt(&mut app, 'm').is_empty());
-    assert!(matches!(app.dialog, Some(Dialog::ChooseMonth)));
+    assert!(matches!(app.dialog, Some(Dialog::Prompt(Prompt::Month))));
     let effects = press(&mut app, KeyCode::Char('m'));
     assert_eq!(
         effects,
@@ -716,7 +727,9 @@ fn delete_asks_first_and_shows_the_tier_error_plainly() {
     assert!(app.dialog.is_none(), "d works in the contacts pane");
     press(&mut app, KeyCode::BackTab);
     alt(&mut app, 'd');
-    assert!(matches!(&app.dialog, Some(Dialog::ConfirmDelete { id, .. }) if id == "qso_a"));
+    assert!(
+        matches!(&app.dialog, Some(Dialog::Prompt(Prompt::Delete { id, .. })) if id == "qso_a")
+    );
     assert!(alt(&mut app, 'n').is_empty());
     assert!(app.dialog.is_none());
     assert_eq!(app.contacts.items.len(), 3);
@@ -791,10 +804,13 @@ fn activations_start_count_and_end() {
         panic!("no activation form")
     };
     assert_eq!(
-        form.value(svc::tui::form::ActivationField::Callsign),
+        form.value(svc::tui::components::activation::ActivationField::Callsign),
         "W1AW"
     );
-    assert_eq!(form.value(svc::tui::form::ActivationField::Program), "pota");
+    assert_eq!(
+        form.value(svc::tui::components::activation::ActivationField::Program),
+        "pota"
+    );
     typed(&mut app, "us-5678");
     let effects = press(&mut app, KeyCode::Enter);
     let [Effect::Journal(JournalEffect::LogActivation(request))] = &effects[..] else {
@@ -836,7 +852,7 @@ fn activations_start_count_and_end() {
     // End the running one at US-1234, after y.
     press(&mut app, KeyCode::Tab);
     assert_eq!(app.focus, Pane::Activations);
-    assert_eq!(app.selected_activation().unwrap().id, PARK);
+    assert_eq!(app.activations.selected().unwrap().id, PARK);
     alt(&mut app, 'e');
     let effects = press(&mut app, KeyCode::Char('y'));
     assert_eq!(effects, [Effect::EndActivation { id: PARK.into() }]);
@@ -848,7 +864,7 @@ fn activations_start_count_and_end() {
             result: Ok(ended),
         },
     );
-    assert!(!app.selected_activation().unwrap().in_progress());
+    assert!(!app.activations.selected().unwrap().in_progress());
     alt(&mut app, 'e');
     assert!(app.dialog.is_none());
     assert!(status(&app).contains("has ended already"));
@@ -863,7 +879,7 @@ fn the_activation_form_gets_the_callsign_when_the_account_comes_in() {
         panic!("no activation form")
     };
     assert_eq!(
-        form.value(svc::tui::form::ActivationField::Callsign),
+        form.value(svc::tui::components::activation::ActivationField::Callsign),
         "W1AW"
     );
 }
@@ -899,7 +915,7 @@ fn the_valid_count_is_unique_call_band_mode_per_utc_day() {
     );
     // Three on the start day, the day the clock is on; the one past midnight counts for the
     // next day.
-    let meter = |app: &svc::tui::App| app.meter(PARK).unwrap();
+    let meter = |app: &svc::tui::App| app.activations.meter(PARK).unwrap();
     assert_eq!(meter(&app).today, 3);
     assert_eq!(meter(&app).total, 4);
     // A contact logged into the activation counts at once.
@@ -988,11 +1004,11 @@ fn a_callsign_typed_with_the_form_closed_starts_a_contact() {
     assert_eq!(form(&app).value(Field::Callsign), "9a1a");
     press(&mut app, KeyCode::Esc);
     alt(&mut app, 'm');
-    assert!(matches!(app.dialog, Some(Dialog::ChooseMonth)));
+    assert!(matches!(app.dialog, Some(Dialog::Prompt(Prompt::Month))));
     // With no log open there is nothing to type into: the plain letters are the commands.
     let mut app = loaded();
     press(&mut app, KeyCode::Char('m'));
-    assert!(matches!(app.dialog, Some(Dialog::ChooseMonth)));
+    assert!(matches!(app.dialog, Some(Dialog::Prompt(Prompt::Month))));
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('j'));
     assert_eq!(app.folders.view.selected, 1);
@@ -1062,10 +1078,10 @@ fn a_resize_keeps_the_selection_on_screen() {
     for _ in 0..30 {
         press(&mut app, KeyCode::Down);
     }
-    let (_, rows) = svc::tui::app::list_heights(app.size, app.message_rows(app.size.0));
+    let (_, rows) = svc::tui::widgets::list_heights(app.size, app.message_rows(app.size.0));
     assert!(app.contacts.view.offset + rows > 30 && app.contacts.view.offset <= 30);
     update(&mut app, Action::Resize(100, 12));
-    let (_, rows) = svc::tui::app::list_heights(app.size, app.message_rows(app.size.0));
+    let (_, rows) = svc::tui::widgets::list_heights(app.size, app.message_rows(app.size.0));
     assert!(rows < 10, "{rows}");
     assert!(
         app.contacts.view.offset <= 30 && app.contacts.view.offset + rows > 30,
@@ -1333,10 +1349,10 @@ fn an_edit_sends_the_grid_change_and_leaves_the_other_fields_alone() {
     press(&mut app, KeyCode::BackTab);
     assert_eq!(app.focus, Pane::Contacts);
     // The phone contact: its reports pass the form's checks as stored.
-    while app.selected_contact().unwrap().callsign != "N0XYZ" {
+    while app.contacts.selected().unwrap().callsign != "N0XYZ" {
         press(&mut app, KeyCode::Down);
     }
-    let id = app.selected_contact().unwrap().id.clone();
+    let id = app.contacts.selected().unwrap().id.clone();
     let stored = app.contacts.items.iter_mut().find(|c| c.id == id).unwrap();
     stored
         .fields
@@ -1446,7 +1462,7 @@ fn q_asks_before_leaving_work_in_hand() {
         !app.quit,
         "a half-typed contact is not dropped on one letter"
     );
-    let Some(Dialog::ConfirmQuit { question }) = &app.dialog else {
+    let Some(Dialog::Prompt(Prompt::Quit { question })) = &app.dialog else {
         panic!("{:?}", app.dialog)
     };
     assert!(question.contains("kq4abc is typed"), "{question}");

@@ -1,20 +1,29 @@
-//! The entry form (one contact) and the activation form: their fields, defaults and the local
-//! checks that turn them into requests. Everything here is pure: the time comes in as `now`.
+//! The entry form: one contact typed in, checked field by field with the model's rules and
+//! turned into requests; the same form fixes a refused contact and edits a stored one. Its
+//! state, its keys and its drawing. Pure: the time comes in as `now`.
 
-use crate::model::mode::ModeClass;
 use chrono::{NaiveTime, Timelike};
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent};
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 use tui_input::Input;
 
-use crate::client::NewActivationRequest;
-use crate::client::NewContactRequest;
+use crate::client::{ContactEditRequest, NewContactRequest};
+use crate::model::FieldsPatch;
+use crate::model::activation::POTA_NEEDED;
 use crate::model::band::read_frequency;
 use crate::model::callsign::normalize_callsign;
 use crate::model::contact::dupe_key;
 // The model's declared fields, named apart from the form's own `Field`.
 use crate::model::fields::{Field as Declared, Fields};
-use crate::model::program::{normalize_reference, normalize_reference_list, parse_program_id};
+use crate::model::program::normalize_reference;
+use crate::model::report::{Report, default_rst};
 use crate::model::text::{multi_line, single_line, token};
 use crate::model::{Contact, Folder, FolderType, Program, Timestamp};
+use crate::tui::components::activations::Meter;
+use crate::tui::widgets::{Focus, Theme, Tone, cursor_in, dialog_block, field};
 
 /// The entry form's fields, in the order Tab walks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,68 +74,6 @@ impl Field {
 
     fn index(self) -> usize {
         self as usize
-    }
-}
-
-/// How a mode's signal reports are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Report {
-    /// Phone: readability and strength, `59`.
-    Rs,
-    /// CW and the keyboard data modes: readability, strength and tone, `599`.
-    Rst,
-    /// The weak-signal modes (FT8, FT4, …): the signal-to-noise ratio in dB, `-12`, `+05`.
-    Db,
-}
-
-impl Report {
-    /// The report a mode takes, from its class (model::mode); RST for a mode svc does not know.
-    pub fn of(mode: &str) -> Option<Report> {
-        if mode.trim().is_empty() {
-            return None;
-        }
-        Some(match ModeClass::of(mode) {
-            Some(ModeClass::Phone | ModeClass::DigitalVoice) => Report::Rs,
-            Some(ModeClass::WeakSignal) => Report::Db,
-            Some(ModeClass::Cw | ModeClass::Data) | None => Report::Rst,
-        })
-    }
-
-    /// Checks a report typed for this kind; the error says what to type.
-    pub fn check(self, value: &str) -> Result<(), String> {
-        let digits = |text: &str, first: &str, rest: &str| {
-            let mut bytes = text.bytes();
-            bytes.next().is_some_and(|b| first.as_bytes().contains(&b))
-                && bytes.all(|b| rest.as_bytes().contains(&b))
-        };
-        let ok = match self {
-            Report::Rs => value.len() == 2 && digits(value, "12345", "123456789"),
-            Report::Rst => value.len() == 3 && digits(value, "12345", "123456789"),
-            Report::Db => {
-                let number = value.strip_prefix(['+', '-']).unwrap_or(value);
-                (1..=2).contains(&number.len())
-                    && number.bytes().all(|b| b.is_ascii_digit())
-                    && number.parse::<u8>().is_ok_and(|n| n <= 50)
-            }
-        };
-        if ok {
-            return Ok(());
-        }
-        Err(match self {
-            Report::Rs => format!("{value:?} is not a phone report: two digits, e.g. 59 or 57"),
-            Report::Rst => format!("{value:?} is not an RST report: three digits, e.g. 599 or 579"),
-            Report::Db => format!("{value:?} is not a report in dB: e.g. -12 or +05 (-50 to +50)"),
-        })
-    }
-}
-
-/// Phone modes get a two-digit report (59), CW and the keyboard data modes three digits (599);
-/// the weak-signal modes none, since their report is measured, not given.
-pub fn default_rst(mode: &str) -> &'static str {
-    match Report::of(mode) {
-        None | Some(Report::Db) => "",
-        Some(Report::Rs) => "59",
-        Some(Report::Rst) => "599",
     }
 }
 
@@ -602,133 +549,260 @@ pub fn time_on(text: &str, now: Timestamp) -> Result<Timestamp, String> {
     Ok(at)
 }
 
-/// The fields of the activation form, in Tab order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ActivationField {
-    Reference,
-    Callsign,
-    Program,
-}
-
-impl ActivationField {
-    pub const ALL: [ActivationField; 3] = [
-        ActivationField::Reference,
-        ActivationField::Callsign,
-        ActivationField::Program,
-    ];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            ActivationField::Reference => "Reference",
-            ActivationField::Callsign => "Callsign",
-            ActivationField::Program => "Program",
-        }
-    }
-}
-
+/// A stored contact in the entry form, to be changed on the service.
 #[derive(Debug, Clone)]
-pub struct ActivationForm {
-    pub inputs: Vec<Input>,
-    pub focus: ActivationField,
+pub struct EditForm {
+    pub contact_id: String,
+    /// The grid the stored contact has: a grid blanked in the form clears it, and a contact
+    /// that had none is sent no change of it.
+    pub stored_grid: Option<String>,
+    pub form: EntryForm,
 }
 
-impl ActivationForm {
-    pub fn new(callsign: &str) -> ActivationForm {
-        ActivationForm {
-            inputs: vec![
-                Input::default(),
-                Input::new(callsign.to_owned()),
-                Input::new("pota".to_owned()),
-            ],
-            focus: ActivationField::Reference,
+/// A refused journal entry in the entry form.
+#[derive(Debug, Clone)]
+pub struct FixForm {
+    pub entry_id: String,
+    /// Why the service refused it.
+    pub refusal: String,
+    pub form: EntryForm,
+}
+
+/// A form's fault as the message line says it: the field's label, then what to fix. The
+/// cursor stays where the operator is typing.
+pub fn fault(field: Field, message: &str) -> String {
+    format!("{}: {message}", field.label())
+}
+
+/// What a key did in an entry form.
+pub enum FormKey {
+    Close,
+    Submit,
+    /// The focus moved, or a key changed nothing.
+    Stay,
+    /// The text of this field changed.
+    Edited(Field),
+}
+
+/// Every field of the form, as an edit: an empty optional field clears it on the service.
+/// Of the declared fields only the grid has a line in the form, so only the grid is named:
+/// the stored contact's others (power, QTH, QSL state, …) stay as they are.
+pub fn edit_request(request: NewContactRequest, stored_grid: Option<&str>) -> ContactEditRequest {
+    let grid = request.fields.get(Declared::Gridsquare).map(str::to_owned);
+    let mut fields = FieldsPatch::default();
+    if grid.is_some() || stored_grid.is_some() {
+        fields.values.insert(Declared::Gridsquare, grid);
+    }
+    ContactEditRequest {
+        callsign: Some(request.callsign),
+        frequency: Some(request.frequency),
+        mode: Some(request.mode),
+        time_on: Some(request.time_on),
+        rst_sent: Some(request.rst_sent),
+        rst_received: Some(request.rst_received),
+        name: Some(request.name),
+        notes: Some(request.notes),
+        sig: Some(request.sig),
+        sig_info: Some(request.sig_info),
+        fields,
+        ..ContactEditRequest::default()
+    }
+}
+
+pub fn form_key(form: &mut EntryForm, key: KeyEvent) -> FormKey {
+    match key.code {
+        KeyCode::Esc => FormKey::Close,
+        KeyCode::Enter => FormKey::Submit,
+        KeyCode::Tab | KeyCode::Down => {
+            form.next_field();
+            FormKey::Stay
+        }
+        KeyCode::BackTab | KeyCode::Up => {
+            form.previous_field();
+            FormKey::Stay
+        }
+        _ => {
+            let focus = form.focus;
+            if form.edit(&Event::Key(key)) {
+                FormKey::Edited(focus)
+            } else {
+                FormKey::Stay
+            }
         }
     }
+}
 
-    /// Fills in the activator's callsign if none was typed yet.
-    pub fn default_callsign(&mut self, callsign: &str) {
-        let field = &mut self.inputs[ActivationField::Callsign as usize];
-        if field.value().is_empty() {
-            *field = Input::new(callsign.to_owned());
+/// Where each entry field sits in the form's inner area: two columns of five, down the left
+/// then down the right, in Tab order, so that Tab moves the cursor as the eye reads the form.
+fn entry_field_area(inner: Rect, field: Field) -> Rect {
+    let half = inner.width / 2;
+    let (column, row) = match field {
+        Field::Callsign => (0, 0),
+        Field::Frequency => (0, 1),
+        Field::Mode => (0, 2),
+        Field::RstSent => (0, 3),
+        Field::RstReceived => (0, 4),
+        Field::Name => (1, 0),
+        Field::Grid => (1, 1),
+        Field::Notes => (1, 2),
+        Field::Park => (1, 3),
+        Field::Time => (1, 4),
+    };
+    let x = inner.x + column * half;
+    let width = if column == 0 {
+        half.saturating_sub(1)
+    } else {
+        inner.width - half
+    };
+    let mut rect = Rect::new(x, inner.y + row, width, 1.min(inner.height));
+    if field == Field::Frequency {
+        // Room for the band after the number.
+        rect.width = rect.width.saturating_sub(6);
+    }
+    rect.intersection(inner)
+}
+
+/// The entry form, drawn over the top band.
+pub struct EntryView<'a> {
+    pub form: &'a EntryForm,
+    /// The valid-contact count when the form logs into an activation: the activations pane
+    /// is under the form.
+    pub valid: Option<Meter>,
+    /// Why the service refused the contact, when the form fixes a refused one.
+    pub refusal: Option<&'a str>,
+    /// The form changes a stored contact on the service.
+    pub editing: bool,
+    pub theme: Theme,
+}
+
+impl EntryView<'_> {
+    /// The top band, grown to the form's nine rows where the screen is short.
+    pub fn area(top: Rect, screen: Rect) -> Rect {
+        Rect {
+            height: top.height.max(9.min(screen.bottom().saturating_sub(top.y))),
+            ..top
         }
     }
+}
 
-    pub fn value(&self, field: ActivationField) -> &str {
-        self.inputs[field as usize].value()
-    }
-
-    pub fn input(&self, field: ActivationField) -> &Input {
-        &self.inputs[field as usize]
-    }
-
-    pub fn next_field(&mut self, back: bool) {
-        let n = ActivationField::ALL.len();
-        let i = self.focus as usize + if back { n - 1 } else { 1 };
-        self.focus = ActivationField::ALL[i % n];
-    }
-
-    pub fn edit(&mut self, event: &ratatui::crossterm::event::Event) {
-        use tui_input::backend::crossterm::EventHandler;
-        self.inputs[self.focus as usize].handle_event(event);
-    }
-
-    pub fn request(&self) -> Result<NewActivationRequest, (ActivationField, String)> {
-        // A two-fer names its parks with commas (US-0001,US-0002): one activation of each.
-        let reference =
-            normalize_reference_list("reference", self.value(ActivationField::Reference))
-                .map_err(|e| (ActivationField::Reference, e.message))?;
-        let callsign = normalize_callsign("callsign", self.value(ActivationField::Callsign))
-            .map_err(|e| (ActivationField::Callsign, e.message))?;
-        let program = parse_program_id("program", self.value(ActivationField::Program))
-            .map_err(|e| (ActivationField::Program, e.message))?;
-        if !program.supports_activations() {
-            return Err((
-                ActivationField::Program,
-                format!(
-                    "program {} is hunting-only and does not support activations; use pota",
-                    program.id()
-                ),
+impl Widget for EntryView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let form = self.form;
+        Clear.render(area, buf);
+        let what = match (self.refusal, self.editing) {
+            (Some(_), _) => "Fix a refused contact",
+            (None, true) => "Edit a contact",
+            (None, false) => "Log a contact",
+        };
+        let title = match self.valid {
+            Some(m) if m.total > m.today => format!(
+                "{what} → {} · {}/{POTA_NEEDED} valid today, {} in all",
+                form.folder_name, m.today, m.total
+            ),
+            Some(m) => format!(
+                "{what} → {} · {}/{POTA_NEEDED} valid",
+                form.folder_name, m.today
+            ),
+            None => format!("{what} → {}", form.folder_name),
+        };
+        let block = dialog_block(title, self.theme);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        for f in Field::ALL {
+            let hint = match (f, form.kind) {
+                (Field::Time, _) => "now",
+                (Field::Grid, _) => "e.g. FN31pr",
+                (Field::Park, LogKind::Activation) => "theirs: park to park, e.g. US-1234",
+                (Field::Park, LogKind::Hunting(Program::Pota)) => "e.g. US-1234, US-5678",
+                (Field::Park, LogKind::Hunting(_)) => "reference",
+                (Field::Park, LogKind::Custom) => "(program logs only)",
+                _ => "",
+            };
+            field(
+                entry_field_area(inner, f),
+                buf,
+                f.label(),
+                form.input(f),
+                match (form.focus == f, form.replaces_on_type()) {
+                    (false, _) => Focus::No,
+                    (true, false) => Focus::Yes,
+                    (true, true) => Focus::Replacing,
+                },
+                self.theme,
+                hint,
+            );
+        }
+        let freq = entry_field_area(inner, Field::Frequency);
+        // The band fits beside the number; why there is none goes on a line of its own, whole.
+        let band = match &form.band {
+            Ok(band) => Span::raw(format!(" {band}")),
+            Err(why) if why.is_empty() => Span::raw(""),
+            Err(_) => Span::styled(" ✗", self.theme.tone(Tone::Warning)),
+        };
+        Paragraph::new(Line::from(band)).render(
+            Rect::new(freq.right(), freq.y, 6, 1).intersection(inner),
+            buf,
+        );
+        let mut lines = Vec::new();
+        if let Err(why) = &form.band
+            && !why.is_empty()
+        {
+            lines.push(Line::styled(
+                format!("⚠ frequency {}: {why}", form.value(Field::Frequency).trim()),
+                self.theme.tone(Tone::Warning),
             ));
         }
-        Ok(NewActivationRequest {
-            location_reference: reference,
-            callsign,
-            program_id: Some(program.id().to_owned()),
-            location_name: None,
-            start_time: None,
-        })
+        if let Some(dupe) = &form.duplicate {
+            lines.push(Line::styled(
+                format!("⚠ {dupe}"),
+                self.theme.tone(Tone::Warning),
+            ));
+        }
+        match self.refusal {
+            Some(why) => {
+                lines.push(Line::styled(
+                    format!("refused: {why}"),
+                    self.theme.tone(Tone::Error),
+                ));
+                lines.push(Line::styled(
+                    "Enter sends it again as fixed · Esc leaves it as it was",
+                    self.theme.dim(),
+                ));
+            }
+            None if self.editing => lines.push(Line::styled(
+                "Enter saves the change on the service · Esc leaves the contact as it was",
+                self.theme.dim(),
+            )),
+            None => lines.push(Line::styled(
+                "Tab next field · Shift-Tab back · Enter log · Esc close (the text is kept)",
+                self.theme.dim(),
+            )),
+        }
+        let notes = Rect::new(
+            inner.x,
+            inner.y + 5,
+            inner.width,
+            inner.height.saturating_sub(5),
+        );
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .render(notes.intersection(inner), buf);
     }
+}
+
+/// Where the terminal's cursor goes while the form is open on a screen of `area`, its top
+/// band `top`.
+pub fn cursor(form: &EntryForm, top: Rect, area: Rect) -> ratatui::layout::Position {
+    let inner = Block::new()
+        .borders(Borders::ALL)
+        .inner(EntryView::area(top, area));
+    cursor_in(entry_field_area(inner, form.focus), form.input(form.focus))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-
-    #[test]
-    fn reports_are_checked_for_the_mode() {
-        assert_eq!(Report::of("ssb"), Some(Report::Rs));
-        assert_eq!(Report::of("CW"), Some(Report::Rst));
-        assert_eq!(Report::of("FT8"), Some(Report::Db));
-        assert_eq!(Report::of(""), None);
-        for ok in ["59", "57", "11"] {
-            assert!(Report::Rs.check(ok).is_ok(), "{ok}");
-        }
-        for bad in ["599", "5", "69", "50", "5a"] {
-            assert!(Report::Rs.check(bad).is_err(), "{bad}");
-        }
-        for ok in ["599", "579", "339"] {
-            assert!(Report::Rst.check(ok).is_ok(), "{ok}");
-        }
-        for bad in ["59", "5999", "699", "-12"] {
-            assert!(Report::Rst.check(bad).is_err(), "{bad}");
-        }
-        for ok in ["-12", "+05", "0", "-3", "+50"] {
-            assert!(Report::Db.check(ok).is_ok(), "{ok}");
-        }
-        for bad in ["599", "-51", "--1", "+", "12dB"] {
-            assert!(Report::Db.check(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn a_report_reached_with_tab_is_typed_over_and_checked_for_the_mode() {
@@ -1002,14 +1076,31 @@ mod tests {
     }
 
     #[test]
-    fn activation_requests_refuse_hunting_programs() {
-        let mut form = ActivationForm::new("W1AW");
-        assert_eq!(form.request().unwrap_err().0, ActivationField::Reference);
-        form.inputs[0] = Input::new("us-1234".into());
-        assert_eq!(form.request().unwrap().location_reference, "US-1234");
-        form.inputs[2] = Input::new("dx".into());
-        let (field, message) = form.request().unwrap_err();
-        assert_eq!(field, ActivationField::Program);
-        assert!(message.contains("hunting-only"));
+    fn an_edit_names_the_grid_only_when_there_is_one_or_was_one() {
+        let mut request: NewContactRequest = serde_json::from_value(serde_json::json!({
+            "folderId": "fld_x", "callsign": "K1ABC", "frequency": 14.074, "mode": "FT8",
+            "timeOn": "2026-11-22T14:05:00Z",
+        }))
+        .unwrap();
+        let grid =
+            |edit: &ContactEditRequest| edit.fields.values.get(&Declared::Gridsquare).cloned();
+        assert_eq!(
+            grid(&edit_request(request.clone(), None)),
+            None,
+            "none then, none now"
+        );
+        assert_eq!(
+            grid(&edit_request(request.clone(), Some("FN31pr"))),
+            Some(None),
+            "blanked: cleared"
+        );
+        request
+            .fields
+            .set(Declared::Gridsquare, Some("FN42".into()));
+        // A field the form has no line for is never named: the stored one stays.
+        request.fields.set(Declared::TxPwr, Some("5".into()));
+        let edit = edit_request(request, Some("FN31pr"));
+        assert_eq!(grid(&edit), Some(Some("FN42".into())));
+        assert_eq!(edit.fields.values.len(), 1, "{edit:?}");
     }
 }

@@ -9,13 +9,13 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
 
-use super::app::{Action, COPY_LIMIT, Effect, PAGE_SIZE, Source};
-use super::rig::POLL;
 use crate::client::Client;
 use crate::client::export;
 use crate::client::journal::{Journal, is_local_folder_id};
 use crate::client::rig::{Rig, RigCommand};
 use crate::model::{Page, Timestamp};
+use crate::tui::action::{Action, COPY_LIMIT, Effect, PAGE_SIZE, Source};
+use crate::tui::components::rig::POLL;
 
 /// Runs `effect` on a task of `tasks`. Journal effects are not for here: the run loop awaits
 /// them itself.

@@ -1,196 +1,28 @@
-//! What the journal holds that the service has not stored yet, as the logbook shows it: the
-//! waiting contacts among the open folder's, the refused ones at the top of the Contacts pane
-//! (any folder: each needs the operator), the counts in the status bar; and how the answers of
-//! the journal and the reports of its background sender change the state. Pure, like `app`.
+//! The flows of the offline journal: what its answers and its background sender's reports
+//! change across the panes (the waiting and refused rows, counts, the copy shown at start, the
+//! folders made with no link), and the link's state.
 
+use super::{App, Connection, Dialog, Effect, Pane, Tone, describe};
+use crate::client::ClientError;
+use crate::client::journal::{Entry, EntryRequest, EntryState, SenderEvent};
 use crate::model::band::mhz_text;
-use std::collections::HashMap;
-
-use super::app::{
-    App, Connection, Dialog, Effect, FixForm, Load, Tone, describe, hhmm, holds_contacts,
-};
-use super::form::{EntryForm, Field};
-use super::journal::{JournalAnswer, JournalCopy};
-use crate::client::journal::{Counts, Entry, EntryRequest, EntryState, SenderEvent, contact_of};
-use crate::client::{ClientError, NewContactRequest};
-use crate::model::{Contact, ErrorCode, Folder, FolderType};
+use crate::model::{ErrorCode, Folder, FolderType};
+use crate::tui::components::contacts::Mark;
+use crate::tui::components::entry::{EntryForm, Field, FixForm};
+use crate::tui::components::folders::holds_contacts;
+use crate::tui::components::outbox::{JournalState, Outbox, contact_row, plural, refusal};
+use crate::tui::journal::{JournalAnswer, JournalCopy};
+use crate::tui::list::Load;
+use crate::tui::widgets::hhmm;
 
 /// How long whoami waits before it is asked again while this key's journal is not known.
 const WHOAMI_RETRY_MS: i64 = 10_000;
 
-/// A row of the Contacts pane that the service has not stored.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Mark {
-    Waiting,
-    /// The service's code and message.
-    Refused(String),
-}
-
-/// The journal's entries as last heard of.
-#[derive(Debug, Clone, Default)]
-pub struct Outbox {
-    /// Waiting and refused entries, in the order logged.
-    pub entries: Vec<Entry>,
-    /// As the journal counts them: they include entries another `svc` logged into the file.
-    pub counts: Counts,
-}
-
-impl Outbox {
-    /// The waiting contacts of a folder, as rows.
-    pub fn waiting_in(&self, folder_id: &str) -> Vec<Contact> {
-        self.entries
-            .iter()
-            .filter(|e| e.state == EntryState::Waiting)
-            .filter_map(contact_row)
-            .filter(|c| c.folder_id == folder_id)
-            .collect()
-    }
-
-    fn request(&self, id: &str) -> Option<&NewContactRequest> {
-        self.entries
-            .iter()
-            .find(|e| e.id == id)
-            .and_then(|e| match &e.request {
-                EntryRequest::Contact(c) => Some(c),
-                _ => None,
-            })
-    }
-}
-
-/// Where the account's journal stands.
-#[derive(Debug, Clone, PartialEq)]
-pub enum JournalState {
-    Opening,
-    Open,
-    /// This key was never used on this computer: whoami must name the account once.
-    Missing,
-    Failed(String),
-}
-
-impl JournalState {
-    /// Why nothing can be logged now, if so.
-    pub fn cannot_log(&self) -> Option<String> {
-        match self {
-            JournalState::Open => None,
-            JournalState::Opening => Some("the journal is being opened; try again in a moment".into()),
-            JournalState::Missing => Some(
-                "nothing can be logged yet: this key is new on this computer, and the logbook must reach the service once to learn its account (it keeps trying; Alt-R tries now)".into(),
-            ),
-            JournalState::Failed(why) => Some(format!(
-                "nothing can be logged: the journal cannot be used ({why})"
-            )),
-        }
-    }
-}
-
-/// The row a contact entry stands for, with the entry's id.
-pub fn contact_row(entry: &Entry) -> Option<Contact> {
-    let EntryRequest::Contact(r) = &entry.request else {
-        return None;
-    };
-    Some(contact_of(r, &entry.id, entry.logged_at))
-}
-
-fn refusal(entry: &Entry) -> String {
-    match &entry.error {
-        Some(e) => format!("{}: {}", e.code, e.message),
-        None => "refused".into(),
-    }
-}
-
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 impl App {
-    /// Puts the journal's rows among the open folder's contacts: waiting ones of this folder
-    /// by time, refused ones of any folder at the top. The selection stays on its row.
-    pub(super) fn merge_pending(&mut self) {
-        let selected = self.selected_contact().map(|c| c.id.clone());
-        let old = std::mem::take(&mut self.contacts.marks);
-        let stored: Vec<Contact> = std::mem::take(&mut self.contacts.items)
-            .into_iter()
-            .filter(|c| !old.contains_key(&c.id))
-            .collect();
-        let open = self.contacts.folder.as_ref().map(|f| f.id.clone());
-        let mut marks = HashMap::new();
-        let mut refused = Vec::new();
-        let mut waiting = Vec::new();
-        // Latest logged first, so rows of the same minute show in the order they were typed.
-        for entry in self.outbox.entries.iter().rev() {
-            let Some(row) = contact_row(entry) else {
-                continue;
-            };
-            match entry.state {
-                EntryState::Refused => {
-                    marks.insert(row.id.clone(), Mark::Refused(refusal(entry)));
-                    refused.push(row);
-                }
-                EntryState::Waiting if open.as_deref() == Some(row.folder_id.as_str()) => {
-                    marks.insert(row.id.clone(), Mark::Waiting);
-                    waiting.push(row);
-                }
-                _ => {}
-            }
-        }
-        // Both newest first, merged in one pass: a log of thousands stays quick to update.
-        waiting.sort_by_key(|c| std::cmp::Reverse(c.time_on));
-        let mut items = Vec::with_capacity(refused.len() + waiting.len() + stored.len());
-        items.extend(refused.into_iter().rev());
-        let mut waiting = waiting.into_iter().peekable();
-        for c in stored {
-            while let Some(w) = waiting.next_if(|w| w.time_on >= c.time_on) {
-                items.push(w);
-            }
-            items.push(c);
-        }
-        items.extend(waiting);
-        self.contacts.items = items;
-        self.contacts.marks = marks;
-        self.refilter_contacts();
-        if let Some(id) = selected {
-            self.select_contact(&id);
-        }
-    }
-
-    fn select_contact(&mut self, id: &str) {
-        let Some(i) = self.contacts.items.iter().position(|c| c.id == id) else {
-            return;
-        };
-        if let Some(p) = self.contacts.view.shown.iter().position(|s| *s == i) {
-            self.contacts.view.selected = p;
-            self.refilter_contacts();
-        }
-    }
-
-    fn select_activation(&mut self, id: &str) {
-        if let Some(i) = self.activations.items.iter().position(|a| a.id == id)
-            && let Some(p) = self.activations.view.shown.iter().position(|s| *s == i)
-        {
-            self.activations.view.selected = p;
-        }
-    }
-
     /// Adds `delta` to the contact count of the folder, and of the containers above it (which
     /// count what is below them), wherever they are shown.
     pub(super) fn count_contact(&mut self, folder_id: &str, delta: i64) {
-        let mut counted = vec![folder_id.to_owned()];
-        let mut parent = self
-            .folders
-            .items
-            .iter()
-            .find(|f| f.id == folder_id)
-            .and_then(|f| f.parent_id.clone());
-        // A cycle in damaged data ends the walk instead of looping.
-        while let Some(id) = parent.take().filter(|id| !counted.contains(id)) {
-            parent = self
-                .folders
-                .items
-                .iter()
-                .find(|f| f.id == id)
-                .and_then(|f| f.parent_id.clone());
-            counted.push(id);
-        }
+        let counted = self.folders.lineage(folder_id);
         for f in self
             .folders
             .items
@@ -221,23 +53,9 @@ impl App {
         vec![Effect::LoadWhoami]
     }
 
-    /// The whole refusal of the selected row, which its column cuts short.
-    pub(super) fn tell_refusal(&mut self) {
-        let Some(c) = self.selected_contact() else {
-            return;
-        };
-        if let Some(Mark::Refused(why)) = self.contacts.marks.get(&c.id) {
-            let text = format!(
-                "{} was refused: {why}; Enter fixes it, Alt-D discards it",
-                c.callsign
-            );
-            self.say(Tone::Error, text);
-        }
-    }
-
     /// Enter on a row of the Contacts pane: a refused contact opens to be fixed.
     pub(super) fn open_pending(&mut self) {
-        let Some(c) = self.selected_contact() else {
+        let Some(c) = self.contacts.selected() else {
             return;
         };
         let (id, call) = (c.id.clone(), c.callsign.clone());
@@ -452,7 +270,7 @@ impl App {
             text.push_str("; it waits in the journal and goes out once the link is back");
         }
         self.say(Tone::Success, text);
-        self.count_toward_activation(&row);
+        self.activations.count(&row);
         self.outbox.entries.push(entry);
         self.outbox.counts.waiting += 1;
         self.merge_pending();
@@ -507,9 +325,9 @@ impl App {
             }
             if !self.activations.items.iter().any(|a| a.id == folder.id) {
                 // Newest first, as the service lists them; only its count is new to ask for.
-                let selected = self.selected_activation().map(|a| a.id.clone());
+                let selected = self.activations.selected().map(|a| a.id.clone());
                 self.activations.items.insert(0, folder.clone());
-                self.refilter_activations();
+                self.refilter(Pane::Activations);
                 if let Some(id) = selected {
                     self.select_activation(&id);
                 }
@@ -743,7 +561,7 @@ impl App {
             self.activations.stats.insert(folder.id.clone(), stats);
         }
         // Not set_activations: the stats were moved, so nothing new is asked for.
-        let selected = self.selected_activation().map(|a| {
+        let selected = self.activations.selected().map(|a| {
             if a.id == local_id {
                 folder.id.clone()
             } else {
@@ -751,7 +569,7 @@ impl App {
             }
         });
         self.activations.items = activations;
-        self.refilter_activations();
+        self.refilter(Pane::Activations);
         if let Some(id) = selected {
             self.select_activation(&id);
         }

@@ -1,8 +1,7 @@
-//! The logbook's `x`: the selected activation as its POTA upload file, or the selected (else
-//! the open) folder as ADIF, written by a background task into the directory the logbook was
-//! started in.
+//! Alt-X: the selected activation's POTA files, or a log as ADIF, written into the working
+//! directory, and what the message line says of it.
 
-use super::app::{App, Effect, Pane, Tone};
+use super::{App, Effect, Pane, Tone};
 use crate::client::export::Exported;
 use crate::client::journal::is_local_folder_id;
 use crate::model::FolderType;
@@ -10,10 +9,11 @@ use crate::model::FolderType;
 impl App {
     pub(super) fn export_key(&mut self) -> Vec<Effect> {
         let folder = match self.focus {
-            Pane::Activations => self.selected_activation().cloned(),
+            Pane::Activations => self.activations.selected().cloned(),
             // Categories hold no contacts: the open folder, if any, is meant then.
             Pane::Folders => self
-                .selected_folder()
+                .folders
+                .selected()
                 .filter(|f| f.folder_type != FolderType::Category)
                 .or(self.contacts.folder.as_ref())
                 .cloned(),

@@ -1,0 +1,125 @@
+//! The messages of the logbook's loop: [`Action`]s that reach the state (keys, resizes, the
+//! clock, answers of background work) and [`Effect`]s, the work `update` asks of the runtime.
+//! Plain data, below every component, so that each can name the work it needs.
+
+use ratatui::crossterm::event::KeyEvent;
+
+use super::journal::{JournalAnswer, JournalEffect};
+use crate::client::export::Exported;
+use crate::client::journal::SenderEvent;
+use crate::client::rig::{RigCommand, RigState};
+use crate::client::{ClientError, ContactEditRequest, Deleted, EditedContact};
+use crate::model::{Contact, Folder, Page, Timestamp, Whoami};
+
+/// Contacts asked for per page.
+pub const PAGE_SIZE: u32 = 100;
+/// Contacts read from the journal's copy of a folder: enough for a day of logging, which the
+/// duplicate check and the POTA count look at.
+pub const COPY_LIMIT: u32 = 1000;
+
+/// Where a list of contacts came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The journal's copy, read with no network: shown at once, replaced by the service's.
+    Copy,
+    Service,
+}
+
+/// Work for the background: each becomes one task that answers with an [`Action`].
+// One per key or answer, moved and dropped at once: boxing the larger variants buys nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    LoadWhoami,
+    LoadFolders,
+    /// A page of a folder's contacts. The first page is read from the journal's copy first,
+    /// and the service's first page is saved there when `save_copy` (an activation's copy is
+    /// its whole list, saved by [`Effect::LoadActivationContacts`]).
+    LoadContacts {
+        folder_id: String,
+        cursor: Option<String>,
+        generation: u64,
+        save_copy: bool,
+    },
+    LoadActivations,
+    /// Every contact of an activation folder, to count the valid ones: the copy first, then
+    /// the service's, saved as the copy.
+    LoadActivationContacts {
+        folder_id: String,
+    },
+    /// Remembers in the journal which folder is open, to open it again at the next start.
+    SaveOpenFolder {
+        folder_id: String,
+    },
+    EditContact {
+        id: String,
+        request: ContactEditRequest,
+    },
+    DeleteContact {
+        id: String,
+    },
+    EndActivation {
+        id: String,
+    },
+    /// Writes a folder as ADIF (an activation as its POTA file) into the working directory.
+    Export {
+        folder: Folder,
+        callsign: String,
+    },
+    /// Done on the journal before the next frame is drawn (a local commit takes about a
+    /// millisecond), so what the screen shows as logged is on disk.
+    Journal(JournalEffect),
+    /// For the radio, through the rig poller's connection to rigctld.
+    Rig(RigCommand),
+}
+
+// As for Effect: one per event, never stored.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone)]
+pub enum Action {
+    Key(KeyEvent),
+    Resize(u16, u16),
+    Tick(Timestamp),
+    WhoamiLoaded(Result<Whoami, ClientError>),
+    FoldersLoaded(Result<Vec<Folder>, ClientError>),
+    ContactsLoaded {
+        folder_id: String,
+        generation: u64,
+        source: Source,
+        result: Result<Page<Contact>, ClientError>,
+    },
+    ActivationsLoaded(Result<Vec<Folder>, ClientError>),
+    ActivationContactsLoaded {
+        folder_id: String,
+        source: Source,
+        result: Result<Vec<Contact>, ClientError>,
+    },
+    ContactEdited {
+        id: String,
+        result: Result<EditedContact, ClientError>,
+    },
+    ContactDeleted {
+        id: String,
+        result: Result<Deleted, ClientError>,
+    },
+    ActivationEnded {
+        id: String,
+        result: Result<Folder, ClientError>,
+    },
+    Exported {
+        name: String,
+        result: Result<Exported, String>,
+    },
+    Journal(JournalAnswer),
+    /// What the journal's background sender reports.
+    Sender(SenderEvent),
+    /// A reading of the radio by the rig poller, or why it failed.
+    RigRead(Result<RigState, String>),
+    /// Whether the service could be reached just now (the runtime asks every 2 s).
+    LinkProbed(Result<(), ClientError>),
+    /// What became of an [`Effect::Rig`].
+    RigSent {
+        command: RigCommand,
+        result: Result<(), String>,
+    },
+}

@@ -1,0 +1,1240 @@
+//! The logbook's state and how it changes: one [`App`] made of its components (a pane or a
+//! dialog each, see [`components`](super::components)), and [`update`], which routes each
+//! [`Action`] to the component it is for and runs the flows that span several (opening a
+//! folder, logging a contact, what the journal and its sender report, the radio, exports),
+//! returning the work to start as [`Effect`]s. Nothing here touches the network, the disk or
+//! the clock, so every behaviour can be tested without a terminal.
+
+mod export;
+mod journal;
+mod rig;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::action::{Action, Effect, Source};
+use super::components::activation::{ActivationForm, ActivationKey};
+use super::components::activations::ActivationsPane;
+use super::components::contacts::ContactsPane;
+use super::components::entry::{
+    EditForm, EntryForm, Field, FixForm, FormKey, edit_request, fault, form_key,
+};
+use super::components::folders::{FoldersPane, holds_contacts};
+use super::components::outbox::{JournalState, Outbox};
+use super::components::prompts::{Answer, Prompt};
+use super::components::rig::RigPanel;
+use super::components::status::{Connection, Status, describe, is_key_error, message_rows};
+use super::journal::JournalEffect;
+use super::list::{FilterKey, ListView, Load};
+use super::widgets::{Tone, hhmm, list_heights, short_time};
+use crate::client::journal::is_local_folder_id;
+use crate::client::rig::RigAddress;
+use crate::client::{ClientError, NewContactRequest};
+use crate::model::band::mhz_text;
+// The model's declared fields, named apart from the form's own `Field`.
+use crate::model::fields::Field as Declared;
+use crate::model::folder::ROOT_NAME;
+use crate::model::{Contact, Folder, Page, Timestamp, Whoami};
+
+/// The panes, in the order Tab walks them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Folders,
+    Activations,
+    Contacts,
+}
+
+impl Pane {
+    // As on the screen: the two lists of the top band left to right, then Contacts below.
+    const ORDER: [Pane; 3] = [Pane::Folders, Pane::Activations, Pane::Contacts];
+
+    fn next(self, back: bool) -> Pane {
+        let i = Pane::ORDER.iter().position(|p| *p == self).unwrap_or(0);
+        Pane::ORDER[(i + if back { 2 } else { 1 }) % 3]
+    }
+}
+
+/// What the message line says while `r` reloads; replaced once every answer is in.
+const REFRESHING: &str = "refreshing…";
+
+/// The dialog in front of the panes, which has the keys while it is open.
+#[derive(Debug, Clone)]
+pub enum Dialog {
+    /// The entry form ([`App::entry`]) is shown.
+    Entry,
+    /// A refused contact opened to be fixed and sent again.
+    Fix(Box<FixForm>),
+    /// A stored contact opened to be edited on the service (a busted call fixed).
+    Edit(Box<EditForm>),
+    Activation(ActivationForm),
+    Prompt(Prompt),
+    Help,
+}
+
+/// How the logbook was started.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub color: bool,
+    /// Shown in the status bar, e.g. `demo`.
+    pub label: Option<String>,
+    /// rigctld, whose radio the entry form follows.
+    pub rig: Option<RigAddress>,
+}
+
+pub struct App {
+    pub options: Options,
+    pub now: Timestamp,
+    /// Terminal size, for the pages the movement keys jump and the scroll positions.
+    pub size: (u16, u16),
+    pub focus: Pane,
+    pub me: Option<Whoami>,
+    pub me_load: Load,
+    pub folders: FoldersPane,
+    pub contacts: ContactsPane,
+    pub activations: ActivationsPane,
+    pub dialog: Option<Dialog>,
+    /// Kept while hidden, so a contact that was not logged is never lost by closing the form.
+    pub entry: Option<EntryForm>,
+    /// Frequency and mode of the last contact logged, for the next form.
+    pub last_frequency_mode: Option<(String, String)>,
+    pub status: Option<Status>,
+    pub connection: Connection,
+    pub in_flight: usize,
+    pub quit: bool,
+    pub journal: JournalState,
+    pub outbox: Outbox,
+    /// When whoami is asked again while the account's journal is not known yet.
+    pub whoami_retry: Option<Timestamp>,
+    /// The radio, when the logbook was started with one.
+    pub rig: Option<RigPanel>,
+}
+
+/// A fresh list from the service, with the folders logged here that it does not know yet.
+fn with_local(mut items: Vec<Folder>, shown: &[Folder]) -> Vec<Folder> {
+    items.extend(shown.iter().filter(|f| is_local_folder_id(&f.id)).cloned());
+    items
+}
+
+impl App {
+    /// A new logbook and the requests that fill it.
+    pub fn new(options: Options, now: Timestamp, size: (u16, u16)) -> (App, Vec<Effect>) {
+        let rig = options.rig.clone().map(RigPanel::new);
+        let mut app = App {
+            options,
+            now,
+            size,
+            focus: Pane::Folders,
+            me: None,
+            me_load: Load::Loading,
+            folders: FoldersPane::default(),
+            contacts: ContactsPane::default(),
+            activations: ActivationsPane::new(now),
+            dialog: None,
+            entry: None,
+            last_frequency_mode: None,
+            status: None,
+            connection: Connection::Connecting,
+            in_flight: 0,
+            quit: false,
+            journal: JournalState::Opening,
+            outbox: Outbox::default(),
+            whoami_retry: None,
+            rig,
+        };
+        let mut effects = vec![Effect::Journal(JournalEffect::Load)];
+        let loads = [
+            Effect::LoadWhoami,
+            Effect::LoadFolders,
+            Effect::LoadActivations,
+        ];
+        app.in_flight = loads.len();
+        effects.extend(loads);
+        (app, effects)
+    }
+
+    fn say(&mut self, tone: Tone, text: impl Into<String>) {
+        self.status = Some(Status {
+            text: text.into(),
+            tone,
+            at: self.now,
+        });
+    }
+
+    /// Records the outcome of a request: whether the service answered, and a failure's text.
+    fn answered<T>(&mut self, result: &Result<T, ClientError>) -> Option<String> {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        if self.in_flight == 0 && self.status.as_ref().is_some_and(|s| s.text == REFRESHING) {
+            self.say(Tone::Info, "refreshed");
+        }
+        match result {
+            Ok(_) => {
+                if self.connection != Connection::KeyRejected {
+                    self.connection = Connection::Online;
+                }
+                None
+            }
+            Err(e) => {
+                self.connection = match e {
+                    ClientError::Transport { .. } => Connection::Offline,
+                    e if is_key_error(e) => Connection::KeyRejected,
+                    _ => Connection::Online,
+                };
+                let text = describe(e);
+                self.say(Tone::Error, text.clone());
+                Some(text)
+            }
+        }
+    }
+
+    /// Rows of (the folders and activations panes, the contacts pane) on this screen.
+    fn heights(&self) -> (usize, usize) {
+        list_heights(self.size, self.message_rows(self.size.0))
+    }
+
+    /// Rows the message line takes at this width: the newest message is shown whole.
+    pub fn message_rows(&self, width: u16) -> u16 {
+        message_rows(self.status.as_ref(), width)
+    }
+
+    /// The radio's part of the status bar, and whether it is a failure.
+    pub fn rig_label(&self) -> Option<(String, bool)> {
+        let rig = self.rig.as_ref()?;
+        Some(rig.label(&rig.data_mode(&self.contacts.items)))
+    }
+
+    /// Whether a log is open in Contacts: a folder that takes contacts. Letters and digits
+    /// then type a callsign, and the commands take Alt.
+    pub fn log_open(&self) -> bool {
+        self.contacts.folder.as_ref().is_some_and(holds_contacts)
+    }
+
+    fn view(&mut self, pane: Pane) -> &mut ListView {
+        match pane {
+            Pane::Folders => &mut self.folders.view,
+            Pane::Contacts => &mut self.contacts.view,
+            Pane::Activations => &mut self.activations.view,
+        }
+    }
+
+    /// Shows a pane's rows again after its items or filter changed.
+    fn refilter(&mut self, pane: Pane) {
+        let (side, contacts) = self.heights();
+        match pane {
+            Pane::Folders => self.folders.refilter(side),
+            Pane::Contacts => self.contacts.refilter(contacts),
+            Pane::Activations => self.activations.refilter(side),
+        }
+    }
+
+    fn merge_pending(&mut self) {
+        let height = self.heights().1;
+        self.contacts.merge_pending(&self.outbox.entries, height);
+    }
+
+    /// Shows `items` as the folder tree, keeping the selection and the open folder.
+    fn set_folders(&mut self, items: Vec<Folder>) {
+        let height = self.heights().0;
+        self.folders.set(items, height);
+        if let Some(open) = &self.contacts.folder
+            && let Some(fresh) = self.folders.find(&open.id)
+        {
+            self.contacts.folder = Some(fresh.clone());
+        }
+    }
+
+    fn select_folder(&mut self, id: &str) {
+        let height = self.heights().0;
+        self.folders.select(id, height);
+    }
+
+    fn select_activation(&mut self, id: &str) {
+        let height = self.heights().0;
+        self.activations.select(id, height);
+    }
+
+    /// Shows `items` as the activations, and asks for the counts it needs.
+    fn set_activations(&mut self, items: Vec<Folder>) -> Vec<Effect> {
+        let height = self.heights().0;
+        let ids = self.activations.set(items, height);
+        ids.into_iter().flat_map(|id| self.load_stats(id)).collect()
+    }
+
+    /// Asks for an activation's contacts to count them, unless that is under way.
+    fn load_stats(&mut self, id: String) -> Vec<Effect> {
+        if !self.activations.load_stats(&id) {
+            return vec![];
+        }
+        if !is_local_folder_id(&id) {
+            self.in_flight += 1;
+        }
+        vec![Effect::LoadActivationContacts { folder_id: id }]
+    }
+
+    /// Opens `folder` in the contacts pane and asks for its first page; a folder newly open
+    /// is remembered, to open again at the next start.
+    fn open_folder(&mut self, folder: Folder) -> Vec<Effect> {
+        let changed = self.folders.open.as_deref() != Some(folder.id.as_str());
+        self.folders.open = Some(folder.id.clone());
+        let folder_id = folder.id.clone();
+        // A folder logged here with no link exists only in the journal: nothing to ask.
+        if !is_local_folder_id(&folder.id) {
+            self.in_flight += 1;
+        }
+        let mut effects = vec![self.contacts.open(folder)];
+        self.merge_pending();
+        if changed {
+            effects.push(Effect::SaveOpenFolder { folder_id });
+        }
+        effects
+    }
+
+    /// The next page of contacts, when the cursor nears the end of what is loaded or the
+    /// entry form's duplicate check needs more of today.
+    fn more_contacts(&mut self) -> Vec<Effect> {
+        let form_here = matches!(
+            (&self.entry, &self.contacts.folder),
+            (Some(e), Some(f)) if e.folder_id == f.id
+        );
+        match self.contacts.more(form_here, self.now) {
+            Some(effect) => {
+                self.in_flight += 1;
+                vec![effect]
+            }
+            None => vec![],
+        }
+    }
+
+    fn refresh(&mut self) -> Vec<Effect> {
+        let mut effects = vec![
+            Effect::LoadWhoami,
+            Effect::LoadFolders,
+            Effect::LoadActivations,
+        ];
+        self.me_load = Load::Loading;
+        self.folders.load = Load::Loading;
+        self.activations.load = Load::Loading;
+        self.in_flight += effects.len();
+        if let Some(folder) = self.contacts.folder.clone() {
+            effects.extend(self.open_folder(folder));
+        }
+        self.say(Tone::Info, REFRESHING);
+        effects
+    }
+
+    /// The entry form on the open folder, as it was left; it opens on the callsign.
+    fn open_entry(&mut self) -> Vec<Effect> {
+        if let Some(why) = self.journal.cannot_log() {
+            self.say(Tone::Warning, why);
+            return vec![];
+        }
+        let Some(folder) = self.contacts.folder.clone() else {
+            self.say(
+                Tone::Warning,
+                "open a folder first: select it in Folders and press Enter (m makes this month's log)",
+            );
+            return vec![];
+        };
+        if !holds_contacts(&folder) {
+            let what = if folder.parent_id.is_none() && folder.name == ROOT_NAME {
+                "the root container"
+            } else {
+                "a category folder"
+            };
+            self.say(
+                Tone::Warning,
+                format!(
+                    "{} is {what} and holds no contacts; open a monthly or activation folder (m makes this month's log)",
+                    folder.name
+                ),
+            );
+            return vec![];
+        }
+        let (frequency, mode) = self
+            .last_frequency_mode
+            .clone()
+            .or_else(|| {
+                self.contacts
+                    .items
+                    .first()
+                    .map(|c| (mhz_text(c.frequency), c.mode.clone()))
+            })
+            .unwrap_or_default();
+        match &mut self.entry {
+            // The form reopens on the callsign, whatever field was last used: what is typed
+            // next is a call far more often than anything else.
+            Some(form) if form.folder_id == folder.id => form.focus = Field::Callsign,
+            // Typed text follows the user to the newly opened folder.
+            Some(form) => {
+                form.set_folder(&folder);
+                form.focus = Field::Callsign;
+            }
+            None => {
+                let mut form = EntryForm::new(&folder.id, &folder.name, &frequency, &mode);
+                form.set_folder(&folder);
+                self.entry = Some(form);
+                self.follow_rig();
+            }
+        }
+        if let Some(label) = self.ended_activation(&folder.id) {
+            self.say(
+                Tone::Warning,
+                format!("{label} has ended; Enter asks before logging into it"),
+            );
+        }
+        self.dialog = Some(Dialog::Entry);
+        self.check_duplicate();
+        self.more_contacts()
+    }
+
+    /// The entry form's duplicate warning, from the contacts of its folder when it is open.
+    fn check_duplicate(&mut self) {
+        let Some(form) = &self.entry else { return };
+        let same_folder = self
+            .contacts
+            .folder
+            .as_ref()
+            .is_some_and(|f| f.id == form.folder_id);
+        let duplicate = same_folder
+            .then(|| form.find_duplicate(self.contacts.logged(), self.now))
+            .flatten()
+            .map(|c| {
+                format!(
+                    "duplicate: {} {} {} logged today at {} UTC; Enter logs it anyway",
+                    c.callsign,
+                    c.band,
+                    c.mode,
+                    hhmm(c.time_on)
+                )
+            });
+        if let Some(form) = &mut self.entry {
+            form.duplicate = duplicate;
+        }
+    }
+
+    /// The label of the folder `id` when it is an activation that has ended.
+    fn ended_activation(&self, id: &str) -> Option<String> {
+        self.activations
+            .find(id)
+            .or_else(|| self.folders.find(id))
+            .filter(|f| f.folder_type == crate::model::FolderType::Activation && !f.in_progress())
+            .map(|f| {
+                f.location_reference
+                    .clone()
+                    .unwrap_or_else(|| f.name.clone())
+            })
+    }
+
+    /// Checks the form and hands the contact to the journal. An ended activation is asked
+    /// about once per form and folder: logging into it from paper afterwards is common, and a
+    /// question on every contact would be noise.
+    fn submit_entry(&mut self) -> Vec<Effect> {
+        let now = self.now;
+        let ended = self.entry.as_ref().and_then(|f| {
+            self.ended_activation(&f.folder_id)
+                .map(|l| (f.folder_id.clone(), l))
+        });
+        let Some(form) = &mut self.entry else {
+            return vec![];
+        };
+        let requests = match form.requests(now) {
+            Ok(requests) => requests,
+            Err((field, message)) => {
+                self.say(Tone::Error, fault(field, &message));
+                return vec![];
+            }
+        };
+        if let Some((folder_id, label)) = ended
+            && form.ended_ok.as_deref() != Some(folder_id.as_str())
+        {
+            self.dialog = Some(Dialog::Prompt(Prompt::Ended { folder_id, label }));
+            return vec![];
+        }
+        requests
+            .into_iter()
+            .map(|request| Effect::Journal(JournalEffect::LogContact(request)))
+            .collect()
+    }
+
+    /// Alt-E in Contacts: the selected stored contact in the form, to be changed on the
+    /// service.
+    fn open_edit(&mut self) -> Vec<Effect> {
+        let Some(contact) = self.contacts.selected().cloned() else {
+            self.say(Tone::Warning, "no contact selected");
+            return vec![];
+        };
+        if self.contacts.marks.contains_key(&contact.id) {
+            self.say(
+                Tone::Warning,
+                "this contact is still in the journal: Enter on a ✗ one fixes it, a ↑ one goes out as it is",
+            );
+            return vec![];
+        }
+        if self.connection == Connection::Offline {
+            self.say(
+                Tone::Warning,
+                "editing a stored contact needs the service: wait for the link (Alt-R tries now)",
+            );
+            return vec![];
+        }
+        let request = NewContactRequest {
+            folder_id: contact.folder_id.clone(),
+            callsign: contact.callsign.clone(),
+            frequency: contact.frequency,
+            mode: contact.mode.clone(),
+            time_on: contact.time_on.to_string(),
+            rst_sent: contact.rst_sent.clone(),
+            rst_received: contact.rst_received.clone(),
+            name: contact.name.clone(),
+            notes: contact.notes.clone(),
+            sig: contact.sig.clone(),
+            sig_info: contact.sig_info.clone(),
+            my_sig: None,
+            my_sig_info: None,
+            station_callsign: None,
+            fields: contact.fields.clone(),
+        };
+        let mut form = EntryForm::from_request(&contact.folder_id, &contact.folder_id, &request);
+        if let Some(folder) = self
+            .folders
+            .find(&contact.folder_id)
+            .or(self.contacts.folder.as_ref())
+            .filter(|f| f.id == contact.folder_id)
+        {
+            form.set_folder(folder);
+        }
+        self.dialog = Some(Dialog::Edit(Box::new(EditForm {
+            contact_id: contact.id,
+            stored_grid: contact.fields.get(Declared::Gridsquare).map(str::to_owned),
+            form,
+        })));
+        vec![]
+    }
+
+    /// A key while a dialog is open: the dialog's own, then what its answer means.
+    fn dialog_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(dialog) = self.dialog.take() else {
+            return vec![];
+        };
+        match dialog {
+            // Any key closes the help; quitting was handled before.
+            Dialog::Help => vec![],
+            Dialog::Prompt(prompt) => {
+                let answer = prompt.answer(&key);
+                self.prompt_answered(prompt, answer)
+            }
+            Dialog::Edit(mut edit) => match form_key(&mut edit.form, key) {
+                FormKey::Close => {
+                    self.say(Tone::Info, "the contact stays as it was");
+                    vec![]
+                }
+                FormKey::Submit => match edit.form.request(self.now) {
+                    Ok(request) => {
+                        let id = edit.contact_id.clone();
+                        self.say(Tone::Info, format!("saving {}…", request.callsign));
+                        let request = edit_request(request, edit.stored_grid.as_deref());
+                        // Open until the service answers: a refusal leaves the text to fix.
+                        self.dialog = Some(Dialog::Edit(edit));
+                        self.in_flight += 1;
+                        vec![Effect::EditContact { id, request }]
+                    }
+                    Err((field, message)) => {
+                        self.say(Tone::Error, fault(field, &message));
+                        self.dialog = Some(Dialog::Edit(edit));
+                        vec![]
+                    }
+                },
+                FormKey::Edited(_) | FormKey::Stay => {
+                    self.dialog = Some(Dialog::Edit(edit));
+                    vec![]
+                }
+            },
+            Dialog::Fix(mut fix) => match form_key(&mut fix.form, key) {
+                FormKey::Close => {
+                    self.say(Tone::Info, "the refused contact stays as it was");
+                    vec![]
+                }
+                FormKey::Submit => match fix.form.request(self.now) {
+                    Ok(request) => {
+                        let id = fix.entry_id.clone();
+                        // Open until the journal has it: a failure leaves the text to fix.
+                        self.dialog = Some(Dialog::Fix(fix));
+                        vec![Effect::Journal(JournalEffect::Retry { id, request })]
+                    }
+                    Err((field, message)) => {
+                        self.say(Tone::Error, fault(field, &message));
+                        self.dialog = Some(Dialog::Fix(fix));
+                        vec![]
+                    }
+                },
+                FormKey::Edited(_) | FormKey::Stay => {
+                    self.dialog = Some(Dialog::Fix(fix));
+                    vec![]
+                }
+            },
+            Dialog::Activation(mut form) => match form.key(key) {
+                ActivationKey::Cancel => vec![],
+                // One activation per program, callsign, park and UTC day: the one of today
+                // is opened as it is, ended or not, rather than logged again.
+                ActivationKey::Submit(request)
+                    if let Some(known) = self.activations.todays(&request) =>
+                {
+                    self.folder_logged(None, known)
+                }
+                ActivationKey::Submit(mut request) => {
+                    // The activation starts now, whenever the service hears of it.
+                    request.start_time = Some(self.now.to_string());
+                    self.dialog = Some(Dialog::Activation(form));
+                    vec![Effect::Journal(JournalEffect::LogActivation(request))]
+                }
+                ActivationKey::Fault(message) => {
+                    self.say(Tone::Error, message);
+                    self.dialog = Some(Dialog::Activation(form));
+                    vec![]
+                }
+                ActivationKey::Stay => {
+                    self.dialog = Some(Dialog::Activation(form));
+                    vec![]
+                }
+            },
+            Dialog::Entry => {
+                self.dialog = Some(Dialog::Entry);
+                let Some(form) = &mut self.entry else {
+                    return vec![];
+                };
+                // Alt-W wipes the contact being typed, as in N1MM+: call, name, grid, notes,
+                // park and time, the reports back to the mode's; frequency and mode stay.
+                if key.code == KeyCode::Char('w') && key.modifiers.contains(KeyModifiers::ALT) {
+                    form.clear_for_next();
+                    self.say(Tone::Info, "the form is cleared for a new contact");
+                    return vec![];
+                }
+                match form_key(form, key) {
+                    FormKey::Close => {
+                        self.dialog = None;
+                        vec![]
+                    }
+                    FormKey::Submit => self.submit_entry(),
+                    FormKey::Edited(field) => {
+                        // The fields of the duplicate key.
+                        if matches!(
+                            field,
+                            Field::Callsign
+                                | Field::Frequency
+                                | Field::Mode
+                                | Field::Time
+                                | Field::Park
+                        ) {
+                            self.check_duplicate();
+                        }
+                        vec![]
+                    }
+                    FormKey::Stay => vec![],
+                }
+            }
+        }
+    }
+
+    /// What a prompt's answer does.
+    fn prompt_answered(&mut self, prompt: Prompt, answer: Answer) -> Vec<Effect> {
+        let yes = answer == Answer::Yes;
+        match prompt {
+            Prompt::Delete { id, label } if yes => {
+                self.say(Tone::Info, format!("deleting {label}…"));
+                self.in_flight += 1;
+                vec![Effect::DeleteContact { id }]
+            }
+            Prompt::Delete { label, .. } => {
+                self.say(Tone::Info, format!("kept {label}"));
+                vec![]
+            }
+            Prompt::Ended { folder_id, label } => {
+                self.dialog = Some(Dialog::Entry);
+                if !yes {
+                    self.say(
+                        Tone::Info,
+                        format!("not logged into {label}, which has ended; the form keeps it"),
+                    );
+                    return vec![];
+                }
+                if let Some(form) = &mut self.entry {
+                    form.ended_ok = Some(folder_id);
+                }
+                self.submit_entry()
+            }
+            Prompt::Discard { id, .. } if yes => {
+                vec![Effect::Journal(JournalEffect::Discard { id })]
+            }
+            Prompt::Discard { label, .. } => {
+                self.say(Tone::Info, format!("kept {label} in the journal"));
+                vec![]
+            }
+            Prompt::End { id, label } if yes => {
+                self.say(Tone::Info, format!("ending activation {label}…"));
+                self.in_flight += 1;
+                vec![Effect::EndActivation { id }]
+            }
+            Prompt::End { label, .. } => {
+                self.say(Tone::Info, format!("activation {label} goes on"));
+                vec![]
+            }
+            Prompt::Quit { .. } => {
+                if yes {
+                    self.quit = true;
+                } else {
+                    self.say(Tone::Info, "svc goes on");
+                }
+                vec![]
+            }
+            // Through the journal with a link or without: it finds the log in its copy, or
+            // makes a local one that the sender creates on the service.
+            Prompt::Month => match answer {
+                Answer::Month(program) => vec![Effect::Journal(JournalEffect::LogMonthly {
+                    month: self.now.utc_month(),
+                    program,
+                })],
+                _ => vec![],
+            },
+        }
+    }
+
+    /// What quitting asks first, if anything would be left half done.
+    fn quit_question(&self) -> Option<String> {
+        let typed = self.entry.as_ref().and_then(|form| {
+            let call = form.value(Field::Callsign).trim().to_owned();
+            let other = [Field::Name, Field::Grid, Field::Notes, Field::Park]
+                .iter()
+                .any(|f| !form.value(*f).trim().is_empty());
+            (!call.is_empty() || other).then_some(call)
+        });
+        let waiting = self.outbox.counts.waiting;
+        let mut parts = Vec::new();
+        match typed {
+            Some(call) if !call.is_empty() => {
+                parts.push(format!("{call} is typed in the form and not logged"));
+            }
+            Some(_) => parts.push("the form holds text not logged".to_owned()),
+            None => {}
+        }
+        if waiting > 0 {
+            parts.push(format!(
+                "{waiting} waiting to go out (kept in the journal for next time)"
+            ));
+        }
+        (!parts.is_empty()).then(|| format!("Quit? {}.", parts.join("; ")))
+    }
+
+    /// The command a key names: Alt and a letter anywhere, or the plain letter while no log is
+    /// open (with one open, plain letters are a callsign's).
+    fn command(&self, key: &KeyEvent) -> Option<char> {
+        let KeyCode::Char(c) = key.code else {
+            return None;
+        };
+        if key.modifiers.contains(KeyModifiers::CONTROL) {
+            return None;
+        }
+        if key.modifiers.contains(KeyModifiers::ALT) {
+            return Some(c);
+        }
+        (!self.log_open() || !c.is_ascii_alphanumeric()).then_some(c)
+    }
+
+    /// A letter or digit typed with a log open and the form closed: the form opens on the
+    /// callsign with it, whatever pane has focus, so a call typed after Esc is never taken as
+    /// commands.
+    fn start_typing(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let effects = self.open_entry();
+        if matches!(self.dialog, Some(Dialog::Entry))
+            && let Some(form) = &mut self.entry
+            && let FormKey::Edited(_) = form_key(form, key)
+        {
+            self.check_duplicate();
+        }
+        effects
+    }
+
+    fn filtering(&self) -> bool {
+        match self.focus {
+            Pane::Folders => self.folders.view.filtering(),
+            Pane::Contacts => self.contacts.view.filtering(),
+            Pane::Activations => self.activations.view.filtering(),
+        }
+    }
+
+    fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if key.kind == KeyEventKind::Release {
+            return vec![];
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        let typing = matches!(
+            self.dialog,
+            Some(Dialog::Entry | Dialog::Fix(_) | Dialog::Edit(_) | Dialog::Activation(_))
+        );
+        let quit_key = (ctrl && key.code == KeyCode::Char('c'))
+            || (key.code == KeyCode::Char('q')
+                && !ctrl
+                && (alt || (!typing && !self.filtering() && !self.log_open())));
+        if quit_key {
+            // A key that quits must not drop a half-typed contact, nor leave with contacts
+            // still to send without a word: it asks then. Ctrl-C is meant; it quits. Nothing
+            // entered is only in memory: the journal holds it, and what it holds is told once
+            // the terminal is back.
+            if !ctrl
+                && !matches!(self.dialog, Some(Dialog::Prompt(Prompt::Quit { .. })))
+                && let Some(question) = self.quit_question()
+            {
+                self.dialog = Some(Dialog::Prompt(Prompt::Quit { question }));
+                return vec![];
+            }
+            self.quit = true;
+            return vec![];
+        }
+        // The radio's keys work in the entry form too, where plain letters are text.
+        if alt && matches!(self.dialog, Some(Dialog::Entry)) {
+            match key.code {
+                KeyCode::Char('f' | 'F') => return self.send_to_rig(Field::Frequency),
+                KeyCode::Char('M') => return self.send_to_rig(Field::Mode),
+                _ => {}
+            }
+        }
+        if self.dialog.is_some() {
+            return self.dialog_key(key);
+        }
+        if self.filtering() {
+            return self.filter_key(key);
+        }
+        if let KeyCode::Char(c) = key.code
+            && !ctrl
+            && !alt
+            && c.is_ascii_alphanumeric()
+            && self.log_open()
+        {
+            return self.start_typing(key);
+        }
+        if let Some(c) = self.command(&key) {
+            return self.command_key(c, key);
+        }
+        match key.code {
+            KeyCode::Tab => {
+                self.focus = self.focus.next(false);
+                vec![]
+            }
+            KeyCode::BackTab => {
+                self.focus = self.focus.next(true);
+                vec![]
+            }
+            KeyCode::Esc => {
+                let pane = self.focus;
+                if self.view(pane).clear_filter() {
+                    self.refilter(pane);
+                }
+                vec![]
+            }
+            KeyCode::Enter => self.enter(),
+            _ => self.move_key(key),
+        }
+    }
+
+    /// The main screen's commands, by their letter (see [`App::command`]).
+    fn command_key(&mut self, c: char, key: KeyEvent) -> Vec<Effect> {
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        match c {
+            '?' => {
+                self.dialog = Some(Dialog::Help);
+                vec![]
+            }
+            'r' => self.refresh(),
+            'n' => self.open_entry(),
+            'a' => {
+                if let Some(why) = self.journal.cannot_log() {
+                    self.say(Tone::Warning, why);
+                    return vec![];
+                }
+                let call = self
+                    .me
+                    .as_ref()
+                    .map(|m| m.callsign.clone())
+                    .unwrap_or_default();
+                self.dialog = Some(Dialog::Activation(ActivationForm::new(&call)));
+                vec![]
+            }
+            'm' => {
+                if let Some(why) = self.journal.cannot_log() {
+                    self.say(Tone::Warning, why);
+                    return vec![];
+                }
+                self.dialog = Some(Dialog::Prompt(Prompt::Month));
+                vec![]
+            }
+            '/' => {
+                let pane = self.focus;
+                self.view(pane).start_filter();
+                self.refilter(pane);
+                vec![]
+            }
+            'd' => {
+                self.delete_key();
+                vec![]
+            }
+            'x' => self.export_key(),
+            'F' => self.send_to_rig(Field::Frequency),
+            'f' if alt => self.send_to_rig(Field::Frequency),
+            'M' => self.send_to_rig(Field::Mode),
+            'e' if self.focus == Pane::Contacts => self.open_edit(),
+            'e' => {
+                self.end_key();
+                vec![]
+            }
+            _ => self.move_key(key),
+        }
+    }
+
+    /// Alt-D: the selected contact deleted, or a journal entry discarded, after `y`.
+    fn delete_key(&mut self) {
+        if self.focus != Pane::Contacts {
+            self.say(
+                Tone::Warning,
+                "Alt-D deletes a contact: Tab to Contacts and select it first",
+            );
+            return;
+        }
+        let prompt = match self.contacts.selected() {
+            Some(c) if self.contacts.marks.contains_key(&c.id) => Prompt::Discard {
+                id: c.id.clone(),
+                label: format!("{} at {}", c.callsign, short_time(c.time_on)),
+            },
+            Some(c) => Prompt::Delete {
+                id: c.id.clone(),
+                label: format!(
+                    "{} {} {} at {}",
+                    c.callsign,
+                    c.band,
+                    c.mode,
+                    short_time(c.time_on)
+                ),
+            },
+            None => {
+                self.say(Tone::Warning, "no contact selected");
+                return;
+            }
+        };
+        self.dialog = Some(Dialog::Prompt(prompt));
+    }
+
+    /// Alt-E in Activations: the selected activation ended, after `y`.
+    fn end_key(&mut self) {
+        if self.focus != Pane::Activations {
+            self.say(
+                Tone::Warning,
+                "Alt-E edits the selected contact (in Contacts) or ends the selected activation (in Activations)",
+            );
+            return;
+        }
+        match self.activations.selected() {
+            Some(a) if a.in_progress() => {
+                let label = a
+                    .location_reference
+                    .clone()
+                    .unwrap_or_else(|| a.name.clone());
+                self.dialog = Some(Dialog::Prompt(Prompt::End {
+                    id: a.id.clone(),
+                    label,
+                }));
+            }
+            Some(a) => {
+                let name = a.name.clone();
+                self.say(Tone::Warning, format!("{name} has ended already"));
+            }
+            None => self.say(Tone::Warning, "no activation selected"),
+        }
+    }
+
+    /// Keys while a pane's filter is being typed.
+    fn filter_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let pane = self.focus;
+        let kept = self.view(pane).filter_key(key) == FilterKey::Kept;
+        self.refilter(pane);
+        if kept && let Some(warning) = self.view(pane).no_match_warning() {
+            self.say(Tone::Warning, warning);
+        }
+        match pane {
+            Pane::Contacts => self.more_contacts(),
+            _ => vec![],
+        }
+    }
+
+    /// The movement keys in the focused pane (`j` `k` `g` `G` too while no log is open).
+    fn move_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let (side, contacts) = self.heights();
+        let letters = !self.log_open();
+        let pane = self.focus;
+        let height = if pane == Pane::Contacts {
+            contacts
+        } else {
+            side
+        };
+        if !self.view(pane).move_key(&key, height, letters) {
+            return vec![];
+        }
+        match pane {
+            Pane::Contacts => {
+                if let Some(text) = self.contacts.refusal_of_selected() {
+                    self.say(Tone::Error, text);
+                }
+                self.more_contacts()
+            }
+            Pane::Activations => match self.activations.unknown_selected() {
+                Some(id) => self.load_stats(id),
+                None => vec![],
+            },
+            Pane::Folders => vec![],
+        }
+    }
+
+    fn enter(&mut self) -> Vec<Effect> {
+        match self.focus {
+            Pane::Folders => match self.folders.selected().cloned() {
+                Some(f) => self.open_folder(f),
+                None => vec![],
+            },
+            Pane::Activations => match self.activations.selected().cloned() {
+                Some(a) => {
+                    // The same folder as in the tree: select it there too.
+                    self.select_folder(&a.id);
+                    self.open_folder(a)
+                }
+                None => vec![],
+            },
+            Pane::Contacts => {
+                self.open_pending();
+                vec![]
+            }
+        }
+    }
+
+    fn folders_loaded(&mut self, result: Result<Vec<Folder>, ClientError>) -> Vec<Effect> {
+        let failure = self.answered(&result);
+        match result {
+            Ok(items) => self.set_folders(with_local(items, &self.folders.items)),
+            // What the copy showed stays on screen.
+            Err(_) if self.folders.load == Load::Loaded => {}
+            Err(_) => self.folders.load = Load::Failed(failure.unwrap_or_default()),
+        }
+        vec![]
+    }
+
+    fn contacts_loaded(
+        &mut self,
+        folder_id: String,
+        generation: u64,
+        source: Source,
+        result: Result<Page<Contact>, ClientError>,
+    ) -> Vec<Effect> {
+        let from_service = source == Source::Service;
+        let failure = if from_service {
+            self.answered(&result)
+        } else {
+            None
+        };
+        if !self.contacts.is_current(&folder_id, generation) {
+            return vec![];
+        }
+        match result {
+            Ok(page) => {
+                self.contacts.page_loaded(from_service, page);
+                self.merge_pending();
+                self.check_duplicate();
+                if from_service {
+                    self.more_contacts()
+                } else {
+                    vec![]
+                }
+            }
+            Err(_) if from_service => {
+                self.contacts.load = Load::Failed(failure.unwrap_or_default());
+                vec![]
+            }
+            Err(_) => vec![],
+        }
+    }
+
+    fn activations_loaded(&mut self, result: Result<Vec<Folder>, ClientError>) -> Vec<Effect> {
+        let failure = self.answered(&result);
+        match result {
+            Ok(items) => self.set_activations(with_local(items, &self.activations.items)),
+            Err(_) if self.activations.load == Load::Loaded => vec![],
+            Err(_) => {
+                self.activations.load = Load::Failed(failure.unwrap_or_default());
+                vec![]
+            }
+        }
+    }
+
+    fn activation_contacts_loaded(
+        &mut self,
+        folder_id: String,
+        source: Source,
+        result: Result<Vec<Contact>, ClientError>,
+    ) -> Vec<Effect> {
+        let from_service = source == Source::Service;
+        let failure = if from_service {
+            self.answered(&result)
+        } else {
+            None
+        };
+        let waiting = self.outbox.waiting_in(&folder_id);
+        let result = result.map_err(|_| failure.unwrap_or_default());
+        // The service's answer was older than a change here: it is asked again.
+        if self
+            .activations
+            .contacts_loaded(&folder_id, from_service, result, &waiting)
+        {
+            return self.load_stats(folder_id);
+        }
+        vec![]
+    }
+
+    fn resized(&mut self, w: u16, h: u16) -> Vec<Effect> {
+        self.size = (w, h);
+        for pane in Pane::ORDER {
+            self.refilter(pane);
+        }
+        self.more_contacts()
+    }
+
+    fn whoami_loaded(&mut self, result: Result<Whoami, ClientError>) -> Vec<Effect> {
+        let failure = self.answered(&result);
+        match result {
+            Ok(me) => {
+                // The activation form opened before the account was known.
+                if let Some(Dialog::Activation(form)) = &mut self.dialog {
+                    form.default_callsign(&me.callsign);
+                }
+                let callsign = me.callsign.clone();
+                self.me = Some(me);
+                self.me_load = Load::Loaded;
+                if self.journal == JournalState::Missing {
+                    self.journal = JournalState::Opening;
+                    return vec![Effect::Journal(JournalEffect::Open { callsign })];
+                }
+            }
+            Err(_) => {
+                self.me_load = Load::Failed(failure.unwrap_or_default());
+                self.whoami_retry = Some(self.now);
+            }
+        }
+        vec![]
+    }
+
+    fn contact_edited(
+        &mut self,
+        id: String,
+        result: Result<crate::client::EditedContact, ClientError>,
+    ) {
+        if self.answered(&result).is_some() {
+            return;
+        }
+        let Ok(edited) = result else { return };
+        let c = edited.contact;
+        self.say(
+            Tone::Success,
+            format!("edited {} {} {}", c.callsign, c.band, c.mode),
+        );
+        if matches!(&self.dialog, Some(Dialog::Edit(e)) if e.contact_id == id) {
+            self.dialog = None;
+        }
+        if let Some(row) = self.contacts.items.iter_mut().find(|r| r.id == id) {
+            *row = c;
+        }
+        self.refilter(Pane::Contacts);
+    }
+
+    fn contact_deleted(&mut self, id: String, result: Result<crate::client::Deleted, ClientError>) {
+        if self.answered(&result).is_some() {
+            return;
+        }
+        if let Some(i) = self.contacts.items.iter().position(|c| c.id == id) {
+            let gone = self.contacts.items.remove(i);
+            self.refilter(Pane::Contacts);
+            self.say(
+                Tone::Success,
+                format!("deleted {} {} {}", gone.callsign, gone.band, gone.mode),
+            );
+            self.count_contact(&gone.folder_id, -1);
+        } else {
+            self.say(Tone::Success, format!("deleted contact {id}"));
+        }
+        if let Some(me) = &mut self.me {
+            me.native_qso_count = (me.native_qso_count - 1).max(0);
+        }
+    }
+
+    fn activation_ended(&mut self, id: String, result: Result<Folder, ClientError>) {
+        if self.answered(&result).is_some() {
+            return;
+        }
+        let Ok(folder) = result else { return };
+        self.say(Tone::Success, format!("ended activation {}", folder.name));
+        for f in self
+            .activations
+            .items
+            .iter_mut()
+            .chain(self.folders.items.iter_mut())
+            .chain(self.contacts.folder.iter_mut())
+        {
+            if f.id == id {
+                f.end_time = folder.end_time;
+            }
+        }
+    }
+}
+
+/// Applies one action to the state and returns the background work it asks for.
+pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
+    match action {
+        Action::Key(key) => app.key(key),
+        Action::Resize(w, h) => app.resized(w, h),
+        Action::Tick(now) => {
+            app.now = now;
+            app.activations.now = now;
+            app.ask_whoami_again()
+        }
+        Action::WhoamiLoaded(result) => app.whoami_loaded(result),
+        Action::FoldersLoaded(result) => app.folders_loaded(result),
+        Action::ContactsLoaded {
+            folder_id,
+            generation,
+            source,
+            result,
+        } => app.contacts_loaded(folder_id, generation, source, result),
+        Action::ActivationsLoaded(result) => app.activations_loaded(result),
+        Action::ActivationContactsLoaded {
+            folder_id,
+            source,
+            result,
+        } => app.activation_contacts_loaded(folder_id, source, result),
+        Action::ContactEdited { id, result } => {
+            app.contact_edited(id, result);
+            vec![]
+        }
+        Action::ContactDeleted { id, result } => {
+            app.contact_deleted(id, result);
+            vec![]
+        }
+        Action::ActivationEnded { id, result } => {
+            app.activation_ended(id, result);
+            vec![]
+        }
+        Action::Exported { name, result } => {
+            app.exported(&name, result);
+            vec![]
+        }
+        Action::Journal(answer) => app.journal_answer(answer),
+        Action::Sender(event) => app.sender_event(event),
+        Action::RigRead(result) => app.rig_read(result),
+        Action::LinkProbed(result) => app.link_probed(result),
+        Action::RigSent { command, result } => {
+            app.rig_sent(command, result);
+            vec![]
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! The Activations pane: the account's activations, newest first, each with its start, whether
+//! it is on the air, and its valid contacts toward POTA's 10 (the model's rule, counted from
+//! the copy, the service and the journal's waiting contacts). Its state and drawing.
+
+use std::collections::{HashMap, HashSet};
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Alignment, Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Row, Table, Widget};
+
+use crate::client::NewActivationRequest;
+use crate::model::activation::{POTA_NEEDED, ValidContact, valid_contacts};
+use crate::model::{Contact, Folder, Timestamp};
+use crate::tui::list::{ListView, Load};
+use crate::tui::widgets::{Tone, View, no_match, placeholder, short_time};
+
+/// The valid contacts of an activation toward POTA's 10 (the model's rule).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActivationStats {
+    pub load: Load,
+    pub valid: HashSet<ValidContact>,
+    /// A contact was logged or refused here since the service was asked: its answer may not
+    /// show it yet, so it is added to what is counted, and the service is asked again.
+    pub stale: bool,
+}
+
+impl ActivationStats {
+    /// Valid contacts on one UTC day.
+    pub fn on(&self, day: i64) -> usize {
+        self.valid.iter().filter(|k| k.day == day).count()
+    }
+}
+
+/// The valid count an activation shows: of the day it is on, and of all its days.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Meter {
+    pub today: usize,
+    pub total: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct ActivationsPane {
+    pub load: Load,
+    pub items: Vec<Folder>,
+    pub view: ListView,
+    pub stats: HashMap<String, ActivationStats>,
+    /// The clock, for the day an activation in progress is on.
+    pub now: Timestamp,
+}
+
+impl ActivationsPane {
+    /// The valid counts of the activation `folder_id`, once its contacts are in. Its day is
+    /// today while it is in progress, else the day it ended.
+    pub fn meter(&self, folder_id: &str) -> Option<Meter> {
+        let stats = self
+            .stats
+            .get(folder_id)
+            .filter(|s| s.load == Load::Loaded)?;
+        let activation = self.items.iter().find(|a| a.id == folder_id);
+        let day = activation
+            .and_then(|a| a.end_time)
+            .unwrap_or(self.now)
+            .utc_day();
+        Some(Meter {
+            today: stats.on(day),
+            total: stats.valid.len(),
+        })
+    }
+}
+
+fn activation_text(f: &Folder) -> String {
+    format!(
+        "{} {}",
+        f.location_reference.as_deref().unwrap_or(""),
+        f.name
+    )
+}
+
+impl ActivationsPane {
+    pub fn new(now: Timestamp) -> ActivationsPane {
+        ActivationsPane {
+            load: Load::Loading,
+            items: Vec::new(),
+            view: ListView::default(),
+            stats: HashMap::new(),
+            now,
+        }
+    }
+
+    pub fn selected(&self) -> Option<&Folder> {
+        self.items.get(self.view.selected_item()?)
+    }
+
+    pub fn find(&self, id: &str) -> Option<&Folder> {
+        self.items.iter().find(|a| a.id == id)
+    }
+
+    pub fn refilter(&mut self, height: usize) {
+        let texts: Vec<String> = self.items.iter().map(activation_text).collect();
+        self.view.refilter(texts.into_iter(), height);
+    }
+
+    /// Selects the activation `id` when it is shown.
+    pub fn select(&mut self, id: &str, height: usize) {
+        if let Some(i) = self.items.iter().position(|a| a.id == id) {
+            self.view.select_item(i, height);
+        }
+    }
+
+    /// Shows `items`, keeping the selection; gives the activations whose count to ask for:
+    /// those still on the air (the ones that matter in the field) and the selected one.
+    pub fn set(&mut self, items: Vec<Folder>, height: usize) -> Vec<String> {
+        let selected = self.selected().map(|a| a.id.clone());
+        self.items = items;
+        self.load = Load::Loaded;
+        self.refilter(height);
+        if let Some(id) = selected {
+            self.select(&id, height);
+        }
+        let mut ids: Vec<String> = self
+            .items
+            .iter()
+            .filter(|a| a.in_progress())
+            .map(|a| a.id.clone())
+            .collect();
+        if let Some(id) = self.unknown_selected()
+            && !ids.contains(&id)
+        {
+            ids.push(id);
+        }
+        ids
+    }
+
+    /// The selected activation, when its count is not known yet.
+    pub fn unknown_selected(&self) -> Option<String> {
+        self.selected()
+            .map(|a| a.id.clone())
+            .filter(|id| !self.stats.contains_key(id))
+    }
+
+    /// A new activation, first as the service lists them, the selection kept.
+    pub fn add(&mut self, folder: Folder, height: usize) {
+        let selected = self.selected().map(|a| a.id.clone());
+        self.items.insert(0, folder);
+        self.refilter(height);
+        if let Some(id) = selected {
+            self.select(&id, height);
+        }
+    }
+
+    /// Whether an activation's contacts are to be asked for, to count them: not while an
+    /// answer is under way (the count shown so far stays until it comes).
+    pub fn load_stats(&mut self, id: &str) -> bool {
+        let stats = self
+            .stats
+            .entry(id.to_owned())
+            .or_insert_with(|| ActivationStats {
+                load: Load::Idle,
+                valid: HashSet::new(),
+                stale: false,
+            });
+        match stats.load {
+            Load::Loading => {
+                // The answer under way may be older than what changed: it asks again.
+                stats.stale = true;
+                return false;
+            }
+            Load::Loaded => {}
+            _ => stats.load = Load::Loading,
+        }
+        stats.stale = false;
+        true
+    }
+
+    /// An activation's contacts came (with the journal's `waiting` ones); a failure keeps a
+    /// count already known. Whether to ask the service again: its answer was older than a
+    /// change here.
+    pub fn contacts_loaded(
+        &mut self,
+        folder_id: &str,
+        from_service: bool,
+        result: Result<Vec<Contact>, String>,
+        waiting: &[Contact],
+    ) -> bool {
+        let Some(activation) = self.find(folder_id) else {
+            return false;
+        };
+        let before = self.stats.get(folder_id);
+        let stale = before.is_some_and(|s| s.stale);
+        let stats = match result {
+            Ok(contacts) => {
+                let mut valid: HashSet<ValidContact> =
+                    valid_contacts(activation, contacts.iter().chain(waiting)).collect();
+                // A contact logged since the question may be neither in the answer nor
+                // waiting any more (sent in between): kept until the next answer shows it.
+                if stale && let Some(before) = before {
+                    valid.extend(before.valid.iter().cloned());
+                }
+                ActivationStats {
+                    load: Load::Loaded,
+                    valid,
+                    stale,
+                }
+            }
+            // A count from the copy stays when the service cannot be reached.
+            Err(_) if before.is_some_and(|s| s.load == Load::Loaded) => return false,
+            Err(why) => ActivationStats {
+                load: Load::Failed(why),
+                valid: HashSet::new(),
+                stale: false,
+            },
+        };
+        self.stats.insert(folder_id.to_owned(), stats);
+        stale && from_service
+    }
+
+    /// A contact logged or waiting counts at once toward its activation, if it has one shown.
+    pub fn count(&mut self, contact: &Contact) {
+        if let Some(activation) = self.items.iter().find(|a| a.id == contact.folder_id)
+            && let Some(stats) = self.stats.get_mut(&activation.id)
+        {
+            stats.valid.extend(valid_contacts(activation, [contact]));
+            stats.stale = true;
+        }
+    }
+
+    /// The activation of today that `request` names, when the list holds it.
+    pub fn todays(&self, request: &NewActivationRequest) -> Option<Folder> {
+        let today = self.now.utc_day();
+        self.items
+            .iter()
+            .find(|a| {
+                a.location_reference.as_deref() == Some(request.location_reference.as_str())
+                    && a.callsign.as_deref() == Some(request.callsign.as_str())
+                    && a.program_id.as_deref() == request.program_id.as_deref()
+                    && a.start_time.map(Timestamp::utc_day) == Some(today)
+            })
+            .cloned()
+    }
+}
+
+/// An activation's parks as its row shows them: the park, or a two-fer's first park and how
+/// many more (`US-0001+1`); the Contacts title names them all.
+pub fn park_label(reference: &str) -> String {
+    match reference.split_once(',') {
+        Some((first, rest)) => format!("{first}+{}", rest.split(',').count()),
+        None => reference.to_owned(),
+    }
+}
+
+impl Widget for View<'_, ActivationsPane> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let pane = self.state;
+        let inner = self.frame(vec![Span::raw(" Activations ")], &pane.view, area, buf);
+        if pane.items.is_empty() {
+            let text = match &pane.load {
+                Load::Failed(why) => format!("Activations did not load: {why}"),
+                Load::Loaded => "No activations: Alt-A starts one.".to_owned(),
+                _ => "Loading activations…".to_owned(),
+            };
+            placeholder(inner, buf, &text, self.theme.dim());
+            return;
+        }
+        if let Some(text) = no_match(&pane.view) {
+            placeholder(inner, buf, &text, self.theme.dim());
+            return;
+        }
+        let rows = pane
+            .view
+            .shown
+            .iter()
+            .enumerate()
+            .skip(pane.view.offset)
+            .take(inner.height as usize)
+            .map(|(i, index)| {
+                let a = &pane.items[*index];
+                let state = if a.in_progress() {
+                    Span::styled("in progress", self.theme.tone(Tone::Success))
+                } else {
+                    Span::styled("ended", self.theme.dim())
+                };
+                let count = match (pane.meter(&a.id), pane.stats.get(&a.id)) {
+                    (Some(meter), _) => {
+                        let n = meter.today;
+                        let tone = if n >= POTA_NEEDED {
+                            Tone::Success
+                        } else {
+                            Tone::Info
+                        };
+                        Span::styled(format!("{n}/{POTA_NEEDED}"), self.theme.tone(tone))
+                    }
+                    (None, Some(s)) if s.load == Load::Loading => Span::raw("…"),
+                    (None, Some(_)) => Span::raw("?"),
+                    (None, None) => Span::raw(""),
+                };
+                let style = self.row_style(i, &pane.view);
+                Row::new(vec![
+                    Cell::from(park_label(a.location_reference.as_deref().unwrap_or(""))),
+                    Cell::from(a.start_time.map(short_time).unwrap_or_default()),
+                    Cell::from(state),
+                    Cell::from(Line::from(count).alignment(Alignment::Right)),
+                ])
+                .style(style)
+            });
+        // A two-fer's label is a character wider; the column grows only when one is shown.
+        let two_fer = pane.view.shown.iter().any(|i| {
+            pane.items[*i]
+                .location_reference
+                .as_deref()
+                .is_some_and(|r| r.contains(','))
+        });
+        Table::new(
+            rows,
+            [
+                Constraint::Length(if two_fer { 9 } else { 8 }),
+                Constraint::Length(11),
+                Constraint::Length(11),
+                Constraint::Fill(1),
+            ],
+        )
+        .render(inner, buf);
+    }
+}

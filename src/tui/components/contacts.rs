@@ -1,0 +1,439 @@
+//! The Contacts pane: the open folder's contacts newest first, a page at a time, with the
+//! journal's waiting contacts of the folder among them (`↑`) and every refused one at the top
+//! (`✗`). Its state, paging, the merge of the journal's rows, and its drawing.
+
+use std::collections::{HashMap, HashSet};
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Alignment, Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Row, Table, Widget};
+
+use super::outbox::{contact_row, refusal};
+use crate::client::journal::{Entry, EntryState, is_local_folder_id};
+use crate::model::band::mhz_text;
+use crate::model::{Contact, Folder, FolderType, Page, Timestamp};
+use crate::tui::action::Effect;
+use crate::tui::list::{ListView, Load};
+use crate::tui::widgets::{Tone, View, no_match, placeholder, short_time};
+
+/// The next page is asked for when the cursor comes this close to the last loaded contact.
+const PREFETCH: usize = 30;
+
+/// A row of the Contacts pane that the service has not stored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mark {
+    Waiting,
+    /// The service's code and message.
+    Refused(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct ContactsPane {
+    pub folder: Option<Folder>,
+    pub load: Load,
+    /// The folder's contacts newest first, with the journal's waiting contacts of the folder
+    /// among them and every refused one at the top; those rows have a [`Mark`] and their
+    /// entry's id.
+    pub items: Vec<Contact>,
+    pub marks: HashMap<String, Mark>,
+    /// The items came from the journal's copy, not (yet) from the service.
+    pub from_copy: bool,
+    /// Where the next page starts; `None` once the last page is in.
+    pub cursor: Option<String>,
+    /// Tells answers for an earlier opening of a folder from the current one.
+    pub generation: u64,
+    pub view: ListView,
+}
+
+fn contact_text(c: &Contact) -> String {
+    format!(
+        "{} {} {} {} {}",
+        c.callsign,
+        c.band,
+        c.mode,
+        c.name.as_deref().unwrap_or(""),
+        c.notes.as_deref().unwrap_or("")
+    )
+}
+
+impl Default for ContactsPane {
+    fn default() -> Self {
+        ContactsPane {
+            folder: None,
+            load: Load::Idle,
+            items: Vec::new(),
+            marks: HashMap::new(),
+            from_copy: false,
+            cursor: None,
+            generation: 0,
+            view: ListView::default(),
+        }
+    }
+}
+
+impl ContactsPane {
+    pub fn selected(&self) -> Option<&Contact> {
+        self.items.get(self.view.selected_item()?)
+    }
+
+    pub fn refilter(&mut self, height: usize) {
+        let texts: Vec<String> = self.items.iter().map(contact_text).collect();
+        self.view.refilter(texts.into_iter(), height);
+    }
+
+    fn select(&mut self, id: &str, height: usize) {
+        if let Some(i) = self.items.iter().position(|c| c.id == id) {
+            self.view.select_item(i, height);
+        }
+    }
+
+    /// Shows `folder`, emptied, and names the request for its first page.
+    pub fn open(&mut self, folder: Folder) -> Effect {
+        self.generation += 1;
+        self.items.clear();
+        self.marks.clear();
+        self.from_copy = false;
+        self.cursor = None;
+        self.view = ListView::default();
+        self.load = Load::Loading;
+        let effect = Effect::LoadContacts {
+            folder_id: folder.id.clone(),
+            cursor: None,
+            generation: self.generation,
+            save_copy: folder.folder_type != FolderType::Activation,
+        };
+        self.folder = Some(folder);
+        effect
+    }
+
+    /// Whether an answer for `folder_id` and `generation` is for the folder open now.
+    pub fn is_current(&self, folder_id: &str, generation: u64) -> bool {
+        generation == self.generation && self.folder.as_ref().is_some_and(|f| f.id == folder_id)
+    }
+
+    /// The journal's rows among the folder's contacts: waiting ones of this folder by time,
+    /// refused ones of any folder at the top. The selection stays on its row.
+    pub fn merge_pending(&mut self, entries: &[Entry], height: usize) {
+        let selected = self.selected().map(|c| c.id.clone());
+        let old = std::mem::take(&mut self.marks);
+        let stored: Vec<Contact> = std::mem::take(&mut self.items)
+            .into_iter()
+            .filter(|c| !old.contains_key(&c.id))
+            .collect();
+        let open = self.folder.as_ref().map(|f| f.id.clone());
+        let mut marks = HashMap::new();
+        let mut refused = Vec::new();
+        let mut waiting = Vec::new();
+        // Latest logged first, so rows of the same minute show in the order they were typed.
+        for entry in entries.iter().rev() {
+            let Some(row) = contact_row(entry) else {
+                continue;
+            };
+            match entry.state {
+                EntryState::Refused => {
+                    marks.insert(row.id.clone(), Mark::Refused(refusal(entry)));
+                    refused.push(row);
+                }
+                EntryState::Waiting if open.as_deref() == Some(row.folder_id.as_str()) => {
+                    marks.insert(row.id.clone(), Mark::Waiting);
+                    waiting.push(row);
+                }
+                _ => {}
+            }
+        }
+        // Both newest first, merged in one pass: a log of thousands stays quick to update.
+        waiting.sort_by_key(|c| std::cmp::Reverse(c.time_on));
+        let mut items = Vec::with_capacity(refused.len() + waiting.len() + stored.len());
+        items.extend(refused.into_iter().rev());
+        let mut waiting = waiting.into_iter().peekable();
+        for c in stored {
+            while let Some(w) = waiting.next_if(|w| w.time_on >= c.time_on) {
+                items.push(w);
+            }
+            items.push(c);
+        }
+        items.extend(waiting);
+        self.items = items;
+        self.marks = marks;
+        self.refilter(height);
+        if let Some(id) = selected {
+            self.select(&id, height);
+        }
+    }
+
+    /// A page of the open folder's contacts: from the journal's copy (shown at once), or from
+    /// the service (replacing the copy's rows). Whether the service's came.
+    pub fn page_loaded(&mut self, from_service: bool, page: Page<Contact>) {
+        let folder_id = self
+            .folder
+            .as_ref()
+            .map(|f| f.id.clone())
+            .unwrap_or_default();
+        if !from_service {
+            let marks = &self.marks;
+            self.items.retain(|c| marks.contains_key(&c.id));
+            self.items.extend(page.items);
+            self.from_copy = true;
+            if is_local_folder_id(&folder_id) {
+                // No more than the copy and the journal exists of it.
+                self.load = Load::Loaded;
+            }
+            return;
+        }
+        if std::mem::take(&mut self.from_copy) {
+            let marks = &self.marks;
+            self.items.retain(|c| marks.contains_key(&c.id));
+        }
+        let known: HashSet<String> = self.items.iter().map(|c| c.id.clone()).collect();
+        // A contact logged here meanwhile may come again in a page.
+        self.items
+            .extend(page.items.into_iter().filter(|c| !known.contains(&c.id)));
+        self.cursor = page.cursor;
+        self.load = Load::Loaded;
+    }
+
+    /// The next page, when the cursor comes near the end of what is loaded, or when the
+    /// entry form on this folder (`form_here`) needs contacts of today for its duplicate
+    /// check that are not loaded yet.
+    pub fn more(&mut self, form_here: bool, now: Timestamp) -> Option<Effect> {
+        let (Some(folder), Some(cursor)) = (&self.folder, &self.cursor) else {
+            return None;
+        };
+        if self.load == Load::Loading {
+            return None;
+        }
+        let near_end = self.view.shown.len() <= self.view.selected + PREFETCH;
+        // Contacts come newest first: while the oldest loaded is from today, older pages may
+        // still hold today's contacts, which the duplicate check must see.
+        let form_needs_today = form_here
+            && self
+                .items
+                .last()
+                .is_none_or(|c| c.time_on.utc_day() >= now.utc_day());
+        if !near_end && !form_needs_today {
+            return None;
+        }
+        let effect = Effect::LoadContacts {
+            folder_id: folder.id.clone(),
+            cursor: Some(cursor.clone()),
+            generation: self.generation,
+            save_copy: false,
+        };
+        self.load = Load::Loading;
+        Some(effect)
+    }
+
+    /// The whole refusal of the selected row, which its column cuts short.
+    pub fn refusal_of_selected(&self) -> Option<String> {
+        let c = self.selected()?;
+        match self.marks.get(&c.id) {
+            Some(Mark::Refused(why)) => Some(format!(
+                "{} was refused: {why}; Enter fixes it, Alt-D discards it",
+                c.callsign
+            )),
+            _ => None,
+        }
+    }
+
+    /// The contacts stored or waiting here (a refused one is not in the log), for the
+    /// duplicate check of a form on this folder.
+    pub fn logged(&self) -> impl Iterator<Item = &Contact> {
+        self.items
+            .iter()
+            .filter(|c| !matches!(self.marks.get(&c.id), Some(Mark::Refused(_))))
+    }
+
+    /// The width of the pane's title before its filter, where the filter's cursor goes.
+    pub fn title_len(&self) -> usize {
+        let mut len = contacts_title(self).chars().count();
+        if self.load == Load::Loading && !self.items.is_empty() {
+            len += LOADING_MORE.chars().count();
+        }
+        len
+    }
+
+    /// A waiting row was stored: it keeps its place, as the service's contact now.
+    pub fn stored(&mut self, entry_id: &str, qso: String) {
+        if self.marks.remove(entry_id).is_some()
+            && let Some(c) = self.items.iter_mut().find(|c| c.id == entry_id)
+        {
+            c.id = qso;
+        }
+    }
+}
+
+const LOADING_MORE: &str = "loading… ";
+
+/// The contacts pane's title: the folder, and how many of its contacts are loaded (waiting
+/// ones included, refused ones not: they are not in the log).
+fn contacts_title(pane: &ContactsPane) -> String {
+    let refused = pane
+        .marks
+        .values()
+        .filter(|m| matches!(m, Mark::Refused(_)))
+        .count();
+    match &pane.folder {
+        None => " Contacts ".to_owned(),
+        Some(f) => {
+            let loaded = pane.items.len() - refused;
+            let count = if pane.cursor.is_some() {
+                format!("{loaded} of {}", f.contact_count.max(loaded as i64))
+            } else {
+                loaded.to_string()
+            };
+            let copy = if pane.from_copy { " (saved copy)" } else { "" };
+            format!(" Contacts · {} · {count}{copy} ", f.name)
+        }
+    }
+}
+
+/// The first column: `↑` waits to be sent, `✗` was refused.
+/// Mark, UTC, Call, MHz, Band, Mode, S, R, Name, Notes.
+const CONTACT_WIDTHS: [Constraint; 10] = [
+    Constraint::Length(1),
+    Constraint::Length(11),
+    Constraint::Length(10),
+    Constraint::Length(9),
+    Constraint::Length(6),
+    Constraint::Length(5),
+    Constraint::Length(4),
+    Constraint::Length(4),
+    Constraint::Length(12),
+    Constraint::Fill(1),
+];
+
+/// With a Park column (theirs, of a park-to-park contact) after Mode, when a contact shown has
+/// one: reports and the name give it room, so the notes (and `dupe`) still show on 80 columns.
+const CONTACT_WIDTHS_WITH_PARK: [Constraint; 11] = [
+    Constraint::Length(1),
+    Constraint::Length(11),
+    Constraint::Length(10),
+    Constraint::Length(9),
+    Constraint::Length(6),
+    Constraint::Length(5),
+    Constraint::Length(8),
+    Constraint::Length(3),
+    Constraint::Length(3),
+    Constraint::Length(8),
+    Constraint::Fill(1),
+];
+
+impl Widget for View<'_, ContactsPane> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let pane = self.state;
+        let mut title = vec![Span::raw(contacts_title(pane))];
+        if pane.load == Load::Loading && !pane.items.is_empty() {
+            title.push(Span::styled(LOADING_MORE, self.theme.dim()));
+        }
+        let inner = self.frame(title, &pane.view, area, buf);
+        if pane.folder.is_none() && pane.items.is_empty() {
+            placeholder(
+                inner,
+                buf,
+                "No folder open: select one in Folders and press Enter (m opens this month's log).",
+                self.theme.dim(),
+            );
+            return;
+        }
+        if pane.items.is_empty() {
+            let text = match &pane.load {
+                Load::Failed(why) => format!("Contacts did not load: {why}"),
+                Load::Loaded | Load::Idle => {
+                    "No contacts yet: type a callsign to log one.".to_owned()
+                }
+                Load::Loading => "Loading contacts…".to_owned(),
+            };
+            placeholder(inner, buf, &text, self.theme.dim());
+            return;
+        }
+        if let Some(text) = no_match(&pane.view) {
+            placeholder(inner, buf, &text, self.theme.dim());
+            return;
+        }
+        let parks = pane
+            .view
+            .shown
+            .iter()
+            .any(|&i| pane.items[i].sig_info.is_some());
+        let mut titles = vec![
+            "", "UTC", "Call", "MHz", "Band", "Mode", "S", "R", "Name", "Notes",
+        ];
+        if parks {
+            titles.insert(6, "Park");
+        }
+        let header = Row::new(titles).style(self.theme.header());
+        let rows = pane
+            .view
+            .shown
+            .iter()
+            .enumerate()
+            .skip(pane.view.offset)
+            .take(inner.height.saturating_sub(1) as usize)
+            .map(|(i, index)| {
+                let c = &pane.items[*index];
+                let style = self.row_style(i, &pane.view);
+                let note = first_line(c.notes.as_deref().unwrap_or(""));
+                // A duplicate (same call, band, mode, program and UTC day as an earlier one of
+                // the folder) says so before its notes.
+                let notes = match &c.duplicate_of {
+                    Some(_) => Cell::from(Line::from(vec![
+                        Span::styled("dupe ", self.theme.tone(Tone::Warning)),
+                        Span::raw(note),
+                    ])),
+                    None => Cell::from(note),
+                };
+                let (mark, notes) = match pane.marks.get(&c.id) {
+                    None => (self.external_mark(c), notes),
+                    Some(Mark::Waiting) => (Cell::from("↑"), notes),
+                    Some(Mark::Refused(why)) => (
+                        Cell::from(Span::styled("✗", self.theme.tone(Tone::Error))),
+                        Cell::from(Span::styled(why.as_str(), self.theme.tone(Tone::Error))),
+                    ),
+                };
+                let mut cells = vec![
+                    mark,
+                    Cell::from(short_time(c.time_on)),
+                    Cell::from(c.callsign.as_str()),
+                    Cell::from(Line::from(mhz_text(c.frequency)).alignment(Alignment::Right)),
+                    Cell::from(c.band.as_str()),
+                    Cell::from(c.mode.as_str()),
+                    Cell::from(c.rst_sent.as_deref().unwrap_or("")),
+                    Cell::from(c.rst_received.as_deref().unwrap_or("")),
+                    Cell::from(c.name.as_deref().unwrap_or("")),
+                    notes,
+                ];
+                if parks {
+                    cells.insert(6, Cell::from(c.sig_info.as_deref().unwrap_or("")));
+                }
+                Row::new(cells).style(style)
+            });
+        let table = if parks {
+            Table::new(rows, CONTACT_WIDTHS_WITH_PARK)
+        } else {
+            Table::new(rows, CONTACT_WIDTHS)
+        };
+        table.header(header).render(inner, buf);
+    }
+}
+
+impl View<'_, ContactsPane> {
+    /// Where a stored contact went in the account's external logbooks (QRZ): `!` refused by
+    /// one, `…` waiting for one, `✓` in all of them; nothing when it goes to none.
+    fn external_mark(&self, c: &crate::model::Contact) -> Cell<'static> {
+        let states = || c.external.iter().map(|e| e.state.as_str());
+        if states().any(|s| s == "failed") {
+            Cell::from(Span::styled("!", self.theme.tone(Tone::Error)))
+        } else if states().any(|s| s == "waiting") {
+            Cell::from(Span::styled("…", self.theme.dim()))
+        } else if states().any(|s| s == "pushed") {
+            Cell::from(Span::styled("✓", self.theme.tone(Tone::Success)))
+        } else {
+            Cell::from("")
+        }
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}

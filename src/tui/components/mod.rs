@@ -1,0 +1,13 @@
+//! The logbook's panes and dialogs, one module each: its state, its keys, its drawing and
+//! where its cursor goes. None knows the others; the app routes between them.
+
+pub mod activation;
+pub mod activations;
+pub mod contacts;
+pub mod entry;
+pub mod folders;
+pub mod help;
+pub mod outbox;
+pub mod prompts;
+pub mod rig;
+pub mod status;

@@ -1,0 +1,140 @@
+//! The radio, read through rigctld: the link's state, the data mode its `PKTUSB` stands for,
+//! and what the status bar says of it. The poller in the runtime reads the radio every
+//! [`POLL`]; the flows that put its readings into the entry form, and send the form's
+//! frequency and mode to it (Alt-F, Alt-Shift-M), are the app's.
+
+use std::time::Duration;
+
+use crate::client::rig::{RigAddress, RigState, is_data_mode, logbook_mode};
+use crate::model::Contact;
+use crate::model::band::mhz_text;
+use crate::tui::components::entry::EntryForm;
+use crate::tui::widgets::Tone;
+
+/// How often the radio is read: the form keeps up with the tuning knob, and rigctld and the
+/// radio's CAT port see two short requests a time.
+pub const POLL: Duration = Duration::from_millis(500);
+
+/// The data mode a radio's `PKTUSB` stands for when the operator has worked none yet.
+pub const DEFAULT_DATA_MODE: &str = "FT8";
+
+/// Where the link to the radio stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RigLink {
+    /// No answer yet.
+    Waiting,
+    Reading(RigState),
+    /// The last request failed, and why; the poller keeps trying.
+    Lost(String),
+}
+
+/// The radio as the logbook knows it.
+#[derive(Debug, Clone)]
+pub struct RigPanel {
+    pub address: RigAddress,
+    pub link: RigLink,
+    /// The data mode (FT4, JS8, …) the operator last logged or sent to the radio.
+    pub data_mode: Option<String>,
+}
+
+impl RigPanel {
+    pub fn new(address: RigAddress) -> RigPanel {
+        RigPanel {
+            address,
+            link: RigLink::Waiting,
+            data_mode: None,
+        }
+    }
+}
+
+/// MHz of a frequency in Hz, as the form and the status bar write it.
+pub fn hz_text(hz: u64) -> String {
+    mhz_text(hz as f64 / 1e6)
+}
+
+/// The form's frequency in Hz, when it holds one.
+pub fn form_hz(form: &EntryForm) -> Option<u64> {
+    form.frequency().ok().map(|mhz| (mhz * 1e6).round() as u64)
+}
+
+impl RigPanel {
+    /// The data mode the radio's `PKTUSB` stands for: the one last logged or sent to the
+    /// radio, else the newest in `contacts` (the open folder's), else FT8.
+    pub fn data_mode(&self, contacts: &[Contact]) -> String {
+        self.data_mode
+            .clone()
+            .or_else(|| {
+                contacts
+                    .iter()
+                    .find(|c| is_data_mode(&c.mode))
+                    .map(|c| c.mode.to_ascii_uppercase())
+            })
+            .unwrap_or_else(|| DEFAULT_DATA_MODE.to_owned())
+    }
+
+    /// The radio's reading as the logbook names it: Hz, the frequency in MHz, and the
+    /// logbook's mode for the radio's (`None` for one it has no name for).
+    pub fn reading(&self, data_mode: &str) -> Option<(u64, String, Option<String>)> {
+        let RigLink::Reading(state) = &self.link else {
+            return None;
+        };
+        Some((
+            state.hz,
+            hz_text(state.hz),
+            logbook_mode(&state.mode, data_mode),
+        ))
+    }
+
+    /// What the status bar says of the radio, and whether that is a failure: `rig 14.074
+    /// FT8`, `rig lost`, or `rig …` before the first answer.
+    pub fn label(&self, data_mode: &str) -> (String, bool) {
+        match &self.link {
+            RigLink::Waiting => ("rig …".to_owned(), false),
+            RigLink::Lost(_) => ("rig lost".to_owned(), true),
+            RigLink::Reading(state) => {
+                let mode =
+                    logbook_mode(&state.mode, data_mode).unwrap_or_else(|| state.mode.clone());
+                (format!("rig {} {mode}", hz_text(state.hz)), false)
+            }
+        }
+    }
+
+    /// A reading of the radio, or why there is none; what to tell the operator, once per
+    /// loss and once the radio is back.
+    pub fn read(
+        &mut self,
+        result: Result<RigState, String>,
+        data_mode: &str,
+    ) -> Option<(Tone, String)> {
+        let was_lost = matches!(self.link, RigLink::Lost(_));
+        match result {
+            Ok(state) => {
+                self.link = RigLink::Reading(state);
+                was_lost.then(|| {
+                    let (label, _) = self.label(data_mode);
+                    (Tone::Success, format!("{label}: the radio answers again"))
+                })
+            }
+            Err(why) => {
+                let address = self.address.to_string();
+                self.link = RigLink::Lost(why.clone());
+                // Once per loss: the poller keeps trying every half second.
+                (!was_lost).then(|| {
+                    (
+                        Tone::Warning,
+                        format!(
+                            "rig lost: {why} at {address}; the logbook keeps trying, and typing goes on"
+                        ),
+                    )
+                })
+            }
+        }
+    }
+
+    /// A contact was logged in `mode`: a data mode is what `PKTUSB` stands for from now on.
+    pub fn mode_used(&mut self, mode: &str) {
+        if is_data_mode(mode) {
+            self.data_mode = Some(mode.trim().to_ascii_uppercase());
+        }
+    }
+}

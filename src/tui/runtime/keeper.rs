@@ -1,0 +1,173 @@
+//! The journal in the run loop: the [`Keeper`] carries out each [`JournalEffect`] before the
+//! next frame is drawn, so a cleared form on screen means the contact is committed to disk (a
+//! local commit takes about a millisecond), and runs the journal's background sender, whose
+//! reports come back as actions.
+
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::task::JoinHandle;
+
+use crate::client::Client;
+use crate::client::journal::{Journal, SenderEvent, spawn_sender};
+use crate::tui::action::Action;
+use crate::tui::journal::{JournalAnswer, JournalCopy, JournalEffect, JournalSource, Left};
+
+/// The run loop's journal and its sender.
+pub struct Keeper {
+    source: JournalSource,
+    journal: Option<Journal>,
+    client: Arc<Client>,
+    wake: Arc<Notify>,
+    events: UnboundedSender<SenderEvent>,
+    sender: Option<JoinHandle<()>>,
+}
+
+impl Keeper {
+    /// `client` is the sender's; `events` is where its reports go.
+    pub fn new(
+        source: JournalSource,
+        client: Arc<Client>,
+        events: UnboundedSender<SenderEvent>,
+    ) -> Keeper {
+        Keeper {
+            source,
+            journal: None,
+            client,
+            wake: Arc::new(Notify::new()),
+            events,
+            sender: None,
+        }
+    }
+
+    pub fn journal(&self) -> Option<&Journal> {
+        self.journal.as_ref()
+    }
+
+    fn start(&mut self, journal: Journal) {
+        self.sender = Some(spawn_sender(
+            journal.clone(),
+            self.client.clone(),
+            self.wake.clone(),
+            self.events.clone(),
+        ));
+        self.journal = Some(journal);
+    }
+
+    /// Carries out one effect; the answer goes to `update` before the next frame.
+    pub async fn perform(&mut self, effect: JournalEffect) -> Action {
+        let answer = match effect {
+            JournalEffect::Load => self.load().await,
+            JournalEffect::Open { callsign } => {
+                if self.journal.is_none() {
+                    let opened = match &self.source {
+                        JournalSource::Account { base, key } => {
+                            Journal::open(base, key, &callsign).await
+                        }
+                        JournalSource::File(path) => Journal::open_path(path).await,
+                    };
+                    match opened {
+                        Ok(journal) => self.start(journal),
+                        Err(e) => {
+                            return Action::Journal(JournalAnswer::Loaded(Err(e.to_string())));
+                        }
+                    }
+                }
+                self.load().await
+            }
+            effect => {
+                let Some(journal) = self.journal.clone() else {
+                    return Action::Journal(unavailable(effect));
+                };
+                let answer = write(&journal, effect).await;
+                // A new entry goes out at once when the link is up.
+                self.wake.notify_one();
+                answer
+            }
+        };
+        Action::Journal(answer)
+    }
+
+    async fn load(&mut self) -> JournalAnswer {
+        if self.journal.is_none() {
+            let found = match &self.source {
+                JournalSource::Account { base, key } => Journal::find(base, key).await,
+                JournalSource::File(path) => Journal::open_path(path).await.map(Some),
+            };
+            match found {
+                Ok(Some(journal)) => self.start(journal),
+                Ok(None) => return JournalAnswer::Missing,
+                Err(e) => return JournalAnswer::Loaded(Err(e.to_string())),
+            }
+        }
+        let Some(journal) = &self.journal else {
+            return JournalAnswer::Missing;
+        };
+        let read = async {
+            Ok::<_, crate::client::journal::JournalError>(JournalCopy {
+                snapshot: journal.snapshot().await?,
+                entries: journal.entries().await?,
+                counts: journal.counts().await?,
+            })
+        };
+        JournalAnswer::Loaded(read.await.map_err(|e| e.to_string()))
+    }
+
+    /// Stops the sender and says what stays in the journal. Stopping it mid-send loses
+    /// nothing: an entry it took up is sent again later with the same idempotency key.
+    pub async fn close(self) -> Left {
+        if let Some(sender) = self.sender {
+            sender.abort();
+        }
+        match &self.journal {
+            Some(journal) => journal
+                .entries()
+                .await
+                .map(|entries| Left::of(&entries))
+                .unwrap_or_default(),
+            None => Left::default(),
+        }
+    }
+}
+
+async fn write(journal: &Journal, effect: JournalEffect) -> JournalAnswer {
+    let text = |e: crate::client::journal::JournalError| e.to_string();
+    match effect {
+        JournalEffect::LogContact(request) => {
+            JournalAnswer::Logged(journal.log_contact(request).await.map_err(text))
+        }
+        JournalEffect::LogActivation(request) => {
+            JournalAnswer::FolderLogged(journal.log_activation(request).await.map_err(text))
+        }
+        JournalEffect::LogMonthly { month, program } => {
+            JournalAnswer::FolderLogged(journal.log_monthly(&month, program).await.map_err(text))
+        }
+        JournalEffect::Retry { id, request } => {
+            JournalAnswer::Retried(journal.retry(&id, request).await.map_err(text))
+        }
+        JournalEffect::Discard { id } => {
+            let result = journal.drop_entry(&id).await.map_err(text);
+            JournalAnswer::Discarded { id, result }
+        }
+        JournalEffect::Load | JournalEffect::Open { .. } => JournalAnswer::Missing,
+    }
+}
+
+/// The answer to an effect when no journal is open (`update` does not ask then; this keeps
+/// a late key from being lost silently all the same).
+fn unavailable(effect: JournalEffect) -> JournalAnswer {
+    let why = "no journal is open".to_owned();
+    match effect {
+        JournalEffect::Load | JournalEffect::Open { .. } => JournalAnswer::Missing,
+        JournalEffect::LogContact(_) => JournalAnswer::Logged(Err(why)),
+        JournalEffect::LogActivation(_) | JournalEffect::LogMonthly { .. } => {
+            JournalAnswer::FolderLogged(Err(why))
+        }
+        JournalEffect::Retry { .. } => JournalAnswer::Retried(Err(why)),
+        JournalEffect::Discard { id } => JournalAnswer::Discarded {
+            id,
+            result: Err(why),
+        },
+    }
+}
