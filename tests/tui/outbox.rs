@@ -486,3 +486,64 @@ fn a_journal_that_cannot_open_says_so_and_logs_nothing() {
         status(&app)
     );
 }
+
+/// A page read after the sender stored a waiting contact (the copy holds what the service
+/// confirmed) shows it before the sender's report comes: the report leaves one row, not two.
+#[test]
+fn a_contact_stored_before_its_report_shows_once() {
+    let (mut app, journal) = two_waiting();
+    let k2 = journal.made[0].clone();
+    let generation = app.contacts.generation;
+    let mut page = month_contacts();
+    page.insert(
+        0,
+        contact(
+            "qso_k2off",
+            MONTH,
+            "K2OFF",
+            14.074,
+            "20m",
+            "FT8",
+            "2026-11-22T14:05:00Z",
+        ),
+    );
+    update(
+        &mut app,
+        Action::ContactsLoaded {
+            folder_id: MONTH.into(),
+            generation,
+            source: Source::Copy,
+            result: Ok(Page {
+                items: page,
+                cursor: None,
+            }),
+        },
+    );
+    let k2_rows = |app: &App| {
+        app.contacts
+            .items
+            .iter()
+            .filter(|c| c.callsign == "K2OFF")
+            .count()
+    };
+    assert_eq!(
+        k2_rows(&app),
+        2,
+        "the waiting row and the copy's, until the report"
+    );
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Sent(vec![sent(k2, "qso_k2off")])),
+    );
+    assert_eq!(k2_rows(&app), 1);
+    assert_eq!(
+        marks(&app),
+        [
+            ("K3OFF".to_owned(), Some(Mark::Waiting)),
+            ("K2OFF".to_owned(), None),
+            ("K1ABC".to_owned(), None),
+            ("N0XYZ".to_owned(), None),
+            ("G4ABC".to_owned(), None),
+        ]
+    );
+}

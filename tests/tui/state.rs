@@ -937,7 +937,7 @@ fn the_valid_count_is_unique_call_band_mode_per_utc_day() {
         Action::ActivationContactsLoaded {
             folder_id: PARK.into(),
             source: Source::Copy,
-            result: Ok(contacts),
+            result: Ok(contacts.clone()),
         },
     );
     assert_eq!(meter(&app).today, 4);
@@ -951,6 +951,39 @@ fn the_valid_count_is_unique_call_band_mode_per_utc_day() {
     );
     assert_eq!(meter(&app).today, 4);
     assert_eq!(meter(&app).total, 5);
+    // Asked again (the list reloaded): an answer read before the sender stored it (the copy,
+    // or the service itself) comes after the journal stopped calling it waiting; it still
+    // counts, until an answer of the service shows it.
+    let effects = update(&mut app, Action::ActivationsLoaded(Ok(activations())));
+    assert!(effects.contains(&Effect::LoadActivationContacts {
+        folder_id: PARK.into()
+    }));
+    for source in [Source::Copy, Source::Service] {
+        update(
+            &mut app,
+            Action::ActivationContactsLoaded {
+                folder_id: PARK.into(),
+                source,
+                result: Ok(contacts.clone()),
+            },
+        );
+        assert_eq!(meter(&app).today, 4, "{source:?}");
+    }
+    let mut stored = contacts.clone();
+    stored.push(same("qso_6", "K4CC", "20m", "SSB", NOW));
+    update(
+        &mut app,
+        Action::ActivationContactsLoaded {
+            folder_id: PARK.into(),
+            source: Source::Service,
+            result: Ok(stored),
+        },
+    );
+    assert_eq!(meter(&app).today, 4);
+    assert!(
+        app.activations.stats[PARK].logged.is_empty(),
+        "shown by the service"
+    );
     // Past midnight the activation in progress starts again toward 10, on the new day.
     update(&mut app, Action::Tick(at("2026-11-23T00:30:00Z")));
     assert_eq!(meter(&app).today, 1);

@@ -9,6 +9,7 @@ use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table, Widget};
 
+use super::folders::swap;
 use crate::client::NewActivationRequest;
 use crate::model::activation::{POTA_NEEDED, ValidContact, valid_contacts};
 use crate::model::{Contact, Folder, Timestamp};
@@ -23,6 +24,11 @@ pub struct ActivationStats {
     /// A contact was logged or refused here since the service was asked: its answer may not
     /// show it yet, so it is added to what is counted, and the service is asked again.
     pub stale: bool,
+    /// Contacts logged here that no answer of the service has shown yet. An answer read
+    /// before the sender stored one (the copy, or the service itself) arrives after the
+    /// journal stopped calling it waiting: it stays counted until the service shows it, or
+    /// refuses it.
+    pub logged: HashSet<ValidContact>,
 }
 
 impl ActivationStats {
@@ -149,6 +155,26 @@ impl ActivationsPane {
         }
     }
 
+    /// An activation made with no link exists on the service now: it takes the place of
+    /// `local_id`, with its count and the selection.
+    pub fn resolve(&mut self, local_id: &str, folder: &Folder, height: usize) {
+        if let Some(stats) = self.stats.remove(local_id) {
+            self.stats.insert(folder.id.clone(), stats);
+        }
+        let selected = self.selected().map(|a| {
+            if a.id == local_id {
+                folder.id.clone()
+            } else {
+                a.id.clone()
+            }
+        });
+        self.items = swap(&self.items, local_id, folder);
+        self.refilter(height);
+        if let Some(id) = selected {
+            self.select(&id, height);
+        }
+    }
+
     /// Whether an activation's contacts are to be asked for, to count them: not while an
     /// answer is under way (the count shown so far stays until it comes).
     pub fn load_stats(&mut self, id: &str) -> bool {
@@ -159,6 +185,7 @@ impl ActivationsPane {
                 load: Load::Idle,
                 valid: HashSet::new(),
                 stale: false,
+                logged: HashSet::new(),
             });
         match stats.load {
             Load::Loading => {
@@ -188,10 +215,16 @@ impl ActivationsPane {
         };
         let before = self.stats.get(folder_id);
         let stale = before.is_some_and(|s| s.stale);
+        let mut logged = before.map(|s| s.logged.clone()).unwrap_or_default();
         let stats = match result {
             Ok(contacts) => {
-                let mut valid: HashSet<ValidContact> =
-                    valid_contacts(activation, contacts.iter().chain(waiting)).collect();
+                let answer: HashSet<ValidContact> = valid_contacts(activation, &contacts).collect();
+                if from_service {
+                    logged.retain(|k| !answer.contains(k));
+                }
+                let mut valid = answer;
+                valid.extend(valid_contacts(activation, waiting));
+                valid.extend(logged.iter().cloned());
                 // A contact logged since the question may be neither in the answer nor
                 // waiting any more (sent in between): kept until the next answer shows it.
                 if stale && let Some(before) = before {
@@ -201,6 +234,7 @@ impl ActivationsPane {
                     load: Load::Loaded,
                     valid,
                     stale,
+                    logged,
                 }
             }
             // A count from the copy stays when the service cannot be reached.
@@ -209,20 +243,38 @@ impl ActivationsPane {
                 load: Load::Failed(why),
                 valid: HashSet::new(),
                 stale: false,
+                logged,
             },
         };
         self.stats.insert(folder_id.to_owned(), stats);
         stale && from_service
     }
 
-    /// A contact logged or waiting counts at once toward its activation, if it has one shown.
+    /// A contact logged here counts at once toward its activation, if it has one shown.
     pub fn count(&mut self, contact: &Contact) {
         if let Some(activation) = self.items.iter().find(|a| a.id == contact.folder_id)
             && let Some(stats) = self.stats.get_mut(&activation.id)
         {
-            stats.valid.extend(valid_contacts(activation, [contact]));
+            let keys: Vec<ValidContact> = valid_contacts(activation, [contact]).collect();
+            stats.valid.extend(keys.iter().cloned());
+            stats.logged.extend(keys);
             stats.stale = true;
         }
+    }
+
+    /// A contact logged here was refused: it no longer counts once the count is made again.
+    /// Whether its activation has a count to make again.
+    pub fn refused(&mut self, contact: &Contact) -> bool {
+        let Some(activation) = self.items.iter().find(|a| a.id == contact.folder_id) else {
+            return false;
+        };
+        let Some(stats) = self.stats.get_mut(&activation.id) else {
+            return false;
+        };
+        for key in valid_contacts(activation, [contact]) {
+            stats.logged.remove(&key);
+        }
+        true
     }
 
     /// The activation of today that `request` names, when the list holds it.

@@ -244,6 +244,44 @@ impl ContactsPane {
             .filter(|c| !matches!(self.marks.get(&c.id), Some(Mark::Refused(_))))
     }
 
+    /// A folder made with no link exists on the service now. Whether it is the one open: its
+    /// rows then stay until the service's page replaces them, which this asks for.
+    pub fn resolve(&mut self, local_id: &str, folder: &Folder) -> Option<Effect> {
+        for c in &mut self.items {
+            if c.folder_id == local_id {
+                c.folder_id = folder.id.clone();
+            }
+        }
+        if self.folder.as_ref().is_none_or(|f| f.id != local_id) {
+            return None;
+        }
+        self.folder = Some(folder.clone());
+        self.from_copy = true;
+        self.load = Load::Loading;
+        Some(Effect::LoadContacts {
+            folder_id: folder.id.clone(),
+            cursor: None,
+            generation: self.generation,
+            save_copy: folder.folder_type != FolderType::Activation,
+        })
+    }
+
+    /// A contact the service changed, in its row.
+    pub fn replace(&mut self, contact: Contact, height: usize) {
+        if let Some(row) = self.items.iter_mut().find(|r| r.id == contact.id) {
+            *row = contact;
+        }
+        self.refilter(height);
+    }
+
+    /// A contact the service deleted, out of the list.
+    pub fn remove(&mut self, id: &str, height: usize) -> Option<Contact> {
+        let i = self.items.iter().position(|c| c.id == id)?;
+        let gone = self.items.remove(i);
+        self.refilter(height);
+        Some(gone)
+    }
+
     /// The width of the pane's title before its filter, where the filter's cursor goes.
     pub fn title_len(&self) -> usize {
         let mut len = contacts_title(self).chars().count();
@@ -255,9 +293,13 @@ impl ContactsPane {
 
     /// A waiting row was stored: it keeps its place, as the service's contact now.
     pub fn stored(&mut self, entry_id: &str, qso: String) {
-        if self.marks.remove(entry_id).is_some()
-            && let Some(c) = self.items.iter_mut().find(|c| c.id == entry_id)
-        {
+        if self.marks.remove(entry_id).is_none() {
+            return;
+        }
+        // A page read after the service stored it may show it already: one row, not two.
+        if self.items.iter().any(|c| c.id == qso) {
+            self.items.retain(|c| c.id != entry_id);
+        } else if let Some(c) = self.items.iter_mut().find(|c| c.id == entry_id) {
             c.id = qso;
         }
     }

@@ -13,7 +13,7 @@ use tui_input::Input;
 use crate::client::{ContactEditRequest, NewContactRequest};
 use crate::model::FieldsPatch;
 use crate::model::activation::POTA_NEEDED;
-use crate::model::band::read_frequency;
+use crate::model::band::{mhz_text, read_frequency};
 use crate::model::callsign::normalize_callsign;
 use crate::model::contact::dupe_key;
 // The model's declared fields, named apart from the form's own `Field`.
@@ -307,6 +307,50 @@ impl EntryForm {
     /// Clears the form for the next contact: frequency and mode stay (and follow the radio
     /// again), the reports go back to the mode's default, the cursor goes to the callsign.
     /// What belongs to this contact alone goes: call, name, grid, notes, time and park.
+    /// A contact of this form is in the journal: the form clears for the next, keeping its
+    /// frequency and mode as the service will store them (14074 becomes 14.074, ft8 FT8).
+    pub fn logged(&mut self, row: &Contact) {
+        self.clear_for_next();
+        self.set(Field::Frequency, &mhz_text(row.frequency));
+        self.set(Field::Mode, &row.mode);
+    }
+
+    /// The radio's frequency (MHz) and mode, where the operator has not typed them; whether
+    /// the form changed.
+    pub fn follow(&mut self, mhz: &str, mode: Option<&str>) -> bool {
+        let mut changed = false;
+        if !self.typed(Field::Frequency) && self.value(Field::Frequency) != mhz {
+            self.take_from_rig(Field::Frequency, mhz);
+            changed = true;
+        }
+        if let Some(mode) = mode
+            && !self.typed(Field::Mode)
+            && self.value(Field::Mode) != mode
+        {
+            self.take_from_rig(Field::Mode, mode);
+            changed = true;
+        }
+        changed
+    }
+
+    /// A folder made with no link exists on the service now: the form logs into it.
+    pub fn resolve(&mut self, local_id: &str, folder: &Folder) {
+        if self.folder_id == local_id {
+            self.folder_id = folder.id.clone();
+            self.folder_name = folder.name.clone();
+        }
+    }
+
+    /// What the form holds that is not logged: the callsign (empty when only other text is
+    /// typed), or `None` when nothing is.
+    pub fn unlogged(&self) -> Option<String> {
+        let call = self.value(Field::Callsign).trim().to_owned();
+        let other = [Field::Name, Field::Grid, Field::Notes, Field::Park]
+            .iter()
+            .any(|f| !self.value(*f).trim().is_empty());
+        (!call.is_empty() || other).then_some(call)
+    }
+
     pub fn clear_for_next(&mut self) {
         self.typed = [false; Field::ALL.len()];
         self.carried = Fields::default();
@@ -566,6 +610,84 @@ pub struct FixForm {
     /// Why the service refused it.
     pub refusal: String,
     pub form: EntryForm,
+}
+
+impl EditForm {
+    /// A stored contact in the form, on its folder when that is known.
+    pub fn of(contact: &Contact, folder: Option<&Folder>) -> EditForm {
+        let request = NewContactRequest {
+            folder_id: contact.folder_id.clone(),
+            callsign: contact.callsign.clone(),
+            frequency: contact.frequency,
+            mode: contact.mode.clone(),
+            time_on: contact.time_on.to_string(),
+            rst_sent: contact.rst_sent.clone(),
+            rst_received: contact.rst_received.clone(),
+            name: contact.name.clone(),
+            notes: contact.notes.clone(),
+            sig: contact.sig.clone(),
+            sig_info: contact.sig_info.clone(),
+            my_sig: None,
+            my_sig_info: None,
+            station_callsign: None,
+            fields: contact.fields.clone(),
+        };
+        let mut form = EntryForm::from_request(&contact.folder_id, &contact.folder_id, &request);
+        if let Some(folder) = folder {
+            form.set_folder(folder);
+        }
+        EditForm {
+            contact_id: contact.id.clone(),
+            stored_grid: contact.fields.get(Declared::Gridsquare).map(str::to_owned),
+            form,
+        }
+    }
+}
+
+impl FixForm {
+    /// A refused entry's contact in the form, into `target` (the folder open now, when it
+    /// takes contacts: the usual fix for a contact refused by its folder is another folder).
+    pub fn of(
+        entry_id: String,
+        refusal: String,
+        request: &NewContactRequest,
+        target: Option<&Folder>,
+    ) -> FixForm {
+        let mut form = EntryForm::from_request(&request.folder_id, &request.folder_id, request);
+        if let Some(folder) = target {
+            form.set_folder(folder);
+        }
+        FixForm {
+            entry_id,
+            refusal,
+            form,
+        }
+    }
+}
+
+/// What a key did in the form of a fix or an edit.
+// One per key, moved and dropped at once: boxing the request buys nothing.
+#[allow(clippy::large_enum_variant)]
+pub enum Done {
+    /// Esc: the contact stays as it was.
+    Close,
+    Stay,
+    /// Enter on a form with a fault: which field and why.
+    Fault(String),
+    /// Enter on a form that checks out.
+    Send(NewContactRequest),
+}
+
+/// A key in the form of a fix or an edit, which sends one request when it checks out.
+pub fn send_key(form: &mut EntryForm, key: KeyEvent, now: Timestamp) -> Done {
+    match form_key(form, key) {
+        FormKey::Close => Done::Close,
+        FormKey::Submit => match form.request(now) {
+            Ok(request) => Done::Send(request),
+            Err((field, message)) => Done::Fault(fault(field, &message)),
+        },
+        FormKey::Edited(_) | FormKey::Stay => Done::Stay,
+    }
 }
 
 /// A form's fault as the message line says it: the field's label, then what to fix. The

@@ -94,6 +94,25 @@ impl FoldersPane {
         }
     }
 
+    /// A folder made with no link exists on the service now: `folder` takes the place of
+    /// `local_id` (once, when the list has it already).
+    pub fn resolve(&mut self, local_id: &str, folder: &Folder, height: usize) {
+        let items = swap(&self.items, local_id, folder);
+        if self.open.as_deref() == Some(local_id) {
+            self.open = Some(folder.id.clone());
+        }
+        self.set(items, height);
+    }
+
+    /// Adds a folder logged here, when the tree does not have it yet.
+    pub fn add(&mut self, folder: &Folder, height: usize) {
+        if self.find(&folder.id).is_none() {
+            let mut items = self.items.clone();
+            items.push(folder.clone());
+            self.set(items, height);
+        }
+    }
+
     /// The folder `id` and every container above it, which count what is below them. A
     /// cycle in damaged data ends the walk instead of looping.
     pub fn lineage(&self, id: &str) -> Vec<String> {
@@ -105,6 +124,23 @@ impl FoldersPane {
         }
         ids
     }
+}
+
+/// `items` with `folder` in the place of `local_id`, or without `local_id` when `folder` is
+/// among them already.
+pub fn swap(items: &[Folder], local_id: &str, folder: &Folder) -> Vec<Folder> {
+    let known = items.iter().any(|f| f.id == folder.id);
+    items
+        .iter()
+        .filter(|f| !(known && f.id == local_id))
+        .map(|f| {
+            if f.id == local_id {
+                folder.clone()
+            } else {
+                f.clone()
+            }
+        })
+        .collect()
 }
 
 /// The folders as a tree: children under their parent in list order; folders whose parent is

@@ -26,6 +26,85 @@ impl Outbox {
             .collect()
     }
 
+    /// An entry the journal took (a contact, or a folder made with no link); the same folder
+    /// logged again gives the entry already there.
+    pub fn add(&mut self, entry: Entry) {
+        if !self.entries.iter().any(|e| e.id == entry.id) {
+            self.entries.push(entry);
+            self.counts.waiting += 1;
+        }
+    }
+
+    /// A refused entry, fixed: waiting again. Gives its callsign.
+    pub fn retried(&mut self, entry: Entry) -> String {
+        let call = contact_row(&entry).map(|c| c.callsign).unwrap_or_default();
+        if let Some(e) = self.entries.iter_mut().find(|e| e.id == entry.id) {
+            *e = entry;
+        }
+        self.counts.refused = self.counts.refused.saturating_sub(1);
+        self.counts.waiting += 1;
+        call
+    }
+
+    /// An entry dropped from the journal; gives its callsign (else its id) when it was here.
+    pub fn discarded(&mut self, id: &str) -> Option<String> {
+        let i = self.entries.iter().position(|e| e.id == id)?;
+        let gone = self.entries.remove(i);
+        match gone.state {
+            EntryState::Refused => self.counts.refused = self.counts.refused.saturating_sub(1),
+            _ => self.counts.waiting = self.counts.waiting.saturating_sub(1),
+        }
+        Some(contact_row(&gone).map_or_else(|| id.to_owned(), |c| c.callsign))
+    }
+
+    /// The sender stored an entry. The journal's own counts follow in a report; until then
+    /// the bar must not show a stored contact as waiting.
+    pub fn sent(&mut self, entry: &Entry) {
+        self.counts.waiting = self.counts.waiting.saturating_sub(1);
+        self.entries.retain(|e| e.id != entry.id);
+    }
+
+    /// The service refused an entry: it stays, marked. Gives what to tell the operator.
+    pub fn refused(&mut self, entry: Entry) -> String {
+        let why = refusal(&entry);
+        self.counts.waiting = self.counts.waiting.saturating_sub(1);
+        self.counts.refused += 1;
+        let what = match &entry.request {
+            EntryRequest::Contact(c) => c.callsign.clone(),
+            EntryRequest::Activation(a) => format!("activation {}", a.location_reference),
+            EntryRequest::Monthly {
+                month,
+                program_id: None,
+            } => format!("the {month} log"),
+            EntryRequest::Monthly {
+                month,
+                program_id: Some(program),
+            } => format!("the {} {month} log", program.to_uppercase()),
+        };
+        // What to do comes before the service's message, which may be long.
+        let fix = if matches!(entry.request, EntryRequest::Contact(_)) {
+            " (kept as ✗ in Contacts: Enter fixes it, Alt-D discards it)"
+        } else {
+            " (the contacts logged into it are kept as refused too)"
+        };
+        match self.entries.iter_mut().find(|e| e.id == entry.id) {
+            Some(e) => *e = entry,
+            None => self.entries.push(entry),
+        }
+        format!("refused: {what}{fix}: {why}")
+    }
+
+    /// A folder made with no link exists on the service now: its contacts go there.
+    pub fn resolve(&mut self, local_id: &str, real_id: &str) {
+        for e in &mut self.entries {
+            if let EntryRequest::Contact(c) = &mut e.request
+                && c.folder_id == local_id
+            {
+                c.folder_id = real_id.to_owned();
+            }
+        }
+    }
+
     pub fn request(&self, id: &str) -> Option<&NewContactRequest> {
         self.entries
             .iter()

@@ -5,10 +5,12 @@
 
 use std::time::Duration;
 
-use crate::client::rig::{RigAddress, RigState, is_data_mode, logbook_mode};
+use crate::client::rig::{
+    RigAddress, RigCommand, RigState, is_data_mode, logbook_mode, rig_mode_for,
+};
 use crate::model::Contact;
 use crate::model::band::mhz_text;
-use crate::tui::components::entry::EntryForm;
+use crate::tui::components::entry::{EntryForm, Field};
 use crate::tui::widgets::Tone;
 
 /// How often the radio is read: the form keeps up with the tuning knob, and rigctld and the
@@ -137,4 +139,112 @@ impl RigPanel {
             self.data_mode = Some(mode.trim().to_ascii_uppercase());
         }
     }
+
+    /// Alt-F (`field` the frequency) or Alt-Shift-M (the mode): the command that puts the
+    /// radio where the entry form says, and what the message line says meanwhile; or why
+    /// nothing is sent.
+    pub fn command(
+        &mut self,
+        field: Field,
+        form: Option<&EntryForm>,
+        contacts: &[Contact],
+    ) -> Result<(RigCommand, String), (Tone, String)> {
+        let Some(form) = form else {
+            let (key, what) = keys(field);
+            return Err((
+                Tone::Warning,
+                format!(
+                    "{key} sends the entry form's {what} to the radio: type it in the entry form, then {key}"
+                ),
+            ));
+        };
+        if field == Field::Frequency {
+            return match form.frequency() {
+                Ok(mhz) => {
+                    let hz = (mhz * 1e6).round() as u64;
+                    Ok((
+                        RigCommand::SetFrequency(hz),
+                        format!("tuning the radio to {} MHz…", hz_text(hz)),
+                    ))
+                }
+                Err(why) => Err((Tone::Error, format!("not sent to the radio: {why}"))),
+            };
+        }
+        let mode = form.value(Field::Mode).trim().to_ascii_uppercase();
+        if mode.is_empty() {
+            return Err((
+                Tone::Warning,
+                "the form has no mode to send: type one there (FT8, SSB, CW), then Alt-Shift-M"
+                    .to_owned(),
+            ));
+        }
+        // The sideband depends on where the radio will be: the form's frequency, else its own.
+        let reading = self.reading(&self.data_mode(contacts)).map(|(hz, _, _)| hz);
+        let Some(rig_mode) = rig_mode_for(&mode, form_hz(form).or(reading)) else {
+            return Err((
+                Tone::Warning,
+                format!("rigctld has no mode that is {mode} on every radio: set it on the radio"),
+            ));
+        };
+        self.mode_used(&mode);
+        let text = format!("setting the radio to {rig_mode} for {mode}…");
+        Ok((RigCommand::SetMode(rig_mode), text))
+    }
+
+    /// What became of a command: what to say, and, once the radio is where the form says, the
+    /// form's field follows the radio again.
+    pub fn sent(
+        &self,
+        command: &RigCommand,
+        result: Result<(), String>,
+        form: Option<&mut EntryForm>,
+        contacts: &[Contact],
+    ) -> (Tone, String) {
+        let (field, what, done) = match command {
+            RigCommand::SetFrequency(hz) => {
+                let mhz = hz_text(*hz);
+                (
+                    Field::Frequency,
+                    format!("{mhz} MHz"),
+                    format!("the radio is on {mhz} MHz"),
+                )
+            }
+            RigCommand::SetMode(mode) => {
+                (Field::Mode, mode.clone(), format!("the radio is in {mode}"))
+            }
+        };
+        if let Err(why) = result {
+            return (Tone::Error, format!("the radio did not take {what}: {why}"));
+        }
+        let reading = self.reading(&self.data_mode(contacts)).map(|(hz, _, _)| hz);
+        if let Some(form) = form {
+            let hz = form_hz(form);
+            let there = match command {
+                RigCommand::SetFrequency(sent) => hz == Some(*sent),
+                RigCommand::SetMode(sent) => {
+                    rig_mode_for(form.value(Field::Mode), hz.or(reading)).as_ref() == Some(sent)
+                }
+            };
+            if there {
+                form.untype(field);
+            }
+        }
+        (Tone::Success, done)
+    }
+}
+
+/// The keys that send a field to the radio, and the field's name.
+fn keys(field: Field) -> (&'static str, &'static str) {
+    match field {
+        Field::Frequency => ("Alt-F", "frequency"),
+        _ => ("Alt-Shift-M", "mode"),
+    }
+}
+
+/// Why a field cannot go to the radio when the logbook has none.
+pub fn no_rig(field: Field) -> String {
+    let (key, what) = keys(field);
+    format!(
+        "{key} sends the entry form's {what} to the radio: start svc with --rig HOST:PORT of rigctld, or set rig in the config file"
+    )
 }

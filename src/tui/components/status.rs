@@ -9,10 +9,48 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use crate::client::ClientError;
+use crate::client::export::Exported;
 use crate::client::journal::Counts;
 use crate::model::{ErrorCode, Timestamp, Whoami};
 use crate::tui::list::Load;
 use crate::tui::widgets::{Theme, Tone, message_lines};
+
+/// What the message line says of an export: where the file went (each file of a two-fer,
+/// one per park, since each is to upload), or why there is none.
+pub fn exported(name: &str, result: Result<Exported, String>) -> (Tone, String) {
+    match result {
+        Ok(done) => {
+            let path = done
+                .path
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            let records = if done.records == done.contacts {
+                String::new()
+            } else {
+                format!(" as {} records", done.records)
+            };
+            let contacts = match done.contacts {
+                1 => "1 contact".to_owned(),
+                n => format!("{n} contacts"),
+            };
+            let to = if done.files.len() > 1 {
+                let paths: Vec<String> = done
+                    .files
+                    .iter()
+                    .map(|f| f.path.display().to_string())
+                    .collect();
+                format!("{} files, one per park: {}", paths.len(), paths.join(", "))
+            } else {
+                path
+            };
+            (
+                Tone::Success,
+                format!("exported {contacts}{records} to {to}"),
+            )
+        }
+        Err(why) => (Tone::Error, format!("{name} not exported: {why}")),
+    }
+}
 
 /// The most rows the message line takes, so the panes keep their room at 24 lines.
 pub const MESSAGE_ROWS: usize = 4;

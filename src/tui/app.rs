@@ -5,35 +5,34 @@
 //! returning the work to start as [`Effect`]s. Nothing here touches the network, the disk or
 //! the clock, so every behaviour can be tested without a terminal.
 
-mod export;
-mod journal;
-mod rig;
-
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::action::{Action, Effect, Source};
 use super::components::activation::{ActivationForm, ActivationKey};
 use super::components::activations::ActivationsPane;
-use super::components::contacts::ContactsPane;
+use super::components::contacts::{ContactsPane, Mark};
 use super::components::entry::{
-    EditForm, EntryForm, Field, FixForm, FormKey, edit_request, fault, form_key,
+    Done, EditForm, EntryForm, Field, FixForm, FormKey, edit_request, fault, form_key, send_key,
 };
 use super::components::folders::{FoldersPane, holds_contacts};
-use super::components::outbox::{JournalState, Outbox};
+use super::components::outbox::{JournalState, Outbox, contact_row, plural};
 use super::components::prompts::{Answer, Prompt};
-use super::components::rig::RigPanel;
-use super::components::status::{Connection, Status, describe, is_key_error, message_rows};
-use super::journal::JournalEffect;
+use super::components::rig::{RigPanel, no_rig};
+use super::components::status::{
+    Connection, Status, describe, exported, is_key_error, message_rows,
+};
+use super::journal::{JournalAnswer, JournalCopy, JournalEffect};
 use super::list::{FilterKey, ListView, Load};
 use super::widgets::{Tone, hhmm, list_heights, short_time};
-use crate::client::journal::is_local_folder_id;
-use crate::client::rig::RigAddress;
-use crate::client::{ClientError, NewContactRequest};
+use crate::client::journal::{Entry, SenderEvent, is_local_folder_id};
+use crate::client::rig::{RigAddress, RigCommand, RigState};
+use crate::client::{ClientError, Deleted, EditedContact};
 use crate::model::band::mhz_text;
-// The model's declared fields, named apart from the form's own `Field`.
-use crate::model::fields::Field as Declared;
 use crate::model::folder::ROOT_NAME;
-use crate::model::{Contact, Folder, Page, Timestamp, Whoami};
+use crate::model::{Contact, Folder, FolderType, Page, Timestamp, Whoami};
+
+/// How long whoami waits before it is asked again while this key's journal is not known.
+const WHOAMI_RETRY_MS: i64 = 10_000;
 
 /// The panes, in the order Tab walks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -415,7 +414,7 @@ impl App {
         self.activations
             .find(id)
             .or_else(|| self.folders.find(id))
-            .filter(|f| f.folder_type == crate::model::FolderType::Activation && !f.in_progress())
+            .filter(|f| f.folder_type == FolderType::Activation && !f.in_progress())
             .map(|f| {
                 f.location_reference
                     .clone()
@@ -475,37 +474,13 @@ impl App {
             );
             return vec![];
         }
-        let request = NewContactRequest {
-            folder_id: contact.folder_id.clone(),
-            callsign: contact.callsign.clone(),
-            frequency: contact.frequency,
-            mode: contact.mode.clone(),
-            time_on: contact.time_on.to_string(),
-            rst_sent: contact.rst_sent.clone(),
-            rst_received: contact.rst_received.clone(),
-            name: contact.name.clone(),
-            notes: contact.notes.clone(),
-            sig: contact.sig.clone(),
-            sig_info: contact.sig_info.clone(),
-            my_sig: None,
-            my_sig_info: None,
-            station_callsign: None,
-            fields: contact.fields.clone(),
-        };
-        let mut form = EntryForm::from_request(&contact.folder_id, &contact.folder_id, &request);
-        if let Some(folder) = self
+        let folder = self
             .folders
             .find(&contact.folder_id)
             .or(self.contacts.folder.as_ref())
-            .filter(|f| f.id == contact.folder_id)
-        {
-            form.set_folder(folder);
-        }
-        self.dialog = Some(Dialog::Edit(Box::new(EditForm {
-            contact_id: contact.id,
-            stored_grid: contact.fields.get(Declared::Gridsquare).map(str::to_owned),
-            form,
-        })));
+            .filter(|f| f.id == contact.folder_id);
+        let edit = EditForm::of(&contact, folder);
+        self.dialog = Some(Dialog::Edit(Box::new(edit)));
         vec![]
     }
 
@@ -521,51 +496,43 @@ impl App {
                 let answer = prompt.answer(&key);
                 self.prompt_answered(prompt, answer)
             }
-            Dialog::Edit(mut edit) => match form_key(&mut edit.form, key) {
-                FormKey::Close => {
+            Dialog::Edit(mut edit) => match send_key(&mut edit.form, key, self.now) {
+                Done::Close => {
                     self.say(Tone::Info, "the contact stays as it was");
                     vec![]
                 }
-                FormKey::Submit => match edit.form.request(self.now) {
-                    Ok(request) => {
-                        let id = edit.contact_id.clone();
-                        self.say(Tone::Info, format!("saving {}…", request.callsign));
-                        let request = edit_request(request, edit.stored_grid.as_deref());
-                        // Open until the service answers: a refusal leaves the text to fix.
-                        self.dialog = Some(Dialog::Edit(edit));
-                        self.in_flight += 1;
-                        vec![Effect::EditContact { id, request }]
+                Done::Send(request) => {
+                    let id = edit.contact_id.clone();
+                    self.say(Tone::Info, format!("saving {}…", request.callsign));
+                    let request = edit_request(request, edit.stored_grid.as_deref());
+                    // Open until the service answers: a refusal leaves the text to fix.
+                    self.dialog = Some(Dialog::Edit(edit));
+                    self.in_flight += 1;
+                    vec![Effect::EditContact { id, request }]
+                }
+                done => {
+                    if let Done::Fault(text) = done {
+                        self.say(Tone::Error, text);
                     }
-                    Err((field, message)) => {
-                        self.say(Tone::Error, fault(field, &message));
-                        self.dialog = Some(Dialog::Edit(edit));
-                        vec![]
-                    }
-                },
-                FormKey::Edited(_) | FormKey::Stay => {
                     self.dialog = Some(Dialog::Edit(edit));
                     vec![]
                 }
             },
-            Dialog::Fix(mut fix) => match form_key(&mut fix.form, key) {
-                FormKey::Close => {
+            Dialog::Fix(mut fix) => match send_key(&mut fix.form, key, self.now) {
+                Done::Close => {
                     self.say(Tone::Info, "the refused contact stays as it was");
                     vec![]
                 }
-                FormKey::Submit => match fix.form.request(self.now) {
-                    Ok(request) => {
-                        let id = fix.entry_id.clone();
-                        // Open until the journal has it: a failure leaves the text to fix.
-                        self.dialog = Some(Dialog::Fix(fix));
-                        vec![Effect::Journal(JournalEffect::Retry { id, request })]
+                Done::Send(request) => {
+                    let id = fix.entry_id.clone();
+                    // Open until the journal has it: a failure leaves the text to fix.
+                    self.dialog = Some(Dialog::Fix(fix));
+                    vec![Effect::Journal(JournalEffect::Retry { id, request })]
+                }
+                done => {
+                    if let Done::Fault(text) = done {
+                        self.say(Tone::Error, text);
                     }
-                    Err((field, message)) => {
-                        self.say(Tone::Error, fault(field, &message));
-                        self.dialog = Some(Dialog::Fix(fix));
-                        vec![]
-                    }
-                },
-                FormKey::Edited(_) | FormKey::Stay => {
                     self.dialog = Some(Dialog::Fix(fix));
                     vec![]
                 }
@@ -698,22 +665,15 @@ impl App {
 
     /// What quitting asks first, if anything would be left half done.
     fn quit_question(&self) -> Option<String> {
-        let typed = self.entry.as_ref().and_then(|form| {
-            let call = form.value(Field::Callsign).trim().to_owned();
-            let other = [Field::Name, Field::Grid, Field::Notes, Field::Park]
-                .iter()
-                .any(|f| !form.value(*f).trim().is_empty());
-            (!call.is_empty() || other).then_some(call)
-        });
-        let waiting = self.outbox.counts.waiting;
         let mut parts = Vec::new();
-        match typed {
+        match self.entry.as_ref().and_then(EntryForm::unlogged) {
             Some(call) if !call.is_empty() => {
                 parts.push(format!("{call} is typed in the form and not logged"));
             }
             Some(_) => parts.push("the form holds text not logged".to_owned()),
             None => {}
         }
+        let waiting = self.outbox.counts.waiting;
         if waiting > 0 {
             parts.push(format!(
                 "{waiting} waiting to go out (kept in the journal for next time)"
@@ -1125,11 +1085,7 @@ impl App {
         vec![]
     }
 
-    fn contact_edited(
-        &mut self,
-        id: String,
-        result: Result<crate::client::EditedContact, ClientError>,
-    ) {
+    fn contact_edited(&mut self, id: String, result: Result<EditedContact, ClientError>) {
         if self.answered(&result).is_some() {
             return;
         }
@@ -1142,26 +1098,24 @@ impl App {
         if matches!(&self.dialog, Some(Dialog::Edit(e)) if e.contact_id == id) {
             self.dialog = None;
         }
-        if let Some(row) = self.contacts.items.iter_mut().find(|r| r.id == id) {
-            *row = c;
-        }
-        self.refilter(Pane::Contacts);
+        let height = self.heights().1;
+        self.contacts.replace(c, height);
     }
 
-    fn contact_deleted(&mut self, id: String, result: Result<crate::client::Deleted, ClientError>) {
+    fn contact_deleted(&mut self, id: String, result: Result<Deleted, ClientError>) {
         if self.answered(&result).is_some() {
             return;
         }
-        if let Some(i) = self.contacts.items.iter().position(|c| c.id == id) {
-            let gone = self.contacts.items.remove(i);
-            self.refilter(Pane::Contacts);
-            self.say(
-                Tone::Success,
-                format!("deleted {} {} {}", gone.callsign, gone.band, gone.mode),
-            );
-            self.count_contact(&gone.folder_id, -1);
-        } else {
-            self.say(Tone::Success, format!("deleted contact {id}"));
+        let height = self.heights().1;
+        match self.contacts.remove(&id, height) {
+            Some(gone) => {
+                self.say(
+                    Tone::Success,
+                    format!("deleted {} {} {}", gone.callsign, gone.band, gone.mode),
+                );
+                self.count_contact(&gone.folder_id, -1);
+            }
+            None => self.say(Tone::Success, format!("deleted contact {id}")),
         }
         if let Some(me) = &mut self.me {
             me.native_qso_count = (me.native_qso_count - 1).max(0);
@@ -1185,6 +1139,537 @@ impl App {
                 f.end_time = folder.end_time;
             }
         }
+    }
+
+    // The journal's flows: what its answers and its sender's reports change across the panes.
+
+    /// Adds `delta` to the contact count of the folder, and of the containers above it (which
+    /// count what is below them), wherever they are shown.
+    fn count_contact(&mut self, folder_id: &str, delta: i64) {
+        let counted = self.folders.lineage(folder_id);
+        for f in self
+            .folders
+            .items
+            .iter_mut()
+            .chain(self.activations.items.iter_mut())
+            .chain(self.contacts.folder.iter_mut())
+        {
+            if counted.contains(&f.id) {
+                f.contact_count = (f.contact_count + delta).max(0);
+            }
+        }
+    }
+
+    /// Asks whoami again now and then while this key's journal is not known: the first answer
+    /// opens it.
+    fn ask_whoami_again(&mut self) -> Vec<Effect> {
+        let due = self
+            .whoami_retry
+            .is_some_and(|t| self.now.millis() - t.millis() >= WHOAMI_RETRY_MS);
+        // A refused key is not asked again: only a new key helps, and the screen says so.
+        let rejected = self.connection == Connection::KeyRejected;
+        if self.journal != JournalState::Missing || !due || rejected {
+            return vec![];
+        }
+        self.whoami_retry = None;
+        self.me_load = Load::Loading;
+        self.in_flight += 1;
+        vec![Effect::LoadWhoami]
+    }
+
+    /// Enter on a row of the Contacts pane: a refused contact opens to be fixed, a waiting one
+    /// says what becomes of it.
+    fn open_pending(&mut self) {
+        let Some(c) = self.contacts.selected() else {
+            return;
+        };
+        let (id, call) = (c.id.clone(), c.callsign.clone());
+        let why = match self.contacts.marks.get(&id) {
+            None => return,
+            Some(Mark::Waiting) => {
+                self.say(
+                    Tone::Info,
+                    format!(
+                        "{call} waits in the journal and goes out by itself once the service can be reached; Alt-D discards it"
+                    ),
+                );
+                return;
+            }
+            Some(Mark::Refused(why)) => why.clone(),
+        };
+        let Some(request) = self.outbox.request(&id) else {
+            return;
+        };
+        let target = self
+            .contacts
+            .folder
+            .as_ref()
+            .filter(|f| holds_contacts(f))
+            .or_else(|| self.folders.find(&request.folder_id));
+        let fix = FixForm::of(id, why, request, target);
+        self.dialog = Some(Dialog::Fix(Box::new(fix)));
+    }
+
+    fn journal_answer(&mut self, answer: JournalAnswer) -> Vec<Effect> {
+        match answer {
+            JournalAnswer::Loaded(Ok(copy)) => self.copy_loaded(copy),
+            JournalAnswer::Loaded(Err(why)) => {
+                self.say(
+                    Tone::Error,
+                    format!("the journal cannot be used, so nothing can be logged: {why}"),
+                );
+                self.journal = JournalState::Failed(why);
+                vec![]
+            }
+            JournalAnswer::Missing => {
+                self.journal = JournalState::Missing;
+                vec![]
+            }
+            JournalAnswer::Logged(Ok(entry)) => {
+                self.contact_logged(entry);
+                vec![]
+            }
+            JournalAnswer::Logged(Err(why)) => {
+                self.say(
+                    Tone::Error,
+                    format!("not logged, the form keeps it: the journal failed: {why}"),
+                );
+                vec![]
+            }
+            JournalAnswer::FolderLogged(Ok((entry, folder))) => self.folder_logged(entry, folder),
+            JournalAnswer::FolderLogged(Err(why)) => {
+                self.say(Tone::Error, format!("not started: {why}"));
+                vec![]
+            }
+            JournalAnswer::Retried(Ok(entry)) => {
+                if matches!(self.dialog, Some(Dialog::Fix(_))) {
+                    self.dialog = None;
+                }
+                let call = self.outbox.retried(entry);
+                self.merge_pending();
+                self.say(
+                    Tone::Success,
+                    format!("{call} fixed; it waits in the journal and goes out by itself"),
+                );
+                vec![]
+            }
+            JournalAnswer::Retried(Err(why)) => {
+                self.say(Tone::Error, format!("not fixed: {why}"));
+                vec![]
+            }
+            JournalAnswer::Discarded { id, result } => {
+                match result {
+                    Ok(true) => {
+                        if let Some(call) = self.outbox.discarded(&id) {
+                            self.say(Tone::Success, format!("discarded {call}"));
+                        }
+                        self.merge_pending();
+                    }
+                    Ok(false) => self.say(
+                        Tone::Info,
+                        "it was sent meanwhile, so it is in the log now (Alt-D deletes it there)",
+                    ),
+                    Err(why) => self.say(Tone::Error, format!("not discarded: {why}")),
+                }
+                vec![]
+            }
+        }
+    }
+
+    /// The journal's copy at start (or once a first whoami opened it): shown until the
+    /// service's lists come, the folder open last time opened again, and the entries that wait.
+    fn copy_loaded(&mut self, copy: JournalCopy) -> Vec<Effect> {
+        let JournalCopy {
+            snapshot,
+            entries,
+            counts,
+        } = copy;
+        // Opened after whoami answered: the service's lists came before there was a journal
+        // to keep them in, so they are asked for again to be saved.
+        let first_time = self.journal == JournalState::Opening && self.me_load == Load::Loaded;
+        self.journal = JournalState::Open;
+        self.outbox = Outbox { entries, counts };
+        let mut effects = Vec::new();
+        if self.me.is_none() {
+            self.me = snapshot.whoami;
+        }
+        // A list saved empty is shown empty: "no activations" is known, not missing.
+        if self.folders.load != Load::Loaded
+            && (snapshot.folders_saved || !snapshot.folders.is_empty())
+        {
+            self.set_folders(snapshot.folders);
+        }
+        if self.activations.load != Load::Loaded
+            && (snapshot.activations_saved || !snapshot.activations.is_empty())
+        {
+            effects.extend(self.set_activations(snapshot.activations));
+        }
+        if self.contacts.folder.is_none()
+            && let Some(id) = &snapshot.open_folder
+            && let Some(folder) = self
+                .folders
+                .find(id)
+                .or_else(|| self.activations.find(id))
+                .cloned()
+        {
+            self.select_folder(&folder.id);
+            self.select_activation(&folder.id);
+            effects.extend(self.open_folder(folder));
+        }
+        self.merge_pending();
+        if counts.refused > 0 {
+            self.say(
+                Tone::Warning,
+                format!(
+                    "{} refused by the service: Tab to Contacts, Enter on a ✗ row fixes it, Alt-D discards it",
+                    plural(counts.refused, "contact was", "contacts were")
+                ),
+            );
+        }
+        if first_time {
+            let loads = [
+                Effect::LoadWhoami,
+                Effect::LoadFolders,
+                Effect::LoadActivations,
+            ];
+            self.in_flight += loads.len();
+            effects.extend(loads);
+        }
+        effects
+    }
+
+    /// A contact is in the journal: the form clears for the next, the row and the counts
+    /// show it at once.
+    fn contact_logged(&mut self, entry: Entry) {
+        let Some(row) = contact_row(&entry) else {
+            return;
+        };
+        if let Some(form) = &mut self.entry {
+            form.logged(&row);
+        }
+        self.last_frequency_mode = Some((mhz_text(row.frequency), row.mode.clone()));
+        if let Some(rig) = &mut self.rig {
+            rig.mode_used(&row.mode);
+        }
+        // The next contact's frequency and mode come from the radio again.
+        self.follow_rig();
+        let mut text = format!(
+            "logged {} {} {} at {} UTC",
+            row.callsign,
+            row.band,
+            row.mode,
+            hhmm(row.time_on)
+        );
+        if self.connection != Connection::Online {
+            text.push_str("; it waits in the journal and goes out once the link is back");
+        }
+        self.say(Tone::Success, text);
+        self.activations.count(&row);
+        self.outbox.add(entry);
+        self.merge_pending();
+        self.check_duplicate();
+    }
+
+    /// A folder to log into, from the journal (made with no link, or known) or found in the
+    /// activations list: it joins the lists and opens.
+    fn folder_logged(&mut self, entry: Option<Entry>, folder: Folder) -> Vec<Effect> {
+        if let Some(entry) = entry {
+            self.outbox.add(entry);
+        }
+        if matches!(self.dialog, Some(Dialog::Activation(_))) {
+            self.dialog = None;
+        }
+        let side = self.heights().0;
+        self.folders.add(&folder, side);
+        let mut effects = Vec::new();
+        if folder.folder_type == FolderType::Activation {
+            let reference = folder.location_reference.clone().unwrap_or_default();
+            let known = self.activations.find(&folder.id).is_some();
+            match &folder.end_time {
+                // The service answers an activation of today that was ended with that folder,
+                // as it is: one activation per park and UTC day, and nothing reopens it.
+                Some(ended) => self.say(
+                    Tone::Warning,
+                    format!(
+                        "activation {reference} of today was ended at {}: opened as it is ({}); logging into it asks first",
+                        hhmm(*ended),
+                        folder.name
+                    ),
+                ),
+                None if known => self.say(
+                    Tone::Info,
+                    format!(
+                        "activation {reference} is in progress: {}; type a callsign to log into it",
+                        folder.name
+                    ),
+                ),
+                None => self.say(
+                    Tone::Success,
+                    format!(
+                        "activation {reference} started: {}; type a callsign to log into it",
+                        folder.name
+                    ),
+                ),
+            }
+            if !known {
+                // Only its count is new to ask for.
+                self.activations.add(folder.clone(), side);
+                effects.extend(self.load_stats(folder.id.clone()));
+            }
+        } else {
+            self.say(
+                Tone::Success,
+                format!(
+                    "opened the {} log; type a callsign to log a contact",
+                    folder.name
+                ),
+            );
+        }
+        self.select_folder(&folder.id);
+        effects.extend(self.open_folder(folder));
+        effects
+    }
+
+    fn sender_event(&mut self, event: SenderEvent) -> Vec<Effect> {
+        match event {
+            SenderEvent::Sent(entries) => {
+                for entry in entries {
+                    self.entry_sent(entry);
+                }
+                self.merge_pending();
+                vec![]
+            }
+            SenderEvent::Refused(entries) => {
+                let mut last = None;
+                let mut recount = Vec::new();
+                for entry in entries {
+                    if let Some(row) = contact_row(&entry)
+                        && self.activations.refused(&row)
+                        && !recount.contains(&row.folder_id)
+                    {
+                        recount.push(row.folder_id);
+                    }
+                    last = Some(self.outbox.refused(entry));
+                }
+                self.merge_pending();
+                if let Some(text) = last {
+                    self.say(Tone::Error, text);
+                }
+                // A refused contact was counted toward its activation when it was logged: the
+                // count is made again from what is stored and what still waits.
+                recount
+                    .into_iter()
+                    .flat_map(|id| self.load_stats(id))
+                    .collect()
+            }
+            SenderEvent::Online => match self.connection {
+                // Back from a dead link: what the screen shows may be old.
+                Connection::Offline => self.back_online(),
+                Connection::KeyRejected => vec![],
+                _ => {
+                    self.connection = Connection::Online;
+                    vec![]
+                }
+            },
+            SenderEvent::Offline(_) => {
+                if self.connection != Connection::KeyRejected {
+                    self.connection = Connection::Offline;
+                }
+                vec![]
+            }
+            SenderEvent::Held(e) => {
+                if is_key_error(&e) {
+                    self.connection = Connection::KeyRejected;
+                }
+                let waiting = plural(self.outbox.counts.waiting, "contact", "contacts");
+                self.say(
+                    Tone::Error,
+                    format!("{waiting} wait in the journal: {}", describe(&e)),
+                );
+                vec![]
+            }
+            SenderEvent::FolderResolved { local_id, folder } => {
+                self.folder_resolved(&local_id, *folder)
+            }
+            SenderEvent::Counts(counts) => {
+                self.outbox.counts = counts;
+                vec![]
+            }
+            SenderEvent::Failed(why) => {
+                self.say(Tone::Error, format!("the journal failed: {why}"));
+                vec![]
+            }
+        }
+    }
+
+    /// The runtime's check of the link: a stalled link shows `offline` within seconds, and
+    /// one that is back is used at once.
+    fn link_probed(&mut self, result: Result<(), ClientError>) -> Vec<Effect> {
+        match (result, &self.connection) {
+            (_, Connection::KeyRejected) => vec![],
+            (Err(_), _) => {
+                self.connection = Connection::Offline;
+                vec![]
+            }
+            (Ok(()), Connection::Offline) => self.back_online(),
+            // Connecting stays until the first answer says what the key is worth.
+            (Ok(()), _) => vec![],
+        }
+    }
+
+    /// The link is back after it was down: said, and what the screen shows is read again.
+    fn back_online(&mut self) -> Vec<Effect> {
+        self.connection = Connection::Online;
+        self.say(
+            Tone::Info,
+            "the service answers again: reloading, and what waits goes out",
+        );
+        let mut effects = vec![
+            Effect::LoadWhoami,
+            Effect::LoadFolders,
+            Effect::LoadActivations,
+        ];
+        self.in_flight += effects.len();
+        if let Some(folder) = self.contacts.folder.clone() {
+            effects.extend(self.open_folder(folder));
+        }
+        effects
+    }
+
+    /// The sender stored an entry: a waiting row keeps its place as the service's contact,
+    /// and the counts take it in.
+    fn entry_sent(&mut self, entry: Entry) {
+        self.outbox.sent(&entry);
+        let (Some(row), Some(qso)) = (contact_row(&entry), entry.sent_id) else {
+            return;
+        };
+        self.contacts.stored(&entry.id, qso);
+        self.count_contact(&row.folder_id, 1);
+        if let Some(me) = &mut self.me {
+            me.native_qso_count += 1;
+        }
+    }
+
+    /// A folder logged with no link exists on the service now: its real id replaces the
+    /// local one everywhere. Open in Contacts, it is read from the service from now on.
+    fn folder_resolved(&mut self, local_id: &str, folder: Folder) -> Vec<Effect> {
+        let side = self.heights().0;
+        self.folders.resolve(local_id, &folder, side);
+        self.activations.resolve(local_id, &folder, side);
+        let fixing = self.dialog.iter_mut().filter_map(|d| match d {
+            Dialog::Fix(fix) => Some(&mut fix.form),
+            _ => None,
+        });
+        for form in self.entry.iter_mut().chain(fixing) {
+            form.resolve(local_id, &folder);
+        }
+        self.outbox.resolve(local_id, &folder.id);
+        match self.contacts.resolve(local_id, &folder) {
+            Some(effect) => {
+                self.in_flight += 1;
+                vec![effect]
+            }
+            None => vec![],
+        }
+    }
+
+    // The radio's flows: its readings into the entry form where the operator has not typed,
+    // and the form's frequency and mode sent to it.
+
+    /// A reading of the radio, or why there is none.
+    fn rig_read(&mut self, result: Result<RigState, String>) -> Vec<Effect> {
+        let Some(rig) = &mut self.rig else {
+            return vec![];
+        };
+        let data_mode = rig.data_mode(&self.contacts.items);
+        let reading = result.is_ok();
+        if let Some((tone, text)) = rig.read(result, &data_mode) {
+            self.say(tone, text);
+        }
+        if reading {
+            self.follow_rig();
+        }
+        vec![]
+    }
+
+    /// Puts the radio's frequency and mode in the entry form, where the operator has not
+    /// typed them.
+    fn follow_rig(&mut self) {
+        let Some(rig) = &self.rig else { return };
+        let Some((_, mhz, mode)) = rig.reading(&rig.data_mode(&self.contacts.items)) else {
+            return;
+        };
+        // Another band or mode may make the callsign a duplicate, or no longer one.
+        if let Some(form) = &mut self.entry
+            && form.follow(&mhz, mode.as_deref())
+        {
+            self.check_duplicate();
+        }
+    }
+
+    /// Alt-F or Alt-Shift-M: the entry form's frequency or mode to the radio.
+    fn send_to_rig(&mut self, field: Field) -> Vec<Effect> {
+        let Some(rig) = &mut self.rig else {
+            self.say(Tone::Warning, no_rig(field));
+            return vec![];
+        };
+        match rig.command(field, self.entry.as_ref(), &self.contacts.items) {
+            Ok((command, text)) => {
+                self.say(Tone::Info, text);
+                vec![Effect::Rig(command)]
+            }
+            Err((tone, text)) => {
+                self.say(tone, text);
+                vec![]
+            }
+        }
+    }
+
+    fn rig_sent(&mut self, command: RigCommand, result: Result<(), String>) {
+        let Some(rig) = &self.rig else { return };
+        let (tone, text) = rig.sent(&command, result, self.entry.as_mut(), &self.contacts.items);
+        self.say(tone, text);
+    }
+
+    /// Alt-X: the selected activation's POTA files (in Activations), the selected log (in
+    /// Folders; a category means the open folder) or the open folder, written as ADIF into
+    /// the working directory by a background task.
+    fn export_key(&mut self) -> Vec<Effect> {
+        let folder = match self.focus {
+            Pane::Activations => self.activations.selected(),
+            Pane::Folders => self
+                .folders
+                .selected()
+                .filter(|f| f.folder_type != FolderType::Category)
+                .or(self.contacts.folder.as_ref()),
+            Pane::Contacts => self.contacts.folder.as_ref(),
+        };
+        let Some(folder) = folder.cloned() else {
+            self.say(
+                Tone::Warning,
+                "Alt-X exports: select an activation or a log, or open a folder first",
+            );
+            return vec![];
+        };
+        if is_local_folder_id(&folder.id) {
+            self.say(
+                Tone::Warning,
+                format!(
+                    "{} is not on the service yet; Alt-X exports it once the journal has sent it",
+                    folder.name
+                ),
+            );
+            return vec![];
+        }
+        let Some(callsign) = self.me.as_ref().map(|me| me.callsign.clone()) else {
+            self.say(
+                Tone::Warning,
+                "the account has not loaded yet; try Alt-X again",
+            );
+            return vec![];
+        };
+        self.say(Tone::Info, format!("exporting {}…", folder.name));
+        vec![Effect::Export { folder, callsign }]
     }
 }
 
@@ -1225,7 +1710,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Exported { name, result } => {
-            app.exported(&name, result);
+            let (tone, text) = exported(&name, result);
+            app.say(tone, text);
             vec![]
         }
         Action::Journal(answer) => app.journal_answer(answer),
