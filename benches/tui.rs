@@ -75,6 +75,11 @@ fn key(code: KeyCode) -> Action {
     Action::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
+/// Alt and a letter: a command of the main screen.
+fn alt(c: char) -> Action {
+    Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT))
+}
+
 /// A logbook with a folder of `CONTACTS` contacts open and every page loaded.
 fn big_logbook() -> App {
     let now = Timestamp::parse("now", "2026-11-22T14:05:09Z").unwrap();
@@ -178,7 +183,7 @@ fn frames() {
         "200x60, selection at the end",
         time_frames(&app, 200, 60, 2000),
     );
-    update(&mut app, key(KeyCode::Char('n')));
+    update(&mut app, alt('n'));
     summary("80x24, entry form open", time_frames(&app, 80, 24, 2000));
     update(&mut app, key(KeyCode::Esc));
     // A key through update and the frame it causes, as the event loop does it.
@@ -490,7 +495,7 @@ fn keystrokes(server: &Server, home: &std::path::Path) {
         if round > 0 {
             pty.keys("\r");
             pty.wait("the filter closed", |s| !s.contains(" Folders / "));
-            pty.keys("r");
+            pty.keys("\x1br");
             pty.wait("requests in flight", |s| in_flight(s) > 0);
         }
         pty.keys("/");
@@ -502,7 +507,7 @@ fn keystrokes(server: &Server, home: &std::path::Path) {
     let n = all.len();
     summary("a key in the folders filter", all);
     println!("keys sent while requests were in flight: {busy} of {n}");
-    pty.keys("\rq");
+    pty.keys("\r\x1bq");
     let _ = pty.child.wait();
 }
 
@@ -532,12 +537,13 @@ fn big_folder(server: &Server, month: &str, home: &std::path::Path) {
     let pid = pty.pid();
     std::thread::sleep(Duration::from_millis(300));
     let idle = status_kb(pid, "VmRSS:");
-    // The month is the last folder: End selects it, Enter opens it, Tab goes to the contacts.
-    pty.keys("G\r\t");
+    // The month is the last folder: End selects it, Enter opens it, Shift-Tab goes to the
+    // contacts (the pane before Folders, in screen order).
+    pty.keys("\x1b[F\r\x1b[Z");
     let all = format!("· {month} · {CONTACTS} ");
     let started = Instant::now();
     while !pty.contents().contains(&all) {
-        pty.keys("G");
+        pty.keys("\x1b[F");
         let _ = pty.changed.recv_timeout(Duration::from_millis(100));
         assert!(
             started.elapsed() < Duration::from_secs(300),
@@ -561,11 +567,11 @@ fn big_folder(server: &Server, month: &str, home: &std::path::Path) {
             std::thread::sleep(Duration::from_millis(150));
         }
         // A delete that the slow service holds for seconds: a request in flight.
-        pty.keys("d");
+        pty.keys("\x1bd");
         pty.wait("the question", |s| s.contains("Delete contact"));
         pty.keys("y");
         pty.wait("the delete in flight", |s| in_flight(s) > 0);
-        pty.keys("n");
+        pty.keys("\x1bn");
         pty.wait("the entry form", |s| s.contains("Log a contact"));
         let (t, b) = type_and_erase(&mut pty, |t| format!("Callsign  {t} "));
         times.extend(t);
@@ -690,6 +696,19 @@ fn enter_offline() {
 
 /// A journal for `key` on `base` in `data`, its copy holding the account and a folder of
 /// `CONTACTS` contacts.
+/// Forgets the folder open when svc last ran, in the journal of `base` and `key`.
+fn forget_open_folder(base: &str, key: &svc::model::ApiKey) {
+    let runtime = svc::tui::runtime("bench").unwrap();
+    runtime.block_on(async {
+        let base = svc::client::parse_api_base(base).unwrap();
+        let journal = svc::client::journal::Journal::find(&base, key)
+            .await
+            .unwrap()
+            .expect("the journal made for the bench");
+        journal.save_open_folder(None).await.unwrap();
+    });
+}
+
 fn journal_copy(data: &std::path::Path, base: &str, key: &svc::model::ApiKey, month: &str) {
     // Before any thread of this process reads the environment: the journal finds its folder
     // there, as svc will.
@@ -751,13 +770,34 @@ fn start_offline(home: &std::path::Path) {
         first.push(started.elapsed());
         // The newest 1,000 of the copy (its read limit); the service cannot be reached.
         let shown = format!("Contacts · {month} · 1000 (saved copy)");
-        let took = pty.time_key("G\r", |s| s.contains(&shown));
+        let took = pty.time_key("\x1b[F\r", |s| s.contains(&shown));
         opened.push(took);
-        pty.keys("q");
+        pty.keys("\x1bq");
         let _ = pty.child.wait();
+        // The folder open at the end opens again at the next start: forgotten here, so that
+        // each round starts as the first.
+        forget_open_folder(&dead, &key);
     }
     summary("start to the first full frame", first);
     summary("Enter on the folder to its contacts (copy)", opened);
+    // The folder open when svc last ran opens again at start, from the copy.
+    let mut reopened = Vec::new();
+    for round in 0..6 {
+        let started = Instant::now();
+        let mut pty = Pty::start(&dead, key.expose(), home, &[]);
+        if round == 0 {
+            pty.wait("the copy", |s| s.contains(&month));
+            pty.keys("\x1b[F\r");
+        }
+        let shown = format!("Contacts · {month} · 1000 (saved copy)");
+        pty.wait("the folder open", |s| s.contains(&shown));
+        if round > 0 {
+            reopened.push(started.elapsed());
+        }
+        pty.keys("\x1bq");
+        let _ = pty.child.wait();
+    }
+    summary("start to the reopened folder's contacts (copy)", reopened);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -782,11 +822,11 @@ fn radio(home: &std::path::Path) {
     pty.wait("the radio and the folder", |s| {
         s.contains("rig 14.074 FT8") && s.contains(&month)
     });
-    pty.keys("G\r");
+    pty.keys("\x1b[F\r");
     pty.wait("the month open", |s| {
         s.contains(&format!("Contacts · {month}"))
     });
-    pty.keys("n");
+    pty.keys("\x1bn");
     pty.wait("the entry form", |s| s.contains("Freq MHz  14.074"));
 
     let mut answered = Vec::new();
@@ -843,9 +883,9 @@ fn radio(home: &std::path::Path) {
         pty.keys("\x1b");
         pty.wait("the form closed", |s| !s.contains("Log a contact"));
         std::thread::sleep(Duration::from_millis(150));
-        pty.keys("r");
+        pty.keys("\x1br");
         pty.wait("requests in flight", |s| in_flight(s) > 0);
-        pty.keys("n");
+        pty.keys("\x1bn");
         pty.wait("the entry form", |s| s.contains("Log a contact"));
         let (t, b) = type_and_erase(&mut pty, |t| format!("Callsign  {t} "));
         times.extend(t);

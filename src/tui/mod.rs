@@ -4,7 +4,7 @@
 //! ([`components`]), routes [`Action`]s (keys, resizes, the clock, answers of background
 //! work) to them and runs the flows that span several; [`update`] returns the work to start
 //! as [`Effect`]s. [`ui`] draws the screen from the state, each component drawing itself.
-//! [`runtime`] is the only part that touches the terminal, the network, the disk and the
+//! [`runtime`](mod@runtime) is the only part that touches the terminal, the network, the disk and the
 //! clock: every request runs on its own task and answers through a channel, so the screen
 //! keeps up with the keyboard while the network is slow or gone. This module uses only
 //! `client` and `model`.

@@ -85,7 +85,8 @@ pub struct Areas {
     pub bar: Rect,
 }
 
-/// The screen's parts; `message_rows` is what [`App::message_rows`] says.
+/// The screen's parts; `message_rows` is how many rows the newest message needs (see
+/// [`message_rows`](super::components::status::message_rows)).
 pub fn layout(area: Rect, message_rows: u16) -> Areas {
     let [main, message, bar] = Layout::vertical([
         Constraint::Min(0),
@@ -281,7 +282,7 @@ pub fn cursor_in(area: Rect, input: &Input) -> Position {
 }
 
 /// The message broken into lines of at most `width` characters at spaces (a word longer than
-/// a line is cut into pieces): [`App::message_rows`] counts them and the message line draws
+/// a line is cut into pieces): the message line counts them for its height and draws
 /// them, so the two always agree.
 pub fn message_lines(text: &str, width: u16) -> Vec<String> {
     let width = usize::from(width.max(1));

@@ -200,7 +200,7 @@ pub async fn watch_link(client: Arc<Client>, tx: UnboundedSender<Action>) {
     }
 }
 
-/// Reads the radio every [`POLL`] and carries out the commands of `F` and `M`, one request at
+/// Reads the radio every [`POLL`] and carries out the commands of Alt-F and Alt-Shift-M, one request at
 /// a time on one connection, until the logbook closes. A failure is reported and the next
 /// tick tries again, on a fresh connection when the old one may be out of step.
 pub async fn poll_rig(
