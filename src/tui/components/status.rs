@@ -139,7 +139,7 @@ impl Widget for MessageLine<'_> {
                 ),
             },
             None => (
-                "? help · Tab next pane · Enter open · type a call to log · q quit".to_owned(),
+                "? help · Tab next pane · Enter open · type a call to log · Alt-Q quit".to_owned(),
                 self.theme.dim(),
             ),
         };
