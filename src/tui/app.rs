@@ -990,11 +990,8 @@ impl App {
         result: Result<Page<Contact>, ClientError>,
     ) -> Vec<Effect> {
         let from_service = source == Source::Service;
-        let failure = if from_service {
-            self.answered(&result)
-        } else {
-            None
-        };
+        // Only the service's answer is a request answered; the copy's is the journal's.
+        let failure = from_service.then(|| self.answered(&result)).flatten();
         if !self.contacts.is_current(&folder_id, generation) {
             return vec![];
         }
@@ -1036,11 +1033,8 @@ impl App {
         result: Result<Vec<Contact>, ClientError>,
     ) -> Vec<Effect> {
         let from_service = source == Source::Service;
-        let failure = if from_service {
-            self.answered(&result)
-        } else {
-            None
-        };
+        // Only the service's answer is a request answered; the copy's is the journal's.
+        let failure = from_service.then(|| self.answered(&result)).flatten();
         let waiting = self.outbox.waiting_in(&folder_id);
         let result = result.map_err(|_| failure.unwrap_or_default());
         // The service's answer was older than a change here: it is asked again.

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Widget, Wrap};
 use tui_input::Input;
 
-use super::list::ListView;
+use super::list::{ListView, Load};
 use crate::model::Timestamp;
 
 /// How a message reads: its colour, or its weight without colour.
@@ -146,6 +146,33 @@ impl<T> View<'_, T> {
         let inner = block.inner(area);
         block.render(area, buf);
         inner
+    }
+
+    /// What a list pane shows in place of rows: how its loading stands while it has no items
+    /// (`what` names them, `none` says there are none), or that its filter matches nothing.
+    /// Whether it drew one.
+    pub fn placeholder(
+        &self,
+        list: &ListView,
+        (empty, load): (bool, &Load),
+        (what, none): (&str, &str),
+        inner: Rect,
+        buf: &mut Buffer,
+    ) -> bool {
+        let text = if empty {
+            match load {
+                Load::Failed(why) => format!("{what} did not load: {why}"),
+                Load::Loaded => none.to_owned(),
+                _ => format!("Loading {}…", what.to_lowercase()),
+            }
+        } else {
+            match no_match(list) {
+                Some(text) => text,
+                None => return false,
+            }
+        };
+        placeholder(inner, buf, &text, self.theme.dim());
+        true
     }
 
     /// Row `i` of the list highlighted when it is the selection.

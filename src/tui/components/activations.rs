@@ -14,7 +14,7 @@ use crate::client::NewActivationRequest;
 use crate::model::activation::{POTA_NEEDED, ValidContact, valid_contacts};
 use crate::model::{Contact, Folder, Timestamp};
 use crate::tui::list::{ListView, Load};
-use crate::tui::widgets::{Tone, View, no_match, placeholder, short_time};
+use crate::tui::widgets::{Tone, View, short_time};
 
 /// The valid contacts of an activation toward POTA's 10 (the model's rule).
 #[derive(Debug, Clone, PartialEq)]
@@ -305,17 +305,13 @@ impl Widget for View<'_, ActivationsPane> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let pane = self.state;
         let inner = self.frame(vec![Span::raw(" Activations ")], &pane.view, area, buf);
-        if pane.items.is_empty() {
-            let text = match &pane.load {
-                Load::Failed(why) => format!("Activations did not load: {why}"),
-                Load::Loaded => "No activations: Alt-A starts one.".to_owned(),
-                _ => "Loading activations…".to_owned(),
-            };
-            placeholder(inner, buf, &text, self.theme.dim());
-            return;
-        }
-        if let Some(text) = no_match(&pane.view) {
-            placeholder(inner, buf, &text, self.theme.dim());
+        if self.placeholder(
+            &pane.view,
+            (pane.items.is_empty(), &pane.load),
+            ("Activations", "No activations: Alt-A starts one."),
+            inner,
+            buf,
+        ) {
             return;
         }
         let rows = pane

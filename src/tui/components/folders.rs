@@ -10,7 +10,7 @@ use ratatui::widgets::{Cell, Row, Table, Widget};
 
 use crate::model::{Folder, FolderType};
 use crate::tui::list::{ListView, Load};
-use crate::tui::widgets::{View, no_match, placeholder};
+use crate::tui::widgets::View;
 
 /// The pane's inner width from which the folder type has a column of its own.
 const FOLDER_TYPE_MIN_WIDTH: u16 = 48;
@@ -182,17 +182,13 @@ impl Widget for View<'_, FoldersPane> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let pane = self.state;
         let inner = self.frame(vec![Span::raw(" Folders ")], &pane.view, area, buf);
-        if pane.items.is_empty() {
-            let text = match &pane.load {
-                Load::Failed(why) => format!("Folders did not load: {why}"),
-                Load::Loaded => "No folders.".to_owned(),
-                _ => "Loading folders…".to_owned(),
-            };
-            placeholder(inner, buf, &text, self.theme.dim());
-            return;
-        }
-        if let Some(text) = no_match(&pane.view) {
-            placeholder(inner, buf, &text, self.theme.dim());
+        if self.placeholder(
+            &pane.view,
+            (pane.items.is_empty(), &pane.load),
+            ("Folders", "No folders."),
+            inner,
+            buf,
+        ) {
             return;
         }
         let height = inner.height as usize;
