@@ -143,7 +143,9 @@ fn big_logbook() -> App {
         );
     }
     assert_eq!(app.contacts.items.len(), CONTACTS);
-    update(&mut app, key(KeyCode::Tab));
+    // Contacts: the pane before Folders in screen order.
+    update(&mut app, key(KeyCode::BackTab));
+    assert_eq!(app.focus, svc::tui::app::Pane::Contacts);
     app
 }
 
@@ -651,7 +653,7 @@ fn enter_offline() {
             Action::FoldersLoaded(Ok(vec![month_folder(&now.utc_month(), 0)])),
         );
         update(&mut app, key(KeyCode::Enter));
-        update(&mut app, key(KeyCode::Char('n')));
+        update(&mut app, alt('n'));
         for c in "\t14.074\tft8".chars() {
             let code = if c == '\t' {
                 KeyCode::Tab

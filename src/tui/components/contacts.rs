@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table, Widget};
 
 use super::outbox::{contact_row, refusal};
-use crate::client::journal::{Entry, EntryState, is_local_folder_id};
+use crate::client::journal::{Entry, EntryRequest, EntryState, is_local_folder_id};
 use crate::model::band::mhz_text;
 use crate::model::{Contact, Folder, FolderType, Page, Timestamp};
 use crate::tui::action::Effect;
@@ -115,6 +115,20 @@ impl ContactsPane {
     /// The journal's rows among the folder's contacts: waiting ones of this folder by time,
     /// refused ones of any folder at the top. The selection stays on its row.
     pub fn merge_pending(&mut self, entries: &[Entry], height: usize) {
+        let open = self.folder.as_ref().map(|f| f.id.as_str());
+        let pending = entries.iter().any(|e| match e.state {
+            EntryState::Refused => true,
+            EntryState::Waiting => {
+                matches!(&e.request, EntryRequest::Contact(c) if Some(c.folder_id.as_str()) == open)
+            }
+            _ => false,
+        });
+        // Nothing of the journal's to show, nor shown: the list stays as it is. A folder of
+        // thousands is not rebuilt for every page the service sends.
+        if !pending && self.marks.is_empty() {
+            self.refilter(height);
+            return;
+        }
         let selected = self.selected().map(|c| c.id.clone());
         let old = std::mem::take(&mut self.marks);
         let stored: Vec<Contact> = std::mem::take(&mut self.items)
@@ -185,10 +199,17 @@ impl ContactsPane {
             let marks = &self.marks;
             self.items.retain(|c| marks.contains_key(&c.id));
         }
-        let known: HashSet<String> = self.items.iter().map(|c| c.id.clone()).collect();
-        // A contact logged here meanwhile may come again in a page.
+        // A contact logged here meanwhile may come again in a page. Only the page's ids are
+        // looked for, so a page costs the same however many are loaded.
+        let ids: HashSet<&str> = page.items.iter().map(|c| c.id.as_str()).collect();
+        let again: HashSet<String> = self
+            .items
+            .iter()
+            .filter(|c| ids.contains(c.id.as_str()))
+            .map(|c| c.id.clone())
+            .collect();
         self.items
-            .extend(page.items.into_iter().filter(|c| !known.contains(&c.id)));
+            .extend(page.items.into_iter().filter(|c| !again.contains(&c.id)));
         self.cursor = page.cursor;
         self.load = Load::Loaded;
     }
@@ -393,11 +414,15 @@ impl Widget for View<'_, ContactsPane> {
             placeholder(inner, buf, &text, self.theme.dim());
             return;
         }
-        let parks = pane
-            .view
-            .shown
-            .iter()
-            .any(|&i| pane.items[i].sig_info.is_some());
+        // Of the rows on screen only: a frame's cost must not grow with the folder.
+        let visible = || {
+            pane.view
+                .shown
+                .iter()
+                .skip(pane.view.offset)
+                .take(inner.height.saturating_sub(1) as usize)
+        };
+        let parks = visible().any(|&i| pane.items[i].sig_info.is_some());
         let mut titles = vec![
             "", "UTC", "Call", "MHz", "Band", "Mode", "S", "R", "Name", "Notes",
         ];

@@ -534,7 +534,12 @@ impl EntryForm {
                 .map(|park| dupe_key(&call, band, &mode, sig, Some(park), time))
                 .collect()
         };
-        contacts.into_iter().find(|c| keys.contains(&c.dupe_key()))
+        // The callsign is part of the key: the others are passed over without building
+        // theirs, so a keystroke stays cheap in a folder of thousands.
+        contacts
+            .into_iter()
+            .filter(|c| c.callsign.eq_ignore_ascii_case(&call))
+            .find(|c| keys.contains(&c.dupe_key()))
     }
 }
 
