@@ -904,9 +904,13 @@ fn radio(home: &std::path::Path) {
 
 fn main() -> ExitCode {
     let home = tempfile::tempdir().unwrap();
-    let only = std::env::args().find(|a| a == "offline" || a == "rig");
+    let only = std::env::args().find(|a| a == "offline" || a == "rig" || a == "frames");
     if only.as_deref() == Some("rig") {
         radio(home.path());
+        return ExitCode::SUCCESS;
+    }
+    if only.as_deref() == Some("frames") {
+        frames();
         return ExitCode::SUCCESS;
     }
     // First: it sets the environment, which is safe only before other threads start.

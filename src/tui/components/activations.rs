@@ -103,8 +103,9 @@ impl ActivationsPane {
     }
 
     pub fn refilter(&mut self, height: usize) {
-        let texts: Vec<String> = self.items.iter().map(activation_text).collect();
-        self.view.refilter(texts.into_iter(), height);
+        let items = &self.items;
+        self.view
+            .refilter(items.iter().map(activation_text), height);
     }
 
     /// Selects the activation `id` when it is shown.

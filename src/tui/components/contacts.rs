@@ -78,8 +78,8 @@ impl ContactsPane {
     }
 
     pub fn refilter(&mut self, height: usize) {
-        let texts: Vec<String> = self.items.iter().map(contact_text).collect();
-        self.view.refilter(texts.into_iter(), height);
+        let items = &self.items;
+        self.view.refilter(items.iter().map(contact_text), height);
     }
 
     fn select(&mut self, id: &str, height: usize) {

@@ -66,12 +66,9 @@ impl FoldersPane {
 
     /// Shows the rows that pass the filter, in a viewport of `height` rows.
     pub fn refilter(&mut self, height: usize) {
-        let texts: Vec<String> = self
-            .tree
-            .iter()
-            .map(|r| folder_text(&self.items[r.index]))
-            .collect();
-        self.view.refilter(texts.into_iter(), height);
+        let (tree, items) = (&self.tree, &self.items);
+        let texts = tree.iter().map(|r| folder_text(&items[r.index]));
+        self.view.refilter(texts, height);
     }
 
     /// Shows `items` as the tree, keeping the selection.
