@@ -1,10 +1,12 @@
 //! The domain shared by the client and the server: ids, folders, contacts, activations,
-//! callsign and reference parsing, the band plan and the error codes.
+//! callsign and reference parsing, who a callsign is (DXCC entity, super check partial), the
+//! band plan and the error codes.
 
 pub mod activation;
 pub mod band;
 pub mod callsign;
 pub mod contact;
+pub mod dxcc;
 pub mod error;
 pub mod fields;
 pub mod filing;
@@ -16,6 +18,7 @@ pub mod mode;
 pub mod page;
 pub mod program;
 pub mod report;
+pub mod scp;
 pub mod text;
 pub mod time;
 
