@@ -1219,11 +1219,21 @@ impl App {
                 self.journal = JournalState::Missing;
                 vec![]
             }
-            JournalAnswer::Logged(Ok(entry)) => {
+            JournalAnswer::Logged {
+                result: Ok(entry),
+                made,
+            } => {
+                // The folder first: the contact is of it.
+                let effects = match made {
+                    Some((local_id, folder)) => self.folder_resolved(&local_id, *folder),
+                    None => vec![],
+                };
                 self.contact_logged(entry);
-                vec![]
+                effects
             }
-            JournalAnswer::Logged(Err(why)) => {
+            JournalAnswer::Logged {
+                result: Err(why), ..
+            } => {
                 self.say(
                     Tone::Error,
                     format!("not logged, the form keeps it: the journal failed: {why}"),
@@ -1486,7 +1496,7 @@ impl App {
                 self.folder_resolved(&local_id, *folder)
             }
             SenderEvent::Counts(counts) => {
-                self.outbox.counts = counts;
+                self.outbox.counted(counts);
                 vec![]
             }
             SenderEvent::Failed(why) => {

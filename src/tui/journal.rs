@@ -53,7 +53,13 @@ pub enum JournalAnswer {
     Loaded(Result<JournalCopy, String>),
     /// No journal is known for this key on this service: whoami must answer once.
     Missing,
-    Logged(Result<Entry, String>),
+    /// A contact in the journal. `made`: the local folder it was logged into had been made
+    /// on the service meanwhile, so the journal logged it into the real one: the local id and
+    /// that folder, which the sender's report of it may not have brought yet.
+    Logged {
+        result: Result<Entry, String>,
+        made: Option<(String, Box<Folder>)>,
+    },
     /// The folder to log into: a local one with the entry that makes it, or the real one the
     /// journal already knew.
     FolderLogged(Result<(Option<Entry>, Folder), String>),

@@ -281,9 +281,10 @@ impl FakeJournal {
             JournalEffect::Load | JournalEffect::Open { .. } => {
                 JournalAnswer::Loaded(Ok(JournalCopy::default()))
             }
-            JournalEffect::LogContact(request) => {
-                JournalAnswer::Logged(Ok(self.next(EntryRequest::Contact(request))))
-            }
+            JournalEffect::LogContact(request) => JournalAnswer::Logged {
+                result: Ok(self.next(EntryRequest::Contact(request))),
+                made: None,
+            },
             JournalEffect::LogActivation(request) => {
                 let start = request.start_time.clone().unwrap();
                 let reference = request.location_reference.clone();

@@ -547,3 +547,136 @@ fn a_contact_stored_before_its_report_shows_once() {
         ]
     );
 }
+
+/// The order a pseudo-terminal run showed: an activation started, and a contact logged into
+/// it just after the sender made it on the service, before the sender's report of that came.
+/// The journal logs the contact into the real folder and says so; the logbook takes the
+/// folder first, so the contact is shown and counted, and the pages asked for then (older
+/// than the contacts) lose neither.
+#[test]
+fn a_contact_logged_as_its_activation_is_made_is_shown_and_counted() {
+    let mut app = loaded();
+    let mut journal = FakeJournal::default();
+    journal.alt(&mut app, 'a');
+    typed(&mut app, "us-0001, us-0002");
+    let effects = journal.press(&mut app, KeyCode::Enter);
+    let local = journal.made[0].local_folder_id.clone().unwrap();
+    let generation = effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::LoadContacts { generation, .. } => Some(*generation),
+            _ => None,
+        })
+        .unwrap();
+    let page = |folder: &str, source| Action::ContactsLoaded {
+        folder_id: folder.into(),
+        generation,
+        source,
+        result: Ok(Page {
+            items: vec![],
+            cursor: None,
+        }),
+    };
+    update(&mut app, page(&local, Source::Copy));
+    update(
+        &mut app,
+        Action::ActivationContactsLoaded {
+            folder_id: local.clone(),
+            source: Source::Copy,
+            result: Ok(vec![]),
+        },
+    );
+    typed(&mut app, "k1aa");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "14.285");
+    press(&mut app, KeyCode::Tab);
+    typed(&mut app, "ssb");
+    let effects = press(&mut app, KeyCode::Enter);
+    let [Effect::Journal(JournalEffect::LogContact(request))] = &effects[..] else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(request.folder_id, local);
+    let real = activation("fld_real000000000000", "US-0001,US-0002", NOW, None, 0);
+    let mut k1 = request.clone();
+    k1.folder_id = real.id.clone();
+    let k1 = entry(&journal_id("ent_", 90), 90, EntryRequest::Contact(k1));
+    let effects = update(
+        &mut app,
+        Action::Journal(JournalAnswer::Logged {
+            result: Ok(k1.clone()),
+            made: Some((local.clone(), Box::new(real.clone()))),
+        }),
+    );
+    assert!(
+        matches!(&effects[..], [Effect::LoadContacts { folder_id, cursor: None, .. }] if *folder_id == real.id),
+        "{effects:?}"
+    );
+    assert_eq!(app.contacts.folder.as_ref().unwrap().id, real.id);
+    assert_eq!(marks(&app), [("K1AA".to_owned(), Some(Mark::Waiting))]);
+    assert_eq!(app.activations.meter(&real.id).map(|m| m.today), Some(1));
+    // The sender's own report of the folder comes after: nothing more to do.
+    let effects = update(
+        &mut app,
+        Action::Sender(SenderEvent::FolderResolved {
+            local_id: local.clone(),
+            folder: Box::new(real.clone()),
+        }),
+    );
+    assert!(effects.is_empty(), "{effects:?}");
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Sent(vec![sent(
+            journal.made[0].clone(),
+            &real.id,
+        )])),
+    );
+    update(&mut app, page(&real.id, Source::Copy));
+    typed(&mut app, "k2bb");
+    journal.press(&mut app, KeyCode::Enter);
+    update(&mut app, page(&real.id, Source::Service));
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Sent(vec![
+            sent(k1, "qso_k1aa"),
+            sent(journal.made[1].clone(), "qso_k2bb"),
+        ])),
+    );
+    assert_eq!(
+        marks(&app),
+        [("K2BB".to_owned(), None), ("K1AA".to_owned(), None)]
+    );
+    assert_eq!(app.activations.meter(&real.id).map(|m| m.today), Some(2));
+}
+
+/// The sender counts the journal after a push and reports it later: a report counted before
+/// a contact was logged here does not say that contact is not waiting.
+#[test]
+fn a_count_made_before_a_contact_was_logged_does_not_hide_it() {
+    let (mut app, journal) = two_waiting();
+    assert_eq!(app.outbox.counts.waiting, 2);
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Counts(Counts {
+            waiting: 0,
+            refused: 0,
+        })),
+    );
+    assert_eq!(app.outbox.counts.waiting, 2, "both still wait");
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Sent(vec![sent(
+            journal.made[0].clone(),
+            "qso_k2off",
+        )])),
+    );
+    assert_eq!(app.outbox.counts.waiting, 1);
+    // Another `svc` logged into the same journal: its entries count too.
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Counts(Counts {
+            waiting: 3,
+            refused: 0,
+        })),
+    );
+    assert_eq!(app.outbox.counts.waiting, 3);
+}

@@ -542,7 +542,10 @@ fn a_journal_failure_keeps_the_form_and_says_why() {
     press(&mut app, KeyCode::Enter);
     update(
         &mut app,
-        Action::Journal(JournalAnswer::Logged(Err("disk full".into()))),
+        Action::Journal(JournalAnswer::Logged {
+            result: Err("disk full".into()),
+            made: None,
+        }),
     );
     assert_eq!(
         form(&app).value(Field::Callsign),

@@ -774,6 +774,18 @@ impl Journal {
         Ok(entry)
     }
 
+    /// The folder the sender made on the service for the local folder `local_id`, once it has
+    /// (contacts logged into `local_id` since then are logged into it).
+    pub async fn made_folder(&self, local_id: &str) -> Result<Option<Folder>, JournalError> {
+        let folder: Option<String> = sqlx::query_scalar(
+            "SELECT folder FROM local_folders WHERE id = $1 AND real_id IS NOT NULL",
+        )
+        .bind(local_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        folder.map(|f| decode("folder", &f)).transpose()
+    }
+
     /// Logs an activation to find or create on the service. Gives the folder to log contacts
     /// into: a local one (`loc_…`, usable as a folder id until the entry is sent) with the
     /// waiting entry that makes it, or, when this journal already knows a real folder of that

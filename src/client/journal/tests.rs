@@ -542,6 +542,7 @@ async fn a_local_folder_is_sent_first_and_its_id_replaced_everywhere() {
     assert_eq!(folders.len(), 1);
     let mut real = folder("fld_bbbbbbbbbbbbbbbb", FolderType::Monthly);
     real.month = Some("2026-11".into());
+    assert_eq!(journal.made_folder(&local.id).await.unwrap(), None);
     let sent = journal
         .resolve_folder(&entry.id, &real)
         .await
@@ -555,6 +556,10 @@ async fn a_local_folder_is_sent_first_and_its_id_replaced_everywhere() {
             .await
             .unwrap()
             .is_none()
+    );
+    assert_eq!(
+        journal.made_folder(&local.id).await.unwrap(),
+        Some(real.clone())
     );
     let waiting = journal.entry(&c.id).await.unwrap().unwrap();
     let EntryRequest::Contact(body) = &waiting.request else {

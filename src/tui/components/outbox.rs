@@ -35,6 +35,17 @@ impl Outbox {
         }
     }
 
+    /// The journal's counts, as the sender reported them after a push. The report was
+    /// counted before it came: an entry logged here meanwhile is not in it, so it never
+    /// shows fewer than the entries known here.
+    pub fn counted(&mut self, counts: Counts) {
+        let known = |state: EntryState| self.entries.iter().filter(|e| e.state == state).count();
+        self.counts = Counts {
+            waiting: counts.waiting.max(known(EntryState::Waiting) as u64),
+            refused: counts.refused.max(known(EntryState::Refused) as u64),
+        };
+    }
+
     /// A refused entry, fixed: waiting again. Gives its callsign.
     pub fn retried(&mut self, entry: Entry) -> String {
         let call = contact_row(&entry).map(|c| c.callsign).unwrap_or_default();

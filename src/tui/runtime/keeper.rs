@@ -10,7 +10,9 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
 use crate::client::Client;
-use crate::client::journal::{Journal, SenderEvent, spawn_sender};
+use crate::client::journal::{
+    Entry, EntryRequest, Journal, SenderEvent, is_local_folder_id, spawn_sender,
+};
 use crate::tui::action::Action;
 use crate::tui::journal::{JournalAnswer, JournalCopy, JournalEffect, JournalSource, Left};
 
@@ -135,7 +137,24 @@ async fn write(journal: &Journal, effect: JournalEffect) -> JournalAnswer {
     let text = |e: crate::client::journal::JournalError| e.to_string();
     match effect {
         JournalEffect::LogContact(request) => {
-            JournalAnswer::Logged(journal.log_contact(request).await.map_err(text))
+            let asked = request.folder_id.clone();
+            let result = journal.log_contact(request).await.map_err(text);
+            // Logged into the folder the sender made of a local one: the logbook learns of
+            // it here, before the contact, or the contact would be of a folder it does not
+            // know yet.
+            let made = match &result {
+                Ok(Entry {
+                    request: EntryRequest::Contact(c),
+                    ..
+                }) if is_local_folder_id(&asked) && c.folder_id != asked => {
+                    journal.made_folder(&asked).await.ok().flatten()
+                }
+                _ => None,
+            };
+            JournalAnswer::Logged {
+                result,
+                made: made.map(|folder| (asked, Box::new(folder))),
+            }
         }
         JournalEffect::LogActivation(request) => {
             JournalAnswer::FolderLogged(journal.log_activation(request).await.map_err(text))
@@ -160,7 +179,10 @@ fn unavailable(effect: JournalEffect) -> JournalAnswer {
     let why = "no journal is open".to_owned();
     match effect {
         JournalEffect::Load | JournalEffect::Open { .. } => JournalAnswer::Missing,
-        JournalEffect::LogContact(_) => JournalAnswer::Logged(Err(why)),
+        JournalEffect::LogContact(_) => JournalAnswer::Logged {
+            result: Err(why),
+            made: None,
+        },
         JournalEffect::LogActivation(_) | JournalEffect::LogMonthly { .. } => {
             JournalAnswer::FolderLogged(Err(why))
         }
