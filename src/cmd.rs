@@ -47,6 +47,12 @@ pub struct LogbookArgs {
     /// Follow the radio through Hamlib's rigctld at HOST:PORT (a host alone: port 4532); F and M send the form's frequency and mode to it [default: rig in the config file]
     #[arg(long, value_name = "HOST:PORT")]
     pub rig: Option<String>,
+    /// Read the country file (AD1C's cty.csv) the form shows a call's entity and zones from [default: cty.csv in the data directory, else the copy shipped in svc]
+    #[arg(long, env = "SVC_CTY", value_name = "FILE")]
+    pub cty: Option<std::path::PathBuf>,
+    /// Read the super check partial list (MASTER.SCP) the form shows partial matches from [default: MASTER.SCP in the data directory, else the copy shipped in svc]
+    #[arg(long, env = "SVC_SCP", value_name = "FILE")]
+    pub scp: Option<std::path::PathBuf>,
 }
 
 impl LogbookArgs {
@@ -54,6 +60,8 @@ impl LogbookArgs {
     fn or(self, before: LogbookArgs) -> LogbookArgs {
         LogbookArgs {
             rig: self.rig.or(before.rig),
+            cty: self.cty.or(before.cty),
+            scp: self.scp.or(before.scp),
         }
     }
 }
@@ -121,6 +129,8 @@ fn open_logbook(global: &GlobalArgs, command: &str, args: LogbookArgs) -> ExitCo
                 color: ctx.color,
                 label: None,
                 rig,
+                cty: args.cty,
+                scp: args.scp,
             },
         ),
         Err(e) => cli::report("tui", false, &e),

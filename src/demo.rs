@@ -31,8 +31,8 @@ pub fn run(global: &GlobalArgs, args: LogbookArgs) -> ExitCode {
         Err(e) => return crate::cli::report("demo", false, &CliError::input(e)),
     };
     let color = !global.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let path = server::admin::data_dir().join("demo.db");
-    let journal = server::admin::data_dir().join("demo-journal.db");
+    let path = crate::datafiles::data_dir().join("demo.db");
+    let journal = crate::datafiles::data_dir().join("demo-journal.db");
     let runtime = match tui::runtime("demo") {
         Ok(r) => r,
         Err(code) => return code,
@@ -92,6 +92,7 @@ async fn demo(
         limits: Limits::default(),
         web: Default::default(),
         logbooks: None,
+        dxcc: std::sync::Arc::new(crate::model::dxcc::Dxcc::shipped()),
     };
     let service = tokio::spawn(server::serve(listener, state, Default::default(), async {
         let _ = stopped.await;
@@ -115,6 +116,7 @@ async fn demo(
             color,
             label: Some("demo".into()),
             rig,
+            ..tui::Options::default()
         },
     )
     .await;

@@ -1,12 +1,13 @@
 //! `svc`: a logbook for amateur-radio contacts. The library holds the domain (`model`), the
 //! storage (`store`), the HTTP service (`server`), the typed HTTP client (`client`), the
-//! command-line client (`cli`), the MCP server for agents (`mcp`), the terminal UI (`tui`) and `svc demo` (`demo`); the binary
+//! command-line client (`cli`), the MCP server for agents (`mcp`), the terminal UI (`tui`), `svc demo` (`demo`) and the data directory's files (`datafiles`); the binary
 //! wires them to the command line.
 
 pub mod adif;
 pub mod cli;
 pub mod client;
 pub mod cmd;
+pub mod datafiles;
 pub mod demo;
 pub mod mcp;
 pub mod model;

@@ -18,6 +18,8 @@
 
 use std::collections::HashMap;
 
+use super::fields::{Field, Fields};
+
 /// AD1C's country file as svc ships it: release 2023-05-02, see `assets/cty.LICENSE`.
 const SHIPPED: &str = include_str!("../../assets/cty.csv");
 
@@ -194,6 +196,36 @@ impl Dxcc {
             }
         }
         Ok(dxcc)
+    }
+
+    /// Fills the entity fields a contact lacks (ADIF `DXCC`, `COUNTRY`, `CONT`, `CQZ`,
+    /// `ITUZ`) from its callsign, as loggers do when a contact is logged. What the contact
+    /// carries wins: a field given is kept; and when its `DXCC` names another entity than
+    /// the call's (a logger that knew better, a file read with a newer country list), nothing
+    /// is filled, so no contact mixes two entities' values. Gives whether anything was filled.
+    pub fn fill(&self, callsign: &str, fields: &mut Fields) -> bool {
+        let Some(entity) = self.resolve(callsign) else {
+            return false;
+        };
+        if let Some(given) = fields.get(Field::Dxcc)
+            && given != entity.dxcc.to_string()
+        {
+            return false;
+        }
+        let mut filled = false;
+        for (field, value) in [
+            (Field::Dxcc, entity.dxcc.to_string()),
+            (Field::Country, entity.name.to_owned()),
+            (Field::Cont, entity.continent.as_str().to_owned()),
+            (Field::Cqz, entity.cq_zone.to_string()),
+            (Field::Ituz, entity.itu_zone.to_string()),
+        ] {
+            if fields.get(field).is_none() {
+                fields.set(field, Some(value));
+                filled = true;
+            }
+        }
+        filled
     }
 
     /// The entity of a callsign as typed (any case, with a portable prefix or suffix), or
@@ -486,6 +518,43 @@ mod tests {
                 "{call}"
             );
         }
+    }
+
+    #[test]
+    fn fill_adds_what_is_absent_and_keeps_what_is_given() {
+        let dxcc = Dxcc::shipped();
+        let mut fields = Fields::default();
+        assert!(dxcc.fill("W1AW/6", &mut fields));
+        let got: Vec<_> = [
+            Field::Dxcc,
+            Field::Country,
+            Field::Cont,
+            Field::Cqz,
+            Field::Ituz,
+        ]
+        .map(|f| fields.get(f).unwrap_or("-"))
+        .to_vec();
+        assert_eq!(got, ["291", "United States", "NA", "3", "6"]);
+        // A zone the contact has stays; the rest of the same entity is filled.
+        let mut fields = Fields::default();
+        fields.set(Field::Cqz, Some("4".into()));
+        fields.set(Field::Dxcc, Some("291".into()));
+        assert!(dxcc.fill("W1AW", &mut fields));
+        assert_eq!(fields.get(Field::Cqz), Some("4"));
+        assert_eq!(fields.get(Field::Cont), Some("NA"));
+        // Another entity's number: nothing of ours is mixed in.
+        let mut fields = Fields::default();
+        fields.set(Field::Dxcc, Some("110".into()));
+        assert!(!dxcc.fill("W1AW", &mut fields));
+        assert_eq!(fields.get(Field::Country), None);
+        // Nothing known: nothing filled.
+        let mut fields = Fields::default();
+        assert!(!dxcc.fill("W1AW/MM", &mut fields));
+        assert!(fields.is_empty());
+        // All there already: nothing to do.
+        let mut full = Fields::default();
+        dxcc.fill("G4ABC", &mut full);
+        assert!(!dxcc.fill("G4ABC", &mut full.clone()));
     }
 
     #[test]

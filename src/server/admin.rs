@@ -79,21 +79,11 @@ pub fn fail(message: impl Into<String>) -> Fail {
     }
 }
 
-/// svc's folder in the user's data directory: `$XDG_DATA_HOME/svc`, else
-/// `~/.local/share/svc`, else `./svc`.
-pub fn data_dir() -> std::path::PathBuf {
-    std::env::var_os("XDG_DATA_HOME")
-        .filter(|d| !d.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/share"))
-        })
-        .unwrap_or_else(|| std::path::PathBuf::from("."))
-        .join("svc")
-}
-
 fn default_database() -> String {
-    format!("sqlite://{}", data_dir().join("svc.db").display())
+    format!(
+        "sqlite://{}",
+        crate::datafiles::data_dir().join("svc.db").display()
+    )
 }
 
 impl DbArgs {

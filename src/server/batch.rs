@@ -264,7 +264,8 @@ pub async fn create(
                         folder
                     }
                 };
-                check_contact(&input, folder.as_ref(), now).map(|contact| (idem, contact))
+                check_contact(&input, folder.as_ref(), now, &state.dxcc)
+                    .map(|contact| (idem, contact))
             }
             Err(e) => Err(e),
         };

@@ -24,6 +24,8 @@ pub struct ServerArgs {
     command: ServerCommand,
 }
 
+// Parsed once per run: the size of `start`'s flags costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum ServerCommand {
     /// Run the HTTP service
@@ -147,6 +149,10 @@ struct StartArgs {
     /// The QRZ Logbook API's address
     #[arg(long, env = "SVC_QRZ_API_URL", value_name = "URL", default_value = super::logbooks::qrz::DEFAULT_API_URL)]
     qrz_api_url: String,
+    /// The country file (AD1C's cty.csv) contacts' DXCC entity and zones are filled from
+    /// [default: cty.csv in the data directory when there is one, else the copy shipped in svc]
+    #[arg(long, env = "SVC_CTY", value_name = "FILE")]
+    cty: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -500,6 +506,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         free_plan_cap: args.free_plan_cap,
         daily_applies: true,
     };
+    let (dxcc, country_file) = crate::datafiles::country_file(args.cty.as_deref()).map_err(fail)?;
     let store = open(&args.db).await?;
     let logbooks = match &args.secret_file {
         None => None,
@@ -543,12 +550,13 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         }
         let _ = out.flush();
     }
-    tracing::info!(%addr, ?limits, ?connections, "svc server started");
+    tracing::info!(%addr, ?limits, ?connections, %country_file, "svc server started");
     let state = AppState {
         store,
         limits,
         web,
         logbooks,
+        dxcc: Arc::new(dxcc),
     };
     let metrics = metrics.map(|(l, _)| tokio::spawn(super::metrics::serve(l, state.store.clone())));
     let served = super::serve(listener, state, connections, shutdown_signal()).await;

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::error::ApiResult;
 use super::extract::{Auth, CursorKind, Elevated, IdemKey, JsonBody, NoQuery, Params};
 use super::{AppState, page};
+use crate::model::dxcc::Dxcc;
 use crate::model::page::DEFAULT_LIMIT;
 use crate::model::{
     ApiError, Contact, ContactInput, ContactPatch, Fields, FieldsPatch, Folder, FolderType, IdKind,
@@ -114,14 +115,18 @@ pub(super) fn read_contact(mut body: JsonBody, known: &[&str]) -> Result<Contact
     Ok(input)
 }
 
-/// Applies the rules of the contact's folder, which must be the account's.
+/// Applies the rules of the contact's folder, which must be the account's, and fills the
+/// DXCC entity and zones the contact lacks from its callsign.
 pub(super) fn check_contact(
     input: &ContactInput,
     folder: Option<&Folder>,
     now: Timestamp,
+    dxcc: &Dxcc,
 ) -> Result<NewContact, ApiError> {
     let folder = folder.ok_or_else(|| folder_not_found(&input.folder_id))?;
-    NewContact::validate(input, folder, now)
+    let mut contact = NewContact::validate(input, folder, now)?;
+    dxcc.fill(&contact.callsign, &mut contact.fields);
+    Ok(contact)
 }
 
 pub async fn create(
@@ -138,7 +143,7 @@ pub async fn create(
         .folder_for_contacts(&who.account_id, &input.folder_id)
         .await?;
     let now = Timestamp::now();
-    let contact = check_contact(&input, folder.as_ref(), now)?;
+    let contact = check_contact(&input, folder.as_ref(), now, &state.dxcc)?;
     let (created, replayed) = state
         .store
         .create_contact(&who.account_id, &contact, &state.limits, now, idem.as_ref())

@@ -40,6 +40,8 @@ pub struct AppState {
     pub web: web::WebConfig,
     /// External logbooks, when the service has a secret to keep their keys with.
     pub logbooks: Option<Arc<logbooks::Logbooks>>,
+    /// The country file, which fills a new contact's DXCC entity and zones.
+    pub dxcc: Arc<crate::model::dxcc::Dxcc>,
 }
 
 async fn no_route(method: axum::http::Method, uri: axum::http::Uri) -> Failure {

@@ -78,6 +78,12 @@ pub enum Effect {
 #[derive(Debug, Clone)]
 pub enum Action {
     Key(KeyEvent),
+    /// The country file and super check partial list were read; a file given or found in the
+    /// data directory that could not be is why the shipped copy is used instead.
+    CallsignsLoaded {
+        callsigns: std::sync::Arc<crate::tui::callsigns::Callsigns>,
+        warning: Option<String>,
+    },
     Resize(u16, u16),
     Tick(Timestamp),
     WhoamiLoaded(Result<Whoami, ClientError>),

@@ -5,9 +5,12 @@
 //! returning the work to start as [`Effect`]s. Nothing here touches the network, the disk or
 //! the clock, so every behaviour can be tested without a terminal.
 
+use std::sync::Arc;
+
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::action::{Action, Effect, Source};
+use super::callsigns::Callsigns;
 use super::components::activation::{ActivationForm, ActivationKey};
 use super::components::activations::ActivationsPane;
 use super::components::contacts::{ContactsPane, Mark};
@@ -77,6 +80,10 @@ pub struct Options {
     pub label: Option<String>,
     /// rigctld, whose radio the entry form follows.
     pub rig: Option<RigAddress>,
+    /// A country file to read instead of the one in the data directory or shipped.
+    pub cty: Option<std::path::PathBuf>,
+    /// A super check partial list to read instead of the one in the data directory or shipped.
+    pub scp: Option<std::path::PathBuf>,
 }
 
 pub struct App {
@@ -105,6 +112,8 @@ pub struct App {
     pub whoami_retry: Option<Timestamp>,
     /// The radio, when the logbook was started with one.
     pub rig: Option<RigPanel>,
+    /// The country file and super check partial list, once read (just after start).
+    pub callsigns: Option<Arc<Callsigns>>,
 }
 
 /// A fresh list from the service, with the folders logged here that it does not know yet.
@@ -138,6 +147,7 @@ impl App {
             outbox: Outbox::default(),
             whoami_retry: None,
             rig,
+            callsigns: None,
         };
         let mut effects = vec![Effect::Journal(JournalEffect::Load)];
         let loads = [
@@ -380,12 +390,12 @@ impl App {
             );
         }
         self.dialog = Some(Dialog::Entry);
-        self.check_duplicate();
+        self.check_callsign();
         self.more_contacts()
     }
 
     /// The entry form's duplicate warning, from the contacts of its folder when it is open.
-    fn check_duplicate(&mut self) {
+    fn check_callsign(&mut self) {
         let Some(form) = &self.entry else { return };
         let same_folder = self
             .contacts
@@ -404,8 +414,19 @@ impl App {
                     hhmm(c.time_on)
                 )
             });
+        // Who the call is: the entity, and the calls holding what is typed, the log's first.
+        let call = form.value(Field::Callsign);
+        let (who, partials) = match &self.callsigns {
+            Some(c) => (
+                c.who(call),
+                c.partials(self.contacts.logged().map(|c| c.callsign.as_str()), call),
+            ),
+            None => (None, Vec::new()),
+        };
         if let Some(form) = &mut self.entry {
             form.duplicate = duplicate;
+            form.who = who;
+            form.partials = partials;
         }
     }
 
@@ -590,7 +611,7 @@ impl App {
                                 | Field::Time
                                 | Field::Park
                         ) {
-                            self.check_duplicate();
+                            self.check_callsign();
                         }
                         vec![]
                     }
@@ -706,7 +727,7 @@ impl App {
             && let Some(form) = &mut self.entry
             && let FormKey::Edited(_) = form_key(form, key)
         {
-            self.check_duplicate();
+            self.check_callsign();
         }
         effects
     }
@@ -999,7 +1020,7 @@ impl App {
             Ok(page) => {
                 self.contacts.page_loaded(from_service, page);
                 self.merge_pending();
-                self.check_duplicate();
+                self.check_callsign();
                 if from_service {
                     self.more_contacts()
                 } else {
@@ -1371,7 +1392,7 @@ impl App {
         self.activations.count(&row);
         self.outbox.add(entry);
         self.merge_pending();
-        self.check_duplicate();
+        self.check_callsign();
     }
 
     /// A folder to log into, from the journal (made with no link, or known) or found in the
@@ -1607,7 +1628,7 @@ impl App {
         if let Some(form) = &mut self.entry
             && form.follow(&mhz, mode.as_deref())
         {
-            self.check_duplicate();
+            self.check_callsign();
         }
     }
 
@@ -1682,6 +1703,14 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
         Action::Key(key) => app.key(key),
         Action::Resize(w, h) => app.resized(w, h),
+        Action::CallsignsLoaded { callsigns, warning } => {
+            app.callsigns = Some(callsigns);
+            if let Some(warning) = warning {
+                app.say(Tone::Warning, warning);
+            }
+            app.check_callsign();
+            vec![]
+        }
         Action::Tick(now) => {
             app.now = now;
             app.activations.now = now;

@@ -7,10 +7,11 @@
 //! [`runtime`](mod@runtime) is the only part that touches the terminal, the network, the disk and the
 //! clock: every request runs on its own task and answers through a channel, so the screen
 //! keeps up with the keyboard while the network is slow or gone. This module uses only
-//! `client` and `model`.
+//! `client`, `model` and `datafiles`.
 
 pub mod action;
 pub mod app;
+pub mod callsigns;
 pub mod components;
 pub mod journal;
 pub mod list;

@@ -164,6 +164,8 @@ impl Cli {
             "DISPLAY",
             "WAYLAND_DISPLAY",
             "SVC_DATABASE_URL",
+            "SVC_CTY",
+            "SVC_SCP",
         ] {
             cmd.env_remove(name);
         }

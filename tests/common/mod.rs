@@ -384,6 +384,10 @@ fn spawn_server_with(
         ])
         .args(extra)
         .env_remove("SVC_DATABASE_URL")
+        .env_remove("SVC_CTY")
+        // The data directory is the test's own: a country file a developer keeps in theirs
+        // must not change what a test sees.
+        .env("XDG_DATA_HOME", db.dir.path())
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -253,6 +253,7 @@ fn a_handler_panic_is_an_internal_envelope_and_the_server_keeps_serving() {
             limits: Default::default(),
             web: Default::default(),
             logbooks: None,
+            dxcc: std::sync::Arc::new(svc::model::dxcc::Dxcc::shipped()),
         };
         let app = svc::server::with_middleware(
             svc::server::routes().route("/v1/boom", axum::routing::get(boom)),

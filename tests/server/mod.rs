@@ -5,6 +5,7 @@ mod bad_input;
 mod batch;
 mod connections;
 mod contacts;
+mod dxcc;
 mod edits;
 mod errors;
 mod export;

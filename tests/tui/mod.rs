@@ -2,6 +2,7 @@
 //! ratatui's TestBackend against committed snapshots (`render`), and the real `svc` binary in
 //! a pseudo-terminal against the real server (`terminal`).
 
+mod callsigns;
 mod offline;
 mod outbox;
 mod render;

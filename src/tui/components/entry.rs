@@ -122,6 +122,10 @@ pub struct EntryForm {
     pub band: Result<&'static str, String>,
     /// The contact this one would duplicate, as a warning line.
     pub duplicate: Option<String>,
+    /// Who the typed call is: its entity and zones, as a line.
+    pub who: Option<String>,
+    /// Known calls holding what is typed, the log's own first.
+    pub partials: Vec<String>,
     /// The ended activation the operator said yes to logging into.
     pub ended_ok: Option<String>,
     /// The fields the operator typed in for this contact: the radio's reading no longer
@@ -148,6 +152,8 @@ impl EntryForm {
             focus: Field::Callsign,
             band: Err(String::new()),
             duplicate: None,
+            who: None,
+            partials: Vec::new(),
             ended_ok: None,
             typed: [false; Field::ALL.len()],
             replace_on_type: false,
@@ -885,6 +891,14 @@ impl Widget for EntryView<'_> {
                 self.theme.tone(Tone::Warning),
             ));
         }
+        // Who the call is, then the known calls holding it: read while typing, before the
+        // hint line, which a practised operator no longer needs.
+        if let Some(who) = &form.who {
+            lines.push(Line::from(who.clone()));
+        }
+        if let Some(line) = partials_line(&form.partials, inner.width, self.theme) {
+            lines.push(line);
+        }
         match self.refusal {
             Some(why) => {
                 lines.push(Line::styled(
@@ -915,6 +929,23 @@ impl Widget for EntryView<'_> {
             .wrap(Wrap { trim: true })
             .render(notes.intersection(inner), buf);
     }
+}
+
+/// The partial matches on one line, as many as fit `width` whole, after a dim `SCP`.
+fn partials_line(partials: &[String], width: u16, theme: Theme) -> Option<Line<'static>> {
+    if partials.is_empty() {
+        return None;
+    }
+    let mut spans = vec![Span::styled("SCP", theme.dim())];
+    let mut used = 3;
+    for call in partials {
+        used += 1 + call.chars().count();
+        if used > usize::from(width) {
+            break;
+        }
+        spans.push(Span::raw(format!(" {call}")));
+    }
+    Some(Line::from(spans))
 }
 
 /// Where the terminal's cursor goes while the form is open on a screen of `area`, its top

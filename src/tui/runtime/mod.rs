@@ -100,6 +100,7 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
     let mut guard = terminal::Guard::enter()?;
     let size = guard.terminal.size()?;
     let rig = options.rig.clone();
+    let (cty, scp) = (options.cty.clone(), options.scp.clone());
     let (mut app, effects) = App::new(options, Timestamp::now(), (size.width, size.height));
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut tasks = JoinSet::new();
@@ -111,6 +112,7 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
         commands
     });
     tasks.spawn(tasks::watch_link(client.clone(), tx.clone()));
+    tasks.spawn(tasks::load_callsigns(cty, scp, tx.clone()));
     let mut work = VecDeque::from(effects);
     let mut events = EventStream::new();
     let mut clock = tokio::time::interval(Duration::from_secs(1));

@@ -13,8 +13,12 @@ use crate::client::Client;
 use crate::client::export;
 use crate::client::journal::{Journal, is_local_folder_id};
 use crate::client::rig::{Rig, RigCommand};
+use crate::datafiles;
+use crate::model::dxcc::Dxcc;
+use crate::model::scp::MasterScp;
 use crate::model::{Page, Timestamp};
 use crate::tui::action::{Action, COPY_LIMIT, Effect, PAGE_SIZE, Source};
+use crate::tui::callsigns::Callsigns;
 use crate::tui::components::rig::POLL;
 
 /// Runs `effect` on a task of `tasks`. Journal effects are not for here: the run loop awaits
@@ -184,6 +188,41 @@ pub async fn perform(
 /// `offline` within the sum, 4.5 s.
 pub const PROBE_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 pub const PROBE_WITHIN: std::time::Duration = std::time::Duration::from_millis(2500);
+
+/// Reads the country file and the super check partial list (a flag's, else the data
+/// directory's, else the shipped copies) off the event loop: tens of milliseconds that the
+/// first frame does not wait for. A file that cannot be read is said, and the shipped copy used.
+pub async fn load_callsigns(
+    cty: Option<std::path::PathBuf>,
+    scp: Option<std::path::PathBuf>,
+    tx: UnboundedSender<Action>,
+) {
+    let loaded = tokio::task::spawn_blocking(move || {
+        let mut warnings = Vec::new();
+        let dxcc = datafiles::country_file(cty.as_deref()).unwrap_or_else(|why| {
+            warnings.push(why);
+            (Dxcc::shipped(), datafiles::Origin::Shipped)
+        });
+        let scp = datafiles::scp_file(scp.as_deref()).unwrap_or_else(|why| {
+            warnings.push(why);
+            (MasterScp::shipped(), datafiles::Origin::Shipped)
+        });
+        let callsigns = Callsigns {
+            dxcc: dxcc.0,
+            scp: scp.0,
+        };
+        let warning = (!warnings.is_empty())
+            .then(|| format!("{}; the shipped copy is used", warnings.join("; ")));
+        (callsigns, warning)
+    })
+    .await;
+    if let Ok((callsigns, warning)) = loaded {
+        let _ = tx.send(Action::CallsignsLoaded {
+            callsigns: Arc::new(callsigns),
+            warning,
+        });
+    }
+}
 
 /// Asks the service every [`PROBE_EVERY`] whether it can be reached, for the connection shown
 /// in the status bar: the other requests come only now and then, and a stalled one takes its

@@ -1,0 +1,87 @@
+//! svc's data directory on this machine, and the reference files read from it: the country
+//! file (`cty.csv`) and the super check partial list (`MASTER.SCP`). Both ship in the binary;
+//! a newer one is used when given with a flag, or when one is put in the data directory, as
+//! contesters replace theirs before each contest. The service and the logbook both read them.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::dxcc::Dxcc;
+use crate::model::scp::MasterScp;
+
+/// The country file's name in the data directory.
+pub const COUNTRY_FILE: &str = "cty.csv";
+/// The super check partial list's name in the data directory.
+pub const SCP_FILE: &str = "MASTER.SCP";
+
+/// svc's folder in the user's data directory: `$XDG_DATA_HOME/svc`, else
+/// `~/.local/share/svc`, else `./svc`.
+pub fn data_dir() -> PathBuf {
+    std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("svc")
+}
+
+/// Where a reference file came from, for the line a program prints at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The file named by a flag or its environment variable.
+    Given(PathBuf),
+    /// The file found in the data directory.
+    DataDir(PathBuf),
+    /// The copy in the binary.
+    Shipped,
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Given(path) | Origin::DataDir(path) => write!(f, "{}", path.display()),
+            Origin::Shipped => f.write_str("the copy shipped in svc"),
+        }
+    }
+}
+
+/// The text of the file `given`, else of `name` in the data directory when it is there; `None`
+/// means the shipped copy. A file given that cannot be read is an error: the user asked for it.
+fn text(given: Option<&Path>, name: &str) -> Result<Option<(String, Origin)>, String> {
+    let (path, origin) = match given {
+        Some(path) => (path.to_owned(), Origin::Given(path.to_owned())),
+        None => {
+            let path = data_dir().join(name);
+            if !path.is_file() {
+                return Ok(None);
+            }
+            (path.clone(), Origin::DataDir(path))
+        }
+    };
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    // Files written on other systems may carry Latin-1 names; nothing in them is worth
+    // refusing the file for.
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    Ok(Some((text, origin)))
+}
+
+/// The country file: `given`, else `cty.csv` in the data directory, else the shipped copy. A
+/// malformed file is refused with its line, to be fixed or removed.
+pub fn country_file(given: Option<&Path>) -> Result<(Dxcc, Origin), String> {
+    match text(given, COUNTRY_FILE)? {
+        Some((text, origin)) => Dxcc::load(&text)
+            .map(|dxcc| (dxcc, origin.clone()))
+            .map_err(|e| {
+                format!("{origin}: {e}; fix the file or remove it to use the shipped copy")
+            }),
+        None => Ok((Dxcc::shipped(), Origin::Shipped)),
+    }
+}
+
+/// The super check partial list: `given`, else `MASTER.SCP` in the data directory, else the
+/// shipped copy.
+pub fn scp_file(given: Option<&Path>) -> Result<(MasterScp, Origin), String> {
+    match text(given, SCP_FILE)? {
+        Some((text, origin)) => Ok((MasterScp::load(&text), origin)),
+        None => Ok((MasterScp::shipped(), Origin::Shipped)),
+    }
+}

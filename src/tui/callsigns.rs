@@ -1,0 +1,88 @@
+//! Who the callsign being typed is, for the entry form: its DXCC entity and zones, and the
+//! known calls that contain what is typed (super check partial), the log's own first, as
+//! N1MM+ shows them while a call is typed.
+
+use crate::model::dxcc::Dxcc;
+use crate::model::scp::MasterScp;
+
+/// How many partial matches are looked for: more than a line shows, fewer than would cost.
+const PARTIALS: usize = 24;
+
+/// The country file and the super check partial list, read once at start.
+pub struct Callsigns {
+    pub dxcc: Dxcc,
+    pub scp: MasterScp,
+}
+
+// The list holds some 85,000 calls: a debug print of the state says how many, not which.
+impl std::fmt::Debug for Callsigns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Callsigns({} SCP calls)", self.scp.len())
+    }
+}
+
+impl Callsigns {
+    /// The entity line of `call`: `United States · NA · CQ 5 · ITU 8`; none while the call
+    /// says nothing yet (fewer than two characters, `/MM`, no prefix known).
+    pub fn who(&self, call: &str) -> Option<String> {
+        if call.trim().len() < 2 {
+            return None;
+        }
+        let e = self.dxcc.resolve(call)?;
+        Some(format!(
+            "{} · {} · CQ {} · ITU {}",
+            e.name,
+            e.continent.as_str(),
+            e.cq_zone,
+            e.itu_zone
+        ))
+    }
+
+    /// The calls holding `typed`: those of `own` (the log's, newest first) before the list's.
+    /// The call typed in full is left out: it is already on the form.
+    pub fn partials<'a>(
+        &'a self,
+        own: impl IntoIterator<Item = &'a str>,
+        typed: &str,
+    ) -> Vec<String> {
+        let typed = typed.trim();
+        self.scp
+            .partial_with(own, typed, PARTIALS)
+            .into_iter()
+            .filter(|call| !call.eq_ignore_ascii_case(typed))
+            .map(str::to_ascii_uppercase)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn callsigns() -> Callsigns {
+        Callsigns {
+            dxcc: Dxcc::shipped(),
+            scp: MasterScp::load("K1ABC\nK1ABD\nW1AW\nK1AB\n"),
+        }
+    }
+
+    #[test]
+    fn the_entity_shows_once_the_call_says_where() {
+        let c = callsigns();
+        assert_eq!(c.who("k"), None);
+        assert_eq!(
+            c.who("k1").as_deref(),
+            Some("United States · NA · CQ 5 · ITU 8")
+        );
+        assert_eq!(c.who("W1AW/MM"), None);
+    }
+
+    #[test]
+    fn the_logs_own_calls_come_first_and_the_typed_one_is_not_repeated() {
+        let c = callsigns();
+        let own = ["k1abx", "N0ABC"];
+        assert_eq!(c.partials(own, "1ab"), ["K1ABX", "K1AB", "K1ABC", "K1ABD"]);
+        assert_eq!(c.partials(own, "K1AB"), ["K1ABX", "K1ABC", "K1ABD"]);
+        assert!(c.partials(own, "k").is_empty());
+    }
+}

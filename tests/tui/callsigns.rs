@@ -1,0 +1,50 @@
+//! Who the call being typed is, in the real `svc` in a pseudo-terminal: the entity and zones
+//! from the country file, the known calls holding what is typed (the log's own first), and a
+//! newer list read from the data directory.
+
+use super::terminal::Tui;
+use crate::cli::{monthly, setup};
+
+#[test]
+fn the_form_shows_the_entity_and_partial_matches_while_typing() {
+    let (_server, api, cli) = setup("elevated");
+    monthly(&api);
+    // A list of the operator's own, in the data directory, as contesters keep theirs fresh.
+    let dir = cli.data_dir().join("svc");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("MASTER.SCP"), "# test list\nK1ABC\nK1ABD\nW1AW\n").unwrap();
+    let mut tui = Tui::start(&cli, &["tui"], &[]);
+    tui.wait_for("QSOs 0/200");
+    tui.keys("\x1b[F\r");
+    tui.wait_for("No contacts yet");
+    tui.keys("k1ab");
+    tui.wait_for("United States · NA · CQ 5 · ITU 8");
+    tui.wait_for("SCP K1ABC K1ABD");
+    // Logged here, a call comes before the list's.
+    tui.keys("x\t14.074\tft8\r");
+    tui.wait_for("logged K1ABX");
+    tui.keys("1ab");
+    let screen = tui.wait_for("SCP K1ABX K1ABC K1ABD");
+    assert!(!screen.contains("SCP K1ABX K1ABX"), "{screen}");
+    // A portable call elsewhere: the entity of where the station is.
+    tui.keys("\x7f\x7f\x7fkh6/w1aw");
+    tui.wait_for("Hawaii · OC · CQ 31 · ITU 61");
+    tui.quit();
+    assert_eq!(tui.exit_code(), 0);
+}
+
+#[test]
+fn a_country_file_that_cannot_be_read_is_said_and_the_shipped_one_used() {
+    let (_server, api, cli) = setup("elevated");
+    monthly(&api);
+    let bad = cli.home.path().join("cty.csv");
+    std::fs::write(&bad, "W,Testland,abc,NA,4,7,0,0,0,W;\n").unwrap();
+    let mut tui = Tui::start(&cli, &["tui", "--cty", bad.to_str().unwrap()], &[]);
+    tui.wait_for("line 1");
+    tui.wait_for("the shipped copy is used");
+    tui.keys("\x1b[F\r");
+    tui.keys("dl1abc");
+    tui.wait_for("Fed. Rep. of Germany · EU · CQ 14 · ITU 28");
+    tui.quit();
+    assert_eq!(tui.exit_code(), 0);
+}
