@@ -406,3 +406,51 @@ fn a_long_message_is_shown_whole_and_an_old_one_says_its_age() {
     let text = screen(&app);
     assert!(text.contains("the-last-word (3 min ago)"), "{text}");
 }
+
+/// The worked station's country, as the service filled it: a column of its own where the pane
+/// is wide enough, none on 80 columns, where the notes need the room.
+#[test]
+fn the_country_shows_where_there_is_room_for_it() {
+    use svc::model::fields::Field;
+    let mut app = month_open();
+    for (c, country) in
+        app.contacts
+            .items
+            .iter_mut()
+            .zip(["United States", "United States", "England"])
+    {
+        c.fields.set(Field::Country, Some(country.into()));
+    }
+    let wide = draw(&app, 120, 32).backend().to_string();
+    let header = wide.lines().find(|l| l.contains("UTC")).unwrap();
+    assert!(header.contains("Country"), "{wide}");
+    let g4 = wide.lines().find(|l| l.contains("G4ABC")).unwrap();
+    assert!(g4.contains("England"), "{wide}");
+    let narrow = screen(&app);
+    assert!(
+        !narrow.contains("Country") && !narrow.contains("England"),
+        "{narrow}"
+    );
+}
+
+/// The form while a call is typed: who it is and the known calls holding it, the log's own
+/// first, above the hint line.
+#[test]
+fn the_form_says_who_the_call_is() {
+    use svc::model::dxcc::Dxcc;
+    use svc::model::scp::MasterScp;
+    use svc::tui::callsigns::Callsigns;
+    let mut app = month_open();
+    update(
+        &mut app,
+        Action::CallsignsLoaded {
+            callsigns: std::sync::Arc::new(Callsigns {
+                dxcc: Dxcc::shipped(),
+                scp: MasterScp::load("K1ABD\nK1AB\nJK1ABX\n"),
+            }),
+            warning: None,
+        },
+    );
+    typed(&mut app, "k1ab");
+    insta::assert_snapshot!(screen(&app));
+}

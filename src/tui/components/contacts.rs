@@ -12,6 +12,7 @@ use ratatui::widgets::{Cell, Row, Table, Widget};
 use super::outbox::{contact_row, refusal};
 use crate::client::journal::{Entry, EntryRequest, EntryState, is_local_folder_id};
 use crate::model::band::mhz_text;
+use crate::model::fields::Field;
 use crate::model::{Contact, Folder, FolderType, Page, Timestamp};
 use crate::tui::action::Effect;
 use crate::tui::list::{ListView, Load};
@@ -366,6 +367,10 @@ const CONTACT_WIDTHS: [Constraint; 10] = [
     Constraint::Fill(1),
 ];
 
+/// The Country column shows from this inner width on: on 80 columns the notes need the room.
+const COUNTRY_FROM_WIDTH: u16 = 100;
+const COUNTRY_WIDTH: u16 = 16;
+
 /// With a Park column (theirs, of a park-to-park contact) after Mode, when a contact shown has
 /// one: reports and the name give it room, so the notes (and `dupe`) still show on 80 columns.
 const CONTACT_WIDTHS_WITH_PARK: [Constraint; 11] = [
@@ -423,11 +428,17 @@ impl Widget for View<'_, ContactsPane> {
                 .take(inner.height.saturating_sub(1) as usize)
         };
         let parks = visible().any(|&i| pane.items[i].sig_info.is_some());
+        // The worked station's country, where the pane has room for it beside the notes.
+        let countries = inner.width >= COUNTRY_FROM_WIDTH
+            && visible().any(|&i| pane.items[i].fields.get(Field::Country).is_some());
         let mut titles = vec![
             "", "UTC", "Call", "MHz", "Band", "Mode", "S", "R", "Name", "Notes",
         ];
         if parks {
             titles.insert(6, "Park");
+        }
+        if countries {
+            titles.insert(titles.len() - 1, "Country");
         }
         let header = Row::new(titles).style(self.theme.header());
         let rows = pane
@@ -473,13 +484,21 @@ impl Widget for View<'_, ContactsPane> {
                 if parks {
                     cells.insert(6, Cell::from(c.sig_info.as_deref().unwrap_or("")));
                 }
+                if countries {
+                    let country = c.fields.get(Field::Country).unwrap_or("");
+                    cells.insert(cells.len() - 1, Cell::from(country));
+                }
                 Row::new(cells).style(style)
             });
-        let table = if parks {
-            Table::new(rows, CONTACT_WIDTHS_WITH_PARK)
+        let mut widths = if parks {
+            CONTACT_WIDTHS_WITH_PARK.to_vec()
         } else {
-            Table::new(rows, CONTACT_WIDTHS)
+            CONTACT_WIDTHS.to_vec()
         };
+        if countries {
+            widths.insert(widths.len() - 1, Constraint::Length(COUNTRY_WIDTH));
+        }
+        let table = Table::new(rows, widths);
         table.header(header).render(inner, buf);
     }
 }
