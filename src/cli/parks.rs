@@ -37,8 +37,9 @@ pub struct PotaArgs {
 }
 
 impl PotaArgs {
-    pub fn client(&self) -> Result<Pota, CliError> {
+    pub fn client(&self, ctx: &Ctx) -> Result<Pota, CliError> {
         let url = pota::resolve_api_url(self.pota_api_url.as_deref())?;
+        ctx.note(&format!("POTA at {url}: one attempt, 5 s at most"));
         Ok(Pota::new(url)?)
     }
 }
@@ -86,7 +87,7 @@ fn import(ctx: &Ctx, args: ImportArgs) -> Result<(), CliError> {
     let file = std::fs::File::open(&args.file)
         .map_err(|e| CliError::input(format!("cannot read {}: {e}", args.file.display())))?;
     // The import asks POTA nothing; the cache is opened with POTA's own address.
-    let pota = PotaArgs { pota_api_url: None }.client()?;
+    let pota = Pota::new(pota::resolve_api_url(None)?)?;
     let report = ctx.block_on(async {
         let parks = Parks::open(pota).await?;
         parks
@@ -116,7 +117,7 @@ fn import(ctx: &Ctx, args: ImportArgs) -> Result<(), CliError> {
 }
 
 fn show(ctx: &Ctx, args: ShowArgs) -> Result<(), CliError> {
-    let pota = args.pota.client()?;
+    let pota = args.pota.client(ctx)?;
     let answer = ctx.block_on(async {
         let parks = Parks::open(pota).await?;
         Ok(parks.lookup(&args.reference).await?)

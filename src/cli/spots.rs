@@ -77,7 +77,7 @@ async fn account_callsign(ctx: &Ctx) -> Result<String, CliError> {
 }
 
 pub fn spot(ctx: &Ctx, args: SpotArgs) -> Result<(), CliError> {
-    let pota = args.pota.client()?;
+    let pota = args.pota.client(ctx)?;
     let spot = ctx.block_on(async {
         let activator = match args.activator {
             Some(call) => call,
@@ -111,7 +111,7 @@ pub fn spot(ctx: &Ctx, args: SpotArgs) -> Result<(), CliError> {
 }
 
 pub fn list(ctx: &Ctx, args: SpotsArgs) -> Result<(), CliError> {
-    let pota = args.pota.client()?;
+    let pota = args.pota.client(ctx)?;
     let all = ctx.block_on(async { Ok(pota.spots().await?) })?;
     let filter = SpotFilter {
         band: args.band,
