@@ -205,6 +205,32 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         &["svc logbooks disconnect lbk_kig4cpwianj2qdvz"],
     ),
     (
+        "parks import",
+        &[
+            "svc parks import all_parks_ext.csv",
+            "svc parks import all_parks_ext.csv --json",
+        ],
+    ),
+    (
+        "parks show",
+        &["svc parks show US-0001", "svc parks show K-0001 --json"],
+    ),
+    (
+        "spot",
+        &[
+            "svc spot --reference US-0001 --frequency 14.285 --mode SSB",
+            "svc spot --reference US-0001 --frequency 7.032 --mode CW --comment \"QRV, 5 W\" --activator W1AW",
+        ],
+    ),
+    (
+        "spots",
+        &[
+            "svc spots",
+            "svc spots --band 20m --mode cw",
+            "svc spots --mode FT8 --json",
+        ],
+    ),
+    (
         "outbox list",
         &["svc outbox list", "svc outbox list --ndjson"],
     ),
@@ -574,7 +600,8 @@ pub fn manifest(root: &Command) -> Value {
             "SVC_NO_KEYRING": "1: never use the OS keychain (the key lives in the config file)",
             "NO_COLOR": "set: no colour",
             "XDG_CONFIG_HOME": "the config file is $XDG_CONFIG_HOME/svc/config.json (else ~/.config/svc/config.json)",
-            "XDG_DATA_HOME": "the outbox (one journal file per service and account) is in $XDG_DATA_HOME/svc/journal/ (else ~/.local/share/svc/journal/)",
+            "XDG_DATA_HOME": "the outbox (one journal file per service and account) is in $XDG_DATA_HOME/svc/journal/ (else ~/.local/share/svc/journal/), the park cache is $XDG_DATA_HOME/svc/parks.sqlite",
+            "SVC_POTA_API_URL": "POTA's API address, like --pota-api-url (default https://api.pota.app)",
         },
         "errors": {
             "text": "svc: <command>: <error>: <message> (one line on stderr)",
@@ -598,7 +625,7 @@ fn find<'a>(root: &'a Command, path: &[String]) -> Result<&'a Command, CliError>
 }
 
 /// The environment variables the client reads, and what for.
-const ENVIRONMENT: [(&str, &str); 6] = [
+const ENVIRONMENT: [(&str, &str); 7] = [
     (
         "SVC_API_KEY",
         "the API key; wins over the OS keychain and the config file",
@@ -615,12 +642,16 @@ const ENVIRONMENT: [(&str, &str); 6] = [
     ),
     (
         "XDG_DATA_HOME",
-        "where the outbox journals are, in svc/journal/ (default ~/.local/share)",
+        "where the outbox journals are, in svc/journal/, and the park cache, svc/parks.sqlite (default ~/.local/share)",
+    ),
+    (
+        "SVC_POTA_API_URL",
+        "POTA's API address when --pota-api-url is not given (default https://api.pota.app)",
     ),
 ];
 
 /// The files the client reads and writes.
-const FILES: [(&str, &str); 2] = [
+const FILES: [(&str, &str); 3] = [
     (
         "$XDG_CONFIG_HOME/svc/config.json",
         "apiBase, and the key where the keychain cannot hold it (mode 0600, refused if others may read or change it)",
@@ -628,6 +659,10 @@ const FILES: [(&str, &str); 2] = [
     (
         "$XDG_DATA_HOME/svc/journal/",
         "the outbox: one SQLite journal per service and account, every contact on disk before it is sent",
+    ),
+    (
+        "$XDG_DATA_HOME/svc/parks.sqlite",
+        "the park cache: POTA's answers and an imported park list, for every account; safe to delete",
     ),
 ];
 

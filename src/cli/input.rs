@@ -1,9 +1,12 @@
 //! Checks of flag values done before anything is sent, each failing with a message that says
 //! what to give instead (clap reports them as usage errors, exit 2).
 
+use crate::client::pota::{ModeFilter, SpotFilter};
+use crate::model::band::read_mhz;
 use crate::model::callsign::normalize_callsign;
+use crate::model::mode::check_mode;
 use crate::model::page::MAX_LIMIT;
-use crate::model::program::normalize_reference_list;
+use crate::model::program::{normalize_reference, normalize_reference_list};
 use crate::model::time::parse_month;
 use crate::model::{IdKind, Timestamp};
 
@@ -49,6 +52,14 @@ pub fn frequency(text: &str) -> Result<f64, String> {
         ));
     }
     Ok(value)
+}
+
+/// A frequency in MHz that lies in an amateur band: what a spot tells hunters must be right.
+pub fn mhz_in_band(text: &str) -> Result<f64, String> {
+    let value = frequency(text)?;
+    read_mhz("frequency", value)
+        .map(|f| f.mhz)
+        .map_err(|e| e.message)
 }
 
 /// An ISO 8601 time with an offset, normalized to UTC.
@@ -100,6 +111,29 @@ pub fn month(text: &str) -> Result<String, String> {
 /// A park reference, or a two-fer's list of them (`US-1234,US-5678`).
 pub fn reference(text: &str) -> Result<String, String> {
     normalize_reference_list("reference", text).map_err(|e| e.message)
+}
+
+/// One park reference (`US-1234`), not a list.
+pub fn park(text: &str) -> Result<String, String> {
+    if text.contains(',') {
+        return Err("give one park, e.g. US-1234 (a spot names the others in its comment)".into());
+    }
+    normalize_reference("reference", text).map_err(|e| e.message)
+}
+
+/// An ADIF mode or submode, upper-cased.
+pub fn mode(text: &str) -> Result<String, String> {
+    check_mode("mode", text, false).map_err(|e| e.message)
+}
+
+/// A band as ADIF names it, e.g. `20m`.
+pub fn band(text: &str) -> Result<&'static str, String> {
+    SpotFilter::band(text)
+}
+
+/// A mode class (`cw`, `phone`, `data`) or one mode.
+pub fn mode_filter(text: &str) -> Result<ModeFilter, String> {
+    ModeFilter::parse(text)
 }
 
 pub fn callsign(text: &str) -> Result<String, String> {
@@ -175,6 +209,13 @@ mod tests {
         assert!(month("2026-13").unwrap_err().contains("YYYY-MM"));
         assert_eq!(reference(" us-1234 "), Ok("US-1234".into()));
         assert!(reference("US1234").unwrap_err().contains("e.g. US-1234"));
+        assert_eq!(park(" us-0001"), Ok("US-0001".into()));
+        assert!(park("US-1,US-2").unwrap_err().contains("one park"));
+        assert_eq!(mhz_in_band("14.285"), Ok(14.285));
+        assert!(mhz_in_band("14285").unwrap_err().contains("amateur band"));
+        assert_eq!(mode("ssb"), Ok("SSB".into()));
+        assert!(mode("XYZMODE").is_err());
+        assert_eq!(band("20M"), Ok("20m"));
         assert!(text("  ").is_err());
         assert_eq!(
             entry_id(" ent_aaaaaaaaaaaaaaaa"),

@@ -14,6 +14,8 @@ pub mod input;
 pub mod logbooks;
 pub mod outbox;
 pub mod output;
+pub mod parks;
+pub mod spots;
 pub mod whoami;
 
 use std::ffi::OsString;
@@ -101,6 +103,15 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: logbooks::LogbooksCommand,
     },
+    /// Look up POTA parks by reference, and keep POTA's park list for use with no link
+    Parks {
+        #[command(subcommand)]
+        command: parks::ParksCommand,
+    },
+    /// Spot an activation on POTA: the activator's park, frequency and mode, for hunters
+    Spot(spots::SpotArgs),
+    /// List the POTA activators on the air now, newest spot first
+    Spots(spots::SpotsArgs),
     /// Serve this logbook's tools to an AI agent over MCP on stdin and stdout
     Mcp(crate::mcp::McpArgs),
     /// Print the help of a command, or of every command with --all
@@ -123,6 +134,9 @@ impl ClientCommand {
             ClientCommand::Export { command } => format!("export {}", command.name()),
             ClientCommand::Import { command } => format!("import {}", command.name()),
             ClientCommand::Logbooks { command } => format!("logbooks {}", command.name()),
+            ClientCommand::Parks { command } => format!("parks {}", command.name()),
+            ClientCommand::Spot(_) => "spot".into(),
+            ClientCommand::Spots(_) => "spots".into(),
             ClientCommand::Mcp(_) => "mcp".into(),
             ClientCommand::Help(_) => "help".into(),
             ClientCommand::Completions(_) => "completions".into(),
@@ -241,13 +255,14 @@ impl From<KeyError> for CliError {
 
 /// What every command gets: the global flags, resolved once.
 /// The commands that print a list, which --ndjson prints one object a line.
-const LISTS: [&str; 6] = [
+const LISTS: [&str; 7] = [
     "folders list",
     "contacts list",
     "activations list",
     "outbox list",
     "logbooks list",
     "logbooks review",
+    "spots",
 ];
 
 pub struct Ctx {
@@ -293,17 +308,26 @@ impl Ctx {
 
     /// The key in the order of docs/CLI.md, "Keys"; exit 3 when there is none.
     pub fn key(&self) -> Result<FoundKey, CliError> {
+        self.key_if_any()?
+            .ok_or_else(|| CliError::no_key(keystore::NO_KEY))
+    }
+
+    /// The key in the order of docs/CLI.md, "Keys"; `None` when none is configured, for a
+    /// command that can do without one.
+    pub fn key_if_any(&self) -> Result<Option<FoundKey>, CliError> {
         let mut notes = Vec::new();
         let found = keystore::resolve(&mut notes);
         for note in &notes {
             self.note(note);
         }
-        let found = found?.ok_or_else(|| CliError::no_key(keystore::NO_KEY))?;
-        self.note(&format!(
-            "using key {}… from {}",
-            found.key.prefix(),
-            found.source.as_str()
-        ));
+        let found = found?;
+        if let Some(found) = &found {
+            self.note(&format!(
+                "using key {}… from {}",
+                found.key.prefix(),
+                found.source.as_str()
+            ));
+        }
         Ok(found)
     }
 
@@ -440,6 +464,9 @@ pub fn run(global: GlobalArgs, command: ClientCommand, root: &clap::Command) -> 
         ClientCommand::Export { command } => export::run(&ctx, command),
         ClientCommand::Import { command } => import::run(&ctx, command),
         ClientCommand::Logbooks { command } => logbooks::run(&ctx, command),
+        ClientCommand::Parks { command } => parks::run(&ctx, command),
+        ClientCommand::Spot(args) => spots::spot(&ctx, args),
+        ClientCommand::Spots(args) => spots::list(&ctx, args),
         ClientCommand::Mcp(args) => crate::mcp::run(&ctx, &args),
         ClientCommand::Help(args) => help::run_help(&ctx, &args, root),
         ClientCommand::Completions(args) => completions::run(&ctx, &args, root),

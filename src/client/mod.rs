@@ -8,6 +8,7 @@ pub mod export;
 pub mod journal;
 pub mod keystore;
 pub mod logbooks;
+pub mod pota;
 pub mod rig;
 pub mod types;
 
@@ -135,7 +136,7 @@ pub fn resolve_api_base(flag: Option<&str>) -> Result<Url, String> {
     parse_api_base(&text).map_err(|e| format!("{from}: {e}"))
 }
 
-fn transport_message(e: &reqwest::Error) -> String {
+pub(crate) fn transport_message(e: &reqwest::Error) -> String {
     // reqwest's own Display says only "error sending request for url"; the cause that tells
     // what to fix (refused, DNS, certificate) is the innermost one.
     if e.is_timeout() {
@@ -158,7 +159,7 @@ pub fn idempotency_key() -> String {
     base32(&random_bytes::<16>())
 }
 
-fn http_client(
+pub(crate) fn http_client(
     base: &Url,
     connect: Duration,
     answer: Duration,

@@ -15,6 +15,7 @@ mod help;
 mod keychain;
 mod logbooks;
 mod outbox;
+mod pota;
 mod retries;
 mod terminal;
 mod whoami;
@@ -174,6 +175,9 @@ impl Cli {
             .env("XDG_DATA_HOME", self.data_dir())
             .env("XDG_RUNTIME_DIR", self.home.path())
             .env("SVC_API_BASE", &self.base)
+            // Nothing listens on loopback's discard port: a test reaches POTA's stand-in when
+            // it names one, and never the real POTA.
+            .env("SVC_POTA_API_URL", "http://127.0.0.1:9")
             // A bus that does not exist: no keychain unless a test starts its own.
             .env(
                 "DBUS_SESSION_BUS_ADDRESS",

@@ -3,6 +3,7 @@
 //! HTTP to it. A test names its behaviour once; [`both_backends!`] runs it on each backend.
 
 mod cluster;
+pub mod pota;
 pub mod qrz;
 pub mod rigctld;
 

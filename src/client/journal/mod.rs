@@ -266,21 +266,13 @@ impl std::fmt::Debug for Journal {
 
 /// The journal folder: `$XDG_DATA_HOME/svc/journal`, else `~/.local/share/svc/journal`.
 pub fn journal_dir() -> Result<PathBuf, JournalError> {
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        // The XDG spec says a relative value is invalid and must be ignored.
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".local").join("share"))
-        })
+    crate::client::config::data_dir()
+        .map(|data| data.join("journal"))
         .ok_or_else(|| {
             JournalError::Storage(
                 "no place for the journal: set HOME (or XDG_DATA_HOME to an absolute path)".into(),
             )
-        })?;
-    Ok(data.join("svc").join("journal"))
+        })
 }
 
 fn now_ms() -> i64 {

@@ -1,0 +1,174 @@
+//! `svc spot` and `svc spots`: an activator's own spot on POTA, and the activators on the air
+//! now. Neither goes through the service; `spot` asks it only for the account's callsign.
+
+use std::time::Duration;
+
+use clap::Args;
+
+use super::output::{self, Cell, Format};
+use super::parks::PotaArgs;
+use super::{CliError, Ctx, input};
+use crate::client::RetryPolicy;
+use crate::client::journal::Journal;
+use crate::client::pota::{ModeFilter, NewSpot, Spot, SpotFilter};
+use crate::model::Page;
+use crate::model::band::mhz_text;
+
+/// The account's callsign is asked for with POTA's patience, not the service's: the spot waits.
+const WHOAMI_CONNECT: Duration = Duration::from_secs(3);
+const WHOAMI_ANSWER: Duration = Duration::from_secs(5);
+
+#[derive(Debug, Args)]
+pub struct SpotArgs {
+    /// The park, e.g. US-0001 (a two-fer: the first, and the others in --comment)
+    #[arg(long, value_parser = input::park, value_name = "REF")]
+    reference: String,
+    /// The frequency in MHz, e.g. 14.285 (POTA is sent kHz)
+    #[arg(long, value_parser = input::mhz_in_band, value_name = "MHZ")]
+    frequency: f64,
+    /// The mode, e.g. SSB, CW or FT8
+    #[arg(long, value_parser = input::mode, value_name = "MODE")]
+    mode: String,
+    /// A comment for hunters, e.g. "QRV, 10 W"
+    #[arg(long, value_parser = input::text, value_name = "TEXT")]
+    comment: Option<String>,
+    /// The activator, who is also the spotter [default: the account's callsign]
+    #[arg(long, value_parser = input::callsign, value_name = "CALL")]
+    activator: Option<String>,
+    #[command(flatten)]
+    pota: PotaArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SpotsArgs {
+    /// Only spots on this band, e.g. 20m
+    #[arg(long, value_parser = input::band, value_name = "BAND")]
+    band: Option<&'static str>,
+    /// Only spots of this class (cw, phone, data) or this mode (e.g. FT8)
+    #[arg(long, value_parser = input::mode_filter, value_name = "MODE")]
+    mode: Option<ModeFilter>,
+    #[command(flatten)]
+    pota: PotaArgs,
+}
+
+/// The account's callsign: from the outbox's copy of the account when there is one, which needs
+/// no link (a spot from a park often has none to the service), else from `GET /v1/whoami`.
+async fn account_callsign(ctx: &Ctx) -> Result<String, CliError> {
+    let Some(found) = ctx.key_if_any()? else {
+        return Err(CliError::input(
+            "give --activator CALL: no API key is configured, so svc cannot take the account's callsign (svc auth login configures one)",
+        ));
+    };
+    let base = ctx.api_base()?;
+    if let Ok(Some(journal)) = Journal::find(&base, &found.key).await
+        && let Ok(snapshot) = journal.snapshot().await
+        && let Some(me) = snapshot.whoami
+    {
+        return Ok(me.callsign);
+    }
+    let client = ctx
+        .client_for(base, &found.key)?
+        .with_timeouts(WHOAMI_CONNECT, WHOAMI_ANSWER)?
+        .with_policy(RetryPolicy {
+            transport_attempts: 1,
+            ..RetryPolicy::default()
+        });
+    Ok(client.whoami().await?.callsign)
+}
+
+pub fn spot(ctx: &Ctx, args: SpotArgs) -> Result<(), CliError> {
+    let pota = args.pota.client(ctx)?;
+    let spot = ctx.block_on(async {
+        let activator = match args.activator {
+            Some(call) => call,
+            None => account_callsign(ctx).await?,
+        };
+        let new = NewSpot {
+            spotter: activator.clone(),
+            activator,
+            frequency: args.frequency,
+            reference: args.reference,
+            mode: args.mode,
+            comments: args.comment,
+        };
+        Ok(pota.spot(&new).await?)
+    })?;
+    match ctx.format {
+        Format::Json => ctx.print_json(&spot),
+        _ => {
+            let park = match &spot.park_name {
+                Some(name) => format!("{} ({name})", spot.reference),
+                None => spot.reference.clone(),
+            };
+            ctx.say(&format!(
+                "spotted {} at {park} on {} MHz {}\n",
+                spot.activator,
+                mhz_text(spot.frequency),
+                spot.mode.as_deref().unwrap_or_default()
+            ))
+        }
+    }
+}
+
+pub fn list(ctx: &Ctx, args: SpotsArgs) -> Result<(), CliError> {
+    let pota = args.pota.client(ctx)?;
+    let all = ctx.block_on(async { Ok(pota.spots().await?) })?;
+    let filter = SpotFilter {
+        band: args.band,
+        mode: args.mode,
+    };
+    let total = all.len();
+    let items: Vec<Spot> = all.into_iter().filter(|s| filter.matches(s)).collect();
+    let shown = if items.len() == total {
+        format!("{total} spots")
+    } else {
+        format!("{} of {total} spots", items.len())
+    };
+    ctx.info(&shown);
+    ctx.print_list(
+        &Page {
+            items,
+            cursor: None,
+        },
+        |items| table(ctx, items),
+    )
+}
+
+fn table(ctx: &Ctx, items: &[Spot]) -> String {
+    if items.is_empty() {
+        return String::new();
+    }
+    let dash = |v: &Option<String>| output::or_dash(v);
+    let rows = items
+        .iter()
+        .map(|s| {
+            let time = s
+                .spot_time
+                .and_then(|t| chrono::DateTime::from_timestamp_millis(t.millis()));
+            vec![
+                Cell::from(time.map_or_else(|| "-".into(), |t| t.format("%H:%M").to_string())),
+                Cell::from(s.activator.as_str()),
+                Cell::from(mhz_text(s.frequency)),
+                Cell::from(dash(&s.mode)),
+                Cell::from(s.reference.as_str()),
+                Cell::from(dash(&s.park_name)),
+                Cell::from(dash(&s.spotter)),
+                Cell::from(s.comments.clone().unwrap_or_default()),
+            ]
+        })
+        .collect();
+    output::table(
+        &[
+            "UTC",
+            "ACTIVATOR",
+            "MHZ",
+            "MODE",
+            "PARK",
+            "NAME",
+            "SPOTTER",
+            "COMMENT",
+        ],
+        rows,
+        ctx.color,
+    )
+}

@@ -1,0 +1,672 @@
+//! Parks: `GET /park/{reference}` and a cache of the answers, `parks.sqlite` in svc's data folder,
+//! shared by every account (a park's name is no one's). The cache answers first; an entry older
+//! than 30 days is asked for again, and kept when POTA cannot be reached. POTA's list of every
+//! park (`all_parks_ext.csv`) can be read into it, for a logbook with no link at all.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{QueryBuilder, Row, Sqlite};
+
+use super::{Pota, PotaError, number, text};
+use crate::model::Timestamp;
+use crate::model::program::normalize_reference;
+
+/// An entry older than this is asked for again: parks are renamed and moved rarely.
+const REFRESH_AFTER_MS: i64 = 30 * 86_400_000;
+/// The schema this build writes; a file of a newer build is refused, not guessed at.
+const SCHEMA_VERSION: i64 = 1;
+/// Parks a statement of an import inserts: 7 values each stays far below SQLite's limit of
+/// bound values, and 80,000 parks take some 160 statements.
+const BATCH: usize = 500;
+/// Bad rows of an import that are described; the rest are only counted.
+const MAX_PROBLEMS: usize = 20;
+
+/// A park as svc keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Park {
+    pub reference: String,
+    pub name: String,
+    /// POTA's location code(s), e.g. `US-ME` (`locationDesc`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// The Maidenhead locator: six characters where POTA has them, else four.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latitude: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub longitude: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParkSource {
+    /// The cache answered: fresh enough, or POTA could not be asked.
+    Cache,
+    /// POTA answered just now (and the cache keeps it).
+    Api,
+}
+
+/// A park and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParkAnswer {
+    #[serde(flatten)]
+    pub park: Park,
+    pub source: ParkSource,
+    /// When POTA gave it (or the park list holding it was imported).
+    pub fetched_at: Timestamp,
+    /// Why an old cached entry was not refreshed: POTA was asked and failed.
+    #[serde(skip)]
+    pub refresh_error: Option<PotaError>,
+}
+
+impl ParkAnswer {
+    /// Whole days since the park was fetched.
+    pub fn age_days(&self, now: Timestamp) -> i64 {
+        (now.millis() - self.fetched_at.millis()).max(0) / 86_400_000
+    }
+}
+
+/// What an import of the park list did.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct ImportReport {
+    pub imported: u64,
+    pub skipped: u64,
+    /// The first bad rows: their number (the header is row 1) and why.
+    #[serde(skip)]
+    pub problems: Vec<(u64, String)>,
+}
+
+/// The cache file: `parks.sqlite` in svc's data folder.
+pub fn parks_path() -> Result<PathBuf, PotaError> {
+    crate::client::config::data_dir()
+        .map(|dir| dir.join("parks.sqlite"))
+        .ok_or_else(|| {
+            PotaError::Cache(
+                "no place for the park cache: set HOME (or XDG_DATA_HOME to an absolute path)"
+                    .into(),
+            )
+        })
+}
+
+/// A park reference as POTA's API knows it: one park, without the `@location` svc's
+/// references may carry.
+fn park_reference(raw: &str) -> Result<String, PotaError> {
+    if raw.contains(',') {
+        return Err(PotaError::Invalid(format!(
+            "{:?} names several parks; give one, e.g. US-0001",
+            crate::model::ids::truncate(raw, 40)
+        )));
+    }
+    let reference =
+        normalize_reference("reference", raw).map_err(|e| PotaError::Invalid(e.message))?;
+    Ok(match reference.split_once('@') {
+        Some((park, _)) => park.to_owned(),
+        None => reference,
+    })
+}
+
+/// POTA's answer for one park: `null` for a reference it does not know.
+fn park_from_api(reference: &str, value: &Value) -> Result<Option<Park>, PotaError> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    if !value.is_object() {
+        return Err(PotaError::Unexpected(format!(
+            "POTA's answer for {reference} is not a park; check --pota-api-url"
+        )));
+    }
+    let name = text(value, "name").ok_or_else(|| {
+        PotaError::Unexpected(format!("POTA's answer for {reference} has no name"))
+    })?;
+    Ok(Some(Park {
+        reference: reference.to_owned(),
+        name,
+        location: text(value, "locationDesc"),
+        grid: text(value, "grid6").or_else(|| text(value, "grid4")),
+        latitude: number(value, "latitude").filter(|l| (-90.0..=90.0).contains(l)),
+        longitude: number(value, "longitude").filter(|l| (-180.0..=180.0).contains(l)),
+    }))
+}
+
+impl Pota {
+    /// `GET /park/{reference}`: the park, or `None` when POTA knows no park of that reference.
+    pub async fn park(&self, reference: &str) -> Result<Option<Park>, PotaError> {
+        let reference = park_reference(reference)?;
+        let answer = self.get(&["park", &reference]).await?;
+        match answer.status {
+            200..=299 => park_from_api(&reference, &answer.json()?),
+            404 => Ok(None),
+            _ => Err(answer.refused()),
+        }
+    }
+}
+
+fn fresh(fetched_at: Timestamp, now: Timestamp) -> bool {
+    now.millis() - fetched_at.millis() < REFRESH_AFTER_MS
+}
+
+/// Parks by reference: the cache, and POTA behind it.
+#[derive(Debug, Clone)]
+pub struct Parks {
+    pool: SqlitePool,
+    path: PathBuf,
+    pota: Pota,
+}
+
+impl Parks {
+    /// Opens (creating) the cache in svc's data folder.
+    pub async fn open(pota: Pota) -> Result<Parks, PotaError> {
+        Self::open_path(&parks_path()?, pota).await
+    }
+
+    pub async fn open_path(path: &Path, pota: Pota) -> Result<Parks, PotaError> {
+        let fail = |e: &dyn std::fmt::Display| {
+            PotaError::Cache(format!(
+                "cannot open the park cache {}: {e}",
+                path.display()
+            ))
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            make_dir(dir).map_err(|e| fail(&e))?;
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // A cache: a commit lost in a power cut is fetched again, so it need not wait
+            // for the disk as the journal does.
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(5));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(2)
+            .connect_with(options)
+            .await
+            .map_err(|e| fail(&e))?;
+        let parks = Parks {
+            pool,
+            path: path.to_owned(),
+            pota,
+        };
+        parks.migrate().await.map_err(|e| fail(&e))?;
+        Ok(parks)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    async fn migrate(&self) -> Result<(), PotaError> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let version: i64 = sqlx::query_scalar("PRAGMA user_version")
+            .fetch_one(&mut *tx)
+            .await?;
+        if version > SCHEMA_VERSION {
+            return Err(PotaError::Cache(format!(
+                "it was written by a newer svc (schema {version}, this one knows {SCHEMA_VERSION}); use that svc, or delete the file (it is only a cache)"
+            )));
+        }
+        if version < SCHEMA_VERSION {
+            sqlx::query(
+                "CREATE TABLE IF NOT EXISTS parks (
+                    reference TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    location TEXT,
+                    grid TEXT,
+                    latitude REAL,
+                    longitude REAL,
+                    fetched_at INTEGER NOT NULL
+                )",
+            )
+            .execute(&mut *tx)
+            .await?;
+            // A pragma takes no bound parameters; the number is this build's constant.
+            let set = format!("PRAGMA user_version = {SCHEMA_VERSION}");
+            sqlx::query(sqlx::AssertSqlSafe(set))
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The cached park and when it was fetched, with no network.
+    pub async fn cached(&self, reference: &str) -> Result<Option<(Park, Timestamp)>, PotaError> {
+        let reference = park_reference(reference)?;
+        let row = sqlx::query(
+            "SELECT reference, name, location, grid, latitude, longitude, fetched_at
+             FROM parks WHERE reference = $1",
+        )
+        .bind(&reference)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|row| {
+            Ok((
+                Park {
+                    reference: row.try_get("reference")?,
+                    name: row.try_get("name")?,
+                    location: row.try_get("location")?,
+                    grid: row.try_get("grid")?,
+                    latitude: row.try_get("latitude")?,
+                    longitude: row.try_get("longitude")?,
+                },
+                Timestamp(row.try_get("fetched_at")?),
+            ))
+        })
+        .transpose()
+    }
+
+    /// The park: from the cache while its entry is younger than 30 days, else from POTA (and
+    /// cached); an old entry when POTA cannot be reached, with the failure beside it.
+    pub async fn lookup(&self, reference: &str) -> Result<ParkAnswer, PotaError> {
+        let reference = park_reference(reference)?;
+        let cached = self.cached(&reference).await?;
+        let now = Timestamp::now();
+        if let Some((park, fetched_at)) = &cached
+            && fresh(*fetched_at, now)
+        {
+            return Ok(ParkAnswer {
+                park: park.clone(),
+                source: ParkSource::Cache,
+                fetched_at: *fetched_at,
+                refresh_error: None,
+            });
+        }
+        match (self.pota.park(&reference).await, cached) {
+            (Ok(Some(park)), _) => {
+                // The answer stands even when it cannot be kept (a full disk): the next
+                // lookup asks POTA again.
+                let _ = self.store(std::slice::from_ref(&park), now).await;
+                Ok(ParkAnswer {
+                    park,
+                    source: ParkSource::Api,
+                    fetched_at: now,
+                    refresh_error: None,
+                })
+            }
+            // POTA's word on a reference is newer than any copy of it.
+            (Ok(None), _) => Err(PotaError::NotFound(format!(
+                "POTA knows no park {reference}; check the reference (pota.app lists every park)"
+            ))),
+            (Err(e), Some((park, fetched_at))) => Ok(ParkAnswer {
+                park,
+                source: ParkSource::Cache,
+                fetched_at,
+                refresh_error: Some(e),
+            }),
+            (Err(e), None) => Err(e),
+        }
+    }
+
+    /// The park's name, for showing beside its reference; `None` when it cannot be had now,
+    /// for whatever reason (the reference alone is still right).
+    pub async fn name(&self, reference: &str) -> Option<String> {
+        self.lookup(reference).await.ok().map(|a| a.park.name)
+    }
+
+    /// Writes parks, replacing earlier entries of their references, in one statement.
+    async fn store(&self, parks: &[Park], at: Timestamp) -> Result<(), PotaError> {
+        let mut conn = self.pool.acquire().await?;
+        insert(&mut conn, parks, at).await
+    }
+
+    /// Reads POTA's park list (`all_parks_ext.csv`: a header line naming at least `reference`
+    /// and `name`, then one park a line) into the cache, in one transaction. A row that is not
+    /// a park is counted and described, not fatal; a file without those columns is refused.
+    pub async fn import_csv(&self, reader: impl std::io::Read) -> Result<ImportReport, PotaError> {
+        let mut csv = csv::ReaderBuilder::new()
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(reader);
+        let headers = csv
+            .headers()
+            .map_err(|e| PotaError::Invalid(format!("the file cannot be read as CSV: {e}")))?
+            .clone();
+        let columns = Columns::find(&headers)?;
+        let now = Timestamp::now();
+        let mut report = ImportReport::default();
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut batch = Vec::with_capacity(BATCH);
+        let mut record = csv::StringRecord::new();
+        loop {
+            // Rows, not lines, are counted: the reader's line count is off by one in a file
+            // of CRLF lines, and a quoted field may hold a line break.
+            let row = csv.position().record() + 1;
+            match csv.read_record(&mut record) {
+                Ok(false) => break,
+                Ok(true) => match columns.park(&record) {
+                    Ok(park) => batch.push(park),
+                    Err(reason) => report.skip(row, reason),
+                },
+                // An I/O failure ends the reading; anything else is one bad row.
+                Err(e) if matches!(e.kind(), csv::ErrorKind::Io(_)) => {
+                    return Err(PotaError::Invalid(format!("the file cannot be read: {e}")));
+                }
+                Err(e) => report.skip(row, format!("not a CSV row ({e})")),
+            }
+            if batch.len() == BATCH {
+                insert(&mut tx, &batch, now).await?;
+                report.imported += batch.len() as u64;
+                batch.clear();
+            }
+        }
+        insert(&mut tx, &batch, now).await?;
+        report.imported += batch.len() as u64;
+        tx.commit().await?;
+        Ok(report)
+    }
+}
+
+impl ImportReport {
+    fn skip(&mut self, row: u64, reason: String) {
+        self.skipped += 1;
+        if self.problems.len() < MAX_PROBLEMS {
+            self.problems.push((row, reason));
+        }
+    }
+}
+
+/// Where the park list's columns are, found by name (any case, any order, a byte-order mark
+/// before the first), so a list with more or fewer columns reads as well.
+struct Columns {
+    reference: usize,
+    name: usize,
+    location: Option<usize>,
+    grid: Option<usize>,
+    latitude: Option<usize>,
+    longitude: Option<usize>,
+}
+
+impl Columns {
+    fn find(headers: &csv::StringRecord) -> Result<Columns, PotaError> {
+        let index = |name: &str| {
+            headers.iter().position(|h| {
+                h.trim_start_matches('\u{feff}')
+                    .trim()
+                    .eq_ignore_ascii_case(name)
+            })
+        };
+        match (index("reference"), index("name")) {
+            (Some(reference), Some(name)) => Ok(Columns {
+                reference,
+                name,
+                location: index("locationDesc"),
+                grid: index("grid").or_else(|| index("grid6")),
+                latitude: index("latitude"),
+                longitude: index("longitude"),
+            }),
+            _ => Err(PotaError::Invalid(
+                "the file has no \"reference\" and \"name\" columns, so it is not POTA's park list; download https://pota.app/all_parks_ext.csv"
+                    .into(),
+            )),
+        }
+    }
+
+    fn park(&self, record: &csv::StringRecord) -> Result<Park, String> {
+        let field = |i: Option<usize>| {
+            i.and_then(|i| record.get(i))
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        };
+        let raw = field(Some(self.reference)).ok_or("no reference")?;
+        let reference = park_reference(raw).map_err(|_| {
+            format!(
+                "{:?} is not a park reference",
+                crate::model::ids::truncate(raw, 30)
+            )
+        })?;
+        let name = field(Some(self.name)).ok_or_else(|| format!("{reference} has no name"))?;
+        let coordinate = |i, limit: f64| {
+            field(i)
+                .and_then(|s| s.parse::<f64>().ok())
+                .filter(|v| v.is_finite() && v.abs() <= limit)
+        };
+        Ok(Park {
+            reference,
+            name: name.to_owned(),
+            location: field(self.location).map(str::to_owned),
+            grid: field(self.grid).map(str::to_owned),
+            latitude: coordinate(self.latitude, 90.0),
+            longitude: coordinate(self.longitude, 180.0),
+        })
+    }
+}
+
+async fn insert(
+    conn: &mut sqlx::SqliteConnection,
+    parks: &[Park],
+    at: Timestamp,
+) -> Result<(), PotaError> {
+    if parks.is_empty() {
+        return Ok(());
+    }
+    let mut query: QueryBuilder<Sqlite> = QueryBuilder::new(
+        "INSERT INTO parks (reference, name, location, grid, latitude, longitude, fetched_at) ",
+    );
+    query.push_values(parks, |mut row, park| {
+        row.push_bind(&park.reference)
+            .push_bind(&park.name)
+            .push_bind(&park.location)
+            .push_bind(&park.grid)
+            .push_bind(park.latitude)
+            .push_bind(park.longitude)
+            .push_bind(at.millis());
+    });
+    query.push(
+        " ON CONFLICT (reference) DO UPDATE SET name = excluded.name, location = excluded.location,
+          grid = excluded.grid, latitude = excluded.latitude, longitude = excluded.longitude,
+          fetched_at = excluded.fetched_at",
+    );
+    query.build().execute(&mut *conn).await?;
+    Ok(())
+}
+
+/// Makes svc's data folder, private to the user as the journal's is (they share it).
+fn make_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn offline() -> Pota {
+        // Nothing listens on the discard port of loopback: these tests never reach POTA.
+        Pota::new(reqwest::Url::parse("http://127.0.0.1:9").unwrap()).unwrap()
+    }
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    #[test]
+    fn references_are_one_park_without_its_location() {
+        assert_eq!(park_reference(" us-0001 ").unwrap(), "US-0001");
+        assert_eq!(park_reference("VE-5082@CA-AB").unwrap(), "VE-5082");
+        assert!(
+            park_reference("US-1,US-2")
+                .unwrap_err()
+                .to_string()
+                .contains("several")
+        );
+        assert_eq!(park_reference("US0001").unwrap_err().exit_code(), 2);
+    }
+
+    #[test]
+    fn api_answers_are_read_liberally() {
+        let acadia = json!({
+            "parkId": 1234, "reference": "US-0001", "name": "Acadia", "latitude": 44.31,
+            "longitude": "-68.2", "grid4": "FN54", "grid6": "FN54vh",
+            "parktypeDesc": "National Park", "locationDesc": "US-ME", "active": 1
+        });
+        assert_eq!(
+            park_from_api("US-0001", &acadia).unwrap(),
+            Some(Park {
+                reference: "US-0001".into(),
+                name: "Acadia".into(),
+                location: Some("US-ME".into()),
+                grid: Some("FN54vh".into()),
+                latitude: Some(44.31),
+                longitude: Some(-68.2),
+            })
+        );
+        let sparse = json!({"name": "Somewhere", "grid4": "FN54", "grid6": "", "latitude": 200});
+        let park = park_from_api("K-0001", &sparse).unwrap().unwrap();
+        assert_eq!(park.grid.as_deref(), Some("FN54"));
+        assert_eq!(
+            (park.location, park.latitude, park.longitude),
+            (None, None, None)
+        );
+        assert_eq!(park_from_api("K-0001", &Value::Null).unwrap(), None);
+        assert!(park_from_api("K-0001", &json!([])).is_err());
+        assert!(park_from_api("K-0001", &json!({"reference": "K-0001"})).is_err());
+    }
+
+    #[test]
+    fn entries_are_fresh_for_30_days() {
+        let day = 86_400_000;
+        let now = Timestamp(1_800_000_000_000);
+        assert!(fresh(Timestamp(now.millis() - 29 * day), now));
+        assert!(!fresh(Timestamp(now.millis() - 30 * day), now));
+        // A clock set back makes an entry look new, not broken.
+        assert!(fresh(Timestamp(now.millis() + day), now));
+    }
+
+    #[test]
+    fn the_park_list_is_read_with_its_quirks() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = concat!(
+            "\u{feff}\"reference\",\"name\",\"active\",\"entityId\",\"locationDesc\",\"latitude\",\"longitude\",\"grid\",\"extra\"\r\n",
+            "\"US-0001\",\"Acadia National Park\",\"1\",\"291\",\"US-ME\",\"44.31\",\"-68.2034\",\"FN54vh\",\"x\"\r\n",
+            "\"US-0002\",\"Alagnak, \"\"Wild\"\" River\",\"1\",\"6\",\"US-AK\",\"\",\"\",\"BO19sc\"\r\n",
+            "\"BAD\",\"Not a park\",\"1\",\"1\",\"US-AK\",\"1\",\"2\",\"AA00aa\"\r\n",
+            "\"US-0003\",\"\",\"1\",\"1\",\"US-AK\",\"1\",\"2\",\"AA00aa\"\r\n",
+            "\"DE-0123\",\"Short row\"\r\n",
+            "\r\n",
+        );
+        block_on(async {
+            let parks = Parks::open_path(&dir.path().join("svc/parks.sqlite"), offline())
+                .await
+                .unwrap();
+            let report = parks.import_csv(csv.as_bytes()).await.unwrap();
+            assert_eq!((report.imported, report.skipped), (3, 2), "{report:?}");
+            assert_eq!(report.problems[0].0, 4);
+            assert!(
+                report.problems[0]
+                    .1
+                    .contains("\"BAD\" is not a park reference")
+            );
+            assert!(report.problems[1].1.contains("US-0003 has no name"));
+            let (acadia, at) = parks.cached("us-0001").await.unwrap().unwrap();
+            assert_eq!(acadia.name, "Acadia National Park");
+            assert_eq!(acadia.grid.as_deref(), Some("FN54vh"));
+            assert_eq!(acadia.longitude, Some(-68.2034));
+            assert!(fresh(at, Timestamp::now()));
+            let (alagnak, _) = parks.cached("US-0002").await.unwrap().unwrap();
+            assert_eq!(alagnak.name, "Alagnak, \"Wild\" River");
+            assert_eq!((alagnak.latitude, alagnak.longitude), (None, None));
+            let (short, _) = parks.cached("DE-0123").await.unwrap().unwrap();
+            assert_eq!((short.location, short.grid), (None, None));
+            // Fresh entries answer with no network at all.
+            let answer = parks.lookup("US-0001").await.unwrap();
+            assert_eq!(answer.source, ParkSource::Cache);
+            assert_eq!(
+                parks.name("US-0002").await.as_deref(),
+                Some("Alagnak, \"Wild\" River")
+            );
+            // Unknown, with POTA unreachable: the failure, and no name.
+            assert_eq!(parks.lookup("US-0009").await.unwrap_err().exit_code(), 7);
+            assert_eq!(parks.name("US-0009").await, None);
+
+            // A second import replaces what the first wrote.
+            let again = "reference,name\nUS-0001,Acadia NP\n";
+            assert_eq!(
+                parks.import_csv(again.as_bytes()).await.unwrap().imported,
+                1
+            );
+            assert_eq!(
+                parks.cached("US-0001").await.unwrap().unwrap().0.name,
+                "Acadia NP"
+            );
+        });
+    }
+
+    #[test]
+    fn a_file_that_is_not_the_park_list_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        block_on(async {
+            let parks = Parks::open_path(&dir.path().join("parks.sqlite"), offline())
+                .await
+                .unwrap();
+            for text in [
+                "",
+                "callsign,frequency\nW1AW,14.074\n",
+                "reference\nUS-0001\n",
+            ] {
+                let e = parks.import_csv(text.as_bytes()).await.unwrap_err();
+                assert_eq!(e.exit_code(), 2, "{text:?}");
+                assert!(e.to_string().contains("\"reference\" and \"name\""), "{e}");
+            }
+        });
+    }
+
+    #[test]
+    fn many_parks_go_in_batches_in_one_transaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut csv = String::from("reference,name,locationDesc,latitude,longitude,grid\n");
+        for n in 0..(BATCH * 3 + 7) {
+            csv.push_str(&format!("US-{n:05},Park {n},US-ME,44.0,-68.0,FN54\n"));
+        }
+        block_on(async {
+            let parks = Parks::open_path(&dir.path().join("parks.sqlite"), offline())
+                .await
+                .unwrap();
+            let report = parks.import_csv(csv.as_bytes()).await.unwrap();
+            assert_eq!(
+                (report.imported, report.skipped),
+                ((BATCH * 3 + 7) as u64, 0)
+            );
+            let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM parks")
+                .fetch_one(&parks.pool)
+                .await
+                .unwrap();
+            assert_eq!(count, (BATCH * 3 + 7) as i64);
+        });
+    }
+
+    #[test]
+    fn a_cache_of_a_newer_svc_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("parks.sqlite");
+        block_on(async {
+            let parks = Parks::open_path(&path, offline()).await.unwrap();
+            sqlx::query("PRAGMA user_version = 99")
+                .execute(&parks.pool)
+                .await
+                .unwrap();
+            parks.pool.close().await;
+            let e = Parks::open_path(&path, offline()).await.unwrap_err();
+            assert!(e.to_string().contains("newer svc"), "{e}");
+        });
+    }
+}
