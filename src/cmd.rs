@@ -53,6 +53,9 @@ pub struct LogbookArgs {
     /// Read the super check partial list (MASTER.SCP) the form shows partial matches from [default: MASTER.SCP in the data directory, else the copy shipped in svc]
     #[arg(long, env = "SVC_SCP", value_name = "FILE")]
     pub scp: Option<std::path::PathBuf>,
+    /// POTA's API address, for spots (Alt-S, Alt-Shift-S) [default: https://api.pota.app]
+    #[arg(long, env = "SVC_POTA_API_URL", value_name = "URL")]
+    pub pota_api_url: Option<String>,
 }
 
 impl LogbookArgs {
@@ -62,6 +65,7 @@ impl LogbookArgs {
             rig: self.rig.or(before.rig),
             cty: self.cty.or(before.cty),
             scp: self.scp.or(before.scp),
+            pota_api_url: self.pota_api_url.or(before.pota_api_url),
         }
     }
 }
@@ -112,6 +116,13 @@ fn open_logbook(global: &GlobalArgs, command: &str, args: LogbookArgs) -> ExitCo
         Ok(rig) => rig,
         Err(e) => return cli::report("tui", false, &CliError::input(e)),
     };
+    let pota = match args.pota_api_url.as_deref() {
+        None => None,
+        Some(text) => match crate::client::pota::resolve_api_url(Some(text)) {
+            Ok(url) => Some(url),
+            Err(e) => return cli::report("tui", false, &CliError::input(e.to_string())),
+        },
+    };
     let ctx = cli::Ctx::new(global, "tui".into());
     // Not ctx.client(): its --verbose lines on stderr would scribble over the screen.
     let link = ctx.api_base().and_then(|base| {
@@ -131,6 +142,7 @@ fn open_logbook(global: &GlobalArgs, command: &str, args: LogbookArgs) -> ExitCo
                 rig,
                 cty: args.cty,
                 scp: args.scp,
+                pota,
             },
         ),
         Err(e) => cli::report("tui", false, &e),

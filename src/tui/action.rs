@@ -62,6 +62,10 @@ pub enum Effect {
         id: String,
     },
     /// Writes a folder as ADIF (an activation as its POTA file) into the working directory.
+    /// POTA's spot list, for the hunter's list.
+    LoadSpots,
+    /// The activator's own spot, sent once.
+    Spot(crate::client::pota::NewSpot),
     Export {
         folder: Folder,
         callsign: String,
@@ -112,6 +116,8 @@ pub enum Action {
         id: String,
         result: Result<Folder, ClientError>,
     },
+    SpotsLoaded(Result<Vec<crate::client::pota::Spot>, String>),
+    Spotted(Result<crate::client::pota::Spot, String>),
     Exported {
         name: String,
         result: Result<Exported, String>,

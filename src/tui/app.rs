@@ -21,6 +21,7 @@ use super::components::folders::{FoldersPane, holds_contacts};
 use super::components::outbox::{JournalState, Outbox, contact_row, plural};
 use super::components::prompts::{Answer, Prompt};
 use super::components::rig::{RigPanel, no_rig};
+use super::components::spots::{SpotForm, SpotKey, SpotList, SpotsKey, worked_key};
 use super::components::status::{
     Connection, Status, describe, exported, is_key_error, message_rows,
 };
@@ -28,10 +29,12 @@ use super::journal::{JournalAnswer, JournalCopy, JournalEffect};
 use super::list::{FilterKey, ListView, Load};
 use super::widgets::{Tone, hhmm, list_heights, short_time};
 use crate::client::journal::{Entry, SenderEvent, is_local_folder_id};
+use crate::client::pota::{NewSpot, Spot};
 use crate::client::rig::{RigAddress, RigCommand, RigState};
 use crate::client::{ClientError, Deleted, EditedContact};
 use crate::model::band::mhz_text;
 use crate::model::folder::ROOT_NAME;
+use crate::model::program::Program;
 use crate::model::{Contact, Folder, FolderType, Page, Timestamp, Whoami};
 
 /// How long whoami waits before it is asked again while this key's journal is not known.
@@ -70,6 +73,10 @@ pub enum Dialog {
     Activation(ActivationForm),
     Prompt(Prompt),
     Help,
+    /// The hunter's list of POTA spots.
+    Spots(Box<SpotList>),
+    /// The activator's own spot, before it is sent.
+    Spot(Box<SpotForm>),
 }
 
 /// How the logbook was started.
@@ -84,6 +91,8 @@ pub struct Options {
     pub cty: Option<std::path::PathBuf>,
     /// A super check partial list to read instead of the one in the data directory or shipped.
     pub scp: Option<std::path::PathBuf>,
+    /// POTA's API, for spots, when not POTA's own address.
+    pub pota: Option<reqwest::Url>,
 }
 
 pub struct App {
@@ -114,6 +123,8 @@ pub struct App {
     pub rig: Option<RigPanel>,
     /// The country file and super check partial list, once read (just after start).
     pub callsigns: Option<Arc<Callsigns>>,
+    /// A spot picked in the spot list, to log once the POTA hunting log is open.
+    pub hunt: Option<Spot>,
 }
 
 /// A fresh list from the service, with the folders logged here that it does not know yet.
@@ -148,6 +159,7 @@ impl App {
             whoami_retry: None,
             rig,
             callsigns: None,
+            hunt: None,
         };
         let mut effects = vec![Effect::Journal(JournalEffect::Load)];
         let loads = [
@@ -513,6 +525,34 @@ impl App {
         match dialog {
             // Any key closes the help; quitting was handled before.
             Dialog::Help => vec![],
+            Dialog::Spots(mut list) => {
+                let height = super::components::spots::list_height(self.screen());
+                match list.key(key, height) {
+                    SpotsKey::Close => vec![],
+                    SpotsKey::Stay => {
+                        self.dialog = Some(Dialog::Spots(list));
+                        vec![]
+                    }
+                    SpotsKey::Hunt(spot) => self.hunt(spot),
+                }
+            }
+            Dialog::Spot(mut form) => match form.key(key) {
+                SpotKey::Cancel => {
+                    self.say(Tone::Info, "not spotted");
+                    vec![]
+                }
+                SpotKey::Stay => {
+                    self.dialog = Some(Dialog::Spot(form));
+                    vec![]
+                }
+                SpotKey::Send(spot) => {
+                    self.say(
+                        Tone::Info,
+                        format!("spotting {} at {}…", spot.activator, spot.reference),
+                    );
+                    vec![Effect::Spot(spot)]
+                }
+            },
             Dialog::Prompt(prompt) => {
                 let answer = prompt.answer(&key);
                 self.prompt_answered(prompt, answer)
@@ -774,6 +814,8 @@ impl App {
             match key.code {
                 KeyCode::Char('f' | 'F') => return self.send_to_rig(Field::Frequency),
                 KeyCode::Char('M') => return self.send_to_rig(Field::Mode),
+                KeyCode::Char('s') => return self.self_spot(),
+                KeyCode::Char('S') => return self.open_spots(),
                 _ => {}
             }
         }
@@ -860,6 +902,8 @@ impl App {
             'F' => self.send_to_rig(Field::Frequency),
             'f' if alt => self.send_to_rig(Field::Frequency),
             'M' => self.send_to_rig(Field::Mode),
+            's' => self.self_spot(),
+            'S' => self.open_spots(),
             'e' if self.focus == Pane::Contacts => self.open_edit(),
             'e' => {
                 self.end_key();
@@ -867,6 +911,146 @@ impl App {
             }
             _ => self.move_key(key),
         }
+    }
+
+    /// The whole screen, as the last resize gave it.
+    fn screen(&self) -> ratatui::layout::Rect {
+        ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1)
+    }
+
+    // POTA spots: the activator's own (Alt-S) and the hunter's list (Alt-Shift-S).
+
+    /// Alt-S: a spot of the activation open in Contacts, on the form's frequency and mode
+    /// (the radio's, when the form follows one), after a comment. Never with no link: a spot
+    /// is not kept for later, since a late one misleads hunters.
+    fn self_spot(&mut self) -> Vec<Effect> {
+        let Some(activation) = self
+            .contacts
+            .folder
+            .clone()
+            .filter(|f| f.folder_type == FolderType::Activation && f.in_progress())
+        else {
+            self.say(
+                Tone::Warning,
+                "Alt-S spots your activation: open the activation you are on the air in (Alt-A starts one)",
+            );
+            return vec![];
+        };
+        if self.connection == Connection::Offline {
+            self.say(
+                Tone::Warning,
+                "no link: not spotted, and not later either, since a late spot misleads hunters",
+            );
+            return vec![];
+        }
+        let (frequency, mode) = match &self.entry {
+            Some(form) => (
+                form.value(Field::Frequency).trim().to_owned(),
+                form.value(Field::Mode).trim().to_owned(),
+            ),
+            None => self.last_frequency_mode.clone().unwrap_or_default(),
+        };
+        let Ok(mhz) = frequency.parse::<f64>() else {
+            self.say(
+                Tone::Warning,
+                "no frequency to spot: type it in the form (Alt-N), or follow the radio (--rig)",
+            );
+            return vec![];
+        };
+        if mode.is_empty() {
+            self.say(Tone::Warning, "no mode to spot: type it in the form (Alt-N)");
+            return vec![];
+        }
+        let reference = activation.location_reference.clone().unwrap_or_default();
+        // A spot names one park: a two-fer's others go in the comment, as activators write it.
+        let (park, others) = match reference.split_once(',') {
+            Some((first, rest)) => (first.to_owned(), Some(rest.replace(',', ", "))),
+            None => (reference, None),
+        };
+        let activator = activation
+            .callsign
+            .clone()
+            .or_else(|| self.me.as_ref().map(|m| m.callsign.clone()))
+            .unwrap_or_default();
+        let mut form = SpotForm::new(NewSpot {
+            spotter: activator.clone(),
+            activator,
+            frequency: mhz,
+            reference: park,
+            mode,
+            comments: None,
+        });
+        if let Some(others) = others {
+            form.comment = tui_input::Input::new(format!("2fer with {others}"));
+        }
+        self.dialog = Some(Dialog::Spot(Box::new(form)));
+        vec![]
+    }
+
+    /// Alt-Shift-S: the activators on the air, read from POTA now and every 30 s while open;
+    /// those worked today in the open log marked.
+    fn open_spots(&mut self) -> Vec<Effect> {
+        let today = self.now.utc_day();
+        let worked = self
+            .contacts
+            .logged()
+            .filter(|c| c.time_on.utc_day() == today)
+            .flat_map(|c| {
+                c.sig_info
+                    .as_deref()
+                    .unwrap_or("")
+                    .split(',')
+                    .filter(|p| !p.is_empty())
+                    .map(|park| worked_key(&c.callsign, park))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        self.dialog = Some(Dialog::Spots(Box::new(SpotList::new(self.now, worked))));
+        vec![Effect::LoadSpots]
+    }
+
+    /// Enter on a spot: this month's POTA hunting log opens (made if missing, as Alt-M P
+    /// makes it), and the form with the spot's call, frequency, mode and park once it is.
+    fn hunt(&mut self, spot: Spot) -> Vec<Effect> {
+        if let Some(why) = self.journal.cannot_log() {
+            self.say(Tone::Warning, why);
+            return vec![];
+        }
+        self.hunt = Some(spot);
+        vec![Effect::Journal(JournalEffect::LogMonthly {
+            month: self.now.utc_month(),
+            program: Some(Program::Pota),
+        })]
+    }
+
+    /// The hunting log is open: the spot goes into the form, and the radio to its frequency
+    /// and mode when there is one.
+    fn hunt_in(&mut self, spot: Spot) -> Vec<Effect> {
+        let mut effects = self.open_entry();
+        let Some(form) = &mut self.entry else {
+            return effects;
+        };
+        form.hunt(
+            &spot.activator,
+            &mhz_text(spot.frequency),
+            spot.mode.as_deref(),
+            &spot.reference,
+        );
+        self.check_callsign();
+        self.say(
+            Tone::Info,
+            format!(
+                "hunting {} at {} on {}: Enter logs it",
+                spot.activator,
+                spot.reference,
+                mhz_text(spot.frequency)
+            ),
+        );
+        if self.rig.is_some() {
+            effects.extend(self.send_to_rig(Field::Frequency));
+            effects.extend(self.send_to_rig(Field::Mode));
+        }
+        effects
     }
 
     /// Alt-D: the selected contact deleted, or a journal entry discarded, after `y`.
@@ -1450,8 +1634,13 @@ impl App {
                 ),
             );
         }
+        let hunting = folder.folder_type == FolderType::Monthly
+            && folder.program_id.as_deref() == Some(Program::Pota.id());
         self.select_folder(&folder.id);
         effects.extend(self.open_folder(folder));
+        if hunting && let Some(spot) = self.hunt.take() {
+            effects.extend(self.hunt_in(spot));
+        }
         effects
     }
 
@@ -1714,7 +1903,15 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Tick(now) => {
             app.now = now;
             app.activations.now = now;
-            app.ask_whoami_again()
+            let mut effects = app.ask_whoami_again();
+            // An open spot list is read again every 30 s: spots go stale in minutes.
+            if let Some(Dialog::Spots(list)) = &mut app.dialog
+                && list.due(now)
+            {
+                list.asked(now);
+                effects.push(Effect::LoadSpots);
+            }
+            effects
         }
         Action::WhoamiLoaded(result) => app.whoami_loaded(result),
         Action::FoldersLoaded(result) => app.folders_loaded(result),
@@ -1740,6 +1937,29 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::ActivationEnded { id, result } => {
             app.activation_ended(id, result);
+            vec![]
+        }
+        Action::SpotsLoaded(result) => {
+            let height = super::components::spots::list_height(app.screen());
+            if let Some(Dialog::Spots(list)) = &mut app.dialog {
+                list.loaded(result, height);
+            }
+            vec![]
+        }
+        Action::Spotted(result) => {
+            match result {
+                Ok(spot) => app.say(
+                    Tone::Success,
+                    format!(
+                        "spotted {} at {} on {} {}: hunters see it now",
+                        spot.activator,
+                        spot.reference,
+                        mhz_text(spot.frequency),
+                        spot.mode.unwrap_or_default()
+                    ),
+                ),
+                Err(why) => app.say(Tone::Error, format!("not spotted: {why}")),
+            }
             vec![]
         }
         Action::Exported { name, result } => {

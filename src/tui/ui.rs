@@ -12,6 +12,7 @@ use super::app::{App, Dialog, Pane};
 use super::components::activation::ActivationView;
 use super::components::entry::{self, EntryView};
 use super::components::help::HelpView;
+use super::components::spots::{SpotFormView, SpotsView};
 use super::components::status::{MessageLine, StatusBar};
 use crate::model::text::obeyed;
 use crate::tui::widgets::{Theme, Tone, View, layout, placeholder};
@@ -128,6 +129,12 @@ pub fn draw(app: &App, frame: &mut Frame) {
             prompt.render(app.now.utc_month(), theme, area, frame.buffer_mut());
         }
         Some(Dialog::Help) => frame.render_widget(HelpView { theme }, HelpView::area(area)),
+        Some(Dialog::Spots(list)) => {
+            frame.render_widget(SpotsView { list, theme }, SpotsView::area(area));
+        }
+        Some(Dialog::Spot(form)) => {
+            frame.render_widget(SpotFormView { form, theme }, SpotFormView::area(area));
+        }
     }
     obey_nothing(frame.buffer_mut());
 }
@@ -152,6 +159,7 @@ pub fn cursor(app: &App, area: Rect) -> Option<Position> {
         Some(Dialog::Fix(fix)) => Some(entry::cursor(&fix.form, areas.top, area)),
         Some(Dialog::Edit(edit)) => Some(entry::cursor(&edit.form, areas.top, area)),
         Some(Dialog::Activation(form)) => Some(form.cursor(area)),
+        Some(Dialog::Spot(form)) => Some(form.cursor(area)),
         Some(_) => None,
         None => {
             let (view, pane_area, title) = match app.focus {

@@ -216,6 +216,22 @@ impl EntryForm {
         self.inputs[field.index()] = Input::new(value.to_owned());
     }
 
+    /// A spot picked from the list: its call, frequency, mode (with the mode's reports) and
+    /// park, on a form cleared of the contact before.
+    pub fn hunt(&mut self, call: &str, mhz: &str, mode: Option<&str>, park: &str) {
+        self.clear_for_next();
+        self.set(Field::Callsign, call);
+        self.set(Field::Frequency, mhz);
+        if let Some(mode) = mode {
+            self.set(Field::Mode, mode);
+            self.set(Field::RstSent, default_rst(mode));
+            self.set(Field::RstReceived, default_rst(mode));
+        }
+        self.set(Field::Park, park);
+        self.refresh_band();
+        self.focus = Field::Callsign;
+    }
+
     pub fn next_field(&mut self) {
         let i = (self.focus.index() + 1) % Field::ALL.len();
         self.focus_on(Field::ALL[i]);

@@ -10,4 +10,5 @@ pub mod help;
 pub mod outbox;
 pub mod prompts;
 pub mod rig;
+pub mod spots;
 pub mod status;

@@ -18,6 +18,7 @@ use reqwest::Url;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
+use crate::client::pota::{self, Pota};
 use crate::client::rig::Rig;
 use crate::client::{Client, ClientError, RetryPolicy};
 use crate::model::{ApiKey, Timestamp};
@@ -93,6 +94,15 @@ fn panic_key() -> Option<char> {
 }
 
 /// Runs the logbook on this terminal until the user quits; says what stays in the journal.
+/// POTA's client, at the address given or POTA's own.
+fn pota_client(url: Option<Url>) -> std::io::Result<Pota> {
+    let url = match url {
+        Some(url) => url,
+        None => pota::resolve_api_url(None).map_err(std::io::Error::other)?,
+    };
+    Pota::new(url).map_err(std::io::Error::other)
+}
+
 pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
     let client = Arc::new(link.reads);
     let (sender_tx, mut sender_rx) = mpsc::unbounded_channel();
@@ -101,6 +111,7 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
     let size = guard.terminal.size()?;
     let rig = options.rig.clone();
     let (cty, scp) = (options.cty.clone(), options.scp.clone());
+    let pota = pota_client(options.pota.clone())?;
     let (mut app, effects) = App::new(options, Timestamp::now(), (size.width, size.height));
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut tasks = JoinSet::new();
@@ -132,7 +143,7 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
                         let _ = commands.send(command);
                     }
                 }
-                effect => tasks::spawn(effect, &client, keeper.journal(), &tx, &mut tasks),
+                effect => tasks::spawn(effect, &client, &pota, keeper.journal(), &tx, &mut tasks),
             }
         }
         while tasks.try_join_next().is_some() {}

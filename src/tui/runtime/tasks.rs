@@ -11,6 +11,7 @@ use tokio::time::MissedTickBehavior;
 
 use crate::client::Client;
 use crate::client::export;
+use crate::client::pota::Pota;
 use crate::client::journal::{Journal, is_local_folder_id};
 use crate::client::rig::{Rig, RigCommand};
 use crate::datafiles;
@@ -26,15 +27,17 @@ use crate::tui::components::rig::POLL;
 pub fn spawn(
     effect: Effect,
     client: &Arc<Client>,
+    pota: &Pota,
     journal: Option<&Journal>,
     tx: &UnboundedSender<Action>,
     tasks: &mut JoinSet<()>,
 ) {
     let client = client.clone();
+    let pota = pota.clone();
     let journal = journal.cloned();
     let tx = tx.clone();
     tasks.spawn(async move {
-        perform(&client, journal.as_ref(), effect, &tx).await;
+        perform(&client, &pota, journal.as_ref(), effect, &tx).await;
     });
 }
 
@@ -47,6 +50,7 @@ async fn keep<T>(saved: impl std::future::Future<Output = Result<T, impl std::fm
 /// logbook is closing).
 pub async fn perform(
     client: &Client,
+    pota: &Pota,
     journal: Option<&Journal>,
     effect: Effect,
     tx: &UnboundedSender<Action>,
@@ -55,6 +59,15 @@ pub async fn perform(
         let _ = tx.send(action);
     };
     match effect {
+        // POTA's, not the service's: one attempt each, a spot never sent again by itself.
+        Effect::LoadSpots => {
+            let result = pota.spots().await.map_err(|e| e.to_string());
+            send(Action::SpotsLoaded(result));
+        }
+        Effect::Spot(spot) => {
+            let result = pota.spot(&spot).await.map_err(|e| e.to_string());
+            send(Action::Spotted(result));
+        }
         Effect::LoadWhoami => {
             let result = client.whoami().await;
             if let (Some(j), Ok(me)) = (journal, &result) {
