@@ -7,6 +7,7 @@
 //! spot is never sent again later, by a retry or a queue, since a late spot sends hunters to a
 //! frequency the activator has left.
 
+mod import;
 mod parks;
 mod spots;
 
@@ -15,7 +16,8 @@ use std::time::Duration;
 use reqwest::{Method, Url};
 use serde_json::Value;
 
-pub use parks::{ImportReport, Park, ParkAnswer, ParkSource, Parks, parks_path};
+pub use import::ImportReport;
+pub use parks::{Park, ParkAnswer, ParkSource, Parks, parks_path};
 pub use spots::{ModeFilter, NewSpot, Spot, SpotFilter, khz_text};
 
 use crate::client::error::exit_code_for_status;
