@@ -533,7 +533,7 @@ impl App {
                         self.dialog = Some(Dialog::Spots(list));
                         vec![]
                     }
-                    SpotsKey::Hunt(spot) => self.hunt(spot),
+                    SpotsKey::Hunt(spot) => self.hunt(*spot),
                 }
             }
             Dialog::Spot(mut form) => match form.key(key) {

@@ -45,7 +45,7 @@ pub enum SpotsKey {
     Close,
     Stay,
     /// Enter on a spot: a contact with it.
-    Hunt(Spot),
+    Hunt(Box<Spot>),
 }
 
 /// The key a spot is known as worked by.
@@ -126,7 +126,7 @@ impl SpotList {
             KeyCode::Esc => self.view.filter.clear(),
             KeyCode::Enter => {
                 return match self.view.selected_item().and_then(|i| self.spots.get(i)) {
-                    Some(spot) => SpotsKey::Hunt(spot.clone()),
+                    Some(spot) => SpotsKey::Hunt(Box::new(spot.clone())),
                     None => SpotsKey::Stay,
                 };
             }
@@ -416,7 +416,7 @@ mod tests {
         assert_eq!(list.view.shown, [2]);
         assert_eq!(
             list.key(key(KeyCode::Enter), 10),
-            SpotsKey::Hunt(spot("W9AAA", 14.062, "CW", "US-0003"))
+            SpotsKey::Hunt(Box::new(spot("W9AAA", 14.062, "CW", "US-0003")))
         );
         assert_eq!(list.key(key(KeyCode::Esc), 10), SpotsKey::Stay);
         assert_eq!(list.view.shown, [0, 1, 2]);
