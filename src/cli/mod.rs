@@ -12,6 +12,7 @@ pub mod help;
 pub mod import;
 pub mod input;
 pub mod logbooks;
+pub mod lookup;
 pub mod outbox;
 pub mod output;
 pub mod whoami;
@@ -101,6 +102,8 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: logbooks::LogbooksCommand,
     },
+    /// Look up who a station is in a callbook (QRZ, HamQTH): name, QTH, grid, country
+    Lookup(lookup::LookupArgs),
     /// Serve this logbook's tools to an AI agent over MCP on stdin and stdout
     Mcp(crate::mcp::McpArgs),
     /// Print the help of a command, or of every command with --all
@@ -123,6 +126,10 @@ impl ClientCommand {
             ClientCommand::Export { command } => format!("export {}", command.name()),
             ClientCommand::Import { command } => format!("import {}", command.name()),
             ClientCommand::Logbooks { command } => format!("logbooks {}", command.name()),
+            ClientCommand::Lookup(args) => match &args.command {
+                Some(command) => format!("lookup {}", command.name()),
+                None => "lookup".into(),
+            },
             ClientCommand::Mcp(_) => "mcp".into(),
             ClientCommand::Help(_) => "help".into(),
             ClientCommand::Completions(_) => "completions".into(),
@@ -440,6 +447,7 @@ pub fn run(global: GlobalArgs, command: ClientCommand, root: &clap::Command) -> 
         ClientCommand::Export { command } => export::run(&ctx, command),
         ClientCommand::Import { command } => import::run(&ctx, command),
         ClientCommand::Logbooks { command } => logbooks::run(&ctx, command),
+        ClientCommand::Lookup(args) => lookup::run(&ctx, args),
         ClientCommand::Mcp(args) => crate::mcp::run(&ctx, &args),
         ClientCommand::Help(args) => help::run_help(&ctx, &args, root),
         ClientCommand::Completions(args) => completions::run(&ctx, &args, root),
