@@ -163,6 +163,22 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "lookup",
+        &[
+            "svc lookup W1AW",
+            "svc lookup ok1vbr --json",
+            "svc lookup W1AW --refresh",
+        ],
+    ),
+    (
+        "lookup connect",
+        &[
+            "svc lookup connect qrz --user W1AW",
+            "svc lookup connect hamqth --user ok1vbr --password-stdin < hamqth-password.txt",
+        ],
+    ),
+    ("lookup disconnect", &["svc lookup disconnect"]),
+    (
         "mcp",
         &[
             "svc mcp",
@@ -597,11 +613,15 @@ pub fn manifest(root: &Command) -> Value {
         "environment": {
             "SVC_API_KEY": "the API key; wins over the keychain and the config file",
             "SVC_API_BASE": "the service's address, like --api-base",
-            "SVC_NO_KEYRING": "1: never use the OS keychain (the key lives in the config file)",
+            "SVC_NO_KEYRING": "1: never use the OS keychain (the key and the callbook password live in the config file)",
+            "SVC_QRZ_XML_URL": "QRZ's XML service for svc lookup and svc mcp, like --qrz-xml-url",
+            "SVC_HAMQTH_URL": "HamQTH's XML service for svc lookup and svc mcp, like --hamqth-url",
             "NO_COLOR": "set: no colour",
             "XDG_CONFIG_HOME": "the config file is $XDG_CONFIG_HOME/svc/config.json (else ~/.config/svc/config.json)",
             "XDG_DATA_HOME": "the outbox (one journal file per service and account) is in $XDG_DATA_HOME/svc/journal/ (else ~/.local/share/svc/journal/), the park cache is $XDG_DATA_HOME/svc/parks.sqlite",
             "SVC_POTA_API_URL": "POTA's API address, like --pota-api-url (default https://api.pota.app)",
+            "SVC_CTY": "the logbook's country file, like svc tui --cty",
+            "SVC_SCP": "the logbook's super check partial list, like svc tui --scp",
         },
         "errors": {
             "text": "svc: <command>: <error>: <message> (one line on stderr)",
@@ -625,7 +645,7 @@ fn find<'a>(root: &'a Command, path: &[String]) -> Result<&'a Command, CliError>
 }
 
 /// The environment variables the client reads, and what for.
-const ENVIRONMENT: [(&str, &str); 7] = [
+const ENVIRONMENT: [(&str, &str); 11] = [
     (
         "SVC_API_KEY",
         "the API key; wins over the OS keychain and the config file",
@@ -635,6 +655,14 @@ const ENVIRONMENT: [(&str, &str); 7] = [
         "the service's address when --api-base is not given; wins over the config file",
     ),
     ("SVC_NO_KEYRING", "1: do not use the OS keychain"),
+    (
+        "SVC_QRZ_XML_URL",
+        "QRZ's XML service when --qrz-xml-url is not given (svc lookup, svc mcp)",
+    ),
+    (
+        "SVC_HAMQTH_URL",
+        "HamQTH's XML service when --hamqth-url is not given (svc lookup, svc mcp)",
+    ),
     ("NO_COLOR", "set: never colour the output"),
     (
         "XDG_CONFIG_HOME",
@@ -648,17 +676,25 @@ const ENVIRONMENT: [(&str, &str); 7] = [
         "SVC_POTA_API_URL",
         "POTA's API address when --pota-api-url is not given (default https://api.pota.app)",
     ),
+    (
+        "SVC_CTY",
+        "the logbook's country file when --cty is not given (else cty.csv in $XDG_DATA_HOME/svc/, else the shipped copy)",
+    ),
+    (
+        "SVC_SCP",
+        "the logbook's super check partial list when --scp is not given (else MASTER.SCP in $XDG_DATA_HOME/svc/, else the shipped copy)",
+    ),
 ];
 
 /// The files the client reads and writes.
 const FILES: [(&str, &str); 3] = [
     (
         "$XDG_CONFIG_HOME/svc/config.json",
-        "apiBase, and the key where the keychain cannot hold it (mode 0600, refused if others may read or change it)",
+        "apiBase, the connected callbook, and the key and callbook password where the keychain cannot hold them (mode 0600, refused if others may read or change it)",
     ),
     (
         "$XDG_DATA_HOME/svc/journal/",
-        "the outbox: one SQLite journal per service and account, every contact on disk before it is sent",
+        "the outbox: one SQLite journal per service and account, every contact on disk before it is sent; also the callbook's answers",
     ),
     (
         "$XDG_DATA_HOME/svc/parks.sqlite",

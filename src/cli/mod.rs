@@ -12,6 +12,7 @@ pub mod help;
 pub mod import;
 pub mod input;
 pub mod logbooks;
+pub mod lookup;
 pub mod outbox;
 pub mod output;
 pub mod parks;
@@ -103,6 +104,8 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: logbooks::LogbooksCommand,
     },
+    /// Look up who a station is in a callbook (QRZ, HamQTH): name, QTH, grid, country
+    Lookup(lookup::LookupArgs),
     /// Look up POTA parks by reference, and keep POTA's park list for use with no link
     Parks {
         #[command(subcommand)]
@@ -134,6 +137,10 @@ impl ClientCommand {
             ClientCommand::Export { command } => format!("export {}", command.name()),
             ClientCommand::Import { command } => format!("import {}", command.name()),
             ClientCommand::Logbooks { command } => format!("logbooks {}", command.name()),
+            ClientCommand::Lookup(args) => match &args.command {
+                Some(command) => format!("lookup {}", command.name()),
+                None => "lookup".into(),
+            },
             ClientCommand::Parks { command } => format!("parks {}", command.name()),
             ClientCommand::Spot(_) => "spot".into(),
             ClientCommand::Spots(_) => "spots".into(),
@@ -464,6 +471,7 @@ pub fn run(global: GlobalArgs, command: ClientCommand, root: &clap::Command) -> 
         ClientCommand::Export { command } => export::run(&ctx, command),
         ClientCommand::Import { command } => import::run(&ctx, command),
         ClientCommand::Logbooks { command } => logbooks::run(&ctx, command),
+        ClientCommand::Lookup(args) => lookup::run(&ctx, args),
         ClientCommand::Parks { command } => parks::run(&ctx, command),
         ClientCommand::Spot(args) => spots::spot(&ctx, args),
         ClientCommand::Spots(args) => spots::list(&ctx, args),

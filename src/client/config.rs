@@ -1,6 +1,7 @@
 //! The client's config file, `$XDG_CONFIG_HOME/svc/config.json` (else `~/.config/svc/…`):
-//! `{"apiKey": …, "apiBase": …, "rig": …}`. It holds the key only where no keychain works, so it
-//! must be private: the file 0600 in a 0700 folder.
+//! `{"apiKey": …, "apiBase": …, "rig": …, "callbook": …, "callbookUser": …}`. It holds the key
+//! (and the callbook's password, `callbookPassword`) only where no keychain works, so it must be
+//! private: the file 0600 in a 0700 folder.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,6 +17,8 @@ pub enum ConfigError {
     Unreadable { path: PathBuf, reason: String },
     /// The file holds a key but others may read it.
     TooOpen { path: PathBuf, mode: u32 },
+    /// The file holds the callbook's password but others may read it.
+    PasswordTooOpen { path: PathBuf, mode: u32 },
     /// Others may change the file (or replace it, through its directory): its apiBase could
     /// send the key to their host.
     Untrusted { path: PathBuf, mode: u32 },
@@ -36,6 +39,12 @@ impl std::fmt::Display for ConfigError {
             ConfigError::TooOpen { path, mode } => write!(
                 f,
                 "the config file {} holds an API key but its mode is {mode:04o}, so other users may read it; run chmod 600 {} (and consider the key leaked: revoke it and log in with a new one)",
+                path.display(),
+                path.display()
+            ),
+            ConfigError::PasswordTooOpen { path, mode } => write!(
+                f,
+                "the config file {} holds the callbook's password but its mode is {mode:04o}, so other users may read it; run chmod 600 {} (and consider the password leaked: change it at the callbook and run svc lookup connect again)",
                 path.display(),
                 path.display()
             ),
@@ -125,7 +134,14 @@ impl Config {
             Ok(_) => return Err(unreadable("it is not a JSON object".into())),
             Err(e) => return Err(unreadable(format!("not valid JSON: {e}"))),
         };
-        for name in ["apiKey", "apiBase", "rig"] {
+        for name in [
+            "apiKey",
+            "apiBase",
+            "rig",
+            "callbook",
+            "callbookUser",
+            "callbookPassword",
+        ] {
             if fields
                 .get(name)
                 .is_some_and(|v| !v.is_string() && !v.is_null())
@@ -209,6 +225,60 @@ impl Config {
             });
         }
         Ok(Some(key))
+    }
+
+    /// The callbook in use (`qrz` or `hamqth`, as `svc lookup connect` wrote it) and the user
+    /// name it logs in with. Like `rig`, it is taken from a file others may change: the
+    /// password is never sent anywhere but to the callbook it was stored for.
+    pub fn callbook(&self) -> Option<(&str, &str)> {
+        Some((self.text("callbook")?, self.text("callbookUser")?))
+    }
+
+    /// The callbook's password, kept here only where no keychain works; refused when the file
+    /// is readable by others.
+    pub fn callbook_password(&self) -> Result<Option<&str>, ConfigError> {
+        let Some(password) = self
+            .fields
+            .get("callbookPassword")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        else {
+            return Ok(None);
+        };
+        self.owned()?;
+        if self.mode & 0o077 != 0 {
+            return Err(ConfigError::PasswordTooOpen {
+                path: self.path.clone(),
+                mode: self.mode & 0o777,
+            });
+        }
+        Ok(Some(password))
+    }
+
+    /// Names the callbook in use; `password` is written only where no keychain took it.
+    pub fn set_callbook(&mut self, callbook: &str, user: &str, password: Option<&str>) {
+        self.fields
+            .insert("callbook".into(), Value::String(callbook.into()));
+        self.fields
+            .insert("callbookUser".into(), Value::String(user.into()));
+        match password {
+            Some(p) => {
+                self.fields
+                    .insert("callbookPassword".into(), Value::String(p.into()));
+            }
+            None => {
+                self.fields.remove("callbookPassword");
+            }
+        }
+    }
+
+    /// Forgets the callbook; whether there was anything to forget.
+    pub fn remove_callbook(&mut self) -> bool {
+        let mut removed = false;
+        for name in ["callbook", "callbookUser", "callbookPassword"] {
+            removed |= self.fields.remove(name).is_some();
+        }
+        removed
     }
 
     pub fn set_api_key(&mut self, key: &str) {
@@ -373,10 +443,46 @@ mod tests {
     }
 
     #[test]
+    fn the_callbook_is_named_and_its_password_kept_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("svc").join("config.json");
+        let mut config = Config::load(&path).unwrap();
+        assert_eq!(config.callbook(), None);
+        config.set_callbook("qrz", "W1AW", Some(" pass word "));
+        config.set_api_base("http://example.test:1");
+        config.save().unwrap();
+        let mut again = Config::load(&path).unwrap();
+        assert_eq!(again.callbook(), Some(("qrz", "W1AW")));
+        assert_eq!(
+            again.callbook_password(),
+            Ok(Some(" pass word ")),
+            "as typed"
+        );
+        // Stored in the keychain the next time: the file's copy goes.
+        again.set_callbook("hamqth", "ok1vbr", None);
+        assert_eq!(again.callbook_password(), Ok(None));
+        again.set_callbook("qrz", "W1AW", Some("pw"));
+        again.save().unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mut open = Config::load(&path).unwrap();
+        let err = open.callbook_password().unwrap_err();
+        assert!(err.to_string().contains("chmod 600"), "{err}");
+        assert!(open.remove_callbook());
+        assert!(!open.remove_callbook());
+        assert_eq!(open.callbook(), None);
+    }
+
+    #[test]
     fn malformed_files_say_how_to_fix_them() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.json");
-        for bad in ["{", "[1]", r#"{"apiKey": 5}"#, r#"{"rig": 4532}"#] {
+        for bad in [
+            "{",
+            "[1]",
+            r#"{"apiKey": 5}"#,
+            r#"{"rig": 4532}"#,
+            r#"{"callbookPassword": true}"#,
+        ] {
             std::fs::write(&path, bad).unwrap();
             let err = Config::load(&path).unwrap_err();
             assert!(err.to_string().contains("or delete it"), "{bad}: {err}");

@@ -79,7 +79,8 @@ pub fn keyring_disabled() -> bool {
     std::env::var(ENV_NO_KEYRING).is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"))
 }
 
-fn entry() -> keyring::Result<keyring::Entry> {
+/// The keychain entry of `account` under the service `svc-cli`.
+fn entry_of(account: &str) -> keyring::Result<keyring::Entry> {
     // The Secret Service alone, named explicitly: the kernel keyutils cache of the
     // "persistent" store answers "no entry" where it is broken, which would hide a stored key.
     #[cfg(target_os = "linux")]
@@ -87,25 +88,49 @@ fn entry() -> keyring::Result<keyring::Entry> {
         let credential = keyring::secret_service::SsCredential::new_with_target(
             None,
             KEYCHAIN_SERVICE,
-            KEYCHAIN_ACCOUNT,
+            account,
         )?;
         Ok(keyring::Entry::new_with_credential(Box::new(credential)))
     }
     #[cfg(not(target_os = "linux"))]
     {
-        keyring::Entry::new(KEYCHAIN_SERVICE, KEYCHAIN_ACCOUNT)
+        keyring::Entry::new(KEYCHAIN_SERVICE, account)
     }
 }
 
+fn entry() -> keyring::Result<keyring::Entry> {
+    entry_of(KEYCHAIN_ACCOUNT)
+}
+
 fn keychain_get() -> Result<Option<String>, String> {
-    match entry().and_then(|e| e.get_password()) {
+    secret_get(KEYCHAIN_ACCOUNT)
+}
+
+/// The secret the keychain holds for `account`; `Ok(None)` when it holds none.
+pub(crate) fn secret_get(account: &str) -> Result<Option<String>, String> {
+    match entry_of(account).and_then(|e| e.get_password()) {
         Ok(text) => Ok(Some(text)),
         Err(keyring::Error::NoEntry) => Ok(None),
         Err(e) => Err(e.to_string()),
     }
 }
 
-fn load_config() -> Result<Option<Config>, ConfigError> {
+/// Writes the secret of `account` to the keychain; the error says why it could not.
+pub(crate) fn secret_set(account: &str, secret: &str) -> Result<(), String> {
+    entry_of(account)
+        .and_then(|e| e.set_password(secret))
+        .map_err(|e| e.to_string())
+}
+
+/// Removes the secret of `account` from the keychain; none there is not an error.
+pub(crate) fn secret_delete(account: &str) -> Result<(), String> {
+    match entry_of(account).and_then(|e| e.delete_credential()) {
+        Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+pub(crate) fn load_config() -> Result<Option<Config>, ConfigError> {
     config_path().map(|p| Config::load(&p)).transpose()
 }
 

@@ -8,6 +8,7 @@ pub mod export;
 pub mod journal;
 pub mod keystore;
 pub mod logbooks;
+pub mod lookup;
 pub mod pota;
 pub mod rig;
 pub mod types;

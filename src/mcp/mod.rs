@@ -15,8 +15,13 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use std::sync::Arc;
+
+use crate::cli::lookup::CallbookUrls;
 use crate::cli::{CliError, Ctx};
 use crate::client::export;
+use crate::client::journal::Journal;
+use crate::client::lookup::{Callbook, Urls};
 use crate::client::{Client, NewActivationRequest, NewContactRequest, NewFolderRequest};
 use crate::model::ids::truncate;
 use crate::model::{Folder, FolderType, IdKind, Timestamp};
@@ -31,17 +36,28 @@ pub struct McpArgs {
     /// Offer delete_contact, which deletes a contact for good
     #[arg(long)]
     pub allow_deletes: bool,
+    /// Where lookup_callsign finds the callbooks
+    #[command(flatten)]
+    pub callbooks: CallbookUrls,
 }
 
 /// Serves until the agent closes stdin.
 pub fn run(ctx: &Ctx, args: &McpArgs) -> Result<(), CliError> {
-    let client = ctx.client()?;
-    let server = McpServer {
-        client,
-        writes: args.allow_writes,
-        deletes: args.allow_deletes,
-    };
+    let base = ctx.api_base()?;
+    let key = ctx.key()?;
+    let client = ctx.client_for(base.clone(), &key.key)?;
+    let urls = args.callbooks.urls()?;
     ctx.block_on(async move {
+        let server = McpServer {
+            client,
+            writes: args.allow_writes,
+            deletes: args.allow_deletes,
+            urls,
+            callbook: tokio::sync::Mutex::new(None),
+            // The callbook's answers are cached where the key's journal is; with none here,
+            // lookups go on uncached.
+            journal: Journal::find(&base, &key.key).await.ok().flatten(),
+        };
         let running = server
             .serve(rmcp::transport::stdio())
             .await
@@ -58,6 +74,11 @@ struct McpServer {
     client: Client,
     writes: bool,
     deletes: bool,
+    urls: Urls,
+    /// The connected callbook once a lookup needed it: kept, so its session serves the
+    /// lookups that follow.
+    callbook: tokio::sync::Mutex<Option<Arc<Callbook>>>,
+    journal: Option<Journal>,
 }
 
 impl McpServer {
@@ -67,6 +88,18 @@ impl McpServer {
             Access::Write => self.writes,
             Access::Delete => self.deletes,
         }
+    }
+
+    /// The connected callbook; not kept while none is, so a `svc lookup connect` made
+    /// meanwhile is found by the next call.
+    async fn callbook(&self) -> Result<Arc<Callbook>, CliError> {
+        let mut slot = self.callbook.lock().await;
+        if let Some(callbook) = slot.as_ref() {
+            return Ok(callbook.clone());
+        }
+        let callbook = Arc::new(Callbook::configured(&self.urls)?);
+        *slot = Some(callbook.clone());
+        Ok(callbook)
     }
 
     async fn dispatch(&self, name: &str, args: Map<String, Value>) -> Result<Value, CliError> {
@@ -258,6 +291,21 @@ impl McpServer {
                 }
                 Ok(out)
             }
+            "lookup_callsign" => {
+                let a: LookupCallsign = parse(args)?;
+                check_text("callsign", &a.callsign, 1, 32)?;
+                let callbook = self.callbook().await?;
+                let answer = callbook
+                    .lookup_cached(self.journal.as_ref(), &a.callsign, false)
+                    .await?;
+                let mut out = shape(&answer.lookup, PASS)?;
+                out["cached"] = json!(answer.cached);
+                // Only the text carries why the cache stood in: the shape has no room for it.
+                if let Some(why) = answer.unreachable {
+                    out["unreachable"] = json!(why);
+                }
+                Ok(out)
+            }
             "end_activation" => {
                 let a: EndActivation = parse(args)?;
                 check_text("activation_id", &a.activation_id, 1, 1500)?;
@@ -343,8 +391,9 @@ impl ServerHandler for McpServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("svc", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "A logbook of amateur-radio contacts. Read with whoami and the list_ tools; the \
-                 tools that change the logbook appear only when svc mcp was started with \
+                "A logbook of amateur-radio contacts. Read with whoami and the list_ tools, and \
+                 ask the connected callbook who a station is with lookup_callsign; the tools \
+                 that change the logbook appear only when svc mcp was started with \
                  --allow-writes or --allow-deletes.",
             )
     }
@@ -735,6 +784,12 @@ struct CreateFolder {
 #[serde(deny_unknown_fields)]
 struct PotaFileArgs {
     activation_id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LookupCallsign {
+    callsign: String,
 }
 
 #[derive(Deserialize)]

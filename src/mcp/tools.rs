@@ -18,12 +18,13 @@ pub enum Access {
 }
 
 /// Each tool with the access it needs; the order is the order of `tools/list`.
-pub const TOOLS: [(&str, Access); 10] = [
+pub const TOOLS: [(&str, Access); 11] = [
     ("whoami", Access::Read),
     ("list_folders", Access::Read),
     ("list_contacts", Access::Read),
     ("list_activations", Access::Read),
     ("pota_file", Access::Read),
+    ("lookup_callsign", Access::Read),
     ("create_contact", Access::Write),
     ("create_activation", Access::Write),
     ("create_folder", Access::Write),
@@ -267,6 +268,16 @@ fn reads() -> ToolAnnotations {
         .destructive(false)
         .idempotent(true)
         .open_world(false)
+}
+
+/// The hints of a tool that asks an outside service (the callbook) and changes nothing of the
+/// logbook but its cache of the answers.
+fn asks_outside() -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(true)
 }
 
 /// The hints of a tool that changes the logbook. `destructive`: it may change or remove what
@@ -551,6 +562,39 @@ pub fn describe(name: &str) -> Option<Tool> {
                 )),
             ),
             reads(),
+        ),
+        "lookup_callsign" => tool(
+            name,
+            "Look up a callsign",
+            "Who a station is, from the callbook connected with svc lookup connect (QRZ's XML service or HamQTH): name, QTH, state, grid, country, DXCC entity, CQ and ITU zones, continent. Answers are cached for 30 days, and an older one stands in when the callbook cannot be reached (cached true); fields the callbook does not give are left out, and note says what it added, such as that a QRZ account without an XML subscription gets a partial record. With no callbook connected it fails with unauthorized.",
+            (
+                input(
+                    json!({
+                        "callsign": described(text(1, 32), "The call to look up, e.g. W1AW or VE3/W1AW/P."),
+                    }),
+                    &["callsign"],
+                ),
+                output(object(
+                    json!({
+                        "callsign": string(),
+                        "name": string(),
+                        "qth": string(),
+                        "state": string(),
+                        "grid": string(),
+                        "country": string(),
+                        "dxcc": { "type": "integer" },
+                        "cqZone": { "type": "integer" },
+                        "ituZone": { "type": "integer" },
+                        "continent": { "type": "string", "enum": ["AF", "AN", "AS", "EU", "NA", "OC", "SA"] },
+                        "source": { "type": "string", "enum": ["qrz", "hamqth"] },
+                        "fetchedAt": date_time("When the callbook gave this answer."),
+                        "note": string(),
+                        "cached": { "type": "boolean" },
+                    }),
+                    &["callsign", "source", "fetchedAt", "cached"],
+                )),
+            ),
+            asks_outside(),
         ),
         "end_activation" => tool(
             name,

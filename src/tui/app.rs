@@ -958,7 +958,10 @@ impl App {
             return vec![];
         };
         if mode.is_empty() {
-            self.say(Tone::Warning, "no mode to spot: type it in the form (Alt-N)");
+            self.say(
+                Tone::Warning,
+                "no mode to spot: type it in the form (Alt-N)",
+            );
             return vec![];
         }
         let reference = activation.location_reference.clone().unwrap_or_default();

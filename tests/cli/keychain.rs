@@ -302,3 +302,71 @@ crate::both_backends!(
     a_locked_keychain_reads_empty_so_the_key_goes_to_the_file,
     without_any_keychain_the_key_falls_back_to_the_file_with_a_warning,
 );
+
+/// The callbook's password goes to the keychain (`svc-cli`, `lookup-qrz`), never to the
+/// config file, and `svc lookup disconnect` takes it out again. No service is needed.
+#[test]
+fn a_callbook_password_lives_in_the_keychain() {
+    use crate::common::callbook::FakeCallbook;
+    let Some(service) = SecretService::start() else {
+        return;
+    };
+    let fake = FakeCallbook::start();
+    fake.add_user("W1AW", "keychain pw", true);
+    let cli = Cli::new(&super::closed_port());
+    cli.set_env("DBUS_SESSION_BUS_ADDRESS", &service.bus);
+    cli.set_env("SVC_QRZ_XML_URL", &fake.qrz_url());
+    cli.set_env("SVC_HAMQTH_URL", &fake.hamqth_url());
+    cli.secret("keychain pw");
+    let connect = |book: &str| {
+        let args = [
+            "lookup",
+            "connect",
+            book,
+            "--user",
+            "W1AW",
+            "--password-stdin",
+        ];
+        let run = cli.run_stdin(&args, "keychain pw\n");
+        run.ok();
+        assert!(run.stdout.ends_with("stored in the keychain\n"), "{run:?}");
+        assert_eq!(run.stderr, "", "no fallback warning: {run:?}");
+    };
+    connect("qrz");
+    let config = std::fs::read_to_string(cli.config_file()).unwrap();
+    assert!(config.contains("\"callbook\": \"qrz\""), "{config}");
+    assert!(!config.contains("callbookPassword"), "{config}");
+    cli.run(&["lookup", "W1AW"]).ok();
+
+    // The keychain skipped, its password is nowhere to be found: say how to fix it.
+    cli.set_env("SVC_NO_KEYRING", "1");
+    let message = cli
+        .run(&["lookup", "W1AW"])
+        .fails(3, "lookup", "unauthorized");
+    assert!(
+        message.contains("svc lookup connect qrz --user W1AW"),
+        "{message}"
+    );
+    cli.unset_env("SVC_NO_KEYRING");
+
+    connect("hamqth");
+    assert_eq!(
+        cli.run(&["lookup", "OK1VBR", "--json"]).json()["source"],
+        "hamqth"
+    );
+    let run = cli.run(&["lookup", "disconnect"]);
+    run.ok();
+    assert_eq!(run.stderr, "", "{run:?}");
+    assert!(!cli.config_file().exists());
+    // Named again in the file by hand, the callbook finds no password left in the keychain.
+    std::fs::create_dir_all(cli.config_file().parent().unwrap()).unwrap();
+    std::fs::write(
+        cli.config_file(),
+        r#"{"callbook": "hamqth", "callbookUser": "W1AW"}"#,
+    )
+    .unwrap();
+    let message = cli
+        .run(&["lookup", "W1AW"])
+        .fails(3, "lookup", "unauthorized");
+    assert!(message.contains("the keychain holds none"), "{message}");
+}

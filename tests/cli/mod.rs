@@ -14,6 +14,7 @@ mod hardening;
 mod help;
 mod keychain;
 mod logbooks;
+mod lookup;
 mod outbox;
 mod pota;
 mod retries;
@@ -207,8 +208,12 @@ impl Cli {
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         };
         self.check_no_leak(&run);
-        if args.first() != Some(&"auth") {
-            // Only the auth commands may write the config file.
+        let stores = matches!(
+            args,
+            ["auth", ..] | ["lookup", "connect" | "disconnect", ..]
+        );
+        if !stores {
+            // Only the commands that store a secret may write the config file.
             assert_eq!(
                 std::fs::read(self.config_file()).ok(),
                 config_before,

@@ -2,6 +2,7 @@
 //! (an SQLite file, or a PostgreSQL database made for the test and dropped after it), and talks
 //! HTTP to it. A test names its behaviour once; [`both_backends!`] runs it on each backend.
 
+pub mod callbook;
 mod cluster;
 pub mod pota;
 pub mod qrz;

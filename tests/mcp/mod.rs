@@ -105,13 +105,14 @@ fn names(tools: &[Tool]) -> Vec<&str> {
 /// Each tool's hints: read-only, destructive, idempotent, open world. The changes are
 /// idempotent through their idempotency_key (ending an activation twice is refused), the
 /// deletes and the end of an activation are more than additions, and a contact's create and
-/// delete go on to the external logbooks the account pushes to.
-const HINTS: [(&str, [bool; 4]); 10] = [
+/// delete go on to the external logbooks the account pushes to; a lookup asks the callbook.
+const HINTS: [(&str, [bool; 4]); 11] = [
     ("whoami", [true, false, true, false]),
     ("list_folders", [true, false, true, false]),
     ("list_contacts", [true, false, true, false]),
     ("list_activations", [true, false, true, false]),
     ("pota_file", [true, false, true, false]),
+    ("lookup_callsign", [true, false, true, true]),
     ("create_contact", [false, false, true, true]),
     ("create_activation", [false, false, true, false]),
     ("create_folder", [false, false, true, false]),
@@ -120,8 +121,9 @@ const HINTS: [(&str, [bool; 4]); 10] = [
 ];
 
 /// The inputs each published tool requires.
-const REQUIRED: [(&str, &[&str]); 7] = [
+const REQUIRED: [(&str, &[&str]); 8] = [
     ("whoami", &[]),
+    ("lookup_callsign", &["callsign"]),
     ("list_folders", &[]),
     ("list_contacts", &["folder_id"]),
     ("list_activations", &[]),
@@ -164,6 +166,7 @@ fn tools_list_grows_with_each_permission() {
                     "list_contacts",
                     "list_activations",
                     "pota_file",
+                    "lookup_callsign",
                 ][..],
             ),
             (
@@ -174,6 +177,7 @@ fn tools_list_grows_with_each_permission() {
                     "list_contacts",
                     "list_activations",
                     "pota_file",
+                    "lookup_callsign",
                     "create_contact",
                     "create_activation",
                     "create_folder",
@@ -188,6 +192,7 @@ fn tools_list_grows_with_each_permission() {
                     "list_contacts",
                     "list_activations",
                     "pota_file",
+                    "lookup_callsign",
                     "create_contact",
                     "create_activation",
                     "create_folder",
@@ -246,7 +251,7 @@ fn each_protocol_version_negotiates() {
             let info = session.peer_info().expect("the server's answer");
             assert_eq!(info.protocol_version, version);
             assert_eq!(info.server_info.as_ref().unwrap().name, "svc");
-            assert_eq!(session.list_all_tools().await.unwrap().len(), 5);
+            assert_eq!(session.list_all_tools().await.unwrap().len(), 6);
             session.cancel().await.unwrap();
         }
         let transport = TokioChildProcess::new(command(&cli, &[])).unwrap();
@@ -757,4 +762,89 @@ fn a_duplicate_contact_is_named_in_the_text() {
         session.cancel().await.unwrap();
     });
     assert_eq!(api.contacts(&park).len(), 2);
+}
+
+#[test]
+fn lookup_callsign_asks_the_connected_callbook_and_keeps_its_session() {
+    use crate::common::callbook::{Book, FakeCallbook};
+    let (_server, _api, cli) = setup("basic");
+    let fake = FakeCallbook::start();
+    fake.add_user("W1AW", "pw pw", true);
+    cli.set_env("SVC_NO_KEYRING", "1");
+    cli.set_env("SVC_QRZ_XML_URL", &fake.qrz_url());
+    cli.secret("pw pw");
+    // The key's journal, where the answers are cached.
+    cli.run(&["outbox", "list"]).ok();
+    block_on(async {
+        let session = connect(&cli, &[]).await;
+        let tools = session.list_all_tools().await.unwrap();
+        let result = call(&session, "lookup_callsign", json!({ "callsign": "W1AW" })).await;
+        let (error, exit) = fails(&result, "unauthorized");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("svc lookup connect"),
+            "{error}"
+        );
+        assert_eq!(exit, 3);
+
+        // Connected meanwhile: the same session finds it.
+        cli.run_stdin(
+            &[
+                "lookup",
+                "connect",
+                "qrz",
+                "--user",
+                "W1AW",
+                "--password-stdin",
+            ],
+            "pw pw",
+        )
+        .ok();
+        fake.expire_sessions_after(1);
+        let l = ok_in_shape(
+            &tools,
+            "lookup_callsign",
+            &call(&session, "lookup_callsign", json!({ "callsign": "w1aw" })).await,
+        );
+        assert_eq!(l["callsign"], "W1AW");
+        assert_eq!(l["name"], "Hiram Percy Maxim");
+        assert_eq!(l["grid"], "FN31pr");
+        assert_eq!(l["dxcc"], 291);
+        assert_eq!(l["cqZone"], 5);
+        assert_eq!(l["ituZone"], 8);
+        assert_eq!(l["source"], "qrz");
+        assert_eq!(l["cached"], false);
+        assert!(l.get("continent").is_none(), "absent, not null: {l}");
+        // Its session expired after one lookup: one new login serves the next.
+        let unknown = call(&session, "lookup_callsign", json!({ "callsign": "W1XYZ" })).await;
+        let (_, exit) = fails(&unknown, "not_found");
+        assert_eq!(exit, 1);
+        assert_eq!(
+            fake.logins(Book::Qrz),
+            3,
+            "connect, first lookup, after expiry"
+        );
+        // Asked again: the cache answers, the callbook is not asked.
+        let asked = fake.seen().len();
+        let again = ok(&call(&session, "lookup_callsign", json!({ "callsign": "W1AW" })).await);
+        assert_eq!(again["cached"], true);
+        assert_eq!(again["name"], "Hiram Percy Maxim");
+        assert_eq!(fake.seen().len(), asked);
+        fails(
+            &call(&session, "lookup_callsign", json!({ "callsign": "" })).await,
+            "validation_error",
+        );
+        fails(
+            &call(
+                &session,
+                "lookup_callsign",
+                json!({ "callsign": "no such" }),
+            )
+            .await,
+            "validation_error",
+        );
+        session.cancel().await.unwrap();
+    });
 }

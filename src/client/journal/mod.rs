@@ -10,6 +10,7 @@
 //! key is never written.
 
 mod copy;
+mod lookups;
 pub mod sender;
 
 use std::collections::{HashMap, HashSet};
@@ -40,8 +41,8 @@ use crate::model::{
 
 /// The schema this build writes; a file made by a newer build is refused, not guessed at.
 /// 2: `cached_contacts.saved_at`, so saving a page of the service's answer spares rows written
-/// after the page was asked for.
-const SCHEMA_VERSION: i64 = 2;
+/// after the page was asked for. 3: `lookups`, the callbook's answers.
+const SCHEMA_VERSION: i64 = 3;
 /// Sent entries are kept this long (the server keeps their idempotency keys as long), so an
 /// entry whose answer was lost can still be told apart from a new one.
 const KEEP_SENT_MS: i64 = 30 * 86_400_000;
@@ -684,6 +685,18 @@ impl Journal {
             // Rows of a version-1 file count as written long ago: the next save replaces them.
             sqlx::query(
                 "ALTER TABLE cached_contacts ADD COLUMN saved_at INTEGER NOT NULL DEFAULT 0",
+            )
+            .execute(&mut *tx)
+            .await?;
+        }
+        if version < 3 {
+            // The callbook's answers by the call looked up (client::lookup::Lookup as JSON).
+            sqlx::query(
+                "CREATE TABLE lookups (
+                    callsign TEXT PRIMARY KEY,
+                    answer TEXT NOT NULL,
+                    fetched_at INTEGER NOT NULL
+                )",
             )
             .execute(&mut *tx)
             .await?;

@@ -1053,11 +1053,13 @@ async fn a_version_1_journal_is_brought_up_to_date_and_keeps_its_copy() {
         .await
         .unwrap();
     let waiting = journal.log_contact(contact(FOLDER, "K1ABC")).await.unwrap();
-    // What a version-1 svc wrote: no saved_at.
-    sqlx::query("ALTER TABLE cached_contacts DROP COLUMN saved_at")
-        .execute(&journal.pool)
-        .await
-        .unwrap();
+    // What a version-1 svc wrote: no saved_at, no lookups.
+    for statement in [
+        "ALTER TABLE cached_contacts DROP COLUMN saved_at",
+        "DROP TABLE lookups",
+    ] {
+        sqlx::query(statement).execute(&journal.pool).await.unwrap();
+    }
     sqlx::query("PRAGMA user_version = 1")
         .execute(&journal.pool)
         .await
@@ -1234,4 +1236,68 @@ async fn counts_stop_at_zero_and_at_a_cycle_of_parents() {
     let (folders, _, qsos) = counts_of(&journal).await;
     assert_eq!(folders, counted(&[(&a, 1), (&b, 0)]), "each counted once");
     assert_eq!(qsos, 0);
+}
+
+fn lookup_of(call: &str, name: &str, fetched_at: i64) -> crate::client::lookup::Lookup {
+    crate::client::lookup::Lookup {
+        callsign: call.into(),
+        name: Some(name.into()),
+        qth: Some("Newington".into()),
+        state: Some("CT".into()),
+        grid: Some("FN31pr".into()),
+        country: Some("United States".into()),
+        dxcc: Some(291),
+        cq_zone: Some(5),
+        itu_zone: Some(8),
+        continent: None,
+        source: crate::client::lookup::Service::Qrz,
+        fetched_at: Timestamp(fetched_at),
+        note: None,
+    }
+}
+
+#[tokio::test]
+async fn lookups_are_kept_by_call_and_an_older_answer_never_replaces_a_newer() {
+    let (dir, journal) = journal().await;
+    assert_eq!(journal.cached_lookup("W1AW").await.unwrap(), None);
+    let first = lookup_of("W1AW", "Hiram", 1_000);
+    journal.save_lookup(&first).await.unwrap();
+    assert_eq!(
+        journal.cached_lookup(" w1aw ").await.unwrap(),
+        Some(first.clone())
+    );
+    let newer = lookup_of("W1AW", "Hiram Percy Maxim", 2_000);
+    journal.save_lookup(&newer).await.unwrap();
+    // Another process's slower lookup, finished after: it must not win.
+    journal.save_lookup(&first).await.unwrap();
+    drop(journal);
+    let reopened = Journal::open_path(&dir.path().join("j.db")).await.unwrap();
+    assert_eq!(reopened.cached_lookup("W1AW").await.unwrap(), Some(newer));
+    assert_eq!(reopened.cached_lookup("K1ABC").await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_version_2_journal_gets_the_lookups_table() {
+    let (dir, journal) = journal().await;
+    let waiting = journal.log_contact(contact(FOLDER, "K1ABC")).await.unwrap();
+    // What a version-2 svc wrote: no lookups.
+    sqlx::query("DROP TABLE lookups")
+        .execute(&journal.pool)
+        .await
+        .unwrap();
+    sqlx::query("PRAGMA user_version = 2")
+        .execute(&journal.pool)
+        .await
+        .unwrap();
+    journal.pool.close().await;
+    let reopened = Journal::open_path(&dir.path().join("j.db")).await.unwrap();
+    let version: i64 = sqlx::query_scalar("PRAGMA user_version")
+        .fetch_one(&reopened.pool)
+        .await
+        .unwrap();
+    assert_eq!(version, 3);
+    assert_eq!(reopened.entries().await.unwrap(), vec![waiting]);
+    let kept = lookup_of("OK1VBR", "Petr", 5_000);
+    reopened.save_lookup(&kept).await.unwrap();
+    assert_eq!(reopened.cached_lookup("ok1vbr").await.unwrap(), Some(kept));
 }

@@ -50,7 +50,11 @@ pub enum SpotsKey {
 
 /// The key a spot is known as worked by.
 pub fn worked_key(call: &str, park: &str) -> String {
-    format!("{} {}", call.to_ascii_uppercase(), park.to_ascii_uppercase())
+    format!(
+        "{} {}",
+        call.to_ascii_uppercase(),
+        park.to_ascii_uppercase()
+    )
 }
 
 fn spot_text(s: &Spot) -> String {
@@ -205,8 +209,17 @@ impl Widget for SpotsView<'_> {
                 .render(rows_area, buf);
             return;
         }
-        let header = Row::new(["", "UTC", "Activator", "MHz", "Band", "Mode", "Park", "Name"])
-            .style(self.theme.header());
+        let header = Row::new([
+            "",
+            "UTC",
+            "Activator",
+            "MHz",
+            "Band",
+            "Mode",
+            "Park",
+            "Name",
+        ])
+        .style(self.theme.header());
         let height = rows_area.height.saturating_sub(1) as usize;
         let rows = list
             .view
@@ -217,7 +230,9 @@ impl Widget for SpotsView<'_> {
             .take(height)
             .map(|(i, index)| {
                 let s = &list.spots[*index];
-                let worked = list.worked.contains(&worked_key(&s.activator, &s.reference));
+                let worked = list
+                    .worked
+                    .contains(&worked_key(&s.activator, &s.reference));
                 let style = if i == list.view.selected {
                     self.theme.selected(true)
                 } else {

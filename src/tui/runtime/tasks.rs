@@ -11,8 +11,8 @@ use tokio::time::MissedTickBehavior;
 
 use crate::client::Client;
 use crate::client::export;
-use crate::client::pota::Pota;
 use crate::client::journal::{Journal, is_local_folder_id};
+use crate::client::pota::Pota;
 use crate::client::rig::{Rig, RigCommand};
 use crate::datafiles;
 use crate::model::dxcc::Dxcc;
