@@ -56,6 +56,12 @@ pub struct LogbookArgs {
     /// POTA's API address, for spots (Alt-S, Alt-Shift-S) [default: https://api.pota.app]
     #[arg(long, env = "SVC_POTA_API_URL", value_name = "URL")]
     pub pota_api_url: Option<String>,
+    /// QRZ's XML service, for the callbook connected with svc lookup connect [default: https://xmldata.qrz.com/xml/current/]
+    #[arg(long, env = "SVC_QRZ_XML_URL", value_name = "URL")]
+    pub qrz_xml_url: Option<String>,
+    /// HamQTH's XML service, for the callbook connected with svc lookup connect [default: https://www.hamqth.com/xml.php]
+    #[arg(long, env = "SVC_HAMQTH_URL", value_name = "URL")]
+    pub hamqth_url: Option<String>,
 }
 
 impl LogbookArgs {
@@ -66,6 +72,8 @@ impl LogbookArgs {
             cty: self.cty.or(before.cty),
             scp: self.scp.or(before.scp),
             pota_api_url: self.pota_api_url.or(before.pota_api_url),
+            qrz_xml_url: self.qrz_xml_url.or(before.qrz_xml_url),
+            hamqth_url: self.hamqth_url.or(before.hamqth_url),
         }
     }
 }
@@ -108,6 +116,23 @@ pub fn main() -> ExitCode {
 }
 
 /// `svc` and `svc tui`: the logbook with the key and API base the commands use.
+/// The callbook connected with `svc lookup connect`, at the address the flags give; none when
+/// none is connected or its password cannot be read (the logbook then looks nothing up). A
+/// malformed address is an error.
+fn connected_callbook(
+    args: &LogbookArgs,
+) -> Result<Option<std::sync::Arc<crate::client::lookup::Callbook>>, String> {
+    use crate::client::lookup::{self, Callbook, Urls};
+    let mut urls = Urls::default();
+    if let Some(text) = &args.qrz_xml_url {
+        urls.qrz = lookup::parse_url(text).map_err(|e| format!("--qrz-xml-url: {e}"))?;
+    }
+    if let Some(text) = &args.hamqth_url {
+        urls.hamqth = lookup::parse_url(text).map_err(|e| format!("--hamqth-url: {e}"))?;
+    }
+    Ok(Callbook::configured(&urls).ok().map(std::sync::Arc::new))
+}
+
 fn open_logbook(global: &GlobalArgs, command: &str, args: LogbookArgs) -> ExitCode {
     if !crate::tui::on_terminal() {
         return crate::tui::not_a_terminal(command);
@@ -122,6 +147,10 @@ fn open_logbook(global: &GlobalArgs, command: &str, args: LogbookArgs) -> ExitCo
             Ok(url) => Some(url),
             Err(e) => return cli::report("tui", false, &CliError::input(e.to_string())),
         },
+    };
+    let callbook = match connected_callbook(&args) {
+        Ok(callbook) => callbook,
+        Err(e) => return cli::report("tui", false, &CliError::input(e)),
     };
     let ctx = cli::Ctx::new(global, "tui".into());
     // Not ctx.client(): its --verbose lines on stderr would scribble over the screen.
@@ -143,6 +172,7 @@ fn open_logbook(global: &GlobalArgs, command: &str, args: LogbookArgs) -> ExitCo
                 cty: args.cty,
                 scp: args.scp,
                 pota,
+                callbook,
             },
         ),
         Err(e) => cli::report("tui", false, &e),

@@ -62,6 +62,10 @@ pub enum Effect {
         id: String,
     },
     /// Writes a folder as ADIF (an activation as its POTA file) into the working directory.
+    /// The callbook's record of a call (the journal's cache first).
+    LookUp {
+        call: String,
+    },
     /// POTA's spot list, for the hunter's list.
     LoadSpots,
     /// The activator's own spot, sent once.
@@ -115,6 +119,11 @@ pub enum Action {
     ActivationEnded {
         id: String,
         result: Result<Folder, ClientError>,
+    },
+    /// The callbook's answer for `call`, with its age in days when it came from the cache.
+    LookedUp {
+        call: String,
+        result: Result<(crate::client::lookup::Lookup, Option<i64>), String>,
     },
     SpotsLoaded(Result<Vec<crate::client::pota::Spot>, String>),
     Spotted(Result<crate::client::pota::Spot, String>),

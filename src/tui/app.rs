@@ -29,6 +29,7 @@ use super::journal::{JournalAnswer, JournalCopy, JournalEffect};
 use super::list::{FilterKey, ListView, Load};
 use super::widgets::{Tone, hhmm, list_heights, short_time};
 use crate::client::journal::{Entry, SenderEvent, is_local_folder_id};
+use crate::client::lookup::Callbook;
 use crate::client::pota::{NewSpot, Spot};
 use crate::client::rig::{RigAddress, RigCommand, RigState};
 use crate::client::{ClientError, Deleted, EditedContact};
@@ -93,6 +94,20 @@ pub struct Options {
     pub scp: Option<std::path::PathBuf>,
     /// POTA's API, for spots, when not POTA's own address.
     pub pota: Option<reqwest::Url>,
+    /// The callbook connected with `svc lookup connect`, when there is one.
+    pub callbook: Option<Arc<Callbook>>,
+}
+
+/// Whether a call is whole enough to look up: a callsign with a digit and a letter after it
+/// in one of its parts (`K1A`, `VE3/W1AW`), not a prefix alone (`K1`, `DL`).
+fn complete_call(call: &str) -> bool {
+    crate::model::callsign::normalize_callsign("callsign", call).is_ok()
+        && call.split('/').any(|part| {
+            part.len() >= 3
+                && part.char_indices().any(|(i, c)| {
+                    c.is_ascii_digit() && part[i + 1..].chars().any(|c| c.is_ascii_alphabetic())
+                })
+        })
 }
 
 pub struct App {
@@ -125,6 +140,8 @@ pub struct App {
     pub callsigns: Option<Arc<Callsigns>>,
     /// A spot picked in the spot list, to log once the POTA hunting log is open.
     pub hunt: Option<Spot>,
+    /// When the last key was pressed: the callbook is asked once typing pauses.
+    pub last_key: Timestamp,
 }
 
 /// A fresh list from the service, with the folders logged here that it does not know yet.
@@ -160,6 +177,7 @@ impl App {
             rig,
             callsigns: None,
             hunt: None,
+            last_key: now,
         };
         let mut effects = vec![Effect::Journal(JournalEffect::Load)];
         let loads = [
@@ -653,12 +671,33 @@ impl App {
                         ) {
                             self.check_callsign();
                         }
-                        vec![]
+                        self.ask_callbook(false)
                     }
-                    FormKey::Stay => vec![],
+                    // Tab off the callsign: the call is complete, the callbook is asked now.
+                    FormKey::Stay => self.ask_callbook(false),
                 }
             }
         }
+    }
+
+    /// Asks the callbook about the call on the form, once per call, when it is complete: at
+    /// once when the operator has moved on to another field, else (`tick`) once a second has
+    /// passed without a key. The answer fills in what was not typed; typing never waits.
+    fn ask_callbook(&mut self, tick: bool) -> Vec<Effect> {
+        if self.options.callbook.is_none() || !matches!(self.dialog, Some(Dialog::Entry)) {
+            return vec![];
+        }
+        let paused = tick && self.now.millis() - self.last_key.millis() >= 1000;
+        let Some(form) = &mut self.entry else {
+            return vec![];
+        };
+        let call = form.value(Field::Callsign).trim().to_ascii_uppercase();
+        let settled = form.focus != Field::Callsign || paused;
+        if !settled || !complete_call(&call) || form.asked.as_deref() == Some(call.as_str()) {
+            return vec![];
+        }
+        form.asked = Some(call.clone());
+        vec![Effect::LookUp { call }]
     }
 
     /// What a prompt's answer does.
@@ -1893,7 +1932,10 @@ impl App {
 /// Applies one action to the state and returns the background work it asks for.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
-        Action::Key(key) => app.key(key),
+        Action::Key(key) => {
+            app.last_key = app.now;
+            app.key(key)
+        }
         Action::Resize(w, h) => app.resized(w, h),
         Action::CallsignsLoaded { callsigns, warning } => {
             app.callsigns = Some(callsigns);
@@ -1907,6 +1949,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             app.now = now;
             app.activations.now = now;
             let mut effects = app.ask_whoami_again();
+            effects.extend(app.ask_callbook(true));
             // An open spot list is read again every 30 s: spots go stale in minutes.
             if let Some(Dialog::Spots(list)) = &mut app.dialog
                 && list.due(now)
@@ -1940,6 +1983,27 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::ActivationEnded { id, result } => {
             app.activation_ended(id, result);
+            vec![]
+        }
+        Action::LookedUp { call, result } => {
+            match result {
+                Ok((found, cached_days)) => {
+                    if let Some(form) = &mut app.entry {
+                        form.looked_up(&call, &found, cached_days);
+                    }
+                }
+                // Said once, dimmed in the form's place: a lookup is a help, never a fault.
+                Err(why) => {
+                    if let Some(form) = &mut app.entry
+                        && form
+                            .value(Field::Callsign)
+                            .trim()
+                            .eq_ignore_ascii_case(&call)
+                    {
+                        form.callbook = Some(why);
+                    }
+                }
+            }
             vec![]
         }
         Action::SpotsLoaded(result) => {

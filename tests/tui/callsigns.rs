@@ -15,6 +15,7 @@ fn the_form_shows_the_entity_and_partial_matches_while_typing() {
     std::fs::write(dir.join("MASTER.SCP"), "# test list\nK1ABC\nK1ABD\nW1AW\n").unwrap();
     let mut tui = Tui::start(&cli, &["tui"], &[]);
     tui.wait_for("QSOs 0/200");
+    tui.wait_for(&format!("  {}  ", crate::common::this_month().0));
     tui.keys("\x1b[F\r");
     tui.wait_for("No contacts yet");
     tui.keys("k1ab");
@@ -42,6 +43,7 @@ fn a_country_file_that_cannot_be_read_is_said_and_the_shipped_one_used() {
     let mut tui = Tui::start(&cli, &["tui", "--cty", bad.to_str().unwrap()], &[]);
     tui.wait_for("line 1");
     tui.wait_for("the shipped copy is used");
+    tui.wait_for(&format!("  {}  ", crate::common::this_month().0));
     tui.keys("\x1b[F\r");
     tui.keys("dl1abc");
     tui.wait_for("Fed. Rep. of Germany · EU · CQ 14 · ITU 28");

@@ -3,10 +3,12 @@
 //! a pseudo-terminal against the real server (`terminal`).
 
 mod callsigns;
+mod lookup;
 mod offline;
 mod outbox;
 mod render;
 mod rig;
+mod spots;
 mod state;
 mod terminal;
 

@@ -10,6 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 use tui_input::Input;
 
+use crate::client::lookup::Lookup;
 use crate::client::{ContactEditRequest, NewContactRequest};
 use crate::model::FieldsPatch;
 use crate::model::activation::POTA_NEEDED;
@@ -126,6 +127,10 @@ pub struct EntryForm {
     pub who: Option<String>,
     /// Known calls holding what is typed, the log's own first.
     pub partials: Vec<String>,
+    /// The call the callbook was asked about for this contact, and when it was typed so.
+    pub asked: Option<String>,
+    /// What the callbook said of the call on the form, as a line: where, and from whom.
+    pub callbook: Option<String>,
     /// The ended activation the operator said yes to logging into.
     pub ended_ok: Option<String>,
     /// The fields the operator typed in for this contact: the radio's reading no longer
@@ -154,6 +159,8 @@ impl EntryForm {
             duplicate: None,
             who: None,
             partials: Vec::new(),
+            asked: None,
+            callbook: None,
             ended_ok: None,
             typed: [false; Field::ALL.len()],
             replace_on_type: false,
@@ -392,6 +399,62 @@ impl EntryForm {
         self.focus = Field::Callsign;
         self.replace_on_type = false;
         self.duplicate = None;
+        self.asked = None;
+        self.callbook = None;
+    }
+
+    /// The callbook's answer for `call`, when it is still the call on the form: the name and
+    /// grid where the operator typed none, the QTH, state and country kept with the contact
+    /// where it has none, and a line saying where the station is and whose answer it is
+    /// (with its age when it came from the cache). Nothing typed is ever replaced.
+    pub fn looked_up(&mut self, call: &str, found: &Lookup, cached_days: Option<i64>) {
+        let typed_call = self.value(Field::Callsign).trim().to_ascii_uppercase();
+        if typed_call != call {
+            return;
+        }
+        for (field, value) in [(Field::Name, &found.name), (Field::Grid, &found.grid)] {
+            if let Some(value) = value
+                && !self.typed(field)
+                && self.value(field).trim().is_empty()
+            {
+                self.set(field, value);
+                // The operator is in that field, about to type: the first key typed
+                // replaces the callbook's value, as it does a value kept from before.
+                if self.focus == field {
+                    self.replace_on_type = true;
+                }
+            }
+        }
+        for (field, value) in [
+            (Declared::Qth, &found.qth),
+            (Declared::State, &found.state),
+            (Declared::Country, &found.country),
+        ] {
+            // Kept only in the form the service takes: a callbook's odd value never refuses
+            // a contact.
+            if let Some(value) = value
+                && self.carried.get(field).is_none()
+                && let Ok(Some(stored)) = field.def().check(value)
+            {
+                self.carried.set(field, Some(stored));
+            }
+        }
+        let place = [found.qth.as_deref(), found.state.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ");
+        let age = match cached_days {
+            Some(0) => ", cached today".to_owned(),
+            Some(days) => format!(", cached {days} d ago"),
+            None => String::new(),
+        };
+        let from = format!("{}{age}", found.source.title());
+        self.callbook = Some(if place.is_empty() {
+            format!("({from})")
+        } else {
+            format!("{place} ({from})")
+        });
     }
 
     /// Checks every field and builds the request, timed `now` unless a time was typed.
@@ -909,8 +972,14 @@ impl Widget for EntryView<'_> {
         }
         // Who the call is, then the known calls holding it: read while typing, before the
         // hint line, which a practised operator no longer needs.
-        if let Some(who) = &form.who {
-            lines.push(Line::from(who.clone()));
+        match (&form.who, &form.callbook) {
+            (Some(who), Some(book)) => lines.push(Line::from(vec![
+                Span::raw(format!("{who} · ")),
+                Span::styled(book.clone(), self.theme.dim()),
+            ])),
+            (Some(who), None) => lines.push(Line::from(who.clone())),
+            (None, Some(book)) => lines.push(Line::styled(book.clone(), self.theme.dim())),
+            (None, None) => {}
         }
         if let Some(line) = partials_line(&form.partials, inner.width, self.theme) {
             lines.push(line);
@@ -1014,6 +1083,50 @@ mod tests {
                 KeyModifiers::NONE,
             )));
         }
+    }
+
+    #[test]
+    fn a_callbook_answer_fills_only_what_the_operator_left_alone() {
+        use crate::client::lookup::{Lookup, Service};
+        let found = Lookup {
+            callsign: "W1AW".into(),
+            name: Some("Hiram Percy Maxim".into()),
+            qth: Some("Newington".into()),
+            state: Some("ct".into()),
+            grid: Some("FN31pr".into()),
+            country: Some("United States".into()),
+            dxcc: Some(291),
+            cq_zone: Some(5),
+            itu_zone: Some(8),
+            continent: None,
+            source: Service::Qrz,
+            fetched_at: now(),
+            note: None,
+        };
+        let mut form = EntryForm::new("fld_x", "x", "14.074", "FT8");
+        typed(&mut form, "w1aw");
+        // The operator is in Grid and typed it; Name is where the cursor goes next.
+        form.focus = Field::Grid;
+        typed(&mut form, "FN42");
+        form.focus = Field::Name;
+        // An answer for another call than the form's: nothing.
+        form.looked_up("K1ABC", &found, None);
+        assert_eq!(form.value(Field::Name), "");
+        form.looked_up("W1AW", &found, Some(3));
+        assert_eq!(form.value(Field::Name), "Hiram Percy Maxim");
+        assert_eq!(form.value(Field::Grid), "FN42", "typed: kept");
+        assert_eq!(
+            form.callbook.as_deref(),
+            Some("Newington, ct (QRZ, cached 3 d ago)")
+        );
+        // In the field the answer filled, the first key replaces it.
+        typed(&mut form, "Jo");
+        assert_eq!(form.value(Field::Name), "Jo");
+        let request = form.request(now()).unwrap();
+        assert_eq!(request.fields.get(Declared::Qth), Some("Newington"));
+        assert_eq!(request.fields.get(Declared::State), Some("CT"));
+        assert_eq!(request.fields.get(Declared::Country), Some("United States"));
+        assert_eq!(request.fields.get(Declared::Gridsquare), Some("FN42"));
     }
 
     #[test]

@@ -111,7 +111,10 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
     let size = guard.terminal.size()?;
     let rig = options.rig.clone();
     let (cty, scp) = (options.cty.clone(), options.scp.clone());
-    let pota = pota_client(options.pota.clone())?;
+    let outside = tasks::Outside {
+        pota: pota_client(options.pota.clone())?,
+        callbook: options.callbook.clone(),
+    };
     let (mut app, effects) = App::new(options, Timestamp::now(), (size.width, size.height));
     let (tx, mut rx) = mpsc::unbounded_channel();
     let mut tasks = JoinSet::new();
@@ -143,7 +146,9 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
                         let _ = commands.send(command);
                     }
                 }
-                effect => tasks::spawn(effect, &client, &pota, keeper.journal(), &tx, &mut tasks),
+                effect => {
+                    tasks::spawn(effect, &client, &outside, keeper.journal(), &tx, &mut tasks)
+                }
             }
         }
         while tasks.try_join_next().is_some() {}

@@ -12,6 +12,7 @@ use tokio::time::MissedTickBehavior;
 use crate::client::Client;
 use crate::client::export;
 use crate::client::journal::{Journal, is_local_folder_id};
+use crate::client::lookup::Callbook;
 use crate::client::pota::Pota;
 use crate::client::rig::{Rig, RigCommand};
 use crate::datafiles;
@@ -27,18 +28,26 @@ use crate::tui::components::rig::POLL;
 pub fn spawn(
     effect: Effect,
     client: &Arc<Client>,
-    pota: &Pota,
+    outside: &Outside,
     journal: Option<&Journal>,
     tx: &UnboundedSender<Action>,
     tasks: &mut JoinSet<()>,
 ) {
     let client = client.clone();
-    let pota = pota.clone();
+    let outside = outside.clone();
     let journal = journal.cloned();
     let tx = tx.clone();
     tasks.spawn(async move {
-        perform(&client, &pota, journal.as_ref(), effect, &tx).await;
+        perform(&client, &outside, journal.as_ref(), effect, &tx).await;
     });
+}
+
+/// The services beside svc's own that the logbook asks: POTA, and the callbook when one is
+/// connected.
+#[derive(Debug, Clone)]
+pub struct Outside {
+    pub pota: Pota,
+    pub callbook: Option<Arc<Callbook>>,
 }
 
 /// A copy that cannot be saved costs only the next start with no link: the screen goes on.
@@ -50,7 +59,7 @@ async fn keep<T>(saved: impl std::future::Future<Output = Result<T, impl std::fm
 /// logbook is closing).
 pub async fn perform(
     client: &Client,
-    pota: &Pota,
+    outside: &Outside,
     journal: Option<&Journal>,
     effect: Effect,
     tx: &UnboundedSender<Action>,
@@ -60,12 +69,30 @@ pub async fn perform(
     };
     match effect {
         // POTA's, not the service's: one attempt each, a spot never sent again by itself.
+        // The journal's answer when it is fresh, else the callbook's (kept there); an old
+        // cached one stands in when the callbook cannot be reached.
+        Effect::LookUp { call } => {
+            let Some(callbook) = &outside.callbook else {
+                return;
+            };
+            let result = callbook
+                .lookup_cached(journal, &call, false)
+                .await
+                .map(|answer| {
+                    let days = answer
+                        .cached
+                        .then(|| answer.lookup.age().as_secs() as i64 / 86_400);
+                    (answer.lookup, days)
+                })
+                .map_err(|e| e.to_string());
+            send(Action::LookedUp { call, result });
+        }
         Effect::LoadSpots => {
-            let result = pota.spots().await.map_err(|e| e.to_string());
+            let result = outside.pota.spots().await.map_err(|e| e.to_string());
             send(Action::SpotsLoaded(result));
         }
         Effect::Spot(spot) => {
-            let result = pota.spot(&spot).await.map_err(|e| e.to_string());
+            let result = outside.pota.spot(&spot).await.map_err(|e| e.to_string());
             send(Action::Spotted(result));
         }
         Effect::LoadWhoami => {
