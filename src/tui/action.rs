@@ -66,6 +66,8 @@ pub enum Effect {
     LookUp {
         call: String,
     },
+    /// The names of these parks, from the park cache or POTA.
+    NameParks(Vec<String>),
     /// POTA's spot list, for the hunter's list.
     LoadSpots,
     /// The activator's own spot, sent once.
@@ -124,6 +126,11 @@ pub enum Action {
     LookedUp {
         call: String,
         result: Result<(crate::client::lookup::Lookup, Option<i64>), String>,
+    },
+    /// A park's name, once known.
+    ParkNamed {
+        reference: String,
+        name: String,
     },
     SpotsLoaded(Result<Vec<crate::client::pota::Spot>, String>),
     Spotted(Result<crate::client::pota::Spot, String>),

@@ -142,6 +142,8 @@ pub struct App {
     pub hunt: Option<Spot>,
     /// When the last key was pressed: the callbook is asked once typing pauses.
     pub last_key: Timestamp,
+    /// Parks whose names were asked for already.
+    pub parks_asked: std::collections::HashSet<String>,
 }
 
 /// A fresh list from the service, with the folders logged here that it does not know yet.
@@ -178,6 +180,7 @@ impl App {
             callsigns: None,
             hunt: None,
             last_key: now,
+            parks_asked: Default::default(),
         };
         let mut effects = vec![Effect::Journal(JournalEffect::Load)];
         let loads = [
@@ -290,11 +293,44 @@ impl App {
         self.activations.select(id, height);
     }
 
-    /// Shows `items` as the activations, and asks for the counts it needs.
+    /// Shows `items` as the activations, and asks for the counts and park names it needs.
     fn set_activations(&mut self, items: Vec<Folder>) -> Vec<Effect> {
         let height = self.heights().0;
         let ids = self.activations.set(items, height);
-        ids.into_iter().flat_map(|id| self.load_stats(id)).collect()
+        let mut effects: Vec<Effect> = ids.into_iter().flat_map(|id| self.load_stats(id)).collect();
+        effects.extend(self.name_parks());
+        effects
+    }
+
+    /// Asks once for the names of the parks of the activations listed.
+    fn name_parks(&mut self) -> Vec<Effect> {
+        let mut references = Vec::new();
+        for a in &self.activations.items {
+            for park in a.location_reference.as_deref().unwrap_or("").split(',') {
+                if !park.is_empty() && self.parks_asked.insert(park.to_owned()) {
+                    references.push(park.to_owned());
+                }
+            }
+        }
+        if references.is_empty() {
+            vec![]
+        } else {
+            vec![Effect::NameParks(references)]
+        }
+    }
+
+    /// The open activation's park names, for the Contacts title, as far as they are known.
+    fn title_parks(&mut self) {
+        let names = self.contacts.folder.as_ref().and_then(|f| {
+            let parks: Vec<&str> = f
+                .location_reference
+                .as_deref()?
+                .split(',')
+                .filter_map(|p| self.activations.park_names.get(p).map(String::as_str))
+                .collect();
+            (!parks.is_empty()).then(|| parks.join(" + "))
+        });
+        self.contacts.park_names = names;
     }
 
     /// Asks for an activation's contacts to count them, unless that is under way.
@@ -319,6 +355,7 @@ impl App {
             self.in_flight += 1;
         }
         let mut effects = vec![self.contacts.open(folder)];
+        self.title_parks();
         self.merge_pending();
         if changed {
             effects.push(Effect::SaveOpenFolder { folder_id });
@@ -1663,9 +1700,10 @@ impl App {
                 ),
             }
             if !known {
-                // Only its count is new to ask for.
+                // Only its count and its parks' names are new to ask for.
                 self.activations.add(folder.clone(), side);
                 effects.extend(self.load_stats(folder.id.clone()));
+                effects.extend(self.name_parks());
             }
         } else {
             self.say(
@@ -2004,6 +2042,11 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     }
                 }
             }
+            vec![]
+        }
+        Action::ParkNamed { reference, name } => {
+            app.activations.park_names.insert(reference, name);
+            app.title_parks();
             vec![]
         }
         Action::SpotsLoaded(result) => {

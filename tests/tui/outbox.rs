@@ -90,9 +90,13 @@ fn the_copy_shows_at_start_and_the_service_replaces_it() {
     // The running activation's count is asked for (copy first, then the service).
     assert_eq!(
         effects,
-        [Effect::LoadActivationContacts {
-            folder_id: PARK.into()
-        }]
+        [
+            Effect::LoadActivationContacts {
+                folder_id: PARK.into()
+            },
+            // And the parks' names, once.
+            Effect::NameParks(vec!["US-1234".into(), "K-0001".into()])
+        ]
     );
     // No link: the copy stays on screen.
     update(&mut app, Action::WhoamiLoaded(Err(offline())));

@@ -454,3 +454,31 @@ fn the_form_says_who_the_call_is() {
     typed(&mut app, "k1ab");
     insta::assert_snapshot!(screen(&app));
 }
+
+/// A park's name, once known: beside its reference in Activations where the pane has room,
+/// and in the Contacts title of its activation.
+#[test]
+fn park_names_show_beside_their_references() {
+    let mut app = month_open();
+    update(
+        &mut app,
+        Action::ParkNamed {
+            reference: "US-1234".into(),
+            name: "Test State Park".into(),
+        },
+    );
+    let wide = draw(&app, 120, 32).backend().to_string();
+    let row = wide.lines().find(|l| l.contains("US-1234")).unwrap();
+    assert!(row.contains("Test State Park"), "{wide}");
+    assert!(
+        !screen(&app).contains("Test State Park"),
+        "{}",
+        screen(&app)
+    );
+    open(&mut app, "W1AW@US-1234-20261122");
+    let narrow = screen(&app);
+    assert!(
+        narrow.contains("Contacts · W1AW@US-1234-20261122 · Test State Park"),
+        "{narrow}"
+    );
+}

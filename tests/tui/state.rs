@@ -848,7 +848,9 @@ fn activations_start_count_and_end() {
             .iter()
             .any(|e| matches!(e, Effect::LoadContacts { folder_id, .. } if *folder_id == local))
     );
-    assert_eq!(effects.len(), 3, "{effects:?}");
+    // The new park's name is asked for, once.
+    assert!(effects.contains(&Effect::NameParks(vec!["US-5678".into()])));
+    assert_eq!(effects.len(), 4, "{effects:?}");
     assert_eq!(app.outbox.counts.waiting, 1);
     assert!(app.activations.items.iter().any(|a| a.id == local));
 

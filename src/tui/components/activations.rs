@@ -53,7 +53,12 @@ pub struct ActivationsPane {
     pub stats: HashMap<String, ActivationStats>,
     /// The clock, for the day an activation in progress is on.
     pub now: Timestamp,
+    /// Parks' names by reference, as POTA (or the park cache) gave them.
+    pub park_names: HashMap<String, String>,
 }
+
+/// The Name column shows from this inner width on: on 80 columns the count needs the room.
+const NAME_FROM_WIDTH: u16 = 56;
 
 impl ActivationsPane {
     /// The valid counts of the activation `folder_id`, once its contacts are in. Its day is
@@ -91,6 +96,7 @@ impl ActivationsPane {
             view: ListView::default(),
             stats: HashMap::new(),
             now,
+            park_names: HashMap::new(),
         }
     }
 
@@ -315,6 +321,7 @@ impl Widget for View<'_, ActivationsPane> {
         ) {
             return;
         }
+        let named = inner.width >= NAME_FROM_WIDTH && !pane.park_names.is_empty();
         let rows = pane
             .view
             .shown
@@ -344,13 +351,19 @@ impl Widget for View<'_, ActivationsPane> {
                     (None, None) => Span::raw(""),
                 };
                 let style = self.row_style(i, &pane.view);
-                Row::new(vec![
-                    Cell::from(park_label(a.location_reference.as_deref().unwrap_or(""))),
+                let reference = a.location_reference.as_deref().unwrap_or("");
+                let mut cells = vec![
+                    Cell::from(park_label(reference)),
                     Cell::from(a.start_time.map(short_time).unwrap_or_default()),
                     Cell::from(state),
                     Cell::from(Line::from(count).alignment(Alignment::Right)),
-                ])
-                .style(style)
+                ];
+                if named {
+                    let first = reference.split(',').next().unwrap_or("");
+                    let name = pane.park_names.get(first).cloned().unwrap_or_default();
+                    cells.insert(1, Cell::from(name));
+                }
+                Row::new(cells).style(style)
             });
         // A two-fer's label is a character wider; the column grows only when one is shown.
         let two_fer = pane.view.shown.iter().any(|i| {
@@ -359,15 +372,17 @@ impl Widget for View<'_, ActivationsPane> {
                 .as_deref()
                 .is_some_and(|r| r.contains(','))
         });
-        Table::new(
-            rows,
-            [
-                Constraint::Length(if two_fer { 9 } else { 8 }),
-                Constraint::Length(11),
-                Constraint::Length(11),
-                Constraint::Fill(1),
-            ],
-        )
-        .render(inner, buf);
+        let mut widths = vec![
+            Constraint::Length(if two_fer { 9 } else { 8 }),
+            Constraint::Length(11),
+            Constraint::Length(11),
+            Constraint::Length(6),
+        ];
+        if named {
+            widths.insert(1, Constraint::Fill(1));
+        } else {
+            widths[3] = Constraint::Fill(1);
+        }
+        Table::new(rows, widths).render(inner, buf);
     }
 }

@@ -32,6 +32,8 @@ pub enum Mark {
 #[derive(Debug, Clone)]
 pub struct ContactsPane {
     pub folder: Option<Folder>,
+    /// The names of the open activation's parks, once known, for the title.
+    pub park_names: Option<String>,
     pub load: Load,
     /// The folder's contacts newest first, with the journal's waiting contacts of the folder
     /// among them and every refused one at the top; those rows have a [`Mark`] and their
@@ -62,6 +64,7 @@ impl Default for ContactsPane {
     fn default() -> Self {
         ContactsPane {
             folder: None,
+            park_names: None,
             load: Load::Idle,
             items: Vec::new(),
             marks: HashMap::new(),
@@ -347,7 +350,10 @@ fn contacts_title(pane: &ContactsPane) -> String {
                 loaded.to_string()
             };
             let copy = if pane.from_copy { " (saved copy)" } else { "" };
-            format!(" Contacts · {} · {count}{copy} ", f.name)
+            match &pane.park_names {
+                Some(parks) => format!(" Contacts · {} · {parks} · {count}{copy} ", f.name),
+                None => format!(" Contacts · {} · {count}{copy} ", f.name),
+            }
         }
     }
 }

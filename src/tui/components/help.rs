@@ -48,8 +48,10 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "F  Shift-M",
         "send the form's frequency / mode to the radio",
     ),
-    ("s", "spot your activation on POTA (the form's freq, mode)"),
-    ("Shift-S", "POTA spots: type to filter, Enter logs one"),
+    (
+        "s  Shift-S",
+        "spot your activation / POTA spots (Enter logs one)",
+    ),
     ("r  ?", "refresh everything from the service / this help"),
     ("q  Ctrl-C", "quit (q asks when work waits); Ctrl-C at once"),
 ];

@@ -111,8 +111,11 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
     let size = guard.terminal.size()?;
     let rig = options.rig.clone();
     let (cty, scp) = (options.cty.clone(), options.scp.clone());
+    let pota = pota_client(options.pota.clone())?;
     let outside = tasks::Outside {
-        pota: pota_client(options.pota.clone())?,
+        // A cache that cannot be opened costs only the parks' names.
+        parks: pota::Parks::open(pota.clone()).await.ok().map(Arc::new),
+        pota,
         callbook: options.callbook.clone(),
     };
     let (mut app, effects) = App::new(options, Timestamp::now(), (size.width, size.height));

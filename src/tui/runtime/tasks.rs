@@ -13,7 +13,7 @@ use crate::client::Client;
 use crate::client::export;
 use crate::client::journal::{Journal, is_local_folder_id};
 use crate::client::lookup::Callbook;
-use crate::client::pota::Pota;
+use crate::client::pota::{Parks, Pota};
 use crate::client::rig::{Rig, RigCommand};
 use crate::datafiles;
 use crate::model::dxcc::Dxcc;
@@ -48,6 +48,8 @@ pub fn spawn(
 pub struct Outside {
     pub pota: Pota,
     pub callbook: Option<Arc<Callbook>>,
+    /// The park cache, when it could be opened.
+    pub parks: Option<Arc<Parks>>,
 }
 
 /// A copy that cannot be saved costs only the next start with no link: the screen goes on.
@@ -86,6 +88,18 @@ pub async fn perform(
                 })
                 .map_err(|e| e.to_string());
             send(Action::LookedUp { call, result });
+        }
+        // The cache first (POTA's list imported, or parks asked before), else POTA; a park
+        // whose name cannot be had now keeps its reference alone.
+        Effect::NameParks(references) => {
+            let Some(parks) = &outside.parks else {
+                return;
+            };
+            for reference in references {
+                if let Some(name) = parks.name(&reference).await {
+                    send(Action::ParkNamed { reference, name });
+                }
+            }
         }
         Effect::LoadSpots => {
             let result = outside.pota.spots().await.map_err(|e| e.to_string());
