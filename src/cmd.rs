@@ -115,7 +115,6 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// `svc` and `svc tui`: the logbook with the key and API base the commands use.
 /// The callbook connected with `svc lookup connect`, at the address the flags give; none when
 /// none is connected or its password cannot be read (the logbook then looks nothing up). A
 /// malformed address is an error.
@@ -133,26 +132,39 @@ fn connected_callbook(
     Ok(Callbook::configured(&urls).ok().map(std::sync::Arc::new))
 }
 
+/// The logbook's options from its flags (`svc`, `svc tui`, `svc demo`), each checked before
+/// the screen opens.
+pub fn logbook_options(args: LogbookArgs, color: bool) -> Result<crate::tui::Options, CliError> {
+    let rig = crate::client::rig::resolve_rig(args.rig.as_deref()).map_err(CliError::input)?;
+    let pota = match args.pota_api_url.as_deref() {
+        None => None,
+        Some(text) => Some(
+            crate::client::pota::resolve_api_url(Some(text))
+                .map_err(|e| CliError::input(e.to_string()))?,
+        ),
+    };
+    let callbook = connected_callbook(&args).map_err(CliError::input)?;
+    Ok(crate::tui::Options {
+        color,
+        label: None,
+        rig,
+        cty: args.cty,
+        scp: args.scp,
+        pota,
+        callbook,
+    })
+}
+
+/// `svc` and `svc tui`: the logbook with the key and API base the commands use.
 fn open_logbook(global: &GlobalArgs, command: &str, args: LogbookArgs) -> ExitCode {
     if !crate::tui::on_terminal() {
         return crate::tui::not_a_terminal(command);
     }
-    let rig = match crate::client::rig::resolve_rig(args.rig.as_deref()) {
-        Ok(rig) => rig,
-        Err(e) => return cli::report("tui", false, &CliError::input(e)),
-    };
-    let pota = match args.pota_api_url.as_deref() {
-        None => None,
-        Some(text) => match crate::client::pota::resolve_api_url(Some(text)) {
-            Ok(url) => Some(url),
-            Err(e) => return cli::report("tui", false, &CliError::input(e.to_string())),
-        },
-    };
-    let callbook = match connected_callbook(&args) {
-        Ok(callbook) => callbook,
-        Err(e) => return cli::report("tui", false, &CliError::input(e)),
-    };
     let ctx = cli::Ctx::new(global, "tui".into());
+    let options = match logbook_options(args, ctx.color) {
+        Ok(options) => options,
+        Err(e) => return cli::report("tui", false, &e),
+    };
     // Not ctx.client(): its --verbose lines on stderr would scribble over the screen.
     let link = ctx.api_base().and_then(|base| {
         let found = ctx.key()?;
@@ -163,18 +175,7 @@ fn open_logbook(global: &GlobalArgs, command: &str, args: LogbookArgs) -> ExitCo
         Ok(crate::tui::Link::new(base, &found.key, journal)?)
     });
     match link {
-        Ok(link) => crate::tui::run_blocking(
-            link,
-            crate::tui::Options {
-                color: ctx.color,
-                label: None,
-                rig,
-                cty: args.cty,
-                scp: args.scp,
-                pota,
-                callbook,
-            },
-        ),
+        Ok(link) => crate::tui::run_blocking(link, options),
         Err(e) => cli::report("tui", false, &e),
     }
 }

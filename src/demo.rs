@@ -10,8 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::cli::{CliError, GlobalArgs};
-use crate::client::rig::RigAddress;
+use crate::cli::GlobalArgs;
 use crate::client::{Client, NewFolderRequest};
 use crate::cmd::LogbookArgs;
 use crate::model::{ApiKey, Plan, Tier, Timestamp};
@@ -26,18 +25,21 @@ pub fn run(global: &GlobalArgs, args: LogbookArgs) -> ExitCode {
     if !tui::on_terminal() {
         return tui::not_a_terminal("demo");
     }
-    let rig = match crate::client::rig::resolve_rig(args.rig.as_deref()) {
-        Ok(rig) => rig,
-        Err(e) => return crate::cli::report("demo", false, &CliError::input(e)),
-    };
     let color = !global.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let options = match crate::cmd::logbook_options(args, color) {
+        Ok(options) => tui::Options {
+            label: Some("demo".into()),
+            ..options
+        },
+        Err(e) => return crate::cli::report("demo", false, &e),
+    };
     let path = crate::datafiles::data_dir().join("demo.db");
     let journal = crate::datafiles::data_dir().join("demo-journal.db");
     let runtime = match tui::runtime("demo") {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let result = runtime.block_on(demo(&path, journal, color, rig));
+    let result = runtime.block_on(demo(&path, journal, options));
     runtime.shutdown_background();
     match result {
         Ok(left) => {
@@ -55,12 +57,7 @@ pub fn run(global: &GlobalArgs, args: LogbookArgs) -> ExitCode {
     }
 }
 
-async fn demo(
-    path: &Path,
-    journal: PathBuf,
-    color: bool,
-    rig: Option<RigAddress>,
-) -> Result<tui::Left, String> {
+async fn demo(path: &Path, journal: PathBuf, options: tui::Options) -> Result<tui::Left, String> {
     let store = store::open(&format!("sqlite://{}", path.display()))
         .await
         .map_err(|e| format!("cannot open the demo database {}: {e}", path.display()))?;
@@ -110,16 +107,7 @@ async fn demo(
         .map_err(|e| format!("cannot make this month's log: {e}"))?;
     let link =
         tui::Link::new(base, &key, tui::JournalSource::File(journal)).map_err(|e| e.to_string())?;
-    let ran = tui::run(
-        link,
-        tui::Options {
-            color,
-            label: Some("demo".into()),
-            rig,
-            ..tui::Options::default()
-        },
-    )
-    .await;
+    let ran = tui::run(link, options).await;
     let _ = stop.send(());
     let _ = service.await;
     store
