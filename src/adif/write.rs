@@ -33,11 +33,42 @@ impl<W: Write> Writer<W> {
     }
 
     /// An ADI or ADX file, its header written.
-    pub fn with_format(mut out: W, created: DateTime<Utc>, format: Format) -> io::Result<Self> {
+    pub fn with_format(out: W, created: DateTime<Utc>, format: Format) -> io::Result<Self> {
+        Self::with_comment(out, created, format, "")
+    }
+
+    /// [`Writer::with_format`] with a line of the ADI header's text saying what the file is
+    /// (`POTA US-0001 Acadia National Park`), for people who open it; in ASCII, its `<` and
+    /// `>` as brackets and its line breaks as spaces, since readers take a `<` there for the
+    /// header's first field. ADX has no such text: the comment is left out.
+    pub fn with_comment(
+        mut out: W,
+        created: DateTime<Utc>,
+        format: Format,
+        comment: &str,
+    ) -> io::Result<Self> {
         let header = header(created);
         match format {
             Format::Adi => {
                 writeln!(out, "ADIF export from svc {}", env!("CARGO_PKG_VERSION"))?;
+                // ASCII like the rest of the file: a park's name with accents reads the same
+                // in every program.
+                let plain: String = comment
+                    .trim()
+                    .chars()
+                    .map(|c| if c.is_control() { ' ' } else { c })
+                    .collect();
+                let comment: String = deunicode::deunicode(&plain)
+                    .chars()
+                    .map(|c| match c {
+                        '<' => '(',
+                        '>' => ')',
+                        c => c,
+                    })
+                    .collect();
+                if !comment.is_empty() {
+                    writeln!(out, "{comment}")?;
+                }
                 for (name, value) in &header {
                     field(&mut out, name, value)?;
                     writeln!(out)?;
@@ -240,6 +271,31 @@ mod tests {
             version.len()
         );
         assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn a_comment_is_a_header_line_that_readers_pass_over() {
+        let mut w = Writer::with_comment(
+            Vec::new(),
+            created(),
+            Format::Adi,
+            "POTA DE-0042 Nationalpark Königssee <EOH>\nx",
+        )
+        .unwrap();
+        w.record(&sample()).unwrap();
+        let out = String::from_utf8(w.finish().unwrap()).unwrap();
+        let version = env!("CARGO_PKG_VERSION");
+        assert!(
+            out.starts_with(&format!(
+                "ADIF export from svc {version}\nPOTA DE-0042 Nationalpark Konigssee (EOH) x\n<ADIF_VER:5>"
+            )),
+            "{out}"
+        );
+        let reader = crate::adif::read::Reader::new(std::io::Cursor::new(out.as_bytes())).unwrap();
+        assert_eq!(reader.header().get("PROGRAMID"), Some("svc"));
+        let records: Vec<_> = reader.collect::<Result<_, _>>().unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].get("CALL"), Some("DL1ABC"));
     }
 
     #[test]

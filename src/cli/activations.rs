@@ -207,7 +207,13 @@ fn export(ctx: &Ctx, args: ExportArgs) -> Result<(), CliError> {
             Some(call) => call.clone(),
             None => client.whoami().await?.callsign,
         };
-        Ok(export::activation_file(&client, &folder, &me, &args.dir).await?)
+        // The parks' names for the files' headers, from the park cache alone: an export
+        // waits for no network it does not need.
+        let names = match &folder.location_reference {
+            Some(references) => crate::client::pota::cached_names(references).await,
+            None => Default::default(),
+        };
+        Ok(export::activation_file(&client, &folder, &me, &names, &args.dir).await?)
     })?;
     // A two-fer has one file per park; each path on a line of its own.
     let paths: Vec<_> = if exported.files.is_empty() {

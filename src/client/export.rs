@@ -193,18 +193,25 @@ pub async fn activation_file(
     client: &Client,
     folder: &Folder,
     account_callsign: &str,
+    park_names: &ParkNames,
     dir: &Path,
 ) -> Result<Exported, ExportError> {
     let parks = pota_files(client, folder, account_callsign).await?;
     let mut files = Vec::new();
     let mut contacts = 0;
     for file in &parks {
-        let exported = to_file(&dir.join(&file.file_name), Format::Adi, async |out| {
-            for record in &file.records {
-                out.record(record).map_err(ExportError::Write)?;
-            }
-            Ok(file.records.len() as u64)
-        })
+        let comment = park_comment(&file.park, park_names);
+        let exported = to_file_with(
+            &dir.join(&file.file_name),
+            Format::Adi,
+            &comment,
+            async |out| {
+                for record in &file.records {
+                    out.record(record).map_err(ExportError::Write)?;
+                }
+                Ok(file.records.len() as u64)
+            },
+        )
         .await?;
         contacts = file.contacts;
         files.push(ParkFile {
@@ -237,10 +244,13 @@ pub async fn activation_text(
     client: &Client,
     folder: &Folder,
     account_callsign: &str,
+    park_names: &ParkNames,
 ) -> Result<Vec<PotaFile>, ExportError> {
     let mut texts = Vec::new();
     for file in pota_files(client, folder, account_callsign).await? {
-        let mut out = Writer::new(Vec::new(), chrono::Utc::now()).map_err(ExportError::Write)?;
+        let comment = park_comment(&file.park, park_names);
+        let mut out = Writer::with_comment(Vec::new(), chrono::Utc::now(), Format::Adi, &comment)
+            .map_err(ExportError::Write)?;
         for record in &file.records {
             out.record(record).map_err(ExportError::Write)?;
         }
@@ -254,6 +264,18 @@ pub async fn activation_text(
         });
     }
     Ok(texts)
+}
+
+/// Parks' names by reference, for the line of a POTA file's header that names its park.
+pub type ParkNames = std::collections::HashMap<String, String>;
+
+/// The header line of a park's POTA file: `POTA US-0001 Acadia National Park` (the name when
+/// it is known).
+fn park_comment(park: &str, names: &ParkNames) -> String {
+    match names.get(park) {
+        Some(name) => format!("POTA {park} {name}"),
+        None => format!("POTA {park}"),
+    }
 }
 
 /// One park's upload file of an activation, before it is written.
@@ -302,10 +324,11 @@ pub async fn folder_file(
     client: &Client,
     folder: &Folder,
     account_callsign: &str,
+    park_names: &ParkNames,
     dir: &Path,
 ) -> Result<Exported, ExportError> {
     if folder.folder_type == FolderType::Activation {
-        return activation_file(client, folder, account_callsign, dir).await;
+        return activation_file(client, folder, account_callsign, park_names, dir).await;
     }
     to_file(
         &dir.join(folder_file_name(folder)),
@@ -406,9 +429,19 @@ pub async fn to_file(
     format: Format,
     write: impl AsyncFnOnce(&mut Writer<&mut BufWriter<File>>) -> Result<u64, ExportError>,
 ) -> Result<Exported, ExportError> {
+    to_file_with(path, format, "", write).await
+}
+
+/// [`to_file`] with a line of header text (ADI) saying what the file is.
+async fn to_file_with(
+    path: &Path,
+    format: Format,
+    comment: &str,
+    write: impl AsyncFnOnce(&mut Writer<&mut BufWriter<File>>) -> Result<u64, ExportError>,
+) -> Result<Exported, ExportError> {
     let records = atomic_file(path, async |file| {
-        let mut out =
-            Writer::with_format(file, chrono::Utc::now(), format).map_err(ExportError::Write)?;
+        let mut out = Writer::with_comment(file, chrono::Utc::now(), format, comment)
+            .map_err(ExportError::Write)?;
         let records = write(&mut out).await?;
         out.finish().map_err(ExportError::Write)?;
         Ok(records)

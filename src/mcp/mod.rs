@@ -263,7 +263,11 @@ impl McpServer {
                         ))
                     })?;
                 let me = client.whoami().await?;
-                let files = export::activation_text(client, &activation, &me.callsign)
+                let names = match &activation.location_reference {
+                    Some(references) => crate::client::pota::cached_names(references).await,
+                    None => Default::default(),
+                };
+                let files = export::activation_text(client, &activation, &me.callsign, &names)
                     .await
                     .map_err(|e| CliError::local(e.to_string()))?;
                 let Some(file) = files.first() else {

@@ -250,6 +250,30 @@ fn activation_export_writes_pota_s_file() {
     assert_eq!(run.stdout.trim(), path.to_str().unwrap(), "{run:?}");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.lines().next().unwrap().contains("svc"), "{text}");
+    // The header says which park: its name too once the park cache knows it.
+    assert_eq!(text.lines().nth(1), Some("POTA US-1234"), "{text}");
+    let again = tempfile::tempdir().unwrap();
+    let list = again.path().join("all_parks_ext.csv");
+    std::fs::write(
+        &list,
+        "\"reference\",\"name\",\"locationDesc\"\n\"US-1234\",\"Parc <des> Érables\",\"US-VT\"\n",
+    )
+    .unwrap();
+    cli.run(&["parks", "import", list.to_str().unwrap()]).ok();
+    cli.run(&[
+        "activations",
+        "export",
+        &activation,
+        "--dir",
+        again.path().to_str().unwrap(),
+    ])
+    .ok();
+    let text = std::fs::read_to_string(again.path().join(&name)).unwrap();
+    assert_eq!(
+        text.lines().nth(1),
+        Some("POTA US-1234 Parc (des) Erables"),
+        "{text}"
+    );
     let got = records(&path);
     // Three contacts over two UTC days; the park-to-park one is one record per park.
     assert_eq!(got.len(), 4, "{text}");

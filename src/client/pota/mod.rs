@@ -17,7 +17,7 @@ use reqwest::{Method, Url};
 use serde_json::Value;
 
 pub use import::ImportReport;
-pub use parks::{Park, ParkAnswer, ParkSource, Parks, parks_path};
+pub use parks::{Park, ParkAnswer, ParkSource, Parks, cached_names, parks_path};
 pub use spots::{ModeFilter, NewSpot, Spot, SpotFilter, khz_text};
 
 use crate::client::error::exit_code_for_status;

@@ -146,6 +146,24 @@ pub struct Parks {
     pota: Pota,
 }
 
+/// The names of the parks of a reference list from the park cache alone, when there is one
+/// (nothing is made, nothing is asked of POTA): for an export, which waits for no network.
+pub async fn cached_names(references: &str) -> std::collections::HashMap<String, String> {
+    let Ok(path) = parks_path() else {
+        return Default::default();
+    };
+    if !path.is_file() {
+        return Default::default();
+    }
+    let Ok(pota) = super::resolve_api_url(None).and_then(Pota::new) else {
+        return Default::default();
+    };
+    match Parks::open_path(&path, pota).await {
+        Ok(parks) => parks.names(references, false).await,
+        Err(_) => Default::default(),
+    }
+}
+
 impl Parks {
     /// Opens (creating) the cache in svc's data folder.
     pub async fn open(pota: Pota) -> Result<Parks, PotaError> {
@@ -294,6 +312,31 @@ impl Parks {
     /// for whatever reason (the reference alone is still right).
     pub async fn name(&self, reference: &str) -> Option<String> {
         self.lookup(reference).await.ok().map(|a| a.park.name)
+    }
+
+    /// The names of the parks of a reference list (`US-0001,US-0002`), by reference, as far as
+    /// they can be had: from the cache alone, or (`ask_pota`) from POTA too.
+    pub async fn names(
+        &self,
+        references: &str,
+        ask_pota: bool,
+    ) -> std::collections::HashMap<String, String> {
+        let mut names = std::collections::HashMap::new();
+        for park in references
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+        {
+            let name = if ask_pota {
+                self.name(park).await
+            } else {
+                self.cached(park).await.ok().flatten().map(|(p, _)| p.name)
+            };
+            if let Some(name) = name {
+                names.insert(park.to_owned(), name);
+            }
+        }
+        names
     }
 
     /// Writes parks, replacing earlier entries of their references, in one statement.

@@ -223,9 +223,16 @@ pub async fn perform(
         }
         Effect::Export { folder, callsign } => {
             let result = match std::env::current_dir() {
-                Ok(dir) => export::folder_file(client, &folder, &callsign, &dir)
-                    .await
-                    .map_err(|e| e.to_string()),
+                Ok(dir) => {
+                    // The parks' names for the files' headers, as far as they can be had.
+                    let names = match (&outside.parks, &folder.location_reference) {
+                        (Some(parks), Some(references)) => parks.names(references, true).await,
+                        _ => Default::default(),
+                    };
+                    export::folder_file(client, &folder, &callsign, &names, &dir)
+                        .await
+                        .map_err(|e| e.to_string())
+                }
                 Err(e) => Err(format!("cannot find the working directory: {e}")),
             };
             send(Action::Exported {
