@@ -383,7 +383,10 @@ pub fn check_adif_entry(name: &str, value: &str) -> Result<(String, String), Api
 /// The declared fields a contact has, in their stored form, and its other ADIF fields.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Fields {
-    values: BTreeMap<Field, String>,
+    /// Sorted by field, each once. A few values a contact, kept for thousands of contacts at
+    /// once (a logbook's pages, an import's batch): a sorted list costs a third of a map's
+    /// memory, and a search in it no more time.
+    values: Vec<(Field, Box<str>)>,
     /// Every other ADIF field as read, by upper-case ADIF name.
     pub adif: BTreeMap<String, String>,
     /// The log this contact came from had its band and no frequency: `frequency` is the
@@ -392,25 +395,29 @@ pub struct Fields {
 }
 
 impl Fields {
+    fn find(&self, field: Field) -> Result<usize, usize> {
+        self.values.binary_search_by_key(&field, |(f, _)| *f)
+    }
+
     pub fn get(&self, field: Field) -> Option<&str> {
-        self.values.get(&field).map(String::as_str)
+        self.find(field).ok().map(|i| &*self.values[i].1)
     }
 
     /// Sets a value already in its stored form ([`Def::check`]); `None` removes it.
     pub fn set(&mut self, field: Field, value: Option<String>) {
-        match value {
-            Some(v) => {
-                self.values.insert(field, v);
+        match (self.find(field), value) {
+            (Ok(i), Some(v)) => self.values[i].1 = v.into_boxed_str(),
+            (Err(i), Some(v)) => self.values.insert(i, (field, v.into_boxed_str())),
+            (Ok(i), None) => {
+                self.values.remove(i);
             }
-            None => {
-                self.values.remove(&field);
-            }
+            (Err(_), None) => {}
         }
     }
 
     /// The declared fields that have a value, in declaration order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static Def, &str)> {
-        self.values.iter().map(|(f, v)| (f.def(), v.as_str()))
+        self.values.iter().map(|(f, v)| (f.def(), &**v))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -454,7 +461,7 @@ impl Fields {
     pub fn check_adif_clash(&self) -> Result<(), ApiError> {
         for name in self.adif.keys() {
             if let Some(field) = Field::by_adif(name)
-                && self.values.contains_key(&field)
+                && self.find(field).is_ok()
             {
                 let wire = field.def().wire;
                 return Err(ApiError::field(
