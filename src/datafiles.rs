@@ -13,15 +13,25 @@ pub const COUNTRY_FILE: &str = "cty.csv";
 /// The super check partial list's name in the data directory.
 pub const SCP_FILE: &str = "MASTER.SCP";
 
-/// svc's folder in the user's data directory: `$XDG_DATA_HOME/svc`, else
-/// `~/.local/share/svc`, else `./svc`.
-pub fn data_dir() -> PathBuf {
-    std::env::var_os("XDG_DATA_HOME")
-        .filter(|d| !d.is_empty())
+/// svc's folder in the user's data directory, `$XDG_DATA_HOME/svc` (else
+/// `~/.local/share/svc`): the outbox journals, the park cache, the service's default database
+/// and the reference files live in it. `None` without `XDG_DATA_HOME` and `HOME`.
+pub fn user_data_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
-        .unwrap_or_else(|| PathBuf::from("."))
-        .join("svc")
+        // The XDG spec says a relative value is invalid and must be ignored.
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".local").join("share"))
+        })?;
+    Some(base.join("svc"))
+}
+
+/// [`user_data_dir`], else `./svc`.
+pub fn data_dir() -> PathBuf {
+    user_data_dir().unwrap_or_else(|| PathBuf::from("svc"))
 }
 
 /// Where a reference file came from, for the line a program prints at start.

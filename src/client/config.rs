@@ -84,21 +84,6 @@ pub fn config_path() -> Option<PathBuf> {
     Some(base.join("svc").join("config.json"))
 }
 
-/// svc's data folder, `$XDG_DATA_HOME/svc` (else `~/.local/share/svc`): the outbox journals and
-/// the park cache live in it. `None` without `XDG_DATA_HOME` and `HOME`.
-pub fn data_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        // The XDG spec says a relative value is invalid and must be ignored.
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".local").join("share"))
-        })?;
-    Some(base.join("svc"))
-}
-
 /// The config file's contents; unknown fields are kept when the file is rewritten.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Config {

@@ -21,7 +21,7 @@ use super::components::folders::{FoldersPane, holds_contacts};
 use super::components::outbox::{JournalState, Outbox, contact_row, plural};
 use super::components::prompts::{Answer, Prompt};
 use super::components::rig::{RigPanel, no_rig};
-use super::components::spots::{SpotForm, SpotKey, SpotList, SpotsKey, worked_key};
+use super::components::spots::{SpotForm, SpotKey, SpotList, SpotsKey, worked_today};
 use super::components::status::{
     Connection, Status, describe, exported, is_key_error, message_rows,
 };
@@ -30,7 +30,7 @@ use super::list::{FilterKey, ListView, Load};
 use super::widgets::{Tone, hhmm, list_heights, short_time};
 use crate::client::journal::{Entry, SenderEvent, is_local_folder_id};
 use crate::client::lookup::Callbook;
-use crate::client::pota::{NewSpot, Spot};
+use crate::client::pota::Spot;
 use crate::client::rig::{RigAddress, RigCommand, RigState};
 use crate::client::{ClientError, Deleted, EditedContact};
 use crate::model::band::mhz_text;
@@ -1021,69 +1021,23 @@ impl App {
         }
         let (frequency, mode) = match &self.entry {
             Some(form) => (
-                form.value(Field::Frequency).trim().to_owned(),
-                form.value(Field::Mode).trim().to_owned(),
+                form.value(Field::Frequency).to_owned(),
+                form.value(Field::Mode).to_owned(),
             ),
             None => self.last_frequency_mode.clone().unwrap_or_default(),
         };
-        let Ok(mhz) = frequency.parse::<f64>() else {
-            self.say(
-                Tone::Warning,
-                "no frequency to spot: type it in the form (Alt-N), or follow the radio (--rig)",
-            );
-            return vec![];
-        };
-        if mode.is_empty() {
-            self.say(
-                Tone::Warning,
-                "no mode to spot: type it in the form (Alt-N)",
-            );
-            return vec![];
+        let account = self.me.as_ref().map(|m| m.callsign.as_str());
+        match SpotForm::of_activation(&activation, &frequency, &mode, account) {
+            Ok(form) => self.dialog = Some(Dialog::Spot(Box::new(form))),
+            Err(why) => self.say(Tone::Warning, why),
         }
-        let reference = activation.location_reference.clone().unwrap_or_default();
-        // A spot names one park: a two-fer's others go in the comment, as activators write it.
-        let (park, others) = match reference.split_once(',') {
-            Some((first, rest)) => (first.to_owned(), Some(rest.replace(',', ", "))),
-            None => (reference, None),
-        };
-        let activator = activation
-            .callsign
-            .clone()
-            .or_else(|| self.me.as_ref().map(|m| m.callsign.clone()))
-            .unwrap_or_default();
-        let mut form = SpotForm::new(NewSpot {
-            spotter: activator.clone(),
-            activator,
-            frequency: mhz,
-            reference: park,
-            mode,
-            comments: None,
-        });
-        if let Some(others) = others {
-            form.comment = tui_input::Input::new(format!("2fer with {others}"));
-        }
-        self.dialog = Some(Dialog::Spot(Box::new(form)));
         vec![]
     }
 
     /// Alt-Shift-S: the activators on the air, read from POTA now and every 30 s while open;
     /// those worked today in the open log marked.
     fn open_spots(&mut self) -> Vec<Effect> {
-        let today = self.now.utc_day();
-        let worked = self
-            .contacts
-            .logged()
-            .filter(|c| c.time_on.utc_day() == today)
-            .flat_map(|c| {
-                c.sig_info
-                    .as_deref()
-                    .unwrap_or("")
-                    .split(',')
-                    .filter(|p| !p.is_empty())
-                    .map(|park| worked_key(&c.callsign, park))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        let worked = worked_today(self.contacts.logged(), self.now);
         self.dialog = Some(Dialog::Spots(Box::new(SpotList::new(self.now, worked))));
         vec![Effect::LoadSpots]
     }

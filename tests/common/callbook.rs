@@ -13,7 +13,8 @@ use axum::extract::{RawQuery, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use tokio::net::TcpListener;
+
+use super::served::Served;
 
 /// A callbook as the stand-in serves it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,8 +33,7 @@ pub struct Seen {
 pub struct FakeCallbook {
     base: String,
     state: Arc<Mutex<Books>>,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _served: Served,
 }
 
 #[derive(Default)]
@@ -108,37 +108,15 @@ const STATIONS: [Station; 2] = [
 impl FakeCallbook {
     pub fn start() -> FakeCallbook {
         let state: Shared = Arc::default();
-        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = Router::new()
             .route("/xml/current/", get(qrz))
             .route("/xml.php", get(hamqth))
             .with_state(state.clone());
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a runtime for the fake callbook");
-            runtime.block_on(async move {
-                let listener = TcpListener::bind("127.0.0.1:0")
-                    .await
-                    .expect("bind the fake callbook");
-                addr_tx
-                    .send(listener.local_addr().expect("its address"))
-                    .expect("the test waits for the address");
-                tokio::select! {
-                    _ = std::future::IntoFuture::into_future(axum::serve(listener, app)) => {}
-                    _ = stopped => {}
-                }
-            });
-            // The runtime goes here, and with it every connection, a stalled one included.
-        });
-        let addr = addr_rx.recv().expect("the fake callbook started");
+        let served = Served::start(app, "the fake callbook");
         FakeCallbook {
-            base: format!("http://{addr}"),
+            base: format!("http://{}", served.addr),
             state,
-            stop: Some(stop),
-            thread: Some(thread),
+            _served: served,
         }
     }
 
@@ -189,17 +167,6 @@ impl FakeCallbook {
             .iter()
             .filter(|s| s.book == book && s.params.contains_key(login))
             .count()
-    }
-}
-
-impl Drop for FakeCallbook {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
 

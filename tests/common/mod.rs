@@ -7,6 +7,7 @@ mod cluster;
 pub mod pota;
 pub mod qrz;
 pub mod rigctld;
+pub mod served;
 
 use std::cell::Cell;
 use std::io::{BufRead, BufReader};

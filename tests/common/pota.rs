@@ -15,7 +15,8 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
+
+use super::served::Served;
 
 /// How the stand-in answers every request from now on.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,8 +54,7 @@ type Shared = Arc<Mutex<Pota>>;
 pub struct FakePota {
     url: String,
     state: Shared,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _served: Served,
 }
 
 fn acadia() -> Value {
@@ -120,8 +120,6 @@ impl FakePota {
             next_spot: 2000,
             seen: Vec::new(),
         }));
-        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = Router::new()
             .route("/park/{reference}", get(park))
             .route("/spot/activator", get(spots))
@@ -130,31 +128,11 @@ impl FakePota {
             .route("/spot/", post(new_spot))
             .fallback(unknown)
             .with_state(state.clone());
-        let thread = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a runtime for the POTA stand-in");
-            runtime.block_on(async move {
-                let listener = TcpListener::bind("127.0.0.1:0")
-                    .await
-                    .expect("bind the POTA stand-in");
-                addr_tx
-                    .send(listener.local_addr().expect("its address"))
-                    .expect("the test waits for the address");
-                tokio::select! {
-                    _ = std::future::IntoFuture::into_future(axum::serve(listener, app)) => {}
-                    _ = stopped => {}
-                }
-            });
-            // The runtime goes here, and with it every connection, a stalled one included.
-        });
-        let addr = addr_rx.recv().expect("the POTA stand-in started");
+        let served = Served::start(app, "the POTA stand-in");
         FakePota {
-            url: format!("http://{addr}"),
+            url: format!("http://{}", served.addr),
             state,
-            stop: Some(stop),
-            thread: Some(thread),
+            _served: served,
         }
     }
 
@@ -178,17 +156,6 @@ impl FakePota {
             .filter(|s| s.method == "POST")
             .map(|s| serde_json::from_str(&s.body).unwrap_or(Value::Null))
             .collect()
-    }
-}
-
-impl Drop for FakePota {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
 

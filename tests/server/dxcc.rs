@@ -108,41 +108,34 @@ fn a_newer_country_file_is_used_from_the_flag_or_the_data_directory() {
     );
 }
 
+/// `svc server start --cty FILE`, which must fail: its stderr.
+fn start_fails(db: &Db, file: &std::path::Path) -> String {
+    let out = admin_on(
+        &db.url,
+        &[
+            "start",
+            "--bind",
+            "127.0.0.1:0",
+            "--cty",
+            file.to_str().unwrap(),
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{stderr}");
+    stderr
+}
+
 fn a_bad_country_file_stops_the_start_and_says_where() {
     let db = Db::fresh();
     let bad = db.dir.path().join("bad-cty.csv");
     std::fs::write(&bad, format!("{TESTLAND}K,Nowhere,abc,NA,4,7,0,0,0,K;\n")).unwrap();
-    let out = admin_on(
-        &db.url,
-        &[
-            "start",
-            "--bind",
-            "127.0.0.1:0",
-            "--cty",
-            bad.to_str().unwrap(),
-        ],
-        None,
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{stderr}");
+    let stderr = start_fails(&db, &bad);
     assert!(
         stderr.contains("bad-cty.csv") && stderr.contains("line 2"),
         "{stderr}"
     );
-    let missing = db.dir.path().join("no-such-cty.csv");
-    let out = admin_on(
-        &db.url,
-        &[
-            "start",
-            "--bind",
-            "127.0.0.1:0",
-            "--cty",
-            missing.to_str().unwrap(),
-        ],
-        None,
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{stderr}");
+    let stderr = start_fails(&db, &db.dir.path().join("no-such-cty.csv"));
     assert!(
         stderr.contains("cannot read") && stderr.contains("no-such-cty.csv"),
         "{stderr}"

@@ -267,7 +267,7 @@ impl std::fmt::Debug for Journal {
 
 /// The journal folder: `$XDG_DATA_HOME/svc/journal`, else `~/.local/share/svc/journal`.
 pub fn journal_dir() -> Result<PathBuf, JournalError> {
-    crate::client::config::data_dir()
+    crate::datafiles::user_data_dir()
         .map(|data| data.join("journal"))
         .ok_or_else(|| {
             JournalError::Storage(

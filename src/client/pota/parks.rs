@@ -71,7 +71,7 @@ impl ParkAnswer {
 
 /// The cache file: `parks.sqlite` in svc's data folder.
 pub fn parks_path() -> Result<PathBuf, PotaError> {
-    crate::client::config::data_dir()
+    crate::datafiles::user_data_dir()
         .map(|dir| dir.join("parks.sqlite"))
         .ok_or_else(|| {
             PotaError::Cache(

@@ -14,8 +14,8 @@ use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
 use crate::client::pota::{NewSpot, Spot};
-use crate::model::Timestamp;
 use crate::model::band::mhz_text;
+use crate::model::{Contact, Folder, Timestamp};
 use crate::tui::list::{ListView, Load};
 use crate::tui::widgets::{Focus, Theme, Tone, centered, cursor_in, dialog_block, field, hhmm};
 
@@ -49,12 +49,32 @@ pub enum SpotsKey {
 }
 
 /// The key a spot is known as worked by.
-pub fn worked_key(call: &str, park: &str) -> String {
+fn worked_key(call: &str, park: &str) -> String {
     format!(
         "{} {}",
         call.to_ascii_uppercase(),
         park.to_ascii_uppercase()
     )
+}
+
+/// The stations and parks among `contacts` worked on the UTC day of `now`.
+pub fn worked_today<'a>(
+    contacts: impl Iterator<Item = &'a Contact>,
+    now: Timestamp,
+) -> HashSet<String> {
+    let today = now.utc_day();
+    contacts
+        .filter(|c| c.time_on.utc_day() == today)
+        .flat_map(|c| {
+            c.sig_info
+                .as_deref()
+                .unwrap_or("")
+                .split(',')
+                .filter(|p| !p.is_empty())
+                .map(|park| worked_key(&c.callsign, park))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 fn spot_text(s: &Spot) -> String {
@@ -306,6 +326,51 @@ impl SpotForm {
             spot,
             comment: Input::default(),
         }
+    }
+
+    /// The spot of `activation` on `frequency` (MHz) and `mode`; its activator the
+    /// activation's callsign, else `account`. A spot names one park: a two-fer's others go in
+    /// the comment, as activators write it. Why there is none, when the form lacks what a spot
+    /// needs.
+    pub fn of_activation(
+        activation: &Folder,
+        frequency: &str,
+        mode: &str,
+        account: Option<&str>,
+    ) -> Result<SpotForm, String> {
+        let Ok(mhz) = frequency.trim().parse::<f64>() else {
+            return Err(
+                "no frequency to spot: type it in the form (Alt-N), or follow the radio (--rig)"
+                    .into(),
+            );
+        };
+        let mode = mode.trim();
+        if mode.is_empty() {
+            return Err("no mode to spot: type it in the form (Alt-N)".into());
+        }
+        let reference = activation.location_reference.as_deref().unwrap_or("");
+        let (park, others) = match reference.split_once(',') {
+            Some((first, rest)) => (first, Some(rest.replace(',', ", "))),
+            None => (reference, None),
+        };
+        let activator = activation
+            .callsign
+            .as_deref()
+            .or(account)
+            .unwrap_or_default()
+            .to_owned();
+        let mut form = SpotForm::new(NewSpot {
+            spotter: activator.clone(),
+            activator,
+            frequency: mhz,
+            reference: park.to_owned(),
+            mode: mode.to_owned(),
+            comments: None,
+        });
+        if let Some(others) = others {
+            form.comment = Input::new(format!("2fer with {others}"));
+        }
+        Ok(form)
     }
 
     pub fn key(&mut self, key: KeyEvent) -> SpotKey {
