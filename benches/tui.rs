@@ -25,7 +25,8 @@
 //!    radio is polled, its knob turned every 250 ms, and requests to the service in flight.
 //!
 //! Run with `cargo bench --bench tui`; `cargo bench --bench tui -- offline` runs part 4 only,
-//! `cargo bench --bench tui -- rig` part 5 only.
+//! `cargo bench --bench tui -- rig` part 5 only, `cargo bench --bench tui -- memory` parts 2b
+//! and 3 (the 10,000-contact folder and memory) only.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -904,13 +905,20 @@ fn radio(home: &std::path::Path) {
 
 fn main() -> ExitCode {
     let home = tempfile::tempdir().unwrap();
-    let only = std::env::args().find(|a| a == "offline" || a == "rig" || a == "frames");
+    let only =
+        std::env::args().find(|a| a == "offline" || a == "rig" || a == "frames" || a == "memory");
     if only.as_deref() == Some("rig") {
         radio(home.path());
         return ExitCode::SUCCESS;
     }
     if only.as_deref() == Some("frames") {
         frames();
+        return ExitCode::SUCCESS;
+    }
+    if only.as_deref() == Some("memory") {
+        let server = start_server("elevated", &["--burst-limit", "--daily-contact-budget"]);
+        let month = fill(&server, CONTACTS);
+        big_folder(&server, &month, home.path());
         return ExitCode::SUCCESS;
     }
     // First: it sets the environment, which is safe only before other threads start.

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::band::{Frequency, band_for_mhz, read_frequency, read_mhz};
 use super::callsign::normalize_callsign;
-use super::fields::{Fields, FieldsPatch};
+use super::dxcc::{Dxcc, ENTITY_FIELDS};
+use super::fields::{Field, Fields, FieldsPatch};
 use super::folder::{Folder, FolderRole, FolderType};
 use super::mode::check_mode;
 use super::program::{Program, normalize_reference_list};
@@ -438,6 +439,12 @@ pub struct ContactPatch {
     pub station_callsign: Option<Option<String>>,
     pub activation_id: Option<Option<String>>,
     pub fields: FieldsPatch,
+    /// The entity fields of the callsign the edit gives: set by the service from its country
+    /// file ([`ContactPatch::follow_call`]), never read from a body. Applied only if the call
+    /// really changes, since the stored ones were the old call's, and as a create fills them:
+    /// an entity field the edit names wins, and one naming another entity's `dxcc` leaves
+    /// the others empty rather than mixed; `None` clears a field the new call has no value for.
+    pub entity: Option<Vec<(Field, Option<String>)>>,
 }
 
 /// Whether a patched optional field asks to clear it: null, empty or blank, as a create reads
@@ -450,6 +457,21 @@ impl ContactPatch {
     /// Whether the patch names no field at all.
     pub fn is_empty(&self) -> bool {
         *self == ContactPatch::default()
+    }
+
+    /// Makes an edit of the callsign take the new call's entity fields (from `dxcc`) with it,
+    /// as a create fills them: see [`ContactPatch::entity`].
+    pub fn follow_call(&mut self, dxcc: &Dxcc) {
+        if let Some(call) = &self.callsign {
+            let values = dxcc.values(call);
+            self.entity = Some(
+                ENTITY_FIELDS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &field)| (field, values.as_ref().map(|v| v[i].1.clone())))
+                    .collect(),
+            );
+        }
     }
 
     /// The stored contact with the patch applied, checked by the rules of its folder exactly
@@ -524,6 +546,17 @@ impl ContactPatch {
                 let mut fields = self.fields.apply(&stored.fields)?;
                 // A frequency given now is known: the contact is no longer band-only.
                 fields.band_only &= self.frequency.is_none();
+                if let (Some(entity), Some(call)) = (&self.entity, &self.callsign)
+                    && !call.trim().eq_ignore_ascii_case(stored.callsign.trim())
+                {
+                    let named = |field: &Field| self.fields.values.contains_key(field);
+                    let given = self.fields.values.get(&Field::Dxcc).cloned().flatten();
+                    let ours = entity.iter().find(|(f, _)| *f == Field::Dxcc);
+                    let same = given.is_none() || ours.is_some_and(|(_, v)| *v == given);
+                    for (field, value) in entity.iter().filter(|(f, _)| !named(f)) {
+                        fields.set(*field, value.clone().filter(|_| same));
+                    }
+                }
                 fields
             },
             from_file: false,

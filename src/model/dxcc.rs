@@ -20,6 +20,15 @@ use std::collections::HashMap;
 
 use super::fields::{Field, Fields};
 
+/// The contact fields a callsign's entity gives, [`Dxcc::values`] in this order.
+pub const ENTITY_FIELDS: [Field; 5] = [
+    Field::Dxcc,
+    Field::Country,
+    Field::Cont,
+    Field::Cqz,
+    Field::Ituz,
+];
+
 /// AD1C's country file as svc ships it: release 2023-05-02, see `assets/cty.LICENSE`.
 const SHIPPED: &str = include_str!("../../assets/cty.csv");
 
@@ -204,28 +213,35 @@ impl Dxcc {
     /// the call's (a logger that knew better, a file read with a newer country list), nothing
     /// is filled, so no contact mixes two entities' values. Gives whether anything was filled.
     pub fn fill(&self, callsign: &str, fields: &mut Fields) -> bool {
-        let Some(entity) = self.resolve(callsign) else {
+        let Some(values) = self.values(callsign) else {
             return false;
         };
         if let Some(given) = fields.get(Field::Dxcc)
-            && given != entity.dxcc.to_string()
+            && given != values[0].1
         {
             return false;
         }
         let mut filled = false;
-        for (field, value) in [
-            (Field::Dxcc, entity.dxcc.to_string()),
-            (Field::Country, entity.name.to_owned()),
-            (Field::Cont, entity.continent.as_str().to_owned()),
-            (Field::Cqz, entity.cq_zone.to_string()),
-            (Field::Ituz, entity.itu_zone.to_string()),
-        ] {
+        for (field, value) in values {
             if fields.get(field).is_none() {
                 fields.set(field, Some(value));
                 filled = true;
             }
         }
         filled
+    }
+
+    /// The values of [`ENTITY_FIELDS`] for a callsign, in that order; `None` where the call
+    /// has no entity (see [`Dxcc::resolve`]).
+    pub fn values(&self, callsign: &str) -> Option<[(Field, String); 5]> {
+        let entity = self.resolve(callsign)?;
+        Some([
+            (Field::Dxcc, entity.dxcc.to_string()),
+            (Field::Country, entity.name.to_owned()),
+            (Field::Cont, entity.continent.as_str().to_owned()),
+            (Field::Cqz, entity.cq_zone.to_string()),
+            (Field::Ituz, entity.itu_zone.to_string()),
+        ])
     }
 
     /// The entity of a callsign as typed (any case, with a portable prefix or suffix), or

@@ -217,6 +217,7 @@ fn read_patch(mut body: JsonBody) -> Result<ContactPatch, ApiError> {
         station_callsign: body.patch_string("stationCallsign")?,
         activation_id: body.patch_string("activationId")?,
         fields: FieldsPatch::from_json(|name| body.raw(name))?,
+        entity: None,
     };
     let known = body_fields();
     body.finish(known)?;
@@ -244,7 +245,8 @@ pub async fn edit(
 ) -> ApiResult<Json<Value>> {
     let qso_id = IdKind::Contact.parse("qsoId", &qso_id)?;
     let idem = idem_key.request(&body);
-    let patch = read_patch(body)?;
+    let mut patch = read_patch(body)?;
+    patch.follow_call(&state.dxcc);
     let (contact, replayed) = state
         .store
         .edit_contact(

@@ -121,10 +121,14 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let purge = tokio::spawn(purge_expired(state.store.clone()));
-    let worker = state
-        .logbooks
-        .clone()
-        .map(|l| tokio::spawn(logbooks::worker::run(state.store.clone(), l, state.limits)));
+    let worker = state.logbooks.clone().map(|l| {
+        tokio::spawn(logbooks::worker::run(
+            state.store.clone(),
+            l,
+            state.limits,
+            state.dxcc.clone(),
+        ))
+    });
     let served = listen::serve(listener, app(state), connections, shutdown).await;
     purge.abort();
     if let Some(worker) = worker {

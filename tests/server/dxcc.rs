@@ -1,5 +1,6 @@
 //! The service fills a new contact's DXCC entity, continent and zones from its callsign when
-//! the contact lacks them, from the shipped country file or a newer one it is given.
+//! the contact lacks them, from the shipped country file or a newer one it is given, and
+//! again when an edit changes the callsign.
 
 use serde_json::{Value, json};
 
@@ -75,6 +76,47 @@ fn a_new_contact_gets_its_entity_and_zones() {
     assert_eq!(of("JA1ABC"), json!([339, "Japan", "AS", 25, 45]));
 }
 
+fn an_edited_callsign_takes_its_entity_with_it() {
+    let s = Server::start();
+    let api = s.account("W1AW", "elevated");
+    let folder = api.monthly(&this_month().0, None);
+    let edit = |id: &str, body: Value| {
+        let r = api.send("PATCH", &format!("/v1/contacts/{id}"), Some(&body), &[]);
+        assert_eq!(r.status, 200, "{}", r.body);
+        entity(&r.body)
+    };
+    // A busted call fixed: the other entity's values, not the old call's.
+    let id = api.post("/v1/contacts", contact(&folder, "K1ABC")).id();
+    assert_eq!(
+        edit(&id, json!({"callsign": "VK2ABC"})),
+        json!([150, "Australia", "OC", 30, 59])
+    );
+    // To a call with no entity: the old ones go.
+    assert_eq!(
+        edit(&id, json!({"callsign": "VK2ABC/MM"})),
+        json!([null, null, null, null, null])
+    );
+    // The edit names an entity field: what it gives wins, the rest is filled; another
+    // entity's number leaves the rest empty.
+    assert_eq!(
+        edit(&id, json!({"callsign": "JA1ABC", "cqz": 26})),
+        json!([339, "Japan", "AS", 26, 45])
+    );
+    assert_eq!(
+        edit(&id, json!({"callsign": "K1ABC", "dxcc": 110})),
+        json!([110, null, null, null, null])
+    );
+    // The same call again (a client sending the whole contact back) leaves what the operator
+    // set alone.
+    let mut body = contact(&folder, "KH6ABC");
+    body["ituz"] = json!(62);
+    let id = api.post("/v1/contacts", body).id();
+    assert_eq!(
+        edit(&id, json!({"callsign": "kh6abc", "name": "Al"})),
+        json!([110, "Hawaii", "OC", 31, 62])
+    );
+}
+
 /// A country file of one entity, so a test can tell it from the shipped one.
 const TESTLAND: &str = "W,Testland,999,NA,4,7,40.0,-75.0,5.0,W K;\n";
 
@@ -144,6 +186,7 @@ fn a_bad_country_file_stops_the_start_and_says_where() {
 
 crate::both_backends!(
     a_new_contact_gets_its_entity_and_zones,
+    an_edited_callsign_takes_its_entity_with_it,
     a_newer_country_file_is_used_from_the_flag_or_the_data_directory,
     a_bad_country_file_stops_the_start_and_says_where,
 );

@@ -543,6 +543,9 @@ fn a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back() {
         "{imported}"
     );
     assert_eq!(imported["timeOn"], format!("{month}-01T00:01:17Z"));
+    // Filled from the callsign as a contact logged here is.
+    assert_eq!(imported["country"], "United States", "{imported}");
+    assert_eq!(imported["cqz"], 3, "{imported}");
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(inserts(&qrz), inserted, "nothing imported is sent back");
     assert_eq!(qrz.records(QRZ_KEY).len(), 130);

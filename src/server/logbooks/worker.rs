@@ -10,11 +10,13 @@ use std::time::Duration;
 use super::Logbooks;
 use super::qrz::{Inserted, Qrz, QrzError};
 use crate::adif;
+use crate::model::dxcc::Dxcc;
 use crate::model::filing::{Filed, Place};
 use crate::model::{
     ActivationInput, ContactInput, Folder, NewActivation, NewContact, NewMonthly, Program,
     Timestamp,
 };
+use crate::server::contacts::check_contact;
 use crate::store::{
     ExternalAction, ExternalJob, ExternalOutcome, FromBook, ImportJob, Limits, Replacing, Store,
 };
@@ -38,10 +40,10 @@ const IMPORT_PAGE: u32 = 100;
 const IMPORT_EVERY_MS: i64 = 5 * 60 * 1000;
 
 /// Runs the pushes and the imports until the process ends.
-pub async fn run(store: Arc<dyn Store>, logbooks: Arc<Logbooks>, limits: Limits) {
+pub async fn run(store: Arc<dyn Store>, logbooks: Arc<Logbooks>, limits: Limits, dxcc: Arc<Dxcc>) {
     tokio::join!(
         push_loop(store.clone(), logbooks.clone()),
-        import_loop(store, logbooks, limits)
+        import_loop(store, logbooks, limits, dxcc)
     );
 }
 
@@ -187,7 +189,12 @@ async fn replace(qrz: &Qrz, key: &str, old: &Replacing, adif: &str) -> Result<In
     qrz.replace(key, adif).await
 }
 
-async fn import_loop(store: Arc<dyn Store>, logbooks: Arc<Logbooks>, limits: Limits) {
+async fn import_loop(
+    store: Arc<dyn Store>,
+    logbooks: Arc<Logbooks>,
+    limits: Limits,
+    dxcc: Arc<Dxcc>,
+) {
     let limits = limits.for_import();
     loop {
         let job = match store.claim_import(Timestamp::now(), LEASE_MS).await {
@@ -201,7 +208,7 @@ async fn import_loop(store: Arc<dyn Store>, logbooks: Arc<Logbooks>, limits: Lim
             tokio::time::sleep(IDLE).await;
             continue;
         };
-        let error = import(&store, &logbooks, &limits, &job).await.err();
+        let error = import(&store, &logbooks, &limits, &dxcc, &job).await.err();
         if let Some(e) = &error {
             tracing::warn!(logbook = %job.logbook_id, error = %e, "external logbooks: import stopped");
         }
@@ -220,6 +227,7 @@ async fn import(
     store: &Arc<dyn Store>,
     logbooks: &Logbooks,
     limits: &Limits,
+    dxcc: &Dxcc,
     job: &ImportJob,
 ) -> Result<(), String> {
     let key = logbooks
@@ -241,7 +249,7 @@ async fn import(
         let now = Timestamp::now();
         let mut items = Vec::with_capacity(page.records.len());
         for (log_id, record) in &page.records {
-            match filed(store, job, record, now, &mut folders).await {
+            match filed(store, job, record, now, &mut folders, dxcc).await {
                 Ok(contact) => items.push(FromBook {
                     log_id: log_id.clone(),
                     contact,
@@ -278,6 +286,7 @@ async fn filed(
     record: &adif::Record,
     now: Timestamp,
     folders: &mut HashMap<Place, Folder>,
+    dxcc: &Dxcc,
 ) -> Result<NewContact, String> {
     let c = adif::contact::imported(record)?;
     let filed = c.filed();
@@ -355,7 +364,7 @@ async fn filed(
         fields: c.fields,
         from_file: true,
     };
-    NewContact::validate(&input, &folder, now).map_err(|e| e.message)
+    check_contact(&input, Some(&folder), now, dxcc).map_err(|e| e.message)
 }
 
 #[cfg(test)]
