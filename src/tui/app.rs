@@ -35,7 +35,7 @@ use crate::client::rig::{RigAddress, RigCommand, RigState};
 use crate::client::{ClientError, Deleted, EditedContact};
 use crate::model::band::mhz_text;
 use crate::model::folder::ROOT_NAME;
-use crate::model::program::Program;
+use crate::model::program::{Program, normalize_reference};
 use crate::model::{Contact, Folder, FolderType, Page, Timestamp, Whoami};
 
 /// How long whoami waits before it is asked again while this key's journal is not known.
@@ -458,7 +458,9 @@ impl App {
         }
         self.dialog = Some(Dialog::Entry);
         self.check_callsign();
-        self.more_contacts()
+        let mut effects = self.more_contacts();
+        effects.extend(self.name_form_parks());
+        effects
     }
 
     /// The entry form's duplicate warning, from the contacts of its folder when it is open.
@@ -497,6 +499,40 @@ impl App {
         }
     }
 
+    /// The names of the POTA parks typed in the form, as far as they are known; the others
+    /// are asked for once each. A reference counts once it has POTA's four digits, so that
+    /// `US-0`, `US-00` and `US-000` on the way to `US-0001` ask POTA nothing.
+    fn name_form_parks(&mut self) -> Vec<Effect> {
+        let Some(form) = &mut self.entry else {
+            return vec![];
+        };
+        if form.kind.program() != Some(Program::Pota) {
+            return vec![];
+        }
+        let mut ask = Vec::new();
+        let mut named = Vec::new();
+        for park in form.value(Field::Park).split(',') {
+            let Ok(park) = normalize_reference("park", park) else {
+                continue;
+            };
+            let digits = park.split(['-', '@']).nth(1).map_or(0, str::len);
+            if digits < 4 {
+                continue;
+            }
+            match self.activations.park_names.get(&park) {
+                Some(name) => named.push(format!("{park} {name}")),
+                None if self.parks_asked.insert(park.clone()) => ask.push(park),
+                None => {}
+            }
+        }
+        form.parks = (!named.is_empty()).then(|| named.join(" · "));
+        if ask.is_empty() {
+            vec![]
+        } else {
+            vec![Effect::NameParks(ask)]
+        }
+    }
+
     /// The label of the folder `id` when it is an activation that has ended.
     fn ended_activation(&self, id: &str) -> Option<String> {
         self.activations
@@ -522,13 +558,20 @@ impl App {
         let Some(form) = &mut self.entry else {
             return vec![];
         };
-        let requests = match form.requests(now) {
+        let mut requests = match form.requests(now) {
             Ok(requests) => requests,
             Err((field, message)) => {
                 self.say(Tone::Error, fault(field, &message));
                 return vec![];
             }
         };
+        // The entity the form showed goes with the contact, as loggers log it: its row says
+        // the country at once, with no link too, and the service keeps what it is sent.
+        if let Some(callsigns) = &self.callsigns {
+            for request in &mut requests {
+                callsigns.dxcc.fill(&request.callsign, &mut request.fields);
+            }
+        }
         if let Some((folder_id, label)) = ended
             && form.ended_ok.as_deref() != Some(folder_id.as_str())
         {
@@ -708,7 +751,11 @@ impl App {
                         ) {
                             self.check_callsign();
                         }
-                        self.ask_callbook(false)
+                        let mut effects = self.ask_callbook(false);
+                        if field == Field::Park {
+                            effects.extend(self.name_form_parks());
+                        }
+                        effects
                     }
                     // Tab off the callsign: the call is complete, the callbook is asked now.
                     FormKey::Stay => self.ask_callbook(false),
@@ -1069,7 +1116,15 @@ impl App {
             spot.mode.as_deref(),
             &spot.reference,
         );
+        // The spot names its park: no need to ask POTA again.
+        if let Some(name) = &spot.park_name {
+            self.activations
+                .park_names
+                .entry(spot.reference.clone())
+                .or_insert_with(|| name.clone());
+        }
         self.check_callsign();
+        effects.extend(self.name_form_parks());
         self.say(
             Tone::Info,
             format!(
@@ -2001,7 +2056,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ParkNamed { reference, name } => {
             app.activations.park_names.insert(reference, name);
             app.title_parks();
-            vec![]
+            app.name_form_parks()
         }
         Action::SpotsLoaded(result) => {
             let height = super::components::spots::list_height(app.screen());

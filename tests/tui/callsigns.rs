@@ -35,6 +35,32 @@ fn the_form_shows_the_entity_and_partial_matches_while_typing() {
 }
 
 #[test]
+fn a_logged_call_shows_its_country_at_once() {
+    let (_server, api, cli) = setup("elevated");
+    let folder = monthly(&api);
+    let mut tui = Tui::start(&cli, &["tui"], &[]);
+    // Wide enough for the Country column.
+    tui.resize(30, 120);
+    tui.wait_for(&format!("  {}  ", crate::common::this_month().0));
+    tui.keys("\x1b[F\r");
+    tui.wait_for("No contacts yet");
+    tui.keys("ja1abc");
+    tui.wait_for("Japan · AS · CQ 25 · ITU 45");
+    tui.keys("\t14.074\tft8\r");
+    tui.wait_for("logged JA1ABC");
+    // The form is clear (no entity line): the country is the row's, not read again.
+    let screen = tui.wait_until("the row's country", |s| {
+        s.contains("Japan") && !s.contains("· AS ·")
+    });
+    assert!(screen.contains("JA1ABC"), "{screen}");
+    tui.wait_for("0 waiting");
+    tui.quit();
+    assert_eq!(tui.exit_code(), 0);
+    let stored = api.contacts(&folder);
+    assert_eq!(stored[0]["country"], "Japan", "{stored:?}");
+}
+
+#[test]
 fn a_country_file_that_cannot_be_read_is_said_and_the_shipped_one_used() {
     let (_server, api, cli) = setup("elevated");
     monthly(&api);

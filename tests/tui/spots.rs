@@ -1,6 +1,7 @@
 //! POTA spots in the real `svc` in a pseudo-terminal, against the POTA stand-in: the hunter's
-//! list (Alt-Shift-S) filtered and turned into a contact, and the activator's own spot (Alt-S),
-//! sent once as POTA takes it and never again after a failure.
+//! list (Alt-Shift-S) filtered and turned into a contact, the parks typed in the form named,
+//! and the activator's own spot (Alt-S), sent once as POTA takes it and never again after a
+//! failure.
 
 use serde_json::json;
 
@@ -68,6 +69,35 @@ fn a_spot_from_the_list_becomes_a_hunter_contact() {
     tui.keys("\x1b");
     tui.wait_until("the list closed", |s| !s.contains("POTA spots"));
     std::thread::sleep(std::time::Duration::from_millis(100));
+    tui.quit();
+    assert_eq!(tui.exit_code(), 0);
+}
+
+#[test]
+fn the_parks_typed_in_the_hunting_log_are_named() {
+    let (_server, _api, cli) = setup("elevated");
+    let pota = FakePota::start();
+    cli.set_env("SVC_POTA_API_URL", &pota.url());
+    let mut tui = Tui::start(&cli, &["tui"], &[]);
+    tui.wait_for("QSOs 0/200");
+    tui.keys("\x1bm");
+    tui.wait_for("p  POTA hunting");
+    tui.keys("p");
+    tui.wait_for("opened the POTA");
+    tui.keys("\x1bn");
+    tui.wait_for("Log a contact");
+    // Shift-Tab twice: from the callsign back past the time to the park.
+    tui.keys("k1abc\x1b[Z\x1b[Zus-0001,ve-0123");
+    tui.wait_for("US-0001 Acadia National Park · VE-0123 Algonquin Provincial Park");
+    // A reference on its way (US-0, US-00, US-000) asks POTA nothing.
+    let asked: Vec<String> = pota
+        .seen()
+        .into_iter()
+        .filter(|s| s.path.starts_with("/park/"))
+        .map(|s| s.path)
+        .collect();
+    assert_eq!(asked, ["/park/US-0001", "/park/VE-0123"]);
+    tui.close_form();
     tui.quit();
     assert_eq!(tui.exit_code(), 0);
 }

@@ -391,6 +391,10 @@ fn options(path: &Path) -> SqliteConnectOptions {
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Full)
         .busy_timeout(BUSY_TIMEOUT)
+        // SQLite's own page cache is 2 MB a connection by default, four connections in the
+        // logbook's memory once a big log has been copied; the journal's reads are small and
+        // indexed, and the system's file cache has the pages anyway.
+        .pragma("cache_size", "-256")
 }
 
 async fn index_connection(dir: &Path) -> Result<sqlx::SqliteConnection, JournalError> {

@@ -102,7 +102,7 @@ impl LogKind {
     }
 
     /// The program whose references the park field takes.
-    fn program(self) -> Option<Program> {
+    pub fn program(self) -> Option<Program> {
         match self {
             LogKind::Custom => None,
             LogKind::Hunting(program) => Some(program),
@@ -127,6 +127,9 @@ pub struct EntryForm {
     pub who: Option<String>,
     /// Known calls holding what is typed, the log's own first.
     pub partials: Vec<String>,
+    /// The parks typed, each with its name as far as it is known: `US-0001 Acadia National
+    /// Park`.
+    pub parks: Option<String>,
     /// The call the callbook was asked about for this contact, and when it was typed so.
     pub asked: Option<String>,
     /// What the callbook said of the call on the form, as a line: where, and from whom.
@@ -159,6 +162,7 @@ impl EntryForm {
             duplicate: None,
             who: None,
             partials: Vec::new(),
+            parks: None,
             asked: None,
             callbook: None,
             ended_ok: None,
@@ -399,6 +403,7 @@ impl EntryForm {
         self.focus = Field::Callsign;
         self.replace_on_type = false;
         self.duplicate = None;
+        self.parks = None;
         self.asked = None;
         self.callbook = None;
     }
@@ -983,6 +988,9 @@ impl Widget for EntryView<'_> {
         }
         if let Some(line) = partials_line(&form.partials, inner.width, self.theme) {
             lines.push(line);
+        }
+        if let Some(parks) = &form.parks {
+            lines.push(Line::from(parks.clone()));
         }
         match self.refusal {
             Some(why) => {
