@@ -4,15 +4,16 @@
 use std::time::Duration;
 
 use clap::Args;
+use reqwest::Url;
 
 use super::output::{self, Cell, Format};
 use super::parks::PotaArgs;
 use super::{CliError, Ctx, input};
-use crate::client::RetryPolicy;
 use crate::client::journal::Journal;
 use crate::client::pota::{ModeFilter, NewSpot, Spot, SpotFilter};
-use crate::model::Page;
+use crate::client::{Client, RetryPolicy};
 use crate::model::band::mhz_text;
+use crate::model::{ApiKey, Page};
 
 /// The account's callsign is asked for with POTA's patience, not the service's: the spot waits.
 const WHOAMI_CONNECT: Duration = Duration::from_secs(3);
@@ -51,29 +52,44 @@ pub struct SpotsArgs {
     pota: PotaArgs,
 }
 
-/// The account's callsign: from the outbox's copy of the account when there is one, which needs
-/// no link (a spot from a park often has none to the service), else from `GET /v1/whoami`.
-async fn account_callsign(ctx: &Ctx) -> Result<String, CliError> {
+/// A client for `GET /v1/whoami` with POTA's patience, not the service's: the spot waits on it.
+pub fn callsign_client(ctx: &Ctx, base: Url, key: &ApiKey) -> Result<Client, CliError> {
+    Ok(ctx
+        .client_for(base, key)?
+        .with_timeouts(WHOAMI_CONNECT, WHOAMI_ANSWER)?
+        .with_policy(RetryPolicy {
+            transport_attempts: 1,
+            ..RetryPolicy::default()
+        }))
+}
+
+/// The account's callsign, a spot's activator when none is given: from the outbox's copy of the
+/// account when there is one, which needs no link (a spot from a park often has none to the
+/// service), else from `GET /v1/whoami` through `client` (a [`callsign_client`]).
+pub async fn account_callsign(
+    journal: Option<&Journal>,
+    client: &Client,
+) -> Result<String, CliError> {
+    if let Some(journal) = journal
+        && let Ok(snapshot) = journal.snapshot().await
+        && let Some(me) = snapshot.whoami
+    {
+        return Ok(me.callsign);
+    }
+    Ok(client.whoami().await?.callsign)
+}
+
+/// The configured key's account callsign; with no key, the flag to give instead.
+async fn own_callsign(ctx: &Ctx) -> Result<String, CliError> {
     let Some(found) = ctx.key_if_any()? else {
         return Err(CliError::input(
             "give --activator CALL: no API key is configured, so svc cannot take the account's callsign (svc auth login configures one)",
         ));
     };
     let base = ctx.api_base()?;
-    if let Ok(Some(journal)) = Journal::find(&base, &found.key).await
-        && let Ok(snapshot) = journal.snapshot().await
-        && let Some(me) = snapshot.whoami
-    {
-        return Ok(me.callsign);
-    }
-    let client = ctx
-        .client_for(base, &found.key)?
-        .with_timeouts(WHOAMI_CONNECT, WHOAMI_ANSWER)?
-        .with_policy(RetryPolicy {
-            transport_attempts: 1,
-            ..RetryPolicy::default()
-        });
-    Ok(client.whoami().await?.callsign)
+    let journal = Journal::find(&base, &found.key).await.ok().flatten();
+    let client = callsign_client(ctx, base, &found.key)?;
+    account_callsign(journal.as_ref(), &client).await
 }
 
 pub fn spot(ctx: &Ctx, args: SpotArgs) -> Result<(), CliError> {
@@ -81,7 +97,7 @@ pub fn spot(ctx: &Ctx, args: SpotArgs) -> Result<(), CliError> {
     let spot = ctx.block_on(async {
         let activator = match args.activator {
             Some(call) => call,
-            None => account_callsign(ctx).await?,
+            None => own_callsign(ctx).await?,
         };
         let new = NewSpot {
             spotter: activator.clone(),

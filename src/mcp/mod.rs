@@ -1,6 +1,7 @@
 //! `svc mcp`: the logbook's tools for AI agents, served over MCP on stdin and stdout. It uses
-//! the key and service the other commands use, through the typed client; changes need
-//! `--allow-writes`, deletes `--allow-deletes`, so an agent gets only what it was given.
+//! the key and service the other commands use, through the typed client, and POTA as `svc parks`
+//! and `svc spots` do; changes (a spot on POTA among them) need `--allow-writes`, deletes
+//! `--allow-deletes`, so an agent gets only what it was given.
 
 mod tools;
 
@@ -18,19 +19,24 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
 use crate::cli::lookup::CallbookUrls;
-use crate::cli::{CliError, Ctx};
+use crate::cli::parks::PotaArgs;
+use crate::cli::spots::{account_callsign, callsign_client};
+use crate::cli::{CliError, Ctx, input};
 use crate::client::export;
 use crate::client::journal::Journal;
 use crate::client::lookup::{Callbook, Urls};
+use crate::client::pota::{NewSpot, Parks, Pota, Spot, SpotFilter};
 use crate::client::{Client, NewActivationRequest, NewContactRequest, NewFolderRequest};
+use crate::model::band::read_mhz;
 use crate::model::ids::truncate;
-use crate::model::{Folder, FolderType, IdKind, Timestamp};
+use crate::model::{ErrorCode, Folder, FolderType, IdKind, Timestamp};
 
 use tools::Access;
 
 #[derive(Debug, Clone, Args)]
 pub struct McpArgs {
-    /// Offer the tools that log contacts, start and end activations and make folders
+    /// Offer the tools that log contacts, start and end activations, make folders and spot
+    /// activations on POTA
     #[arg(long)]
     pub allow_writes: bool,
     /// Offer delete_contact, which deletes a contact for good
@@ -39,6 +45,9 @@ pub struct McpArgs {
     /// Where lookup_callsign finds the callbooks
     #[command(flatten)]
     pub callbooks: CallbookUrls,
+    /// Where lookup_park, list_spots and spot_activation find POTA
+    #[command(flatten)]
+    pub pota: PotaArgs,
 }
 
 /// Serves until the agent closes stdin.
@@ -47,6 +56,8 @@ pub fn run(ctx: &Ctx, args: &McpArgs) -> Result<(), CliError> {
     let key = ctx.key()?;
     let client = ctx.client_for(base.clone(), &key.key)?;
     let urls = args.callbooks.urls()?;
+    let pota = args.pota.client(ctx)?;
+    let callsign_client = callsign_client(ctx, base.clone(), &key.key)?;
     ctx.block_on(async move {
         let server = McpServer {
             client,
@@ -54,6 +65,9 @@ pub fn run(ctx: &Ctx, args: &McpArgs) -> Result<(), CliError> {
             deletes: args.allow_deletes,
             urls,
             callbook: tokio::sync::Mutex::new(None),
+            pota,
+            parks: tokio::sync::OnceCell::new(),
+            callsign_client,
             // The callbook's answers are cached where the key's journal is; with none here,
             // lookups go on uncached.
             journal: Journal::find(&base, &key.key).await.ok().flatten(),
@@ -79,6 +93,12 @@ struct McpServer {
     /// lookups that follow.
     callbook: tokio::sync::Mutex<Option<Arc<Callbook>>>,
     journal: Option<Journal>,
+    pota: Pota,
+    /// The park cache, opened by the first lookup_park (a session that looks up no park makes
+    /// no file), and again by the next one when it could not be.
+    parks: tokio::sync::OnceCell<Parks>,
+    /// Asks the service for the spot's default activator with POTA's patience, as `svc spot`.
+    callsign_client: Client,
 }
 
 impl McpServer {
@@ -100,6 +120,13 @@ impl McpServer {
         let callbook = Arc::new(Callbook::configured(&self.urls)?);
         *slot = Some(callbook.clone());
         Ok(callbook)
+    }
+
+    async fn parks(&self) -> Result<&Parks, CliError> {
+        Ok(self
+            .parks
+            .get_or_try_init(|| Parks::open(self.pota.clone()))
+            .await?)
     }
 
     async fn dispatch(&self, name: &str, args: Map<String, Value>) -> Result<Value, CliError> {
@@ -310,6 +337,69 @@ impl McpServer {
                 }
                 Ok(out)
             }
+            "lookup_park" => {
+                let a: LookupPark = parse(args)?;
+                let reference = checked("reference", &a.reference, 64, input::park)?;
+                let answer = self.parks().await?.lookup(&reference).await?;
+                let mut out = shape(&answer, PASS)?;
+                // As `svc parks show` warns: only the text carries why the cache stood in.
+                if let Some(why) = &answer.refresh_error {
+                    out["unreachable"] = json!(why.to_string());
+                }
+                Ok(out)
+            }
+            "list_spots" => {
+                let a: ListSpots = parse(args)?;
+                let filter = SpotFilter {
+                    band: a
+                        .band
+                        .as_deref()
+                        .map(|b| checked("band", b, 8, input::band))
+                        .transpose()?,
+                    mode: a
+                        .mode
+                        .as_deref()
+                        .map(|m| checked("mode", m, 32, input::mode_filter))
+                        .transpose()?,
+                };
+                let spots: Vec<Spot> = self
+                    .pota
+                    .spots()
+                    .await?
+                    .into_iter()
+                    .filter(|s| filter.matches(s))
+                    .collect();
+                page_of(&spots, None, PASS)
+            }
+            "spot_activation" => {
+                let a: SpotActivation = parse(args)?;
+                // Every input is checked before the account is asked for its callsign, so a
+                // spot refused is refused at once.
+                let reference = checked("reference", &a.reference, 64, input::park)?;
+                let frequency = read_mhz("frequency", a.frequency)
+                    .map_err(|e| CliError::input(e.message))?
+                    .mhz;
+                let mode = checked("mode", &a.mode, 32, input::mode)?;
+                let comments = a
+                    .comment
+                    .as_deref()
+                    .map(|c| checked("comment", c, 256, input::text))
+                    .transpose()?;
+                let activator = match a.activator.as_deref() {
+                    Some(call) => checked("activator", call, 32, input::callsign)?,
+                    None => account_callsign(self.journal.as_ref(), &self.callsign_client).await?,
+                };
+                let spot = NewSpot {
+                    spotter: activator.clone(),
+                    activator,
+                    frequency,
+                    reference,
+                    mode,
+                    comments,
+                };
+                // Once: Pota::spot never sends it again, and neither does this tool.
+                shape(&self.pota.spot(&spot).await?, PASS)
+            }
             "end_activation" => {
                 let a: EndActivation = parse(args)?;
                 check_text("activation_id", &a.activation_id, 1, 1500)?;
@@ -395,9 +485,11 @@ impl ServerHandler for McpServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("svc", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "A logbook of amateur-radio contacts. Read with whoami and the list_ tools, and \
-                 ask the connected callbook who a station is with lookup_callsign; the tools \
-                 that change the logbook appear only when svc mcp was started with \
+                "A logbook of amateur-radio contacts. Read with whoami and the list_ tools, \
+                 ask the connected callbook who a station is with lookup_callsign, a POTA park \
+                 by its reference with lookup_park, and who is on the air from a park now with \
+                 list_spots; the tools that change the logbook, and spot_activation, which \
+                 posts a spot to POTA, appear only when svc mcp was started with \
                  --allow-writes or --allow-deletes.",
             )
     }
@@ -483,7 +575,12 @@ fn failure(e: &CliError) -> CallToolResult {
     let error = match e.error.as_str() {
         "transport_error" => "network",
         code if tools::ERROR_CODES.contains(&code) => code,
-        _ => "internal",
+        // A failure of a kind of its own (POTA refusing a spot) keeps what its exit code says
+        // of it: an input to correct, or a limit to wait out.
+        _ => [ErrorCode::ValidationError, ErrorCode::RateLimited]
+            .into_iter()
+            .find(|code| code.exit_code() == e.exit)
+            .map_or("internal", ErrorCode::as_str),
     };
     let mut structured = json!({ "error": error, "message": e.message });
     let mut text = structured.clone();
@@ -567,6 +664,18 @@ fn check_text(field: &str, value: &str, min: usize, max: usize) -> Result<(), Cl
         }));
     }
     Ok(())
+}
+
+/// A value within the length its input schema allows, read by the check its command-line flag
+/// has; the message names the input.
+fn checked<T>(
+    field: &str,
+    value: &str,
+    max: usize,
+    check: fn(&str) -> Result<T, String>,
+) -> Result<T, CliError> {
+    check_text(field, value, 1, max)?;
+    check(value).map_err(|e| CliError::input(format!("{field}: {e}")))
 }
 
 fn check_optional(
@@ -794,6 +903,29 @@ struct PotaFileArgs {
 #[serde(deny_unknown_fields)]
 struct LookupCallsign {
     callsign: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LookupPark {
+    reference: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListSpots {
+    band: Option<String>,
+    mode: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpotActivation {
+    reference: String,
+    frequency: f64,
+    mode: String,
+    comment: Option<String>,
+    activator: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -18,17 +18,21 @@ pub enum Access {
 }
 
 /// Each tool with the access it needs; the order is the order of `tools/list`.
-pub const TOOLS: [(&str, Access); 11] = [
+pub const TOOLS: [(&str, Access); 14] = [
     ("whoami", Access::Read),
     ("list_folders", Access::Read),
     ("list_contacts", Access::Read),
     ("list_activations", Access::Read),
     ("pota_file", Access::Read),
     ("lookup_callsign", Access::Read),
+    ("lookup_park", Access::Read),
+    ("list_spots", Access::Read),
     ("create_contact", Access::Write),
     ("create_activation", Access::Write),
     ("create_folder", Access::Write),
     ("end_activation", Access::Write),
+    // Not the logbook's, but it tells the world something: given only with --allow-writes.
+    ("spot_activation", Access::Write),
     ("delete_contact", Access::Delete),
 ];
 
@@ -248,6 +252,30 @@ pub const CONTACT_TEXT_KEYS: [&str; 13] = [
     "mySigInfo",
 ];
 
+/// A spot as `svc spots --json` gives it.
+fn spot_item() -> Value {
+    object(
+        json!({
+            "activator": string(),
+            "frequency": described(json!({ "type": "number" }), "In MHz."),
+            "band": string(),
+            "mode": string(),
+            "reference": string(),
+            "parkName": string(),
+            "location": string(),
+            "spotTime": date_time("When the spot was made."),
+            "spotter": string(),
+            "comments": string(),
+        }),
+        &["activator", "frequency", "reference"],
+    )
+}
+
+/// A park reference as `svc parks show` and `svc spot` take it: one park.
+fn one_park(description: &str) -> Value {
+    described(text(1, 64), description)
+}
+
 fn folder_created() -> Value {
     object(
         json!({
@@ -270,8 +298,8 @@ fn reads() -> ToolAnnotations {
         .open_world(false)
 }
 
-/// The hints of a tool that asks an outside service (the callbook) and changes nothing of the
-/// logbook but its cache of the answers.
+/// The hints of a tool that asks an outside service (the callbook, POTA) and changes nothing
+/// of the logbook but a cache of the answers.
 fn asks_outside() -> ToolAnnotations {
     ToolAnnotations::new()
         .read_only(true)
@@ -290,6 +318,16 @@ fn writes(destructive: bool, open_world: bool) -> ToolAnnotations {
         .destructive(destructive)
         .idempotent(true)
         .open_world(open_world)
+}
+
+/// The hints of a tool that tells an outside service (POTA) something new: it adds and removes
+/// nothing of what is there, but each call is sent anew, since it has no idempotency_key.
+fn tells_outside() -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(false)
+        .destructive(false)
+        .idempotent(false)
+        .open_world(true)
 }
 
 fn as_object(value: Value) -> Arc<JsonObject> {
@@ -595,6 +633,80 @@ pub fn describe(name: &str) -> Option<Tool> {
                 )),
             ),
             asks_outside(),
+        ),
+        "lookup_park" => tool(
+            name,
+            "Look up a park",
+            "A POTA park by its reference, as svc parks show gives it: name, location (POTA's location code, e.g. US-ME), grid and position, with source (cache or api) and fetchedAt. The park cache answers while its copy is younger than 30 days, else POTA is asked and the cache keeps the answer; when POTA cannot be reached an older copy answers (source cache), and the answer's text says why in unreachable. A reference POTA does not know fails with not_found, no answer from POTA and no copy with network.",
+            (
+                input(
+                    json!({
+                        "reference": one_park("One park, e.g. US-0001 or VE-5082@CA-AB (the location is left out), in any case."),
+                    }),
+                    &["reference"],
+                ),
+                output(object(
+                    json!({
+                        "reference": string(),
+                        "name": string(),
+                        "location": string(),
+                        "grid": string(),
+                        "latitude": { "type": "number" },
+                        "longitude": { "type": "number" },
+                        "source": { "type": "string", "enum": ["api", "cache"] },
+                        "fetchedAt": date_time("When POTA gave this answer, or the park list holding it was imported."),
+                    }),
+                    &["reference", "name", "source", "fetchedAt"],
+                )),
+            ),
+            asks_outside(),
+        ),
+        "list_spots" => tool(
+            name,
+            "List POTA spots",
+            "The POTA activators on the air now, newest spot first, read from POTA at each call, as svc spots gives them: activator, frequency in MHz and its band, mode, park reference and name, location, spot time, spotter, comments. A spot with no activator, park or frequency, or one POTA marked invalid, is left out.",
+            (
+                input(
+                    json!({
+                        "band": described(text(1, 8), "Only spots on this band, e.g. 20m or 2m, in any case."),
+                        "mode": described(
+                            text(1, 32),
+                            "Only spots of this class, cw, phone (SSB, AM, FM and digital voice) or data (every other mode), or of this one mode, e.g. FT8.",
+                        ),
+                    }),
+                    &[],
+                ),
+                output(object(
+                    json!({ "items": { "type": "array", "items": spot_item() } }),
+                    &["items"],
+                )),
+            ),
+            asks_outside(),
+        ),
+        "spot_activation" => tool(
+            name,
+            "Spot an activation on POTA",
+            "Posts one spot to POTA for hunters to see: the activator is on frequency (MHz, in an amateur band; POTA is sent kHz) in mode at the park, as svc spot does. The activator, who is also the spotter, is the key's account callsign unless given. It is sent once, when called: never retried and never kept to send later, since a late spot sends hunters to a frequency the activator has left; calling again posts another spot. The answer is the spot as POTA took it. No answer from POTA fails with network, saying whether the spot surely was not sent or may have arrived (list_spots shows whether it did).",
+            (
+                input(
+                    json!({
+                        "reference": one_park("One park, e.g. US-0001, in any case; a two-fer spots the first and names the others in the comment."),
+                        "frequency": described(
+                            json!({ "type": "number", "exclusiveMinimum": 0 }),
+                            "In MHz within an amateur band, e.g. 14.285.",
+                        ),
+                        "mode": described(text(1, 32), "An ADIF mode or submode, e.g. SSB, CW or FT8."),
+                        "comment": described(text(1, 256), "A comment for hunters, one line, e.g. QRV or QSY 7.185."),
+                        "activator": described(
+                            text(1, 32),
+                            "The activator's callsign, e.g. W1AW; the key's account callsign when left out.",
+                        ),
+                    }),
+                    &["reference", "frequency", "mode"],
+                ),
+                output(spot_item()),
+            ),
+            tells_outside(),
         ),
         "end_activation" => tool(
             name,

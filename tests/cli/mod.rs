@@ -16,7 +16,7 @@ mod keychain;
 mod logbooks;
 mod lookup;
 mod outbox;
-mod pota;
+pub mod pota;
 mod retries;
 mod terminal;
 mod whoami;

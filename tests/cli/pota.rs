@@ -14,7 +14,8 @@ fn user(pota: &str) -> Cli {
     cli
 }
 
-fn park_requests(pota: &FakePota) -> usize {
+/// How many times the stand-in was asked for a park.
+pub fn park_requests(pota: &FakePota) -> usize {
     pota.seen()
         .iter()
         .filter(|s| s.path.starts_with("/park/"))
@@ -22,7 +23,7 @@ fn park_requests(pota: &FakePota) -> usize {
 }
 
 /// Moves every cached park `days` into the past.
-fn age_cache(cli: &Cli, days: i64) {
+pub fn age_cache(cli: &Cli, days: i64) {
     use sqlx::Connection;
     let path = cli.data_dir().join("svc").join("parks.sqlite");
     crate::common::block_on(async move {

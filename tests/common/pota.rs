@@ -25,6 +25,8 @@ pub enum Mode {
     Normal,
     /// HTTP 500 with a page of text.
     ServerError,
+    /// HTTP 400 with a line of text, as POTA refuses a request it will not take.
+    Refused,
     /// 200 with an HTML page instead of JSON, as a captive portal or a proxy gives.
     Malformed,
     /// Reads the request and never answers.
@@ -183,6 +185,7 @@ async fn failure(
         Mode::ServerError => {
             Some((StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response())
         }
+        Mode::Refused => Some((StatusCode::BAD_REQUEST, "Invalid spot").into_response()),
         Mode::Malformed => Some(
             (
                 [(CONTENT_TYPE, "text/html")],

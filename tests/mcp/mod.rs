@@ -7,6 +7,7 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
+use crate::cli::pota::{age_cache, park_requests};
 use crate::cli::{Cli, closed_port, monthly, setup};
 use crate::common::{block_on, contact, this_month};
 
@@ -105,25 +106,32 @@ fn names(tools: &[Tool]) -> Vec<&str> {
 /// Each tool's hints: read-only, destructive, idempotent, open world. The changes are
 /// idempotent through their idempotency_key (ending an activation twice is refused), the
 /// deletes and the end of an activation are more than additions, and a contact's create and
-/// delete go on to the external logbooks the account pushes to; a lookup asks the callbook.
-const HINTS: [(&str, [bool; 4]); 11] = [
+/// delete go on to the external logbooks the account pushes to; a lookup asks the callbook or
+/// POTA. A spot is sent anew at each call: not idempotent.
+const HINTS: [(&str, [bool; 4]); 14] = [
     ("whoami", [true, false, true, false]),
     ("list_folders", [true, false, true, false]),
     ("list_contacts", [true, false, true, false]),
     ("list_activations", [true, false, true, false]),
     ("pota_file", [true, false, true, false]),
     ("lookup_callsign", [true, false, true, true]),
+    ("lookup_park", [true, false, true, true]),
+    ("list_spots", [true, false, true, true]),
     ("create_contact", [false, false, true, true]),
     ("create_activation", [false, false, true, false]),
     ("create_folder", [false, false, true, false]),
     ("end_activation", [false, true, true, false]),
     ("delete_contact", [false, true, true, true]),
+    ("spot_activation", [false, false, false, true]),
 ];
 
 /// The inputs each published tool requires.
-const REQUIRED: [(&str, &[&str]); 8] = [
+const REQUIRED: [(&str, &[&str]); 11] = [
     ("whoami", &[]),
     ("lookup_callsign", &["callsign"]),
+    ("lookup_park", &["reference"]),
+    ("list_spots", &[]),
+    ("spot_activation", &["reference", "frequency", "mode"]),
     ("list_folders", &[]),
     ("list_contacts", &["folder_id"]),
     ("list_activations", &[]),
@@ -167,6 +175,8 @@ fn tools_list_grows_with_each_permission() {
                     "list_activations",
                     "pota_file",
                     "lookup_callsign",
+                    "lookup_park",
+                    "list_spots",
                 ][..],
             ),
             (
@@ -178,10 +188,13 @@ fn tools_list_grows_with_each_permission() {
                     "list_activations",
                     "pota_file",
                     "lookup_callsign",
+                    "lookup_park",
+                    "list_spots",
                     "create_contact",
                     "create_activation",
                     "create_folder",
                     "end_activation",
+                    "spot_activation",
                 ][..],
             ),
             (
@@ -193,10 +206,13 @@ fn tools_list_grows_with_each_permission() {
                     "list_activations",
                     "pota_file",
                     "lookup_callsign",
+                    "lookup_park",
+                    "list_spots",
                     "create_contact",
                     "create_activation",
                     "create_folder",
                     "end_activation",
+                    "spot_activation",
                     "delete_contact",
                 ][..],
             ),
@@ -251,7 +267,7 @@ fn each_protocol_version_negotiates() {
             let info = session.peer_info().expect("the server's answer");
             assert_eq!(info.protocol_version, version);
             assert_eq!(info.server_info.as_ref().unwrap().name, "svc");
-            assert_eq!(session.list_all_tools().await.unwrap().len(), 6);
+            assert_eq!(session.list_all_tools().await.unwrap().len(), 8);
             session.cancel().await.unwrap();
         }
         let transport = TokioChildProcess::new(command(&cli, &[])).unwrap();
@@ -847,4 +863,358 @@ fn lookup_callsign_asks_the_connected_callbook_and_keeps_its_session() {
         );
         session.cancel().await.unwrap();
     });
+}
+
+#[test]
+fn lookup_park_asks_pota_once_then_answers_from_the_cache() {
+    use crate::common::pota::FakePota;
+    let (_server, _api, cli) = setup("basic");
+    let pota = FakePota::start();
+    cli.set_env("SVC_POTA_API_URL", &pota.url());
+    block_on(async {
+        let session = connect(&cli, &[]).await;
+        let tools = session.list_all_tools().await.unwrap();
+        let lookup = |reference: &str| json!({ "reference": reference });
+        let park = ok_in_shape(
+            &tools,
+            "lookup_park",
+            &call(&session, "lookup_park", lookup("us-0001")).await,
+        );
+        assert_eq!(park["reference"], "US-0001");
+        assert_eq!(park["name"], "Acadia National Park");
+        assert_eq!(park["location"], "US-ME");
+        assert_eq!(park["grid"], "FN54vh");
+        assert_eq!(park["latitude"], 44.31);
+        assert_eq!(park["longitude"], -68.2034);
+        assert_eq!(park["source"], "api");
+        assert!(
+            park["fetchedAt"].as_str().is_some_and(|t| t.ends_with('Z')),
+            "{park}"
+        );
+        assert_eq!(park_requests(&pota), 1);
+        assert_eq!(pota.seen()[0].path, "/park/US-0001");
+
+        // Asked again: the cache answers, POTA is not asked.
+        let again = ok(&call(&session, "lookup_park", lookup("US-0001")).await);
+        assert_eq!(again["source"], "cache");
+        assert_eq!(again["fetchedAt"], park["fetchedAt"]);
+        assert_eq!(again["name"], park["name"]);
+        assert_eq!(park_requests(&pota), 1);
+        // The very answer of svc parks show --json, from the same cache.
+        let shown = cli.run(&["parks", "show", "US-0001", "--json"]);
+        shown.ok();
+        assert_eq!(shown.json(), again);
+
+        // A reference POTA does not know (it answers null).
+        let (error, exit) = fails(
+            &call(&session, "lookup_park", lookup("US-9999")).await,
+            "not_found",
+        );
+        assert_eq!(exit, 1);
+        assert!(
+            error["message"].as_str().unwrap().contains("US-9999"),
+            "{error}"
+        );
+        assert_eq!(park_requests(&pota), 2);
+        // Refused as the command line refuses it, with nothing asked.
+        for bad in ["US1", "US-0001,US-0002", ""] {
+            let (_, exit) = fails(
+                &call(&session, "lookup_park", lookup(bad)).await,
+                "validation_error",
+            );
+            assert_eq!(exit, 2, "{bad}");
+        }
+        fails(
+            &call(&session, "lookup_park", json!({ "park": "US-0001" })).await,
+            "validation_error",
+        );
+        assert_eq!(park_requests(&pota), 2);
+        session.cancel().await.unwrap();
+    });
+
+    // POTA gone: the cached park still answers, an old copy saying in its text why it was not
+    // asked for again; one never cached cannot be had.
+    drop(pota);
+    block_on(async {
+        let session = connect(&cli, &[]).await;
+        let cached = ok(&call(&session, "lookup_park", json!({ "reference": "US-0001" })).await);
+        assert_eq!(cached["source"], "cache");
+        assert_eq!(cached["name"], "Acadia National Park");
+        let (error, exit) = fails(
+            &call(&session, "lookup_park", json!({ "reference": "VE-0123" })).await,
+            "network",
+        );
+        assert_eq!(exit, 7);
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("no answer from POTA"),
+            "{error}"
+        );
+        session.cancel().await.unwrap();
+    });
+    age_cache(&cli, 40);
+    block_on(async {
+        let session = connect(&cli, &[]).await;
+        let old = call(&session, "lookup_park", json!({ "reference": "US-0001" })).await;
+        assert_eq!(ok(&old)["source"], "cache");
+        assert!(ok(&old).get("unreachable").is_none(), "only in the text");
+        assert!(
+            text_of(&old)["unreachable"]
+                .as_str()
+                .is_some_and(|why| why.contains("no answer from POTA")),
+            "{old:?}"
+        );
+        session.cancel().await.unwrap();
+    });
+}
+
+#[test]
+fn list_spots_filters_as_svc_spots_does() {
+    use crate::common::pota::{FakePota, Mode};
+    let (_server, _api, cli) = setup("basic");
+    let pota = FakePota::start();
+    let activators = |answer: &Value| -> Vec<String> {
+        answer["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["activator"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    block_on(async {
+        // POTA's address by the flag, which wins over SVC_POTA_API_URL (the closed port here).
+        let session = connect(&cli, &["--pota-api-url", &pota.url()]).await;
+        let tools = session.list_all_tools().await.unwrap();
+        let all = ok_in_shape(
+            &tools,
+            "list_spots",
+            &call(&session, "list_spots", json!({})).await,
+        );
+        // The spot POTA marked invalid, and the one with no frequency, are left out.
+        assert_eq!(activators(&all), ["K2ABC", "W1AW", "VE3XYZ", "N0CALL"]);
+        let w1aw = &all["items"][1];
+        assert_eq!(w1aw["frequency"], 14.285);
+        assert_eq!(w1aw["band"], "20m");
+        assert_eq!(w1aw["mode"], "SSB");
+        assert_eq!(w1aw["reference"], "US-0001");
+        assert_eq!(w1aw["parkName"], "Acadia National Park");
+        assert_eq!(w1aw["location"], "US-ME");
+        assert_eq!(w1aw["spotter"], "K1ABC");
+        assert_eq!(w1aw["comments"], "QRV");
+        assert!(
+            w1aw["spotTime"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("2026-11-27T12:00:00")),
+            "{w1aw}"
+        );
+        // The very answer of svc spots --json.
+        let listed = cli.run(&["spots", "--json", "--pota-api-url", &pota.url()]);
+        listed.ok();
+        assert_eq!(listed.json(), all);
+
+        for (filter, expected) in [
+            (json!({ "band": "20m" }), &["W1AW", "VE3XYZ"][..]),
+            (json!({ "mode": "cw" }), &["K2ABC"][..]),
+            (json!({ "mode": "Phone" }), &["W1AW", "N0CALL"][..]),
+            (json!({ "mode": "data" }), &["VE3XYZ"][..]),
+            (json!({ "band": "20M", "mode": "ft8" }), &["VE3XYZ"][..]),
+            (json!({ "band": "2m", "mode": "cw" }), &[][..]),
+        ] {
+            let answer = ok(&call(&session, "list_spots", filter.clone()).await);
+            assert_eq!(activators(&answer), expected, "{filter}");
+        }
+        let asked = pota.seen().len();
+        for bad in [
+            json!({ "band": "11m" }),
+            json!({ "mode": "<b>" }),
+            json!({ "park": "US-0001" }),
+        ] {
+            let (_, exit) = fails(&call(&session, "list_spots", bad).await, "validation_error");
+            assert_eq!(exit, 2);
+        }
+        assert_eq!(pota.seen().len(), asked, "nothing asked for a bad filter");
+
+        // POTA failing: its 500, and a page that is not POTA's.
+        pota.set_mode(Mode::ServerError);
+        let (error, exit) = fails(&call(&session, "list_spots", json!({})).await, "internal");
+        assert_eq!((error["status"].as_u64(), exit), (Some(500), 8));
+        pota.set_mode(Mode::Malformed);
+        let (error, _) = fails(&call(&session, "list_spots", json!({})).await, "internal");
+        assert!(
+            error["message"].as_str().unwrap().contains("not JSON"),
+            "{error}"
+        );
+        session.cancel().await.unwrap();
+    });
+}
+
+#[test]
+fn spot_activation_needs_writes_and_is_sent_once_with_potas_fields() {
+    use crate::common::pota::{FakePota, Mode};
+    let (_server, _api, cli) = setup("basic");
+    let pota = FakePota::start();
+    cli.set_env("SVC_POTA_API_URL", &pota.url());
+    let spot = json!({
+        "reference": "us-0001",
+        "frequency": 14.285,
+        "mode": "ssb",
+        "comment": " QRV, 100 W ",
+    });
+    block_on(async {
+        let session = connect(&cli, &[]).await;
+        let (error, exit) = fails(
+            &call(&session, "spot_activation", spot.clone()).await,
+            "validation_error",
+        );
+        assert_eq!(exit, 2);
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("--allow-writes"),
+            "{error}"
+        );
+        session.cancel().await.unwrap();
+    });
+    assert!(
+        pota.posted().is_empty(),
+        "a read-only session sends nothing"
+    );
+
+    block_on(async {
+        let session = connect(&cli, &["--allow-writes"]).await;
+        let tools = session.list_all_tools().await.unwrap();
+        // The activator is the key's account, W1AW.
+        let sent = ok_in_shape(
+            &tools,
+            "spot_activation",
+            &call(&session, "spot_activation", spot.clone()).await,
+        );
+        assert_eq!(
+            pota.posted(),
+            [json!({
+                "activator": "W1AW", "spotter": "W1AW", "frequency": "14285",
+                "reference": "US-0001", "mode": "SSB", "source": "svc", "comments": "QRV, 100 W"
+            })]
+        );
+        let post = pota
+            .seen()
+            .into_iter()
+            .find(|s| s.method == "POST")
+            .unwrap();
+        assert_eq!(post.path, "/spot");
+        assert_eq!(post.content_type.as_deref(), Some("application/json"));
+        // The spot as POTA took it, from its answer.
+        assert_eq!(sent["activator"], "W1AW");
+        assert_eq!(sent["spotter"], "W1AW");
+        assert_eq!(sent["frequency"], 14.285);
+        assert_eq!(sent["band"], "20m");
+        assert_eq!(sent["mode"], "SSB");
+        assert_eq!(sent["reference"], "US-0001");
+        assert_eq!(sent["parkName"], "Acadia National Park");
+        assert_eq!(sent["comments"], "QRV, 100 W");
+        assert!(sent["spotTime"].is_string(), "{sent}");
+
+        // Another activator, no comment.
+        let other = json!({ "reference": "VE-0123", "frequency": 7.0325, "mode": "CW", "activator": "ve3/k1abc" });
+        let sent = ok(&call(&session, "spot_activation", other).await);
+        assert_eq!(sent["activator"], "VE3/K1ABC");
+        assert_eq!(
+            pota.posted()[1],
+            json!({
+                "activator": "VE3/K1ABC", "spotter": "VE3/K1ABC", "frequency": "7032.5",
+                "reference": "VE-0123", "mode": "CW", "source": "svc", "comments": ""
+            })
+        );
+
+        // Refused before anything is sent.
+        let with = |key: &str, value: Value| {
+            let mut args = spot.clone();
+            args[key] = value;
+            args
+        };
+        for bad in [
+            with("frequency", json!(14285)),
+            with("frequency", json!(-1)),
+            with("mode", json!("XYZMODE")),
+            with("reference", json!("US-0001,US-0002")),
+            with("reference", json!("W7W/KG-001")),
+            with("comment", json!("a\nb")),
+            with("comment", json!("  ")),
+            with("comment", json!("x".repeat(257))),
+            with("activator", json!("not a call")),
+            with("band", json!("20m")),
+            json!({ "reference": "US-0001", "mode": "SSB" }),
+        ] {
+            let (_, exit) = fails(
+                &call(&session, "spot_activation", bad.clone()).await,
+                "validation_error",
+            );
+            assert_eq!(exit, 2, "{bad}");
+        }
+        assert_eq!(pota.posted().len(), 2, "nothing more was sent");
+
+        // POTA refusing it: reported with POTA's status, as an input to correct for a 4xx
+        // (the command line's exit 2), and not sent again.
+        pota.set_mode(Mode::Refused);
+        let (error, exit) = fails(
+            &call(&session, "spot_activation", spot.clone()).await,
+            "validation_error",
+        );
+        assert_eq!((error["status"].as_u64(), exit), (Some(400), 2));
+        assert!(
+            error["message"].as_str().unwrap().contains("Invalid spot"),
+            "{error}"
+        );
+        assert_eq!(pota.posted().len(), 3);
+        pota.set_mode(Mode::ServerError);
+        let (error, exit) = fails(
+            &call(&session, "spot_activation", spot.clone()).await,
+            "internal",
+        );
+        assert_eq!((error["status"].as_u64(), exit), (Some(500), 8));
+        assert_eq!(pota.posted().len(), 4);
+
+        // No answer (POTA took the request and never answered): network, and one attempt.
+        pota.set_mode(Mode::Stall);
+        let (error, exit) = fails(
+            &call(&session, "spot_activation", spot.clone()).await,
+            "network",
+        );
+        assert_eq!(exit, 7);
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains("may or may not have reached POTA"),
+            "{message}"
+        );
+        assert_eq!(pota.posted().len(), 5);
+        // POTA back: the next call sends nothing kept from before.
+        pota.set_mode(Mode::Normal);
+        ok(&call(&session, "list_spots", json!({})).await);
+        session.cancel().await.unwrap();
+    });
+    assert_eq!(
+        pota.posted().len(),
+        5,
+        "the stalled spot was never sent again"
+    );
+
+    // No POTA at all (the closed port): the spot surely was not sent.
+    cli.unset_env("SVC_POTA_API_URL");
+    block_on(async {
+        let session = connect(&cli, &["--allow-writes"]).await;
+        let (error, exit) = fails(&call(&session, "spot_activation", spot).await, "network");
+        assert_eq!(exit, 7);
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("the spot was not sent"),
+            "{error}"
+        );
+        session.cancel().await.unwrap();
+    });
+    assert_eq!(pota.posted().len(), 5);
 }
