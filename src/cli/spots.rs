@@ -10,9 +10,9 @@ use super::parks::PotaArgs;
 use super::{CliError, Ctx, input};
 use crate::client::RetryPolicy;
 use crate::client::journal::Journal;
-use crate::client::pota::{ModeFilter, NewSpot, Spot, SpotFilter};
 use crate::model::Page;
 use crate::model::band::mhz_text;
+use crate::pota::{ModeFilter, NewSpot, Spot, SpotFilter};
 
 /// The account's callsign is asked for with POTA's patience, not the service's: the spot waits.
 const WHOAMI_CONNECT: Duration = Duration::from_secs(3);

@@ -264,7 +264,7 @@ impl McpServer {
                     })?;
                 let me = client.whoami().await?;
                 let names = match &activation.location_reference {
-                    Some(references) => crate::client::pota::cached_names(references).await,
+                    Some(references) => crate::pota::cached_names(references).await,
                     None => Default::default(),
                 };
                 let files = export::activation_text(client, &activation, &me.callsign, &names)

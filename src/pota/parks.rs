@@ -391,12 +391,12 @@ pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    pub(in crate::client::pota) fn offline() -> Pota {
+    pub(in crate::pota) fn offline() -> Pota {
         // Nothing listens on the discard port of loopback: these tests never reach POTA.
         Pota::new(reqwest::Url::parse("http://127.0.0.1:9").unwrap()).unwrap()
     }
 
-    pub(in crate::client::pota) fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    pub(in crate::pota) fn block_on<F: std::future::Future>(f: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -448,7 +448,7 @@ pub(super) mod tests {
     }
 
     /// Whether an entry fetched at `at` is fresh now.
-    pub(in crate::client::pota) fn fresh_now(at: Timestamp) -> bool {
+    pub(in crate::pota) fn fresh_now(at: Timestamp) -> bool {
         fresh(at, Timestamp::now())
     }
 
