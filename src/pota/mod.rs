@@ -19,7 +19,7 @@ use reqwest::{Method, Url};
 use serde_json::Value;
 
 pub use import::ImportReport;
-pub use parks::{Park, ParkAnswer, ParkSource, Parks, cached_names, parks_path};
+pub use parks::{CACHE_FILE, Park, ParkAnswer, ParkSource, Parks, cached_names, fresh, parks_path};
 pub use spots::{ModeFilter, NewSpot, Spot, SpotFilter, khz_text};
 
 use crate::model::error::exit_code_for_status;

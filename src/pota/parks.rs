@@ -69,10 +69,13 @@ impl ParkAnswer {
     }
 }
 
+/// The cache file's name in svc's data folder.
+pub const CACHE_FILE: &str = "parks.sqlite";
+
 /// The cache file: `parks.sqlite` in svc's data folder.
 pub fn parks_path() -> Result<PathBuf, PotaError> {
     crate::datafiles::user_data_dir()
-        .map(|dir| dir.join("parks.sqlite"))
+        .map(|dir| dir.join(CACHE_FILE))
         .ok_or_else(|| {
             PotaError::Cache(
                 "no place for the park cache: set HOME (or XDG_DATA_HOME to an absolute path)"
@@ -134,7 +137,9 @@ impl Pota {
     }
 }
 
-fn fresh(fetched_at: Timestamp, now: Timestamp) -> bool {
+/// Whether a cached entry fetched at `fetched_at` is still taken as it is at `now`, or asked for
+/// again.
+pub fn fresh(fetched_at: Timestamp, now: Timestamp) -> bool {
     now.millis() - fetched_at.millis() < REFRESH_AFTER_MS
 }
 
