@@ -139,8 +139,7 @@ pub fn logbook_options(args: LogbookArgs, color: bool) -> Result<crate::tui::Opt
     let pota = match args.pota_api_url.as_deref() {
         None => None,
         Some(text) => Some(
-            crate::client::pota::resolve_api_url(Some(text))
-                .map_err(|e| CliError::input(e.to_string()))?,
+            crate::pota::resolve_api_url(Some(text)).map_err(|e| CliError::input(e.to_string()))?,
         ),
     };
     let callbook = connected_callbook(&args).map_err(CliError::input)?;

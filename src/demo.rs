@@ -90,6 +90,8 @@ async fn demo(path: &Path, journal: PathBuf, options: tui::Options) -> Result<tu
         web: Default::default(),
         logbooks: None,
         dxcc: std::sync::Arc::new(crate::model::dxcc::Dxcc::shipped()),
+        // The demo's pages are not used (its account has no password): no park cache.
+        parks: None,
     };
     let service = tokio::spawn(server::serve(listener, state, Default::default(), async {
         let _ = stopped.await;

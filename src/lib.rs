@@ -1,7 +1,8 @@
 //! `svc`: a logbook for amateur-radio contacts. The library holds the domain (`model`), the
-//! storage (`store`), the HTTP service (`server`), the typed HTTP client (`client`), the
-//! command-line client (`cli`), the MCP server for agents (`mcp`), the terminal UI (`tui`), `svc demo` (`demo`) and the data directory's files (`datafiles`); the binary
-//! wires them to the command line.
+//! storage (`store`), POTA's parks and spots (`pota`), the HTTP service (`server`), the typed
+//! HTTP client (`client`), the command-line client (`cli`), the MCP server for agents (`mcp`),
+//! the terminal UI (`tui`), `svc demo` (`demo`), the data directory's files (`datafiles`) and
+//! the set-up of outgoing HTTP (`outbound`); the binary wires them to the command line.
 
 pub mod adif;
 pub mod cli;
@@ -11,6 +12,8 @@ pub mod datafiles;
 pub mod demo;
 pub mod mcp;
 pub mod model;
+pub mod outbound;
+pub mod pota;
 pub mod server;
 pub mod store;
 pub mod tui;

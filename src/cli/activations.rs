@@ -210,7 +210,7 @@ fn export(ctx: &Ctx, args: ExportArgs) -> Result<(), CliError> {
         // The parks' names for the files' headers, from the park cache alone: an export
         // waits for no network it does not need.
         let names = match &folder.location_reference {
-            Some(references) => crate::client::pota::cached_names(references).await,
+            Some(references) => crate::pota::cached_names(references).await,
             None => Default::default(),
         };
         Ok(export::activation_file(&client, &folder, &me, &names, &args.dir).await?)

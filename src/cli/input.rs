@@ -1,7 +1,6 @@
 //! Checks of flag values done before anything is sent, each failing with a message that says
 //! what to give instead (clap reports them as usage errors, exit 2).
 
-use crate::client::pota::{ModeFilter, SpotFilter};
 use crate::model::band::read_mhz;
 use crate::model::callsign::normalize_callsign;
 use crate::model::mode::check_mode;
@@ -9,6 +8,7 @@ use crate::model::page::MAX_LIMIT;
 use crate::model::program::{normalize_reference, normalize_reference_list};
 use crate::model::time::parse_month;
 use crate::model::{IdKind, Timestamp};
+use crate::pota::{ModeFilter, SpotFilter};
 
 pub fn folder_id(text: &str) -> Result<String, String> {
     IdKind::Folder

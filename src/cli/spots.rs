@@ -10,10 +10,10 @@ use super::output::{self, Cell, Format};
 use super::parks::PotaArgs;
 use super::{CliError, Ctx, input};
 use crate::client::journal::Journal;
-use crate::client::pota::{ModeFilter, NewSpot, Spot, SpotFilter};
 use crate::client::{Client, RetryPolicy};
 use crate::model::band::mhz_text;
 use crate::model::{ApiKey, Page};
+use crate::pota::{ModeFilter, NewSpot, Spot, SpotFilter};
 
 /// The account's callsign is asked for with POTA's patience, not the service's: the spot waits.
 const WHOAMI_CONNECT: Duration = Duration::from_secs(3);

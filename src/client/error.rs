@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::model::ErrorCode;
+use crate::model::error::exit_code_for_status;
 
 /// The error envelope of a non-2xx response, with what the HTTP layer added.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,20 +69,6 @@ impl std::fmt::Display for ClientError {
 }
 
 impl std::error::Error for ClientError {}
-
-/// Exit code of an error whose code is unknown, by its HTTP status.
-pub fn exit_code_for_status(status: u16) -> u8 {
-    match status {
-        400 | 422 => 2,
-        401 => 3,
-        402 => 6,
-        403 => 5,
-        404 => 1,
-        429 => 4,
-        500..=599 => 8,
-        _ => 1,
-    }
-}
 
 #[cfg(test)]
 mod tests {

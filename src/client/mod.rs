@@ -9,7 +9,6 @@ pub mod journal;
 pub mod keystore;
 pub mod logbooks;
 pub mod lookup;
-pub mod pota;
 pub mod rig;
 pub mod types;
 
@@ -33,6 +32,7 @@ use crate::model::{
     ApiKey, Contact, ErrorBody, ErrorCode, Folder, FolderType, PLAN_HEADER, Page, Plan,
     QSO_CAP_HEADER, Whoami,
 };
+use crate::outbound::transport_message;
 
 /// How hard the client tries before it reports a failure.
 #[derive(Debug, Clone)]
@@ -137,19 +137,6 @@ pub fn resolve_api_base(flag: Option<&str>) -> Result<Url, String> {
     parse_api_base(&text).map_err(|e| format!("{from}: {e}"))
 }
 
-pub(crate) fn transport_message(e: &reqwest::Error) -> String {
-    // reqwest's own Display says only "error sending request for url"; the cause that tells
-    // what to fix (refused, DNS, certificate) is the innermost one.
-    if e.is_timeout() {
-        return "timed out".into();
-    }
-    let mut innermost: &dyn std::error::Error = e;
-    while let Some(source) = innermost.source() {
-        innermost = source;
-    }
-    innermost.to_string()
-}
-
 fn jitter(max: Duration) -> Duration {
     let [a, b] = random_bytes::<2>();
     max.mul_f64(f64::from(u16::from_le_bytes([a, b])) / f64::from(u16::MAX))
@@ -160,24 +147,13 @@ pub fn idempotency_key() -> String {
     base32(&random_bytes::<16>())
 }
 
-pub(crate) fn http_client(
+fn http_client(
     base: &Url,
     connect: Duration,
     answer: Duration,
 ) -> Result<reqwest::Client, ClientError> {
-    let mut builder = reqwest::Client::builder()
-        .user_agent(concat!("svc/", env!("CARGO_PKG_VERSION")))
-        .connect_timeout(connect)
-        .timeout(answer)
-        // A redirect means the base address is wrong: report it rather than follow it.
-        .redirect(reqwest::redirect::Policy::none());
-    if base.scheme() == "http" {
-        // Nothing here speaks TLS, so skip reading the system's CA store: it is most of
-        // the start-up cost of a call.
-        builder = builder.tls_certs_only([]);
-    }
-    builder.build().map_err(|e| ClientError::Transport {
-        message: format!("cannot set up HTTP: {}", transport_message(&e)),
+    crate::outbound::http_client(base, connect, answer).map_err(|message| ClientError::Transport {
+        message,
         attempts: 0,
     })
 }

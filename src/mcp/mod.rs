@@ -25,11 +25,11 @@ use crate::cli::{CliError, Ctx, input};
 use crate::client::export;
 use crate::client::journal::Journal;
 use crate::client::lookup::{Callbook, Urls};
-use crate::client::pota::{NewSpot, Parks, Pota, Spot, SpotFilter};
 use crate::client::{Client, NewActivationRequest, NewContactRequest, NewFolderRequest};
 use crate::model::band::read_mhz;
 use crate::model::ids::truncate;
 use crate::model::{ErrorCode, Folder, FolderType, IdKind, Timestamp};
+use crate::pota::{NewSpot, Parks, Pota, Spot, SpotFilter};
 
 use tools::Access;
 
@@ -291,7 +291,7 @@ impl McpServer {
                     })?;
                 let me = client.whoami().await?;
                 let names = match &activation.location_reference {
-                    Some(references) => crate::client::pota::cached_names(references).await,
+                    Some(references) => crate::pota::cached_names(references).await,
                     None => Default::default(),
                 };
                 let files = export::activation_text(client, &activation, &me.callsign, &names)

@@ -72,6 +72,21 @@ impl ErrorCode {
     }
 }
 
+/// Exit code of the `svc` client for a failure whose code is unknown (a newer service's, or
+/// another service's such as POTA's), by its HTTP status.
+pub fn exit_code_for_status(status: u16) -> u8 {
+    match status {
+        400 | 422 => 2,
+        401 => 3,
+        402 => 6,
+        403 => 5,
+        404 => 1,
+        429 => 4,
+        500..=599 => 8,
+        _ => 1,
+    }
+}
+
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -76,6 +76,12 @@ impl Timestamp {
         self.0.div_euclid(DAY_MS)
     }
 
+    /// The UTC midnight that starts `day` (days since the epoch, as [`Timestamp::utc_day`]
+    /// counts them).
+    pub fn utc_midnight(day: i64) -> Timestamp {
+        Timestamp(day.saturating_mul(DAY_MS))
+    }
+
     /// `YYYY-MM` of the UTC date.
     pub fn utc_month(self) -> String {
         let d = self.utc_date();
@@ -178,6 +184,11 @@ mod tests {
         assert_eq!(t.millis_to_next_utc_day(), 30_000);
         let next = Timestamp::parse("t", "2026-11-23T00:00:00Z").unwrap();
         assert_eq!(t.utc_day() + 1, next.utc_day());
+        assert_eq!(Timestamp::utc_midnight(next.utc_day()), next);
+        assert_eq!(
+            Timestamp::utc_midnight(t.utc_day()).utc_date(),
+            t.utc_date()
+        );
     }
 
     #[test]

@@ -153,6 +153,10 @@ struct StartArgs {
     /// [default: cty.csv in the data directory when there is one, else the copy shipped in svc]
     #[arg(long, env = "SVC_CTY", value_name = "FILE")]
     cty: Option<std::path::PathBuf>,
+    /// POTA's API, which the pages name parks from (kept in parks.sqlite in the data
+    /// directory) [default: https://api.pota.app]
+    #[arg(long, env = "SVC_POTA_API_URL", value_name = "URL")]
+    pota_api_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -486,6 +490,19 @@ fn connection_limits(args: &StartArgs) -> Connections {
     }
 }
 
+/// The park cache in the data directory, one per machine (it is only a cache); a service
+/// that cannot open it runs without, and its pages show references alone.
+async fn park_names(pota: crate::pota::Pota) -> Option<Arc<super::parks::ParkNames>> {
+    let path = crate::datafiles::data_dir().join(crate::pota::CACHE_FILE);
+    match crate::pota::Parks::open_path(&path, pota).await {
+        Ok(parks) => Some(super::parks::ParkNames::new(parks)),
+        Err(error) => {
+            tracing::warn!(%error, "no park cache: the pages show park references without names");
+            None
+        }
+    }
+}
+
 async fn start(args: StartArgs) -> Result<(), Fail> {
     let mut web = super::web::WebConfig {
         public_origin: None,
@@ -507,6 +524,10 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         daily_applies: true,
     };
     let (dxcc, country_file) = crate::datafiles::country_file(args.cty.as_deref()).map_err(fail)?;
+    let pota = crate::pota::resolve_api_url(args.pota_api_url.as_deref())
+        .and_then(crate::pota::Pota::new)
+        .map_err(|e| ApiError::validation(e.to_string()))?;
+    let parks = park_names(pota).await;
     let store = open(&args.db).await?;
     let logbooks = match &args.secret_file {
         None => None,
@@ -557,6 +578,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         web,
         logbooks,
         dxcc: Arc::new(dxcc),
+        parks,
     };
     let metrics = metrics.map(|(l, _)| tokio::spawn(super::metrics::serve(l, state.store.clone())));
     let served = super::serve(listener, state, connections, shutdown_signal()).await;

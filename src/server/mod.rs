@@ -9,6 +9,7 @@ pub mod extract;
 pub mod listen;
 pub mod logbooks;
 pub mod metrics;
+pub mod parks;
 
 pub mod web;
 
@@ -42,6 +43,8 @@ pub struct AppState {
     pub logbooks: Option<Arc<logbooks::Logbooks>>,
     /// The country file, which fills a new contact's DXCC entity and zones.
     pub dxcc: Arc<crate::model::dxcc::Dxcc>,
+    /// The park cache the pages name parks from; without one they show references alone.
+    pub parks: Option<Arc<parks::ParkNames>>,
 }
 
 async fn no_route(method: axum::http::Method, uri: axum::http::Uri) -> Failure {

@@ -71,7 +71,7 @@ pub enum Effect {
     /// POTA's spot list, for the hunter's list.
     LoadSpots,
     /// The activator's own spot, sent once.
-    Spot(crate::client::pota::NewSpot),
+    Spot(crate::pota::NewSpot),
     Export {
         folder: Folder,
         callsign: String,
@@ -132,8 +132,8 @@ pub enum Action {
         reference: String,
         name: String,
     },
-    SpotsLoaded(Result<Vec<crate::client::pota::Spot>, String>),
-    Spotted(Result<crate::client::pota::Spot, String>),
+    SpotsLoaded(Result<Vec<crate::pota::Spot>, String>),
+    Spotted(Result<crate::pota::Spot, String>),
     Exported {
         name: String,
         result: Result<Exported, String>,

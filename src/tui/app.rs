@@ -30,13 +30,13 @@ use super::list::{FilterKey, ListView, Load};
 use super::widgets::{Tone, hhmm, list_heights, short_time};
 use crate::client::journal::{Entry, SenderEvent, is_local_folder_id};
 use crate::client::lookup::Callbook;
-use crate::client::pota::Spot;
 use crate::client::rig::{RigAddress, RigCommand, RigState};
 use crate::client::{ClientError, Deleted, EditedContact};
 use crate::model::band::mhz_text;
 use crate::model::folder::ROOT_NAME;
 use crate::model::program::{Program, normalize_reference};
 use crate::model::{Contact, Folder, FolderType, Page, Timestamp, Whoami};
+use crate::pota::Spot;
 
 /// How long whoami waits before it is asked again while this key's journal is not known.
 const WHOAMI_RETRY_MS: i64 = 10_000;

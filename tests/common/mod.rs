@@ -388,6 +388,9 @@ fn spawn_server_with(
         .args(extra)
         .env_remove("SVC_DATABASE_URL")
         .env_remove("SVC_CTY")
+        // No test reaches the real POTA: nothing listens on loopback's discard port, and a
+        // test with the stand-in names it with --pota-api-url.
+        .env("SVC_POTA_API_URL", "http://127.0.0.1:9")
         // The data directory is the test's own: a country file a developer keeps in theirs
         // must not change what a test sees.
         .env("XDG_DATA_HOME", db.dir.path())

@@ -142,6 +142,12 @@ impl FakePota {
         self.url.clone()
     }
 
+    /// Adds a park, or replaces the one of its `reference`, as POTA's record of it.
+    pub fn add_park(&self, park: Value) {
+        let reference = park["reference"].as_str().expect("a reference").to_owned();
+        self.state.lock().unwrap().parks.insert(reference, park);
+    }
+
     pub fn set_mode(&self, mode: Mode) {
         self.state.lock().unwrap().mode = mode;
     }

@@ -254,6 +254,7 @@ fn a_handler_panic_is_an_internal_envelope_and_the_server_keeps_serving() {
             web: Default::default(),
             logbooks: None,
             dxcc: std::sync::Arc::new(svc::model::dxcc::Dxcc::shipped()),
+            parks: None,
         };
         let app = svc::server::with_middleware(
             svc::server::routes().route("/v1/boom", axum::routing::get(boom)),

@@ -4,7 +4,9 @@
 //! virtual time instead of waiting), the key used by the real `svc` client, revoked in the page,
 //! and refused to the client with `key_revoked`.
 //!
-//! And the logbooks page: signed in, a QRZ book connected through its form (against the fake).
+//! And the logbooks page: signed in, a QRZ book connected through its form (against the fake);
+//! and the activations page, reached from the sign-in it leads to, naming its parks once the
+//! service has had them from the POTA stand-in, and fitting a phone.
 //!
 //! Without Chromium the test says so loudly, and fails when SVC_TEST_REQUIRE_BROWSER=1 (as CI
 //! sets it).
@@ -25,6 +27,7 @@ use serde_json::Value;
 
 use crate::cli::Cli;
 use crate::common::Server;
+use crate::common::pota::FakePota;
 use crate::common::qrz::FakeQrz;
 
 const QRZ_KEY: &str = "A1B2-C3D4-E5F6-7788";
@@ -492,7 +495,84 @@ fn a_logbook_is_connected_in_a_real_browser() {
     assert_eq!(&saved[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
 }
 
+/// Signs in from the activations page, sees a two-fer's parks named after a reload, on a phone.
+fn the_activations_page_in_a_real_browser() {
+    let Some(path) = chromium_or_say_why() else {
+        return;
+    };
+    let pota = FakePota::start();
+    let server = Server::start_with(&["--pota-api-url", &pota.url()]);
+    let out = crate::common::admin_on(
+        &server.db.url,
+        &["user", "add", "W1AW", "--password-stdin"],
+        Some(super::PASSWORD),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let api = server.new_key("W1AW", "basic");
+    let r = api.post(
+        "/v1/activations",
+        serde_json::json!({"locationReference": "US-0001,VE-0123", "callsign": "W1AW",
+            "startTime": "2025-06-14T12:00:00Z"}),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let folder = r.id();
+    for n in 0..10 {
+        let r = api.post(
+            "/v1/contacts",
+            serde_json::json!({"folderId": folder, "callsign": format!("K{n}ABC"),
+                "frequency": 14.074, "mode": "FT8", "timeOn": format!("2025-06-14T12:{n:02}:30Z")}),
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    let profile = tempfile::tempdir().unwrap();
+    let browser = launch(path, profile.path());
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(30));
+
+    let page = format!("{}/activations", server.url);
+    tab.navigate_to(&page)
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    assert_eq!(path_of(&tab), "/signin?next=/activations");
+    type_into(&tab, "#callsign", "w1aw");
+    type_into(&tab, "#password", super::PASSWORD);
+    click_and_wait(&tab, "form[action='/signin'] button[type='submit']");
+    assert_eq!(path_of(&tab), "/activations");
+
+    let parks = "document.querySelector('table.activations tbody th').innerText";
+    let mut named = String::new();
+    for _ in 0..100 {
+        named = js_string(&tab, parks);
+        if named.contains("Algonquin") && named.contains("Acadia") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        tab.navigate_to(&page)
+            .unwrap()
+            .wait_until_navigated()
+            .unwrap();
+    }
+    for says in [
+        "US-0001 Acadia National Park, US-ME",
+        "VE-0123 Algonquin Provincial Park, CA-ON",
+    ] {
+        assert!(named.contains(says), "{says}: {named}");
+    }
+    let row = js_string(
+        &tab,
+        "document.querySelector('table.activations tbody tr').innerText",
+    );
+    assert!(row.contains("10 of 10, reached"), "{row}");
+    assert_fits(&tab, "the activations page on a phone");
+}
+
 crate::both_backends!(
     the_reveal_dialog_in_a_real_browser,
     a_logbook_is_connected_in_a_real_browser,
+    the_activations_page_in_a_real_browser,
 );

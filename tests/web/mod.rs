@@ -1,6 +1,7 @@
 //! The web pages over HTTP, as a browser without JavaScript would use them (a cookie jar, no
 //! redirects followed, forms posted by hand), and in a real headless Chromium (`browser`).
 
+mod activations;
 mod browser;
 mod burst;
 mod csrf;

@@ -5,7 +5,7 @@ use super::{Browser, PASSWORD};
 use crate::common::{Server, contact, this_month};
 
 /// The headers every page carries.
-fn assert_page_headers(page: &super::Page, what: &str) {
+pub fn assert_page_headers(page: &super::Page, what: &str) {
     let csp = page
         .header("content-security-policy")
         .unwrap_or_else(|| panic!("{what}: no CSP"));

@@ -34,6 +34,7 @@ const SERVER_SIGNUPS: &str = "signup-server";
 fn destination(next: &str) -> &'static str {
     match next {
         "/account" => "/account",
+        "/activations" => "/activations",
         "/logbooks" => "/logbooks",
         _ => "/keys",
     }
@@ -501,6 +502,7 @@ mod tests {
     #[test]
     fn sign_in_leads_only_to_our_pages() {
         assert_eq!(destination("/account"), "/account");
+        assert_eq!(destination("/activations"), "/activations");
         for other in [
             "",
             "/keys",

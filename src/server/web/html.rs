@@ -40,12 +40,25 @@ pub struct When {
 
 impl From<Timestamp> for When {
     fn from(t: Timestamp) -> When {
+        let mut when = When::minute(t);
+        when.shown.push_str(" UTC");
+        when
+    }
+}
+
+impl When {
+    /// `YYYY-MM-DD HH:MM`, for a table whose heading says UTC.
+    pub fn minute(t: Timestamp) -> When {
         let iso = t.to_string();
-        let shown = format!(
-            "{} UTC",
-            iso.get(..16).unwrap_or(&iso).replacen('T', " ", 1)
-        );
+        let shown = iso.get(..16).unwrap_or(&iso).replacen('T', " ", 1);
         When { iso, shown }
+    }
+
+    /// `HH:MM` alone, for a time on a day shown beside it.
+    pub fn clock(t: Timestamp) -> When {
+        let mut when = When::minute(t);
+        when.shown = when.shown.get(11..).unwrap_or_default().to_owned();
+        when
     }
 }
 
@@ -94,5 +107,9 @@ mod tests {
             page.render().unwrap(),
             "<time datetime=\"2025-11-22T14:05:00.123Z\">2025-11-22 14:05 UTC</time> never"
         );
+        let at = Timestamp(1_763_820_300_123);
+        assert_eq!(When::minute(at).shown, "2025-11-22 14:05");
+        assert_eq!(When::clock(at).shown, "14:05");
+        assert_eq!(When::clock(at).iso, "2025-11-22T14:05:00.123Z");
     }
 }

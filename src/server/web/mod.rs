@@ -1,10 +1,12 @@
-//! The web pages: sign up, sign in and out, the account's API keys (generate with the one-time
-//! reveal, revoke), its external logbooks and the account. Server-rendered HTML from the askama templates in `assets/`
-//! (checked when the crate compiles, every value escaped), served by the same router as the API
-//! but with their own middleware: HTML error pages instead of the JSON envelope, security
-//! headers, and the visitor's session looked up on every request.
+//! The web pages: sign up, sign in and out, the account's activations, its API keys (generate
+//! with the one-time reveal, revoke), its external logbooks and the account. Server-rendered
+//! HTML from the askama templates in `assets/` (checked when the crate compiles, every value
+//! escaped), served by the same router as the API but with their own middleware: HTML error
+//! pages instead of the JSON envelope, security headers, and the visitor's session looked up on
+//! every request.
 
 mod account;
+mod activations;
 mod auth;
 pub mod hashing;
 mod html;
@@ -163,6 +165,7 @@ pub fn pages(state: AppState) -> Router {
             "/logbooks/{logbook_id}/disconnect",
             get(logbooks::confirm_disconnect).post(logbooks::disconnect),
         )
+        .route("/activations", get(activations::list))
         .route("/account", get(account::show))
         .layer(CatchPanicLayer::custom(|_| {
             Problem::internal().into_response()
@@ -303,6 +306,7 @@ pub enum Notice {
 /// Which navigation link names the page shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Nav {
+    Activations,
     Keys,
     Logbooks,
     Account,

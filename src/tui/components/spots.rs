@@ -13,9 +13,9 @@ use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Widge
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
-use crate::client::pota::{NewSpot, Spot};
 use crate::model::band::mhz_text;
 use crate::model::{Contact, Folder, Timestamp};
+use crate::pota::{NewSpot, Spot};
 use crate::tui::list::{ListView, Load};
 use crate::tui::widgets::{Focus, Theme, Tone, centered, cursor_in, dialog_block, field, hhmm};
 

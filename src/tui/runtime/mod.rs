@@ -18,10 +18,10 @@ use reqwest::Url;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::client::pota::{self, Pota};
 use crate::client::rig::Rig;
 use crate::client::{Client, ClientError, RetryPolicy};
 use crate::model::{ApiKey, Timestamp};
+use crate::pota::{self, Pota};
 use crate::tui::action::{Action, Effect};
 use crate::tui::app::{App, Options, update};
 use crate::tui::journal::{JournalSource, Left};

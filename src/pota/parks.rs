@@ -69,10 +69,13 @@ impl ParkAnswer {
     }
 }
 
+/// The cache file's name in svc's data folder.
+pub const CACHE_FILE: &str = "parks.sqlite";
+
 /// The cache file: `parks.sqlite` in svc's data folder.
 pub fn parks_path() -> Result<PathBuf, PotaError> {
     crate::datafiles::user_data_dir()
-        .map(|dir| dir.join("parks.sqlite"))
+        .map(|dir| dir.join(CACHE_FILE))
         .ok_or_else(|| {
             PotaError::Cache(
                 "no place for the park cache: set HOME (or XDG_DATA_HOME to an absolute path)"
@@ -134,7 +137,9 @@ impl Pota {
     }
 }
 
-fn fresh(fetched_at: Timestamp, now: Timestamp) -> bool {
+/// Whether a cached entry fetched at `fetched_at` is still taken as it is at `now`, or asked for
+/// again.
+pub fn fresh(fetched_at: Timestamp, now: Timestamp) -> bool {
     now.millis() - fetched_at.millis() < REFRESH_AFTER_MS
 }
 
@@ -391,12 +396,12 @@ pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    pub(in crate::client::pota) fn offline() -> Pota {
+    pub(in crate::pota) fn offline() -> Pota {
         // Nothing listens on the discard port of loopback: these tests never reach POTA.
         Pota::new(reqwest::Url::parse("http://127.0.0.1:9").unwrap()).unwrap()
     }
 
-    pub(in crate::client::pota) fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    pub(in crate::pota) fn block_on<F: std::future::Future>(f: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -448,7 +453,7 @@ pub(super) mod tests {
     }
 
     /// Whether an entry fetched at `at` is fresh now.
-    pub(in crate::client::pota) fn fresh_now(at: Timestamp) -> bool {
+    pub(in crate::pota) fn fresh_now(at: Timestamp) -> bool {
         fresh(at, Timestamp::now())
     }
 

@@ -150,8 +150,8 @@ impl Columns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::client::pota::ParkSource;
-    use crate::client::pota::parks::tests::{block_on, fresh_now, offline};
+    use crate::pota::ParkSource;
+    use crate::pota::parks::tests::{block_on, fresh_now, offline};
 
     #[test]
     fn the_park_list_is_read_with_its_quirks() {

@@ -1,7 +1,9 @@
 //! POTA (Parks on the Air) beside the logbook: a park's name for its reference (`parks.rs`, with
 //! a cache of its own) and the live activator spots, read and sent (`spots.rs`). POTA's public
 //! API needs no key; its address is `https://api.pota.app` unless `--pota-api-url` or
-//! `SVC_POTA_API_URL` says otherwise.
+//! `SVC_POTA_API_URL` says otherwise. It sits below the client and the service alike, on
+//! `model`, `datafiles` and `outbound` only: the logbook, the commands and the service's pages
+//! all name parks from here.
 //!
 //! Every call is one attempt with a short time-out: the logbook must never hang on POTA, and a
 //! spot is never sent again later, by a retry or a queue, since a late spot sends hunters to a
@@ -17,11 +19,11 @@ use reqwest::{Method, Url};
 use serde_json::Value;
 
 pub use import::ImportReport;
-pub use parks::{Park, ParkAnswer, ParkSource, Parks, cached_names, parks_path};
+pub use parks::{CACHE_FILE, Park, ParkAnswer, ParkSource, Parks, cached_names, fresh, parks_path};
 pub use spots::{ModeFilter, NewSpot, Spot, SpotFilter, khz_text};
 
-use crate::client::error::exit_code_for_status;
-use crate::client::{http_client, transport_message};
+use crate::model::error::exit_code_for_status;
+use crate::outbound::{http_client, transport_message};
 
 /// POTA's own API.
 pub const DEFAULT_API_URL: &str = "https://api.pota.app";
@@ -193,8 +195,8 @@ impl std::fmt::Debug for Pota {
 
 impl Pota {
     pub fn new(base: Url) -> Result<Pota, PotaError> {
-        let http = http_client(&base, CONNECT_TIMEOUT, ANSWER_TIMEOUT)
-            .map_err(|e| PotaError::Transport(e.to_string()))?;
+        let http =
+            http_client(&base, CONNECT_TIMEOUT, ANSWER_TIMEOUT).map_err(PotaError::Transport)?;
         Ok(Pota { base, http })
     }
 
