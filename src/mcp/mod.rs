@@ -8,7 +8,8 @@ mod tools;
 use clap::Args;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -16,6 +17,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::cli::lookup::CallbookUrls;
@@ -494,6 +496,14 @@ impl ServerHandler for McpServer {
             )
     }
 
+    /// The revisions whose tools have output schemas and structured content, as every answer
+    /// here has: 2025-06-18 on. Asked for an older one, `initialize` answers the newest of these
+    /// that has an `initialize`, for the client to go on with or leave, rather than agreeing to
+    /// a revision that does not describe the answers it would get.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(PROTOCOL_VERSIONS)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -544,6 +554,12 @@ impl ServerHandler for McpServer {
         .into())
     }
 }
+
+const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
 
 /// The largest page the service gives.
 const MAX_PAGE: u32 = 200;

@@ -1,5 +1,7 @@
 //! `svc mcp`: a real MCP client (rmcp's) drives the built binary over stdio against the real
-//! service, as an agent would.
+//! service, as an agent would; `sdk` drives it with the official MCP Python SDK.
+
+mod sdk;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ProtocolVersion, Tool};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
