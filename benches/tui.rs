@@ -557,6 +557,9 @@ fn big_folder(server: &Server, month: &str, home: &std::path::Path) {
     let paging = started.elapsed();
     std::thread::sleep(Duration::from_millis(300));
     let loaded = status_kb(pid, "VmRSS:");
+    // The svc binary's own pages are most of what is file-backed: shared with the page cache,
+    // and as many as the kernel maps around each page touched.
+    let (anon, file) = (status_kb(pid, "RssAnon:"), status_kb(pid, "RssFile:"));
 
     delay.store(SLOW.as_millis() as u64, Ordering::SeqCst);
     let mut times = Vec::new();
@@ -588,6 +591,8 @@ fn big_folder(server: &Server, month: &str, home: &std::path::Path) {
     let line = |label: &str, kb: u64| println!("{label:<44} {:>6.1} MB", kb as f64 / 1024.0);
     line("VmRSS after start, folders loaded", idle);
     line(&format!("VmRSS with {CONTACTS} contacts paged in"), loaded);
+    line("  of it RssAnon (the heap, stacks)", anon);
+    line("  of it RssFile (the binary, libraries)", file);
     line("VmRSS after the typing above", status_kb(pid, "VmRSS:"));
     line("VmHWM (peak)", status_kb(pid, "VmHWM:"));
     println!(

@@ -40,7 +40,7 @@ impl PotaArgs {
     pub fn client(&self, ctx: &Ctx) -> Result<Pota, CliError> {
         let url = pota::resolve_api_url(self.pota_api_url.as_deref())?;
         ctx.note(&format!("POTA at {url}: one attempt, 5 s at most"));
-        Ok(Pota::new(url)?)
+        Ok(Pota::new(url))
     }
 }
 
@@ -87,7 +87,7 @@ fn import(ctx: &Ctx, args: ImportArgs) -> Result<(), CliError> {
     let file = std::fs::File::open(&args.file)
         .map_err(|e| CliError::input(format!("cannot read {}: {e}", args.file.display())))?;
     // The import asks POTA nothing; the cache is opened with POTA's own address.
-    let pota = Pota::new(pota::resolve_api_url(None)?)?;
+    let pota = Pota::new(pota::resolve_api_url(None)?);
     let report = ctx.block_on(async {
         let parks = Parks::open(pota).await?;
         parks

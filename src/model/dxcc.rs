@@ -30,7 +30,7 @@ pub const ENTITY_FIELDS: [Field; 5] = [
 ];
 
 /// AD1C's country file as svc ships it: release 2023-05-02, see `assets/cty.LICENSE`.
-const SHIPPED: &str = include_str!("../../assets/cty.csv");
+pub static SHIPPED: &str = include_str!("../../assets/cty.csv");
 
 /// Trailing parts that say how the station operates, not where: `/P`ortable, `/M`obile,
 /// `/A`lternate address, `/B`eacon, `/J`amboree, `/R`over, `/QRP`, `/LH` lighthouse. Some are

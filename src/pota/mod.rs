@@ -13,6 +13,7 @@ mod import;
 mod parks;
 mod spots;
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use reqwest::{Method, Url};
@@ -184,7 +185,9 @@ struct NoAnswer {
 #[derive(Clone)]
 pub struct Pota {
     base: Url,
-    http: reqwest::Client,
+    /// Set up at the first request: for HTTPS that reads the system's certificates, time and
+    /// memory that a logbook which never asks POTA need not spend at start.
+    http: Arc<OnceLock<Result<reqwest::Client, String>>>,
 }
 
 impl std::fmt::Debug for Pota {
@@ -194,10 +197,11 @@ impl std::fmt::Debug for Pota {
 }
 
 impl Pota {
-    pub fn new(base: Url) -> Result<Pota, PotaError> {
-        let http =
-            http_client(&base, CONNECT_TIMEOUT, ANSWER_TIMEOUT).map_err(PotaError::Transport)?;
-        Ok(Pota { base, http })
+    pub fn new(base: Url) -> Pota {
+        Pota {
+            base,
+            http: Arc::default(),
+        }
     }
 
     pub fn base(&self) -> &Url {
@@ -220,8 +224,15 @@ impl Pota {
         url: Url,
         json: Option<Vec<u8>>,
     ) -> Result<Answer, NoAnswer> {
-        let mut request = self
+        let http = self
             .http
+            .get_or_init(|| http_client(&self.base, CONNECT_TIMEOUT, ANSWER_TIMEOUT))
+            .as_ref()
+            .map_err(|cause| NoAnswer {
+                unsent: true,
+                cause: cause.clone(),
+            })?;
+        let mut request = http
             .request(method, url)
             .header(reqwest::header::ACCEPT, "application/json");
         if let Some(body) = json {
@@ -334,7 +345,7 @@ mod tests {
 
     #[test]
     fn paths_go_under_the_base() {
-        let pota = Pota::new(Url::parse("http://127.0.0.1:9/pota/").unwrap()).unwrap();
+        let pota = Pota::new(Url::parse("http://127.0.0.1:9/pota/").unwrap());
         assert_eq!(
             pota.url(&["park", "US-0001"]).as_str(),
             "http://127.0.0.1:9/pota/park/US-0001"

@@ -160,7 +160,7 @@ pub async fn cached_names(references: &str) -> std::collections::HashMap<String,
     if !path.is_file() {
         return Default::default();
     }
-    let Ok(pota) = super::resolve_api_url(None).and_then(Pota::new) else {
+    let Ok(pota) = super::resolve_api_url(None).map(Pota::new) else {
         return Default::default();
     };
     match Parks::open_path(&path, pota).await {
@@ -398,7 +398,7 @@ pub(super) mod tests {
 
     pub(in crate::pota) fn offline() -> Pota {
         // Nothing listens on the discard port of loopback: these tests never reach POTA.
-        Pota::new(reqwest::Url::parse("http://127.0.0.1:9").unwrap()).unwrap()
+        Pota::new(reqwest::Url::parse("http://127.0.0.1:9").unwrap())
     }
 
     pub(in crate::pota) fn block_on<F: std::future::Future>(f: F) -> F::Output {

@@ -525,7 +525,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
     };
     let (dxcc, country_file) = crate::datafiles::country_file(args.cty.as_deref()).map_err(fail)?;
     let pota = crate::pota::resolve_api_url(args.pota_api_url.as_deref())
-        .and_then(crate::pota::Pota::new)
+        .map(crate::pota::Pota::new)
         .map_err(|e| ApiError::validation(e.to_string()))?;
     let parks = park_names(pota).await;
     let store = open(&args.db).await?;

@@ -136,7 +136,7 @@ mod tests {
     use super::*;
 
     async fn names_on(dir: &std::path::Path, pota: &str) -> Arc<ParkNames> {
-        let pota = crate::pota::Pota::new(reqwest::Url::parse(pota).unwrap()).unwrap();
+        let pota = crate::pota::Pota::new(reqwest::Url::parse(pota).unwrap());
         ParkNames::new(
             Parks::open_path(&dir.join("parks.sqlite"), pota)
                 .await

@@ -245,6 +245,29 @@ pub async fn perform(
     }
 }
 
+/// Drops the pages that lie wholly inside `text`, part of the binary, from the process's
+/// memory: they are the file's, unchanged, and read from it again should they be touched.
+#[cfg(target_os = "linux")]
+fn release_pages(text: &'static str) {
+    // SAFETY: sysconf has no preconditions.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    let start = text.as_ptr() as usize;
+    let first = start.div_ceil(page) * page;
+    let last = (start + text.len()) / page * page;
+    if last > first {
+        // SAFETY: the range is whole pages of a read-only part of the binary that hold this
+        // text alone; MADV_DONTNEED on a private file mapping only unmaps pages, which come
+        // back from the file, as they were, if touched again. A failure changes nothing.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_DONTNEED,
+            );
+        }
+    }
+}
+
 /// How often the link is checked, and how long its answer may take: a link that stalls shows
 /// `offline` within the sum, 4.5 s.
 pub const PROBE_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
@@ -274,12 +297,18 @@ pub async fn load_callsigns(
         };
         let warning = (!warnings.is_empty())
             .then(|| format!("{}; the shipped copy is used", warnings.join("; ")));
-        // Reading the files left megabytes of small pieces free in this thread's own arena,
-        // where nothing else allocates again: they go back to the system.
+        // Reading the files left megabytes of small pieces free in the allocator's arena:
+        // they go back to the system.
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         // SAFETY: malloc_trim only hands free memory of the allocator's arenas back.
         unsafe {
             libc::malloc_trim(0);
+        }
+        // The shipped files' text in the binary is read this once: its 0.8 MB of pages go
+        // back too.
+        #[cfg(target_os = "linux")]
+        for text in [crate::model::dxcc::SHIPPED, crate::model::scp::SHIPPED] {
+            release_pages(text);
         }
         (callsigns, warning)
     })
