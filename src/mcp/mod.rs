@@ -195,7 +195,7 @@ impl McpServer {
             "create_contact" => {
                 let mut args = args;
                 let fields = declared_inputs(&mut args)?;
-                let a: CreateContact = parse(args)?;
+                let a: CreateContact = parse(args).map_err(name_declared)?;
                 a.check()?;
                 let request = NewContactRequest {
                     folder_id: a.folder_id,
@@ -664,6 +664,23 @@ fn declared_inputs(args: &mut Map<String, Value>) -> Result<crate::model::Fields
         fields.set(def.field, checked);
     }
     Ok(fields)
+}
+
+/// An unknown argument of `create_contact`: serde lists the tool's own arguments as what is
+/// expected, and the declared fields it takes as well are named after them, so the agent sees
+/// every name it could have meant (`gridsquare` for `grid`).
+fn name_declared(e: CliError) -> CliError {
+    if !e.message.starts_with("unknown field") {
+        return e;
+    }
+    let declared: Vec<String> = tools::declared_inputs()
+        .map(|d| format!("`{}`", d.adif.to_ascii_lowercase()))
+        .collect();
+    CliError::input(format!(
+        "{}, or one of the contact's fields {}",
+        e.message,
+        declared.join(", ")
+    ))
 }
 
 fn parse<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, CliError> {

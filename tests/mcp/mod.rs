@@ -454,6 +454,18 @@ fn writes_need_the_flag_and_a_retry_is_replayed() {
             &call(&session, "create_contact", stray).await,
             "validation_error",
         );
+        // A field name mistyped: the names it could have meant include the contact's fields.
+        let mut typo = new_contact.clone();
+        typo["grid"] = json!("FN31pr");
+        let (error, _) = fails(
+            &call(&session, "create_contact", typo).await,
+            "validation_error",
+        );
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains("`grid`") && message.contains("`gridsquare`"),
+            "{message}"
+        );
 
         let activation = json!({
             "callsign": "W1AW",
