@@ -463,14 +463,10 @@ impl ContactPatch {
     /// as a create fills them: see [`ContactPatch::entity`].
     pub fn follow_call(&mut self, dxcc: &Dxcc) {
         if let Some(call) = &self.callsign {
-            let values = dxcc.values(call);
-            self.entity = Some(
-                ENTITY_FIELDS
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &field)| (field, values.as_ref().map(|v| v[i].1.clone())))
-                    .collect(),
-            );
+            self.entity = Some(match dxcc.values(call) {
+                Some(values) => values.map(|(field, value)| (field, Some(value))).to_vec(),
+                None => ENTITY_FIELDS.map(|field| (field, None)).to_vec(),
+            });
         }
     }
 

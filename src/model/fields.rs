@@ -23,6 +23,7 @@ use serde_json::Value;
 use super::ApiError;
 use super::band::band_lower_edge;
 use super::callsign::normalize_callsign;
+use super::packed::Packed;
 use super::text::{multi_line, single_line};
 use super::time::Timestamp;
 
@@ -381,15 +382,12 @@ pub fn check_adif_entry(name: &str, value: &str) -> Result<(String, String), Api
 }
 
 /// The declared fields a contact has, in their stored form, and its other ADIF fields.
-#[derive(Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Fields {
-    /// The values one after another, sorted by field, each field once; `ends` gives each
-    /// value's field and where it ends in `text`. A few values a contact, kept for thousands
-    /// of contacts at once (a logbook's pages, an import's batch): two allocations a contact
-    /// instead of one a value (each with the allocator's 16 to 32 bytes on top), a quarter of
-    /// the memory of a list of owned strings, and a search in it no slower.
-    text: Box<str>,
-    ends: Box<[(Field, u32)]>,
+    /// The values, sorted by field, each field once. A few values a contact, kept for
+    /// thousands of contacts at once (a logbook's pages, an import's batch): packed, a quarter
+    /// of the memory of a list of owned strings, and a search in it no slower.
+    values: Packed<Field>,
     /// Every other ADIF field as read, by upper-case ADIF name.
     pub adif: BTreeMap<String, String>,
     /// The log this contact came from had its band and no frequency: `frequency` is the
@@ -397,70 +395,41 @@ pub struct Fields {
     pub band_only: bool,
 }
 
-impl std::fmt::Debug for Fields {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Fields")
-            .field(
-                "values",
-                &self.iter().map(|(d, v)| (d.field, v)).collect::<Vec<_>>(),
-            )
-            .field("adif", &self.adif)
-            .field("band_only", &self.band_only)
-            .finish()
-    }
-}
-
 impl Fields {
     fn find(&self, field: Field) -> Result<usize, usize> {
-        self.ends.binary_search_by_key(&field, |(f, _)| *f)
-    }
-
-    /// The value at `i` of `ends`.
-    fn at(&self, i: usize) -> &str {
-        let start = i.checked_sub(1).map_or(0, |p| self.ends[p].1 as usize);
-        &self.text[start..self.ends[i].1 as usize]
+        self.values.search(|_, f| f.cmp(&field))
     }
 
     pub fn get(&self, field: Field) -> Option<&str> {
-        self.find(field).ok().map(|i| self.at(i))
+        self.find(field).ok().map(|i| self.values.get(i).0)
     }
 
-    /// Sets a value already in its stored form ([`Def::check`]); `None` removes it. Builds
-    /// the two lists again: values are set once as a contact is read, and read many times.
+    /// Sets a value already in its stored form ([`Def::check`]); `None` removes it. Packs
+    /// the values again: they are set once as a contact is read, and read many times.
     pub fn set(&mut self, field: Field, value: Option<String>) {
         let found = self.find(field);
         if found.is_err() && value.is_none() {
             return;
         }
-        let mut values: Vec<(Field, &str)> = (0..self.ends.len())
-            .map(|i| (self.ends[i].0, self.at(i)))
-            .collect();
+        let mut values: Vec<(&str, Field)> = self.values.iter().collect();
         match (found, value.as_deref()) {
-            (Ok(i), Some(v)) => values[i].1 = v,
-            (Err(i), Some(v)) => values.insert(i, (field, v)),
+            (Ok(i), Some(v)) => values[i].0 = v,
+            (Err(i), Some(v)) => values.insert(i, (v, field)),
             (Ok(i), None) => {
                 values.remove(i);
             }
             (Err(_), None) => {}
         }
-        let mut text = String::with_capacity(values.iter().map(|(_, v)| v.len()).sum());
-        let mut ends = Vec::with_capacity(values.len());
-        for (field, value) in values {
-            text.push_str(value);
-            // Values are at most a few thousand bytes each (`Kind::Text`), some dozens of them.
-            ends.push((field, u32::try_from(text.len()).unwrap_or(u32::MAX)));
-        }
-        self.text = text.into_boxed_str();
-        self.ends = ends.into_boxed_slice();
+        self.values = Packed::new(values);
     }
 
     /// The declared fields that have a value, in declaration order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static Def, &str)> {
-        (0..self.ends.len()).map(|i| (self.ends[i].0.def(), self.at(i)))
+        self.values.iter().map(|(v, f)| (f.def(), v))
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty() && self.adif.is_empty() && !self.band_only
+        self.values.is_empty() && self.adif.is_empty() && !self.band_only
     }
 
     /// Reads the declared fields and `adif` from a JSON object (a request body), checking
@@ -564,7 +533,7 @@ pub fn adif_map(value: &Value) -> Result<BTreeMap<String, Option<String>>, ApiEr
 impl Serialize for Fields {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let extra = usize::from(!self.adif.is_empty()) + usize::from(self.band_only);
-        let mut map = serializer.serialize_map(Some(self.ends.len() + extra))?;
+        let mut map = serializer.serialize_map(Some(self.values.len() + extra))?;
         for (def, value) in self.iter() {
             map.serialize_entry(def.wire, &def.json(value))?;
         }
