@@ -19,7 +19,7 @@ const TYPED: usize = 1_000;
 const LIMIT: usize = 20;
 const SMALL_SCP: usize = 30_000;
 
-const SHIPPED_SCP: &str = include_str!("../assets/MASTER.SCP");
+const SHIPPED_SCP: &str = include_str!("../crates/model/data/MASTER.SCP");
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
@@ -66,7 +66,7 @@ fn sample(count: usize) -> Vec<String> {
 }
 
 fn main() {
-    println!("callsign lookups: cty.csv and MASTER.SCP as shipped in assets/");
+    println!("callsign lookups: cty.csv and MASTER.SCP as shipped in crates/model/data/");
     loads("cty.csv", || {
         black_box(Dxcc::shipped());
     });

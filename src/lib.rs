@@ -11,7 +11,7 @@ pub mod cmd;
 pub mod datafiles;
 pub mod demo;
 pub mod mcp;
-pub mod model;
+pub use svc_model as model;
 pub mod outbound;
 pub mod pota;
 pub mod server;

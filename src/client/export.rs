@@ -490,14 +490,22 @@ async fn atomic_file(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Timestamp;
 
     #[test]
     fn a_file_name_from_the_service_stays_in_its_directory() {
-        let mut folder = crate::model::folder::tests::folder(FolderType::Activation);
-        folder.callsign = Some("W1AW/P".into());
-        folder.location_reference = Some("US-1234,/../../etc/x,US-5678".into());
-        folder.start_time = Some(Timestamp::parse("t", "2026-11-22T10:00:00Z").unwrap());
+        // As the service sends it, with a name and references a hostile server might.
+        let mut folder: Folder = serde_json::from_value(serde_json::json!({
+            "id": "fld_aaaaaaaaaaaaaaaa",
+            "name": "x",
+            "type": "activation",
+            "parentId": "fld_bbbbbbbbbbbbbbbb",
+            "callsign": "W1AW/P",
+            "locationReference": "US-1234,/../../etc/x,US-5678",
+            "startTime": "2026-11-22T10:00:00Z",
+            "contactCount": 0,
+            "createdAt": "2026-11-22T10:00:00Z",
+        }))
+        .unwrap();
         let names: Vec<String> = pota_file_names(&folder)
             .unwrap()
             .into_iter()

@@ -30,8 +30,8 @@ pub const ENTITY_FIELDS: [Field; 5] = [
     Field::Ituz,
 ];
 
-/// AD1C's country file as svc ships it: release 2023-05-02, see `assets/cty.LICENSE`.
-pub static SHIPPED: &str = include_str!("../../assets/cty.csv");
+/// AD1C's country file as svc ships it: release 2023-05-02, see `data/cty.LICENSE`.
+pub static SHIPPED: &str = include_str!("../data/cty.csv");
 
 /// Trailing parts that say how the station operates, not where: `/P`ortable, `/M`obile,
 /// `/A`lternate address, `/B`eacon, `/J`amboree, `/R`over, `/QRP`, `/LH` lighthouse. Some are
@@ -466,7 +466,7 @@ mod tests {
     use super::*;
 
     /// (call, DXCC, name, continent, CQ zone, ITU zone), each checked against
-    /// assets/cty.csv's lines.
+    /// data/cty.csv's lines.
     const KNOWN: &[(&str, u16, &str, &str, u8, u8)] = &[
         // K: W prefix, no override for area 1.
         ("W1AW", 291, "United States", "NA", 5, 8),

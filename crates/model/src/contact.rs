@@ -576,7 +576,7 @@ impl ContactPatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::folder::FolderType;
+    use crate::folder::FolderType;
 
     fn now() -> Timestamp {
         Timestamp::parse("now", "2026-11-22T12:00:00Z").unwrap()
@@ -819,7 +819,7 @@ mod tests {
 
     #[test]
     fn potas_count_is_per_callsign_band_pota_mode_and_day() {
-        use crate::model::activation::valid_contacts;
+        use crate::activation::valid_contacts;
         let a = activation();
         let at = |call: &str, mhz: f64, mode: &str, time: &str| {
             let mut i = input();

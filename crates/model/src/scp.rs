@@ -9,8 +9,8 @@
 use memchr::memmem;
 
 /// The Super Check Partial file as svc ships it: release 2023.05.02.00, see
-/// `assets/MASTER.SCP.LICENSE`.
-pub static SHIPPED: &str = include_str!("../../assets/MASTER.SCP");
+/// `data/MASTER.SCP.LICENSE`.
+pub static SHIPPED: &str = include_str!("../data/MASTER.SCP");
 
 /// Fewer typed characters than this match too many calls to help: nothing is shown.
 pub const MIN_TYPED: usize = 2;

@@ -1,7 +1,7 @@
 //! Signal reports: how a mode's are written (59, 599, -12), checked and defaulted. One rule
 //! for every front end: the logbook's form fills and checks reports with it.
 
-use crate::model::mode::ModeClass;
+use crate::mode::ModeClass;
 
 /// How a mode's signal reports are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
