@@ -4,16 +4,16 @@
 //! the terminal UI (`tui`), `svc demo` (`demo`), the data directory's files (`datafiles`) and
 //! the set-up of outgoing HTTP (`outbound`); the binary wires them to the command line.
 
-pub mod adif;
+pub use svc_adif as adif;
 pub mod cli;
 pub mod client;
 pub mod cmd;
-pub mod datafiles;
+pub use svc_datafiles as datafiles;
 pub mod demo;
 pub mod mcp;
 pub use svc_model as model;
-pub mod outbound;
-pub mod pota;
+pub use svc_outbound as outbound;
+pub use svc_pota as pota;
 pub mod server;
-pub mod store;
+pub use svc_store as store;
 pub mod tui;

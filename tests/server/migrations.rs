@@ -11,7 +11,7 @@ fn migrations_dir() -> std::path::PathBuf {
         Backend::Postgres => "postgres",
     };
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("migrations")
+        .join("crates/store/migrations")
         .join(backend)
 }
 

@@ -1102,7 +1102,7 @@ fn entity(name: &[u8]) -> Option<char> {
 }
 
 /// Decodes the entities of XML text; an `&` that starts no known entity stays as it is.
-pub(crate) fn unescape(s: &str) -> String {
+pub fn unescape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(amp) = rest.find('&') {

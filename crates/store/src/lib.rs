@@ -7,7 +7,7 @@ mod sql;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use crate::model::{
+use svc_model::{
     ApiError, ApiKey, Contact, ContactPatch, ExternalCopy, Folder, FolderType, Logbook,
     NewActivation, NewContact, NewMonthly, Plan, Review, Tier, Timestamp,
 };
@@ -93,7 +93,7 @@ impl Default for Limits {
             import_batches_per_minute: 600,
             daily_contact_budget: 1000,
             lifetime_contact_budget: 100_000,
-            free_plan_cap: crate::model::FREE_PLAN_CAP,
+            free_plan_cap: svc_model::FREE_PLAN_CAP,
             daily_applies: true,
         }
     }
@@ -788,7 +788,7 @@ impl<'a> Database<'a> {
         {
             return Err(StoreError::Api(ApiError::validation(format!(
                 "--database: {:?} is not a database this service can use; give sqlite://PATH (one file) or postgres://USER@HOST:PORT/DB",
-                crate::model::ids::truncate(scheme, 20)
+                svc_model::ids::truncate(scheme, 20)
             ))));
         }
         Ok(

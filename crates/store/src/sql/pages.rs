@@ -10,8 +10,8 @@
 use serde::Deserialize;
 
 use super::{decode_err, fields_of};
-use crate::model::{Contact, Timestamp};
-use crate::store::Position;
+use svc_model::{Contact, Timestamp};
+use crate::Position;
 
 /// A page of contacts as one JSON array: `$inner` is the page's `SELECT` of `contact_cols!()`,
 /// with its order and limit. Read with [`contacts`], which puts the array in page order: SQLite

@@ -20,7 +20,7 @@ mod write;
 
 pub use read::{Format, ReadError, Reader};
 // The QRZ logbook client reads entity-encoded replies by the same rules as an escaped file.
-pub(crate) use read::unescape;
+pub use read::unescape;
 pub use write::{Writer, record_text};
 
 /// One ADIF record: fields in file order, names upper-case ASCII, values as text.

@@ -3,7 +3,7 @@
 //! delete; here they are claimed with a lease by the workers of any process and settled.
 
 use super::*;
-use crate::model::{ExternalCopy, Logbook, Review};
+use svc_model::{ExternalCopy, Logbook, Review};
 
 /// The columns of a logbook with its counts, for [`logbook_row`].
 const LOGBOOK_COLS: &str = "l.id, l.account_id, l.provider, l.callsign, l.key_sealed, \

@@ -9,11 +9,11 @@ use chrono::NaiveDate;
 use sha2::{Digest, Sha256};
 
 use super::{Record, modes};
-use crate::model::band::{band_for_mhz, band_lower_edge};
-use crate::model::fields::{FIELDS, Kind, MAX_ADIF_ENTRIES, check_adif_entry};
-use crate::model::filing::Filed;
-use crate::model::program::normalize_reference_list;
-use crate::model::{Contact, Field, Fields, Timestamp};
+use svc_model::band::{band_for_mhz, band_lower_edge};
+use svc_model::fields::{FIELDS, Kind, MAX_ADIF_ENTRIES, check_adif_entry};
+use svc_model::filing::Filed;
+use svc_model::program::normalize_reference_list;
+use svc_model::{Contact, Field, Fields, Timestamp};
 
 /// The ADIF record for one stored contact: the seed's fields, then every declared field
 /// (model::fields) under its ADIF name, then the contact's other ADIF fields as they were read.
@@ -563,8 +563,8 @@ impl Taken<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adif::Reader;
-    use crate::model::Timestamp;
+    use crate::Reader;
+    use svc_model::Timestamp;
     use std::path::PathBuf;
 
     fn contact() -> Contact {

@@ -425,7 +425,7 @@ pub(super) async fn postgres_batch(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::band::Frequency;
+    use svc_model::band::Frequency;
 
     fn item(key: &str) -> BatchCreate {
         BatchCreate {

@@ -23,8 +23,8 @@ pub use import::ImportReport;
 pub use parks::{CACHE_FILE, Park, ParkAnswer, ParkSource, Parks, cached_names, fresh, parks_path};
 pub use spots::{ModeFilter, NewSpot, Spot, SpotFilter, khz_text};
 
-use crate::model::error::exit_code_for_status;
-use crate::outbound::{http_client, transport_message};
+use svc_model::error::exit_code_for_status;
+use svc_outbound::{http_client, transport_message};
 
 /// POTA's own API.
 pub const DEFAULT_API_URL: &str = "https://api.pota.app";

@@ -30,7 +30,7 @@ use sqlx::{ConnectOptions, Connection, Executor, Row};
 use subtle::ConstantTimeEq;
 
 use super::*;
-use crate::model::{IdKind, Program, RateLimitReason, folder::ROOT_NAME};
+use svc_model::{IdKind, Program, RateLimitReason, folder::ROOT_NAME};
 use grouped::{Create, Created, Disk, Groups, Lookup};
 use writer::{BoxFuture, Kind, Writer};
 
@@ -254,10 +254,10 @@ fn contact_row(row: &impl StoreRow) -> Result<Contact, sqlx::Error> {
 }
 
 /// A contact's `fields` column: its declared fields and other ADIF fields, as JSON.
-fn fields_of(json: Option<&str>) -> Result<crate::model::Fields, sqlx::Error> {
+fn fields_of(json: Option<&str>) -> Result<svc_model::Fields, sqlx::Error> {
     match json {
         Some(json) => serde_json::from_str(json).map_err(|e| decode_err(e.to_string())),
-        None => Ok(crate::model::Fields::default()),
+        None => Ok(svc_model::Fields::default()),
     }
 }
 
@@ -382,7 +382,7 @@ async fn answered_before(
 fn key_reused(field: &str, key: &str) -> ApiError {
     ApiError::validation(format!(
         "{field} {:?} was used within the last {IDEMPOTENCY_TTL_TEXT} for a different request; send a new key for a new request",
-        crate::model::ids::truncate(key, 40)
+        svc_model::ids::truncate(key, 40)
     ))
     .with_details(serde_json::json!({ "field": field }))
 }
@@ -535,7 +535,7 @@ impl Limit {
         match self {
             Limit::Lifetime => ApiError::rate_limited(RateLimitReason::LifetimeLogbookBudget, None),
             Limit::Cap { cap, current } => ApiError::new(
-                crate::model::ErrorCode::QsoCapReached,
+                svc_model::ErrorCode::QsoCapReached,
                 format!(
                     "the free plan holds {cap} native QSOs and this account has reached that; delete contacts or upgrade the plan"
                 ),
@@ -720,7 +720,7 @@ fn bind_contact<'q>(query: AnyQuery<'q>, c: &'q NewContact) -> AnyQuery<'q> {
 }
 
 /// The declared fields and `adif` map of a contact as the `fields` column holds them.
-pub(super) fn fields_json(fields: &crate::model::Fields) -> Option<String> {
+pub(super) fn fields_json(fields: &svc_model::Fields) -> Option<String> {
     (!fields.is_empty()).then(|| serde_json::to_string(fields).unwrap_or_default())
 }
 
@@ -1349,7 +1349,7 @@ impl Store for SqlStore {
                     if let Some((scope, wait_ms)) = waits {
                         // Refused as a rule, so the scopes counted are rolled back with it.
                         let mut refused = ApiError::new(
-                            crate::model::ErrorCode::RateLimited,
+                            svc_model::ErrorCode::RateLimited,
                             "too many failed sign-ins",
                         )
                         .with_details(serde_json::json!({ "scope": scope }));
@@ -1362,7 +1362,7 @@ impl Store for SqlStore {
             .await;
         match attempt {
             Ok(counted) => Ok(SigninAttempt::Allowed(counted)),
-            Err(StoreError::Api(e)) if e.code == crate::model::ErrorCode::RateLimited => {
+            Err(StoreError::Api(e)) if e.code == svc_model::ErrorCode::RateLimited => {
                 let scope = e
                     .details
                     .as_ref()

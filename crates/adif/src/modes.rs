@@ -5,7 +5,7 @@
 //! mode. svc keeps the operator's name and translates at the file boundary; the tables are
 //! the model's (model::mode).
 
-use crate::model::mode::parent;
+use svc_model::mode::parent;
 
 /// The ADIF MODE and SUBMODE for a mode as an operator writes it ("FT4" → ("MFSK",
 /// Some("FT4")), "USB" → ("SSB", Some("USB")), "FT8" → ("FT8", None), "SSB" → ("SSB",
@@ -33,7 +33,7 @@ pub fn from_adif(mode: &str, submode: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::mode::SUBMODES;
+    use svc_model::mode::SUBMODES;
 
     #[test]
     fn operator_modes_go_out_as_adif() {

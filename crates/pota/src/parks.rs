@@ -14,8 +14,8 @@ use sqlx::sqlite::{
 use sqlx::{QueryBuilder, Row, Sqlite};
 
 use super::{Pota, PotaError, number, text};
-use crate::model::Timestamp;
-use crate::model::program::normalize_reference;
+use svc_model::Timestamp;
+use svc_model::program::normalize_reference;
 
 /// An entry older than this is asked for again: parks are renamed and moved rarely.
 const REFRESH_AFTER_MS: i64 = 30 * 86_400_000;
@@ -74,7 +74,7 @@ pub const CACHE_FILE: &str = "parks.sqlite";
 
 /// The cache file: `parks.sqlite` in svc's data folder.
 pub fn parks_path() -> Result<PathBuf, PotaError> {
-    crate::datafiles::user_data_dir()
+    svc_datafiles::user_data_dir()
         .map(|dir| dir.join(CACHE_FILE))
         .ok_or_else(|| {
             PotaError::Cache(
@@ -90,7 +90,7 @@ pub(super) fn park_reference(raw: &str) -> Result<String, PotaError> {
     if raw.contains(',') {
         return Err(PotaError::Invalid(format!(
             "{:?} names several parks; give one, e.g. US-0001",
-            crate::model::ids::truncate(raw, 40)
+            svc_model::ids::truncate(raw, 40)
         )));
     }
     let reference =
@@ -396,12 +396,12 @@ pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    pub(in crate::pota) fn offline() -> Pota {
+    pub(in crate) fn offline() -> Pota {
         // Nothing listens on the discard port of loopback: these tests never reach POTA.
         Pota::new(reqwest::Url::parse("http://127.0.0.1:9").unwrap())
     }
 
-    pub(in crate::pota) fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    pub(in crate) fn block_on<F: std::future::Future>(f: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -453,7 +453,7 @@ pub(super) mod tests {
     }
 
     /// Whether an entry fetched at `at` is fresh now.
-    pub(in crate::pota) fn fresh_now(at: Timestamp) -> bool {
+    pub(in crate) fn fresh_now(at: Timestamp) -> bool {
         fresh(at, Timestamp::now())
     }
 

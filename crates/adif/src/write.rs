@@ -238,7 +238,7 @@ fn valid_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adif::Reader;
+    use crate::Reader;
     use chrono::TimeZone;
 
     fn created() -> DateTime<Utc> {
@@ -291,7 +291,7 @@ mod tests {
             )),
             "{out}"
         );
-        let reader = crate::adif::read::Reader::new(std::io::Cursor::new(out.as_bytes())).unwrap();
+        let reader = crate::read::Reader::new(std::io::Cursor::new(out.as_bytes())).unwrap();
         assert_eq!(reader.header().get("PROGRAMID"), Some("svc"));
         let records: Vec<_> = reader.collect::<Result<_, _>>().unwrap();
         assert_eq!(records.len(), 1);

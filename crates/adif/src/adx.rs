@@ -114,7 +114,7 @@ fn text(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adif::{Format, Reader, Writer};
+    use crate::{Format, Reader, Writer};
     use chrono::TimeZone;
 
     #[test]

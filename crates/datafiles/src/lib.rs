@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::model::dxcc::Dxcc;
-use crate::model::scp::MasterScp;
+use svc_model::dxcc::Dxcc;
+use svc_model::scp::MasterScp;
 
 /// The country file's name in the data directory.
 pub const COUNTRY_FILE: &str = "cty.csv";

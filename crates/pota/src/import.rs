@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::PotaError;
 use super::parks::{Park, Parks, insert, park_reference};
-use crate::model::Timestamp;
+use svc_model::Timestamp;
 
 /// Parks a statement of an import inserts: 7 values each stays far below SQLite's limit of
 /// bound values, and 80,000 parks take some 160 statements.
@@ -127,7 +127,7 @@ impl Columns {
         let reference = park_reference(raw).map_err(|_| {
             format!(
                 "{:?} is not a park reference",
-                crate::model::ids::truncate(raw, 30)
+                svc_model::ids::truncate(raw, 30)
             )
         })?;
         let name = field(Some(self.name)).ok_or_else(|| format!("{reference} has no name"))?;
@@ -150,8 +150,8 @@ impl Columns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pota::ParkSource;
-    use crate::pota::parks::tests::{block_on, fresh_now, offline};
+    use crate::ParkSource;
+    use crate::parks::tests::{block_on, fresh_now, offline};
 
     #[test]
     fn the_park_list_is_read_with_its_quirks() {

@@ -6,11 +6,11 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Pota, PotaError, number, text};
-use crate::model::Timestamp;
-use crate::model::band::{BAND_NAMES, band_for_mhz, read_mhz};
-use crate::model::callsign::normalize_callsign;
-use crate::model::mode::{PotaMode, check_mode};
-use crate::model::program::normalize_reference;
+use svc_model::Timestamp;
+use svc_model::band::{BAND_NAMES, band_for_mhz, read_mhz};
+use svc_model::callsign::normalize_callsign;
+use svc_model::mode::{PotaMode, check_mode};
+use svc_model::program::normalize_reference;
 
 /// What a spot says POTA's `source` is: the program that sent it.
 const SOURCE: &str = "svc";
@@ -114,7 +114,7 @@ impl ModeFilter {
             _ => ModeFilter::Mode(check_mode("mode", t, true).map_err(|_| {
                 format!(
                     "{:?} is not a mode; give cw, phone, data, or a mode such as FT8 or SSB",
-                    crate::model::ids::truncate(text, 30)
+                    svc_model::ids::truncate(text, 30)
                 )
             })?),
         })
@@ -145,7 +145,7 @@ impl SpotFilter {
             .ok_or_else(|| {
                 format!(
                     "{:?} is not a band; give one such as 40m, 20m or 2m",
-                    crate::model::ids::truncate(text, 30)
+                    svc_model::ids::truncate(text, 30)
                 )
             })
     }
@@ -176,7 +176,7 @@ impl NewSpot {
     /// The spot as it is sent, every field checked and normalized: what POTA is told must be
     /// right, since hunters act on it at once.
     fn checked(&self) -> Result<NewSpot, PotaError> {
-        let invalid = |e: crate::model::ApiError| PotaError::Invalid(e.message);
+        let invalid = |e: svc_model::ApiError| PotaError::Invalid(e.message);
         let frequency = read_mhz("frequency", self.frequency).map_err(invalid)?.mhz;
         if self.reference.contains(',') {
             return Err(PotaError::Invalid(
