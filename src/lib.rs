@@ -6,7 +6,7 @@
 
 pub use svc_adif as adif;
 pub mod cli;
-pub mod client;
+pub use svc_client as client;
 pub mod cmd;
 pub use svc_datafiles as datafiles;
 pub mod demo;

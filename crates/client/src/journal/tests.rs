@@ -74,7 +74,7 @@ fn whoami(count: i64) -> Whoami {
     Whoami {
         callsign: "W1AW".into(),
         plan: "free".into(),
-        tier: crate::model::Tier::Basic,
+        tier: svc_model::Tier::Basic,
         native_qso_count: count,
         qso_cap: Some(50),
     }
@@ -1238,8 +1238,8 @@ async fn counts_stop_at_zero_and_at_a_cycle_of_parents() {
     assert_eq!(qsos, 0);
 }
 
-fn lookup_of(call: &str, name: &str, fetched_at: i64) -> crate::client::lookup::Lookup {
-    crate::client::lookup::Lookup {
+fn lookup_of(call: &str, name: &str, fetched_at: i64) -> crate::lookup::Lookup {
+    crate::lookup::Lookup {
         callsign: call.into(),
         name: Some(name.into()),
         qth: Some("Newington".into()),
@@ -1250,7 +1250,7 @@ fn lookup_of(call: &str, name: &str, fetched_at: i64) -> crate::client::lookup::
         cq_zone: Some(5),
         itu_zone: Some(8),
         continent: None,
-        source: crate::client::lookup::Service::Qrz,
+        source: crate::lookup::Service::Qrz,
         fetched_at: Timestamp(fetched_at),
         note: None,
     }

@@ -7,8 +7,8 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Client, ClientError, FULL_PAGE};
-use crate::adif::{self, Format, Record, Writer};
-use crate::model::{Contact, Folder, FolderType, Timestamp};
+use svc_adif::{Format, Record, Writer};
+use svc_model::{Contact, Folder, FolderType, Timestamp};
 
 #[derive(Debug)]
 pub enum ExportError {
@@ -91,7 +91,7 @@ pub async fn write_folder<W: Write>(
         let mut older_than_window = false;
         for contact in &page.items {
             if window.holds(contact.time_on) {
-                out.record(&adif::contact::record_for(contact, account_callsign))
+                out.record(&svc_adif::contact::record_for(contact, account_callsign))
                     .map_err(ExportError::Write)?;
                 written += 1;
             } else if window.since.is_some_and(|s| contact.time_on < s) {
@@ -300,7 +300,7 @@ async fn pota_files(
         .map(|(park, file_name)| {
             let mut records = Vec::new();
             for contact in &contacts {
-                for mut record in adif::contact::records_per_park(contact, activator) {
+                for mut record in svc_adif::contact::records_per_park(contact, activator) {
                     record.set("STATION_CALLSIGN", activator);
                     record.set("MY_SIG", "POTA");
                     record.set("MY_SIG_INFO", &park);

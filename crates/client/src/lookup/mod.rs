@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 pub use cache::{Answer, FRESH_FOR};
 pub use credentials::{Connected, Forgotten, Place, connected, forget, store};
 
-use crate::model::Timestamp;
-use crate::model::callsign::normalize_callsign;
+use svc_model::Timestamp;
+use svc_model::callsign::normalize_callsign;
 
 /// Where QRZ's XML service answers.
 pub const DEFAULT_QRZ_XML_URL: &str = "https://xmldata.qrz.com/xml/current/";

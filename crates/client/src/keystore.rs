@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::config::{Config, ConfigError, config_path};
-use crate::model::ApiKey;
+use svc_model::ApiKey;
 
 pub const KEYCHAIN_SERVICE: &str = "svc-cli";
 pub const KEYCHAIN_ACCOUNT: &str = "default";

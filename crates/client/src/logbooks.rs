@@ -4,7 +4,7 @@ use reqwest::Method;
 use serde::{Deserialize, Serialize};
 
 use super::{Client, ClientError, encode};
-use crate::model::{Logbook, Review};
+use svc_model::{Logbook, Review};
 
 /// Body of `POST /v1/logbooks`.
 #[derive(Debug, Clone, Serialize)]

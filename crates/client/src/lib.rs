@@ -26,13 +26,13 @@ pub use types::{
     NewFolderRequest,
 };
 
-use crate::model::ids::{base32, random_bytes};
-use crate::model::text::printable;
-use crate::model::{
+use svc_model::ids::{base32, random_bytes};
+use svc_model::text::printable;
+use svc_model::{
     ApiKey, Contact, ErrorBody, ErrorCode, Folder, FolderType, PLAN_HEADER, Page, Plan,
     QSO_CAP_HEADER, Whoami,
 };
-use crate::outbound::transport_message;
+use svc_outbound::transport_message;
 
 /// How hard the client tries before it reports a failure.
 #[derive(Debug, Clone)]
@@ -81,7 +81,7 @@ pub type Observer = Box<dyn Fn(&Attempt) + Send + Sync>;
 pub const MAX_BATCH: usize = 500;
 
 /// Page size used when a list is read to its end: the largest the server gives.
-pub const FULL_PAGE: u32 = crate::model::page::MAX_LIMIT;
+pub const FULL_PAGE: u32 = svc_model::page::MAX_LIMIT;
 
 pub struct Client {
     base: Url,
@@ -152,7 +152,7 @@ fn http_client(
     connect: Duration,
     answer: Duration,
 ) -> Result<reqwest::Client, ClientError> {
-    crate::outbound::http_client(base, connect, answer).map_err(|message| ClientError::Transport {
+    svc_outbound::http_client(base, connect, answer).map_err(|message| ClientError::Transport {
         message,
         attempts: 0,
     })
@@ -497,9 +497,9 @@ impl Client {
     pub async fn adif(
         &self,
         folder_id: Option<&str>,
-        since: Option<crate::model::Timestamp>,
-        until: Option<crate::model::Timestamp>,
-        format: crate::adif::Format,
+        since: Option<svc_model::Timestamp>,
+        until: Option<svc_model::Timestamp>,
+        format: svc_adif::Format,
     ) -> Result<reqwest::Response, ClientError> {
         let mut query = Vec::new();
         if let Some(id) = folder_id {
@@ -511,8 +511,8 @@ impl Client {
             }
         }
         let format = match format {
-            crate::adif::Format::Adi => "adi",
-            crate::adif::Format::Adx => "adx",
+            svc_adif::Format::Adi => "adi",
+            svc_adif::Format::Adx => "adx",
         };
         query.push(("format", format.to_owned()));
         self.call_with(

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use super::{Callbook, Lookup, LookupError};
-use crate::client::journal::Journal;
-use crate::model::callsign::normalize_callsign;
+use crate::journal::Journal;
+use svc_model::callsign::normalize_callsign;
 
 /// How long a cached answer is used without asking the callbook again.
 pub const FRESH_FOR: Duration = Duration::from_secs(30 * 86_400);

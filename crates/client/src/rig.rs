@@ -26,8 +26,8 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::model::mode::{ModeClass, parent};
-use crate::model::text::printable;
+use svc_model::mode::{ModeClass, parent};
+use svc_model::text::printable;
 
 /// rigctld's port when none is given.
 pub const DEFAULT_PORT: u16 = 4532;

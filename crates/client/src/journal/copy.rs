@@ -14,7 +14,7 @@ pub fn contact_of(request: &NewContactRequest, id: &str, logged_at: Timestamp) -
         folder_id: request.folder_id.clone(),
         callsign: request.callsign.clone(),
         frequency: request.frequency,
-        band: crate::model::band::band_for_mhz(request.frequency)
+        band: svc_model::band::band_for_mhz(request.frequency)
             .unwrap_or("?")
             .to_owned(),
         // As the service will store it.

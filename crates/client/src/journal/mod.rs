@@ -31,10 +31,10 @@ pub use copy::contact_of;
 use copy::{add_to_counts, add_to_whoami, copied_folder, copy_contact};
 pub use sender::{PushReport, SenderEvent, push, spawn_sender};
 
-use crate::client::{NewActivationRequest, NewContactRequest, idempotency_key};
-use crate::model::ids::{base32, random_bytes};
-use crate::model::time::parse_month;
-use crate::model::{
+use crate::{NewActivationRequest, NewContactRequest, idempotency_key};
+use svc_model::ids::{base32, random_bytes};
+use svc_model::time::parse_month;
+use svc_model::{
     ActivationInput, ApiKey, Contact, Folder, FolderType, IdKind, NewActivation, NewMonthly,
     Program, Timestamp, Whoami,
 };
@@ -167,7 +167,7 @@ pub struct EntryError {
 impl EntryError {
     /// The exit code the command line gives this refusal (the table of `ServerError`).
     pub fn exit_code(&self) -> u8 {
-        crate::client::ServerError {
+        crate::ServerError {
             error: self.code.clone(),
             message: self.message.clone(),
             details: self.details.clone(),
@@ -267,7 +267,7 @@ impl std::fmt::Debug for Journal {
 
 /// The journal folder: `$XDG_DATA_HOME/svc/journal`, else `~/.local/share/svc/journal`.
 pub fn journal_dir() -> Result<PathBuf, JournalError> {
-    crate::datafiles::user_data_dir()
+    svc_datafiles::user_data_dir()
         .map(|data| data.join("journal"))
         .ok_or_else(|| {
             JournalError::Storage(
@@ -619,7 +619,7 @@ fn check_contact(contact: &NewContactRequest) -> Result<(), JournalError> {
     if !IdKind::Folder.is_valid(&contact.folder_id) && !is_local_folder_id(&contact.folder_id) {
         return Err(JournalError::Invalid(format!(
             "folder id {:?} is neither a folder (fld_…) nor a folder logged here (loc_…)",
-            crate::model::ids::truncate(&contact.folder_id, 40)
+            svc_model::ids::truncate(&contact.folder_id, 40)
         )));
     }
     Ok(())
@@ -814,7 +814,7 @@ impl Journal {
             Some(id) => Some(Program::from_id(id.trim()).ok_or_else(|| {
                 JournalError::Invalid(format!(
                     "program {:?} is not known; use pota",
-                    crate::model::ids::truncate(id, 20)
+                    svc_model::ids::truncate(id, 20)
                 ))
             })?),
         };
@@ -1327,7 +1327,7 @@ impl Journal {
             };
             let error = EntryError {
                 status: 400,
-                code: crate::model::ErrorCode::ValidationError.as_str().to_owned(),
+                code: svc_model::ErrorCode::ValidationError.as_str().to_owned(),
                 message: format!(
                     "its folder {} ({local_id}) was never made, {why}; log the contact into another folder, or drop it",
                     folder.name

@@ -11,11 +11,11 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
 use super::{Claim, Counts, Entry, EntryError, EntryRequest, Journal, JournalError, Outcome};
-use crate::client::{
+use crate::{
     BatchItem, BatchResult, Client, ClientError, CreatedContact, MAX_BATCH, NewFolderRequest,
     ServerError,
 };
-use crate::model::{ErrorCode, Folder, Timestamp};
+use svc_model::{ErrorCode, Folder, Timestamp};
 
 /// How long a sender holds what it took up: longer than the client's worst case for one
 /// request with its own retries (three attempts, a Retry-After of up to a minute), so entries

@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::text::printable;
+use svc_model::text::printable;
 
-use crate::model::{Contact, Fields, FieldsPatch, Folder};
+use svc_model::{Contact, Fields, FieldsPatch, Folder};
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -212,14 +212,14 @@ impl BatchResult {
     /// The item as a single create's outcome.
     // The error is what a single create answers, unboxed like the rest of the client's.
     #[allow(clippy::result_large_err)]
-    pub fn into_result(self) -> Result<CreatedContact, crate::client::ServerError> {
+    pub fn into_result(self) -> Result<CreatedContact, crate::ServerError> {
         match (self.status, self.id) {
             (200..=299, Some(id)) => Ok(CreatedContact {
                 id,
                 duplicate_of: self.duplicate_of,
                 replayed: self.replayed || self.status == 200,
             }),
-            (status, _) => Err(crate::client::ServerError {
+            (status, _) => Err(crate::ServerError {
                 error: printable(&self.error.unwrap_or_else(|| "internal".into())),
                 message: printable(
                     &self

@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 
-use crate::model::ErrorCode;
-use crate::model::error::exit_code_for_status;
+use svc_model::ErrorCode;
+use svc_model::error::exit_code_for_status;
 
 /// The error envelope of a non-2xx response, with what the HTTP layer added.
 #[derive(Debug, Clone, PartialEq)]

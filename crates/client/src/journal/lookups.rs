@@ -2,7 +2,7 @@
 //! is known with no link, and not asked for again every time it is typed.
 
 use super::*;
-use crate::client::lookup::Lookup;
+use crate::lookup::Lookup;
 
 impl Journal {
     /// The answer kept for `callsign` (as typed, in any case), whatever its age:

@@ -301,7 +301,7 @@ impl Config {
         let mut text = serde_json::to_string_pretty(&Value::Object(self.fields.clone()))
             .map_err(|e| fail(e.to_string()))?;
         text.push('\n');
-        let suffix = crate::model::ids::base32(&crate::model::ids::random_bytes::<5>());
+        let suffix = svc_model::ids::base32(&svc_model::ids::random_bytes::<5>());
         let tmp = dir.join(format!(".config.json.{suffix}"));
         let written =
             write_private(&tmp, text.as_bytes()).and_then(|()| std::fs::rename(&tmp, &self.path));

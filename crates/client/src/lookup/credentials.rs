@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 
 use super::{LookupError, Password, Service};
-use crate::client::config::{Config, config_path};
-use crate::client::keystore::{
+use crate::config::{Config, config_path};
+use crate::keystore::{
     keyring_disabled, load_config, secret_delete, secret_get, secret_set,
 };
 
