@@ -14,6 +14,6 @@ pub mod mcp;
 pub use svc_model as model;
 pub use svc_outbound as outbound;
 pub use svc_pota as pota;
-pub mod server;
+pub use svc_server as server;
 pub use svc_store as store;
 pub mod tui;

@@ -1,0 +1,266 @@
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+use serde_json::Value;
+
+use super::error::ApiResult;
+use super::extract::{Auth, CursorKind, Elevated, IdemKey, JsonBody, NoQuery, Params};
+use super::{AppState, page};
+use svc_model::dxcc::Dxcc;
+use svc_model::page::DEFAULT_LIMIT;
+use svc_model::{
+    ApiError, Contact, ContactInput, ContactPatch, Fields, FieldsPatch, Folder, FolderType, IdKind,
+    NewContact, Page, Timestamp,
+};
+
+/// The seed's fields of a contact body; the rest are model::fields's and `adif`.
+const SEED_FIELDS: &[&str] = &[
+    "folderId",
+    "callsign",
+    "frequency",
+    "mode",
+    "timeOn",
+    "rstSent",
+    "rstReceived",
+    "name",
+    "notes",
+    "sig",
+    "sigInfo",
+    "mySig",
+    "mySigInfo",
+    "stationCallsign",
+    "activationId",
+];
+
+/// Every field a contact body takes, listed once per process: every create reads it.
+pub(super) fn body_fields() -> &'static [&'static str] {
+    static ALL: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        let mut all = SEED_FIELDS.to_vec();
+        all.extend(svc_model::fields::FIELDS.iter().map(|d| d.wire));
+        all.push("adif");
+        all.push("bandOnly");
+        all
+    });
+    &ALL
+}
+
+pub(super) fn folder_not_found(id: &str) -> ApiError {
+    ApiError::not_found(format!("folder {id} not found"))
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    Auth(who): Auth,
+    Path(folder_id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Json<Page<Contact>>> {
+    let folder_id = IdKind::Folder.parse("folderId", &folder_id)?;
+    let params = Params::parse(query.as_deref(), &["limit", "cursor"])?;
+    let limit = params.limit(DEFAULT_LIMIT)?;
+    let after = params.cursor(CursorKind::Contacts)?;
+    let Some(folder) = state.store.folder(&who.account_id, &folder_id).await? else {
+        return Err(folder_not_found(&folder_id).into());
+    };
+    // A container holds no contacts of its own: it lists those of the folders below it, and
+    // All Contacts (the root) every contact of the account.
+    let mut rows = if folder.folder_type == FolderType::Category {
+        let below = folder.parent_id.is_some().then_some(folder_id.as_str());
+        state
+            .store
+            .list_contacts_below(&who.account_id, below, after, limit)
+            .await?
+    } else {
+        state.store.list_contacts(&folder_id, after, limit).await?
+    };
+    if state.logbooks.is_some() {
+        // Where each went in the account's external logbooks.
+        let ids: Vec<String> = rows.iter().map(|(c, _)| c.id.clone()).collect();
+        for (id, copy) in state.store.external_copies(&ids).await? {
+            if let Some((c, _)) = rows.iter_mut().find(|(c, _)| c.id == id) {
+                c.external.push(copy);
+            }
+        }
+    }
+    Ok(Json(page(rows, limit, CursorKind::Contacts)))
+}
+
+fn read_input(body: &mut JsonBody) -> Result<ContactInput, ApiError> {
+    Ok(ContactInput {
+        folder_id: body.required_string("folderId", "fld_…")?,
+        callsign: body.required_string("callsign", "W1AW")?,
+        frequency: body.required_number("frequency", "14.074")?,
+        mode: body.required_string("mode", "FT8")?,
+        time_on: body.required_string("timeOn", "2026-11-22T14:05:00Z")?,
+        rst_sent: body.string("rstSent")?,
+        rst_received: body.string("rstReceived")?,
+        name: body.string("name")?,
+        notes: body.string("notes")?,
+        sig: body.string("sig")?,
+        sig_info: body.string("sigInfo")?,
+        my_sig: body.string("mySig")?,
+        my_sig_info: body.string("mySigInfo")?,
+        station_callsign: body.string("stationCallsign")?,
+        activation_id: body.string("activationId")?,
+        fields: Fields::from_json(|name| body.value(name))?,
+        from_file: false,
+    })
+}
+
+/// Reads a contact body: each field's type and presence, then unknown fields (refused with
+/// `known` as the list of what is taken), then the shape of the folder id.
+pub(super) fn read_contact(mut body: JsonBody, known: &[&str]) -> Result<ContactInput, ApiError> {
+    let mut input = read_input(&mut body)?;
+    body.finish(known)?;
+    input.folder_id = IdKind::Folder.parse("folderId", &input.folder_id)?;
+    Ok(input)
+}
+
+/// Applies the rules of the contact's folder, which must be the account's, and fills the
+/// DXCC entity and zones the contact lacks from its callsign.
+pub(super) fn check_contact(
+    input: &ContactInput,
+    folder: Option<&Folder>,
+    now: Timestamp,
+    dxcc: &Dxcc,
+) -> Result<NewContact, ApiError> {
+    let folder = folder.ok_or_else(|| folder_not_found(&input.folder_id))?;
+    let mut contact = NewContact::validate(input, folder, now)?;
+    dxcc.fill(&contact.callsign, &mut contact.fields);
+    Ok(contact)
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    Auth(who): Auth,
+    _: NoQuery,
+    idem_key: IdemKey,
+    body: JsonBody,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let idem = idem_key.request(&body);
+    let input = read_contact(body, body_fields())?;
+    let folder = state
+        .store
+        .folder_for_contacts(&who.account_id, &input.folder_id)
+        .await?;
+    let now = Timestamp::now();
+    let contact = check_contact(&input, folder.as_ref(), now, &state.dxcc)?;
+    let (created, replayed) = state
+        .store
+        .create_contact(&who.account_id, &contact, &state.limits, now, idem.as_ref())
+        .await?
+        .into_parts();
+    let mut response = serde_json::to_value(&created).unwrap_or_default();
+    if replayed {
+        response["replayed"] = Value::Bool(true);
+    }
+    Ok((StatusCode::CREATED, Json(response)))
+}
+
+/// `DELETE /v1/contacts/{qsoId}`. With an `Idempotency-Key`, a retry after the contact is gone
+/// answers the first answer again, so a client whose answer was lost does not read `not_found`
+/// as a failure. The body is ignored, so the request is its method and path alone.
+pub async fn delete(
+    State(state): State<AppState>,
+    auth: Auth,
+    _: NoQuery,
+    Path(qso_id): Path<String>,
+    idem_key: IdemKey,
+) -> ApiResult<Json<Value>> {
+    auth.require_elevated()?;
+    let qso_id = IdKind::Contact.parse("qsoId", &qso_id)?;
+    let request = JsonBody::new(
+        "DELETE",
+        &format!("/v1/contacts/{qso_id}"),
+        serde_json::Map::new(),
+    );
+    let idem = idem_key.request(&request);
+    let (deleted, replayed) = state
+        .store
+        .delete_contact(&auth.0.account_id, &qso_id, Timestamp::now(), idem.as_ref())
+        .await?
+        .into_parts();
+    let mut response = serde_json::to_value(&deleted).unwrap_or_default();
+    if replayed {
+        response["replayed"] = Value::Bool(true);
+    }
+    Ok(Json(response))
+}
+
+/// Reads an edit's body: each field's type, null where it is refused (for fields every contact
+/// has), unknown fields, then the shape of a folder or activation id. An edit takes a create's
+/// fields.
+fn read_patch(mut body: JsonBody) -> Result<ContactPatch, ApiError> {
+    let folder_id = match body.patch_string("folderId")? {
+        Some(None) => {
+            return Err(ApiError::field(
+                "folderId",
+                "folderId cannot be cleared: an edit keeps the contact in its folder; leave folderId out",
+            ));
+        }
+        Some(Some(id)) => Some(id),
+        None => None,
+    };
+    let mut patch = ContactPatch {
+        folder_id,
+        callsign: body.patch_required_string("callsign", "W1AW")?,
+        frequency: body.patch_number("frequency", "14.074")?,
+        mode: body.patch_required_string("mode", "FT8")?,
+        time_on: body.patch_required_string("timeOn", "2026-11-22T14:05:00Z")?,
+        rst_sent: body.patch_string("rstSent")?,
+        rst_received: body.patch_string("rstReceived")?,
+        name: body.patch_string("name")?,
+        notes: body.patch_string("notes")?,
+        sig: body.patch_string("sig")?,
+        sig_info: body.patch_string("sigInfo")?,
+        my_sig: body.patch_string("mySig")?,
+        my_sig_info: body.patch_string("mySigInfo")?,
+        station_callsign: body.patch_string("stationCallsign")?,
+        activation_id: body.patch_string("activationId")?,
+        fields: FieldsPatch::from_json(|name| body.raw(name))?,
+        entity: None,
+    };
+    let known = body_fields();
+    body.finish(known)?;
+    if patch.is_empty() {
+        return Err(ApiError::validation(format!(
+            "the body names no field to change; send one or more of {}",
+            known.join(", ")
+        )));
+    }
+    if let Some(id) = &patch.folder_id {
+        patch.folder_id = Some(IdKind::Folder.parse("folderId", id)?);
+    }
+    Ok(patch)
+}
+
+/// `PATCH /v1/contacts/{qsoId}`: the fields given replace the stored ones (null clears an
+/// optional one), and the result must pass the folder's rules as a create would.
+pub async fn edit(
+    State(state): State<AppState>,
+    Elevated(who): Elevated,
+    _: NoQuery,
+    Path(qso_id): Path<String>,
+    idem_key: IdemKey,
+    body: JsonBody,
+) -> ApiResult<Json<Value>> {
+    let qso_id = IdKind::Contact.parse("qsoId", &qso_id)?;
+    let idem = idem_key.request(&body);
+    let mut patch = read_patch(body)?;
+    patch.follow_call(&state.dxcc);
+    let (contact, replayed) = state
+        .store
+        .edit_contact(
+            &who.account_id,
+            &qso_id,
+            &patch,
+            Timestamp::now(),
+            idem.as_ref(),
+        )
+        .await?
+        .into_parts();
+    let mut response = serde_json::to_value(&contact).unwrap_or_default();
+    if replayed {
+        response["replayed"] = Value::Bool(true);
+    }
+    Ok(Json(response))
+}

@@ -1,0 +1,382 @@
+//! The worker that sends the queue of external copies: each contact pushed, each deleted one
+//! deleted there. It runs in every server process; the database hands each job to one of them
+//! at a time (a lease), so nothing is sent twice by two processes and nothing is lost when a
+//! process stops mid-job (the lease runs out and another takes it).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::Logbooks;
+use super::qrz::{Inserted, Qrz, QrzError};
+use svc_adif as adif;
+use svc_model::dxcc::Dxcc;
+use svc_model::filing::{Filed, Place};
+use svc_model::{
+    ActivationInput, ContactInput, Folder, NewActivation, NewContact, NewMonthly, Program,
+    Timestamp,
+};
+use crate::contacts::check_contact;
+use svc_store::{
+    ExternalAction, ExternalJob, ExternalOutcome, FromBook, ImportJob, Limits, Replacing, Store,
+};
+
+/// Jobs taken at a time.
+const CLAIM: i64 = 20;
+/// Books a process sends to at once; each book gets one request at a time, so that a book
+/// that does not answer holds up only itself.
+const BOOKS_AT_ONCE: usize = 16;
+/// Long enough for the provider's slowest answer; a job of a process that died goes again
+/// after it.
+const LEASE_MS: i64 = 120_000;
+/// How often an idle worker looks for work.
+const IDLE: Duration = Duration::from_secs(1);
+/// The longest wait before a failing job is tried again.
+const MAX_RETRY_MS: i64 = 15 * 60 * 1000;
+
+/// Records asked of a book at a time.
+const IMPORT_PAGE: u32 = 100;
+/// How often a synced book is read for contacts logged elsewhere.
+const IMPORT_EVERY_MS: i64 = 5 * 60 * 1000;
+
+/// Runs the pushes and the imports until the process ends.
+pub async fn run(store: Arc<dyn Store>, logbooks: Arc<Logbooks>, limits: Limits, dxcc: Arc<Dxcc>) {
+    tokio::join!(
+        push_loop(store.clone(), logbooks.clone()),
+        import_loop(store, logbooks, limits, dxcc)
+    );
+}
+
+/// Takes due jobs and sends each book's in a task of its own, one request at a time per book
+/// and [`BOOKS_AT_ONCE`] books at once; a book still sending is not given more jobs, so a
+/// book that hangs delays its own contacts only.
+async fn push_loop(store: Arc<dyn Store>, logbooks: Arc<Logbooks>) {
+    let sending: Arc<Mutex<HashSet<String>>> = Arc::default();
+    loop {
+        let busy: Vec<String> = lock(&sending).iter().cloned().collect();
+        if busy.len() >= BOOKS_AT_ONCE {
+            tokio::time::sleep(BOOK_WAIT).await;
+            continue;
+        }
+        let now = Timestamp::now();
+        let jobs = match store.claim_external(now, LEASE_MS, CLAIM, &busy).await {
+            Ok(jobs) => jobs,
+            Err(e) => {
+                tracing::warn!(error = %e, "external logbooks: cannot read the queue");
+                Vec::new()
+            }
+        };
+        if jobs.is_empty() {
+            tokio::time::sleep(IDLE).await;
+            continue;
+        }
+        let mut books: HashMap<String, Vec<ExternalJob>> = HashMap::new();
+        for job in jobs {
+            books.entry(job.logbook_id.clone()).or_default().push(job);
+        }
+        for (book, jobs) in books {
+            lock(&sending).insert(book.clone());
+            let (store, logbooks, sending) = (store.clone(), logbooks.clone(), sending.clone());
+            // The lease ends at `now + LEASE_MS`; a job not sent by then is another
+            // process's to take, so it is left for the lease to run out.
+            let until = now.millis() + LEASE_MS - LEASE_MARGIN_MS;
+            tokio::spawn(async move {
+                for job in jobs {
+                    if Timestamp::now().millis() >= until {
+                        break;
+                    }
+                    let outcome = send(&logbooks, &job).await;
+                    if let Err(e) = store
+                        .settle_external(&job, &outcome, Timestamp::now())
+                        .await
+                    {
+                        tracing::warn!(error = %e, logbook = %job.logbook_id, "external logbooks: cannot record a result");
+                    }
+                }
+                lock(&sending).remove(&book);
+            });
+        }
+    }
+}
+
+/// How long the claimer waits while every book slot is sending.
+const BOOK_WAIT: Duration = Duration::from_millis(200);
+/// Time a job may still need once started: an edit's two requests (a delete, then the
+/// replacement) at the provider's time-out of 30 s each, and then some.
+const LEASE_MARGIN_MS: i64 = 70_000;
+
+fn lock(set: &Mutex<HashSet<String>>) -> std::sync::MutexGuard<'_, HashSet<String>> {
+    set.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The wait before try `attempts + 1`: 2 s, doubling, at most 15 minutes.
+fn retry_after(attempts: i64) -> Duration {
+    let ms = 2_000i64.saturating_mul(1 << attempts.clamp(1, 20).saturating_sub(1));
+    Duration::from_millis(ms.min(MAX_RETRY_MS) as u64)
+}
+
+async fn send(logbooks: &Logbooks, job: &ExternalJob) -> ExternalOutcome {
+    let Some(key) = logbooks.secret.open(&job.logbook_id, &job.key_sealed) else {
+        return ExternalOutcome::Paused(
+            "the service cannot open this logbook's key (its secret changed); give the key again"
+                .into(),
+        );
+    };
+    let answer = match &job.action {
+        ExternalAction::Push {
+            contact,
+            account_callsign,
+            replacing,
+        } => {
+            let record = adif::contact::record_for(contact, account_callsign);
+            let text = match adif::record_text(&record) {
+                Ok(text) => text,
+                Err(e) => return ExternalOutcome::Refused(format!("cannot write its ADIF: {e}")),
+            };
+            let sent = match replacing {
+                None => logbooks.qrz.insert(&key, &text).await,
+                Some(old) => replace(&logbooks.qrz, &key, old, &text).await,
+            };
+            sent.map(|inserted| match inserted {
+                Inserted::New { log_id } | Inserted::Replaced { log_id } => {
+                    ExternalOutcome::Pushed {
+                        log_id: Some(log_id),
+                    }
+                }
+                // The book has it already: that is what was wanted.
+                Inserted::Duplicate => ExternalOutcome::Pushed { log_id: None },
+            })
+        }
+        ExternalAction::Delete { log_id } => logbooks
+            .qrz
+            .delete(&key, std::slice::from_ref(log_id))
+            .await
+            .map(|_| ExternalOutcome::Deleted),
+    };
+    match answer {
+        Ok(outcome) => outcome,
+        Err(QrzError::Auth(reason)) => ExternalOutcome::Paused(format!(
+            "QRZ refused the key ({reason}); give a new key to go on"
+        )),
+        Err(QrzError::Fail(reason)) => match job.action {
+            ExternalAction::Push { .. } => ExternalOutcome::Refused(format!("QRZ: {reason}")),
+            // A copy QRZ no longer has, or will not delete: nothing more to do here.
+            ExternalAction::Delete { .. } => ExternalOutcome::Deleted,
+        },
+        Err(e @ (QrzError::Transport(_) | QrzError::Malformed(_))) => ExternalOutcome::Retry {
+            error: e.to_string(),
+            due: Timestamp(
+                Timestamp::now().millis() + retry_after(job.attempts).as_millis() as i64,
+            ),
+        },
+    }
+}
+
+/// Sends an edited contact over the book's copy of it. The copy is deleted by its log id
+/// first: QRZ's `REPLACE` finds the copy to overwrite by call, band, mode and time, so a
+/// corrected callsign alone would add a record and leave the wrong one. `REPLACE` then
+/// overwrites a record of the book that already matches the corrected contact.
+async fn replace(qrz: &Qrz, key: &str, old: &Replacing, adif: &str) -> Result<Inserted, QrzError> {
+    if let Some(log_id) = &old.log_id {
+        match qrz.delete(key, std::slice::from_ref(log_id)).await {
+            // A copy the book no longer has (deleted there, or by an earlier try of this job)
+            // is as good as deleted.
+            Ok(_) | Err(QrzError::Fail(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    qrz.replace(key, adif).await
+}
+
+async fn import_loop(
+    store: Arc<dyn Store>,
+    logbooks: Arc<Logbooks>,
+    limits: Limits,
+    dxcc: Arc<Dxcc>,
+) {
+    let limits = limits.for_import();
+    loop {
+        let job = match store.claim_import(Timestamp::now(), LEASE_MS).await {
+            Ok(job) => job,
+            Err(e) => {
+                tracing::warn!(error = %e, "external logbooks: cannot look for imports");
+                None
+            }
+        };
+        let Some(job) = job else {
+            tokio::time::sleep(IDLE).await;
+            continue;
+        };
+        let error = import(&store, &logbooks, &limits, &dxcc, &job).await.err();
+        if let Some(e) = &error {
+            tracing::warn!(logbook = %job.logbook_id, error = %e, "external logbooks: import stopped");
+        }
+        let next = Timestamp(Timestamp::now().millis() + IMPORT_EVERY_MS);
+        if let Err(e) = store
+            .finish_import(&job.logbook_id, next, error.as_deref())
+            .await
+        {
+            tracing::warn!(error = %e, "external logbooks: cannot record an import");
+        }
+    }
+}
+
+/// Reads the book from where the last import stopped, page by page, and files each page.
+async fn import(
+    store: &Arc<dyn Store>,
+    logbooks: &Logbooks,
+    limits: &Limits,
+    dxcc: &Dxcc,
+    job: &ImportJob,
+) -> Result<(), String> {
+    let key = logbooks
+        .secret
+        .open(&job.logbook_id, &job.key_sealed)
+        .ok_or(
+            "the service cannot open this logbook's key (its secret changed); give the key again",
+        )?;
+    let mut after = job.after.clone();
+    let mut folders: HashMap<Place, Folder> = HashMap::new();
+    let mut unfiled = 0u64;
+    loop {
+        let page = logbooks
+            .qrz
+            .fetch(&key, after.as_deref(), IMPORT_PAGE)
+            .await
+            .map_err(|e| format!("reading from QRZ: {e}"))?;
+        let full = page.records.len() as u32 >= IMPORT_PAGE;
+        let now = Timestamp::now();
+        let mut items = Vec::with_capacity(page.records.len());
+        for (log_id, record) in &page.records {
+            match filed(store, job, record, now, &mut folders, dxcc).await {
+                Ok(contact) => items.push(FromBook {
+                    log_id: log_id.clone(),
+                    contact,
+                }),
+                Err(_) => unfiled += 1,
+            }
+        }
+        let done = store
+            .import_page(job, &items, page.last_log_id.as_deref(), limits, now)
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Some(stopped) = done.stopped {
+            return Err(stopped);
+        }
+        match page.last_log_id {
+            Some(last) if full => after = Some(last),
+            _ => break,
+        }
+    }
+    if unfiled > 0 {
+        return Err(format!(
+            "{unfiled} records from QRZ could not be filed (no date, time, call, mode or a frequency in a band)"
+        ));
+    }
+    Ok(())
+}
+
+/// A record from the book as a contact of the folder the model's filing rule gives it (as
+/// `svc import adif --auto` files it): an activator's record into its activation, found or made;
+/// the others into the monthly log of their UTC month.
+async fn filed(
+    store: &Arc<dyn Store>,
+    job: &ImportJob,
+    record: &adif::Record,
+    now: Timestamp,
+    folders: &mut HashMap<Place, Folder>,
+    dxcc: &Dxcc,
+) -> Result<NewContact, String> {
+    let c = adif::contact::imported(record)?;
+    let filed = c.filed();
+    let mut place = Place::of(&filed, Some(&job.callsign));
+    let activation = match &place {
+        Place::Activation {
+            callsign, parks, ..
+        } => NewActivation::validate(
+            &ActivationInput {
+                reference: Some(parks.clone()),
+                callsign: Some(callsign.clone()),
+                program: Some(Program::Pota),
+                location_name: None,
+                start_time: Some(c.time_on.clone()),
+            },
+            now,
+        )
+        .ok(),
+        Place::Monthly { .. } => None,
+    };
+    // An activation the record cannot make (a park POTA would not know) leaves the contact in
+    // its monthly log rather than out of the account.
+    if matches!(place, Place::Activation { .. }) && activation.is_none() {
+        place = Place::of(
+            &Filed {
+                my_sig: None,
+                ..filed
+            },
+            None,
+        );
+    }
+    let folder = match folders.get(&place) {
+        Some(folder) => folder.clone(),
+        None => {
+            let made = match (&activation, &place) {
+                (Some(activation), _) => {
+                    store
+                        .find_or_create_activation(&job.account_id, activation, now, None)
+                        .await
+                }
+                (None, Place::Monthly { month, program }) => {
+                    let monthly = NewMonthly::new(*program, month.clone());
+                    store
+                        .find_or_create_monthly(&job.account_id, &monthly, now, None)
+                        .await
+                }
+                // Filed by its month above.
+                (None, Place::Activation { .. }) => return Err(place.describe()),
+            };
+            let folder = made.map_err(|e| e.to_string())?.into_parts().0.folder;
+            folders.insert(place.clone(), folder.clone());
+            folder
+        }
+    };
+    // A monthly log takes no park of the operator's own: a record of another program's
+    // activation keeps its MY_SIG only when it names no program of svc's.
+    let own = matches!(place, Place::Monthly { .. })
+        && c.my_sig.as_deref().and_then(Program::from_sig).is_some();
+    let input = ContactInput {
+        folder_id: folder.id.clone(),
+        callsign: c.callsign,
+        frequency: c.frequency,
+        mode: c.mode,
+        time_on: c.time_on,
+        rst_sent: c.rst_sent,
+        rst_received: c.rst_received,
+        name: c.name,
+        notes: c.notes,
+        sig: c.sig,
+        sig_info: c.sig_info,
+        my_sig: if own { None } else { c.my_sig },
+        my_sig_info: if own { None } else { c.my_sig_info },
+        station_callsign: c.station_callsign,
+        activation_id: None,
+        fields: c.fields,
+        from_file: true,
+    };
+    check_contact(&input, Some(&folder), now, dxcc).map_err(|e| e.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_wait_longer_each_time_up_to_fifteen_minutes() {
+        assert_eq!(retry_after(1), Duration::from_secs(2));
+        assert_eq!(retry_after(2), Duration::from_secs(4));
+        assert_eq!(retry_after(5), Duration::from_secs(32));
+        assert_eq!(retry_after(40), Duration::from_secs(900));
+        assert_eq!(retry_after(0), Duration::from_secs(2));
+    }
+}
