@@ -16,4 +16,4 @@ pub use svc_outbound as outbound;
 pub use svc_pota as pota;
 pub use svc_server as server;
 pub use svc_store as store;
-pub mod tui;
+pub use svc_tui as tui;

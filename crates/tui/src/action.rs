@@ -5,11 +5,11 @@
 use ratatui::crossterm::event::KeyEvent;
 
 use super::journal::{JournalAnswer, JournalEffect};
-use crate::client::export::Exported;
-use crate::client::journal::SenderEvent;
-use crate::client::rig::{RigCommand, RigState};
-use crate::client::{ClientError, ContactEditRequest, Deleted, EditedContact};
-use crate::model::{Contact, Folder, Page, Timestamp, Whoami};
+use svc_client::export::Exported;
+use svc_client::journal::SenderEvent;
+use svc_client::rig::{RigCommand, RigState};
+use svc_client::{ClientError, ContactEditRequest, Deleted, EditedContact};
+use svc_model::{Contact, Folder, Page, Timestamp, Whoami};
 
 /// Contacts asked for per page.
 pub const PAGE_SIZE: u32 = 100;
@@ -71,7 +71,7 @@ pub enum Effect {
     /// POTA's spot list, for the hunter's list.
     LoadSpots,
     /// The activator's own spot, sent once.
-    Spot(crate::pota::NewSpot),
+    Spot(svc_pota::NewSpot),
     Export {
         folder: Folder,
         callsign: String,
@@ -91,7 +91,7 @@ pub enum Action {
     /// The country file and super check partial list were read; a file given or found in the
     /// data directory that could not be is why the shipped copy is used instead.
     CallsignsLoaded {
-        callsigns: std::sync::Arc<crate::tui::callsigns::Callsigns>,
+        callsigns: std::sync::Arc<crate::callsigns::Callsigns>,
         warning: Option<String>,
     },
     Resize(u16, u16),
@@ -125,15 +125,15 @@ pub enum Action {
     /// The callbook's answer for `call`, with its age in days when it came from the cache.
     LookedUp {
         call: String,
-        result: Result<(crate::client::lookup::Lookup, Option<i64>), String>,
+        result: Result<(svc_client::lookup::Lookup, Option<i64>), String>,
     },
     /// A park's name, once known.
     ParkNamed {
         reference: String,
         name: String,
     },
-    SpotsLoaded(Result<Vec<crate::pota::Spot>, String>),
-    Spotted(Result<crate::pota::Spot, String>),
+    SpotsLoaded(Result<Vec<svc_pota::Spot>, String>),
+    Spotted(Result<svc_pota::Spot, String>),
     Exported {
         name: String,
         result: Result<Exported, String>,

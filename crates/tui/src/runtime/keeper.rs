@@ -9,12 +9,12 @@ use tokio::sync::Notify;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
-use crate::client::Client;
-use crate::client::journal::{
+use svc_client::Client;
+use svc_client::journal::{
     Entry, EntryRequest, Journal, SenderEvent, is_local_folder_id, spawn_sender,
 };
-use crate::tui::action::Action;
-use crate::tui::journal::{JournalAnswer, JournalCopy, JournalEffect, JournalSource, Left};
+use crate::action::Action;
+use crate::journal::{JournalAnswer, JournalCopy, JournalEffect, JournalSource, Left};
 
 /// The run loop's journal and its sender.
 pub struct Keeper {
@@ -107,7 +107,7 @@ impl Keeper {
             return JournalAnswer::Missing;
         };
         let read = async {
-            Ok::<_, crate::client::journal::JournalError>(JournalCopy {
+            Ok::<_, svc_client::journal::JournalError>(JournalCopy {
                 snapshot: journal.snapshot().await?,
                 entries: journal.entries().await?,
                 counts: journal.counts().await?,
@@ -134,7 +134,7 @@ impl Keeper {
 }
 
 async fn write(journal: &Journal, effect: JournalEffect) -> JournalAnswer {
-    let text = |e: crate::client::journal::JournalError| e.to_string();
+    let text = |e: svc_client::journal::JournalError| e.to_string();
     match effect {
         JournalEffect::LogContact(request) => {
             let asked = request.folder_id.clone();

@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Widget, Wrap};
 use tui_input::Input;
 
 use super::list::{ListView, Load};
-use crate::model::Timestamp;
+use svc_model::Timestamp;
 
 /// How a message reads: its colour, or its weight without colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

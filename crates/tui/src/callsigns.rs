@@ -2,8 +2,8 @@
 //! known calls that contain what is typed (super check partial), the log's own first, as
 //! N1MM+ shows them while a call is typed.
 
-use crate::model::dxcc::Dxcc;
-use crate::model::scp::MasterScp;
+use svc_model::dxcc::Dxcc;
+use svc_model::scp::MasterScp;
 
 /// How many partial matches are looked for: more than a line shows, fewer than would cost.
 const PARTIALS: usize = 24;

@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
-use crate::tui::widgets::{Theme, centered, dialog_block};
+use crate::widgets::{Theme, centered, dialog_block};
 
 /// Every key binding, as the `?` screen lists them.
 pub const BINDINGS: &[(&str, &str)] = &[

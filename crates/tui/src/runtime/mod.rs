@@ -18,14 +18,14 @@ use reqwest::Url;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::client::rig::Rig;
-use crate::client::{Client, ClientError, RetryPolicy};
-use crate::model::{ApiKey, Timestamp};
-use crate::pota::{self, Pota};
-use crate::tui::action::{Action, Effect};
-use crate::tui::app::{App, Options, update};
-use crate::tui::journal::{JournalSource, Left};
-use crate::tui::ui;
+use svc_client::rig::Rig;
+use svc_client::{Client, ClientError, RetryPolicy};
+use svc_model::{ApiKey, Timestamp};
+use svc_pota::{Pota};
+use crate::action::{Action, Effect};
+use crate::app::{App, Options, update};
+use crate::journal::{JournalSource, Left};
+use crate::ui;
 
 /// How long the logbook waits to open a connection, and for a whole answer: a dead link, or
 /// one that accepts and never answers, shows as offline within seconds, not minutes. Nothing
@@ -98,7 +98,7 @@ fn panic_key() -> Option<char> {
 fn pota_client(url: Option<Url>) -> std::io::Result<Pota> {
     let url = match url {
         Some(url) => url,
-        None => pota::resolve_api_url(None).map_err(std::io::Error::other)?,
+        None => svc_pota::resolve_api_url(None).map_err(std::io::Error::other)?,
     };
     Ok(Pota::new(url))
 }
@@ -114,7 +114,7 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
     let pota = pota_client(options.pota.clone())?;
     let outside = tasks::Outside {
         // A cache that cannot be opened costs only the parks' names.
-        parks: pota::Parks::open(pota.clone()).await.ok().map(Arc::new),
+        parks: svc_pota::Parks::open(pota.clone()).await.ok().map(Arc::new),
         pota,
         callbook: options.callbook.clone(),
     };

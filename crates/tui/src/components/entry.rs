@@ -10,21 +10,21 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 use tui_input::Input;
 
-use crate::client::lookup::Lookup;
-use crate::client::{ContactEditRequest, NewContactRequest};
-use crate::model::FieldsPatch;
-use crate::model::activation::POTA_NEEDED;
-use crate::model::band::{mhz_text, read_frequency};
-use crate::model::callsign::normalize_callsign;
-use crate::model::contact::dupe_key;
+use svc_client::lookup::Lookup;
+use svc_client::{ContactEditRequest, NewContactRequest};
+use svc_model::FieldsPatch;
+use svc_model::activation::POTA_NEEDED;
+use svc_model::band::{mhz_text, read_frequency};
+use svc_model::callsign::normalize_callsign;
+use svc_model::contact::dupe_key;
 // The model's declared fields, named apart from the form's own `Field`.
-use crate::model::fields::{Field as Declared, Fields};
-use crate::model::program::normalize_reference;
-use crate::model::report::{Report, default_rst};
-use crate::model::text::{multi_line, single_line, token};
-use crate::model::{Contact, Folder, FolderType, Program, Timestamp};
-use crate::tui::components::activations::Meter;
-use crate::tui::widgets::{Focus, Theme, Tone, cursor_in, dialog_block, field};
+use svc_model::fields::{Field as Declared, Fields};
+use svc_model::program::normalize_reference;
+use svc_model::report::{Report, default_rst};
+use svc_model::text::{multi_line, single_line, token};
+use svc_model::{Contact, Folder, FolderType, Program, Timestamp};
+use crate::components::activations::Meter;
+use crate::widgets::{Focus, Theme, Tone, cursor_in, dialog_block, field};
 
 /// The entry form's fields, in the order Tab walks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,7 +187,7 @@ impl EntryForm {
         let mut form = EntryForm::new(
             folder_id,
             folder_name,
-            &crate::model::band::mhz_text(request.frequency),
+            &svc_model::band::mhz_text(request.frequency),
             &request.mode,
         );
         let text = |v: &Option<String>| v.clone().unwrap_or_default();
@@ -489,7 +489,7 @@ impl EntryForm {
         let name = single_line(
             "name",
             self.value(Field::Name),
-            crate::model::contact::MAX_NAME,
+            svc_model::contact::MAX_NAME,
         )
         .map_err(|e| (Field::Name, e.message))?;
         // The model's rule, the one the service applies: a grid the form lets through is one
@@ -501,7 +501,7 @@ impl EntryForm {
         let notes = multi_line(
             "notes",
             self.value(Field::Notes),
-            crate::model::contact::MAX_NOTES,
+            svc_model::contact::MAX_NOTES,
         )
         .map_err(|e| (Field::Notes, e.message))?;
         let time_on = time_on(self.value(Field::Time), now).map_err(|m| (Field::Time, m))?;
@@ -1095,7 +1095,7 @@ mod tests {
 
     #[test]
     fn a_callbook_answer_fills_only_what_the_operator_left_alone() {
-        use crate::client::lookup::{Lookup, Service};
+        use svc_client::lookup::{Lookup, Service};
         let found = Lookup {
             callsign: "W1AW".into(),
             name: Some("Hiram Percy Maxim".into()),

@@ -2,9 +2,9 @@
 //! waiting and refused entries and their counts (the status bar's), and whether the
 //! account's journal is open to log into.
 
-use crate::client::NewContactRequest;
-use crate::client::journal::{Counts, Entry, EntryRequest, EntryState, contact_of};
-use crate::model::Contact;
+use svc_client::NewContactRequest;
+use svc_client::journal::{Counts, Entry, EntryRequest, EntryState, contact_of};
+use svc_model::Contact;
 
 /// The journal's entries as last heard of.
 #[derive(Debug, Clone, Default)]

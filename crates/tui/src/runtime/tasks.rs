@@ -9,19 +9,19 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
 
-use crate::client::Client;
-use crate::client::export;
-use crate::client::journal::{Journal, is_local_folder_id};
-use crate::client::lookup::Callbook;
-use crate::client::rig::{Rig, RigCommand};
-use crate::datafiles;
-use crate::model::dxcc::Dxcc;
-use crate::model::scp::MasterScp;
-use crate::model::{Page, Timestamp};
-use crate::pota::{Parks, Pota};
-use crate::tui::action::{Action, COPY_LIMIT, Effect, PAGE_SIZE, Source};
-use crate::tui::callsigns::Callsigns;
-use crate::tui::components::rig::POLL;
+use svc_client::Client;
+use svc_client::export;
+use svc_client::journal::{Journal, is_local_folder_id};
+use svc_client::lookup::Callbook;
+use svc_client::rig::{Rig, RigCommand};
+use svc_datafiles as datafiles;
+use svc_model::dxcc::Dxcc;
+use svc_model::scp::MasterScp;
+use svc_model::{Page, Timestamp};
+use svc_pota::{Parks, Pota};
+use crate::action::{Action, COPY_LIMIT, Effect, PAGE_SIZE, Source};
+use crate::callsigns::Callsigns;
+use crate::components::rig::POLL;
 
 /// Runs `effect` on a task of `tasks`. Journal effects are not for here: the run loop awaits
 /// them itself.
@@ -307,7 +307,7 @@ pub async fn load_callsigns(
         // The shipped files' text in the binary is read this once: its 0.8 MB of pages go
         // back too.
         #[cfg(target_os = "linux")]
-        for text in [crate::model::dxcc::SHIPPED, crate::model::scp::SHIPPED] {
+        for text in [svc_model::dxcc::SHIPPED, svc_model::scp::SHIPPED] {
             release_pages(text);
         }
         (callsigns, warning)

@@ -28,15 +28,15 @@ use super::components::status::{
 use super::journal::{JournalAnswer, JournalCopy, JournalEffect};
 use super::list::{FilterKey, ListView, Load};
 use super::widgets::{Tone, hhmm, list_heights, short_time};
-use crate::client::journal::{Entry, SenderEvent, is_local_folder_id};
-use crate::client::lookup::Callbook;
-use crate::client::rig::{RigAddress, RigCommand, RigState};
-use crate::client::{ClientError, Deleted, EditedContact};
-use crate::model::band::mhz_text;
-use crate::model::folder::ROOT_NAME;
-use crate::model::program::{Program, normalize_reference};
-use crate::model::{Contact, Folder, FolderType, Page, Timestamp, Whoami};
-use crate::pota::Spot;
+use svc_client::journal::{Entry, SenderEvent, is_local_folder_id};
+use svc_client::lookup::Callbook;
+use svc_client::rig::{RigAddress, RigCommand, RigState};
+use svc_client::{ClientError, Deleted, EditedContact};
+use svc_model::band::mhz_text;
+use svc_model::folder::ROOT_NAME;
+use svc_model::program::{Program, normalize_reference};
+use svc_model::{Contact, Folder, FolderType, Page, Timestamp, Whoami};
+use svc_pota::Spot;
 
 /// How long whoami waits before it is asked again while this key's journal is not known.
 const WHOAMI_RETRY_MS: i64 = 10_000;
@@ -101,7 +101,7 @@ pub struct Options {
 /// Whether a call is whole enough to look up: a callsign with a digit and a letter after it
 /// in one of its parts (`K1A`, `VE3/W1AW`), not a prefix alone (`K1`, `DL`).
 fn complete_call(call: &str) -> bool {
-    crate::model::callsign::normalize_callsign("callsign", call).is_ok()
+    svc_model::callsign::normalize_callsign("callsign", call).is_ok()
         && call.split('/').any(|part| {
             part.len() >= 3
                 && part.char_indices().any(|(i, c)| {

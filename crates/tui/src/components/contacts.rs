@@ -10,13 +10,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table, Widget};
 
 use super::outbox::{contact_row, refusal};
-use crate::client::journal::{Entry, EntryRequest, EntryState, is_local_folder_id};
-use crate::model::band::mhz_text;
-use crate::model::fields::Field;
-use crate::model::{Contact, Folder, FolderType, Page, Timestamp};
-use crate::tui::action::Effect;
-use crate::tui::list::{ListView, Load};
-use crate::tui::widgets::{Tone, View, no_match, placeholder, short_time};
+use svc_client::journal::{Entry, EntryRequest, EntryState, is_local_folder_id};
+use svc_model::band::mhz_text;
+use svc_model::fields::Field;
+use svc_model::{Contact, Folder, FolderType, Page, Timestamp};
+use crate::action::Effect;
+use crate::list::{ListView, Load};
+use crate::widgets::{Tone, View, no_match, placeholder, short_time};
 
 /// The next page is asked for when the cursor comes this close to the last loaded contact.
 const PREFETCH: usize = 30;
@@ -512,7 +512,7 @@ impl Widget for View<'_, ContactsPane> {
 impl View<'_, ContactsPane> {
     /// Where a stored contact went in the account's external logbooks (QRZ): `!` refused by
     /// one, `…` waiting for one, `✓` in all of them; nothing when it goes to none.
-    fn external_mark(&self, c: &crate::model::Contact) -> Cell<'static> {
+    fn external_mark(&self, c: &svc_model::Contact) -> Cell<'static> {
         let states = || c.external.iter().map(|e| e.state.as_str());
         if states().any(|s| s == "failed") {
             Cell::from(Span::styled("!", self.theme.tone(Tone::Error)))

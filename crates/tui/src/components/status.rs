@@ -8,12 +8,12 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use crate::client::ClientError;
-use crate::client::export::Exported;
-use crate::client::journal::Counts;
-use crate::model::{ErrorCode, Timestamp, Whoami};
-use crate::tui::list::Load;
-use crate::tui::widgets::{Theme, Tone, message_lines};
+use svc_client::ClientError;
+use svc_client::export::Exported;
+use svc_client::journal::Counts;
+use svc_model::{ErrorCode, Timestamp, Whoami};
+use crate::list::Load;
+use crate::widgets::{Theme, Tone, message_lines};
 
 /// What the message line says of an export: where the file went (each file of a two-fer,
 /// one per park, since each is to upload), or why there is none.
@@ -287,7 +287,7 @@ mod tests {
     #[test]
     fn failures_say_what_to_do_once() {
         let server = |code: &str, message: &str| {
-            ClientError::Server(Box::new(crate::client::ServerError {
+            ClientError::Server(Box::new(svc_client::ServerError {
                 error: code.into(),
                 message: message.into(),
                 details: None,

@@ -2,9 +2,9 @@
 //! their answers, which journal is used, and what stays in it at the end. The runtime's
 //! keeper carries the effects out before the next frame is drawn.
 
-use crate::client::journal::{Counts, Entry, EntryRequest, EntryState, Snapshot};
-use crate::client::{NewActivationRequest, NewContactRequest};
-use crate::model::{ApiKey, Folder, Program};
+use svc_client::journal::{Counts, Entry, EntryRequest, EntryState, Snapshot};
+use svc_client::{NewActivationRequest, NewContactRequest};
+use svc_model::{ApiKey, Folder, Program};
 use reqwest::Url;
 use std::path::PathBuf;
 

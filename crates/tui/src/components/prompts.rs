@@ -8,8 +8,8 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
-use crate::model::Program;
-use crate::tui::widgets::{Theme, centered, dialog_block};
+use svc_model::Program;
+use crate::widgets::{Theme, centered, dialog_block};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Prompt {
