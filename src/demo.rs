@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use crate::cli::GlobalArgs;
 use crate::client::{Client, NewFolderRequest};
-use crate::cmd::LogbookArgs;
+use crate::logbook::{LogbookArgs, logbook_options};
 use crate::model::{ApiKey, Plan, Tier, Timestamp};
 use crate::server::{self, AppState};
 use crate::store::{self, Limits};
@@ -26,7 +26,7 @@ pub fn run(global: &GlobalArgs, args: LogbookArgs) -> ExitCode {
         return tui::not_a_terminal("demo");
     }
     let color = !global.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let options = match crate::cmd::logbook_options(args, color) {
+    let options = match logbook_options(args, color) {
         Ok(options) => tui::Options {
             label: Some("demo".into()),
             ..options

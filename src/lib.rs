@@ -10,6 +10,7 @@ pub use svc_client as client;
 pub mod cmd;
 pub use svc_datafiles as datafiles;
 pub mod demo;
+pub mod logbook;
 pub mod mcp;
 pub use svc_model as model;
 pub use svc_outbound as outbound;

@@ -115,8 +115,12 @@ pub enum ClientCommand {
     Spot(spots::SpotArgs),
     /// List the POTA activators on the air now, newest spot first
     Spots(spots::SpotsArgs),
-    /// Serve this logbook's tools to an AI agent over MCP on stdin and stdout
-    Mcp(crate::mcp::McpArgs),
+}
+
+/// The commands that describe svc itself rather than use the service; they read the whole
+/// command tree (`svc mcp` and `svc server` included), which only the binary has.
+#[derive(Debug, Subcommand)]
+pub enum ManualCommand {
     /// Print the help of a command, or of every command with --all
     Help(help::HelpArgs),
     /// Print a shell completion script
@@ -144,10 +148,6 @@ impl ClientCommand {
             ClientCommand::Parks { command } => format!("parks {}", command.name()),
             ClientCommand::Spot(_) => "spot".into(),
             ClientCommand::Spots(_) => "spots".into(),
-            ClientCommand::Mcp(_) => "mcp".into(),
-            ClientCommand::Help(_) => "help".into(),
-            ClientCommand::Completions(_) => "completions".into(),
-            ClientCommand::Man(_) => "man".into(),
         }
     }
 }
@@ -459,28 +459,47 @@ pub(super) fn log_attempt(a: &Attempt) {
 
 /// Runs a parsed client command and turns its outcome into the exit code. `root` is the whole
 /// command tree, which help, man pages and completions describe.
-pub fn run(global: GlobalArgs, command: ClientCommand, root: &clap::Command) -> ExitCode {
-    let ctx = Ctx::new(&global, command.name());
-    let result = match command {
-        ClientCommand::Auth { command } => auth::run(&ctx, command),
-        ClientCommand::Whoami => whoami::run(&ctx),
-        ClientCommand::Folders { command } => folders::run(&ctx, command),
-        ClientCommand::Contacts { command } => contacts::run(&ctx, command),
-        ClientCommand::Activations { command } => activations::run(&ctx, command),
-        ClientCommand::Outbox { command } => outbox::run(&ctx, command),
-        ClientCommand::Export { command } => export::run(&ctx, command),
-        ClientCommand::Import { command } => import::run(&ctx, command),
-        ClientCommand::Logbooks { command } => logbooks::run(&ctx, command),
-        ClientCommand::Lookup(args) => lookup::run(&ctx, args),
-        ClientCommand::Parks { command } => parks::run(&ctx, command),
-        ClientCommand::Spot(args) => spots::spot(&ctx, args),
-        ClientCommand::Spots(args) => spots::list(&ctx, args),
-        ClientCommand::Mcp(args) => crate::mcp::run(&ctx, &args),
-        ClientCommand::Help(args) => help::run_help(&ctx, &args, root),
-        ClientCommand::Completions(args) => completions::run(&ctx, &args, root),
-        ClientCommand::Man(args) => help::run_man(&ctx, &args, root),
+pub fn run(global: &GlobalArgs, command: ClientCommand) -> ExitCode {
+    run_with(global, command.name(), |ctx| match command {
+        ClientCommand::Auth { command } => auth::run(ctx, command),
+        ClientCommand::Whoami => whoami::run(ctx),
+        ClientCommand::Folders { command } => folders::run(ctx, command),
+        ClientCommand::Contacts { command } => contacts::run(ctx, command),
+        ClientCommand::Activations { command } => activations::run(ctx, command),
+        ClientCommand::Outbox { command } => outbox::run(ctx, command),
+        ClientCommand::Export { command } => export::run(ctx, command),
+        ClientCommand::Import { command } => import::run(ctx, command),
+        ClientCommand::Logbooks { command } => logbooks::run(ctx, command),
+        ClientCommand::Lookup(args) => lookup::run(ctx, args),
+        ClientCommand::Parks { command } => parks::run(ctx, command),
+        ClientCommand::Spot(args) => spots::spot(ctx, args),
+        ClientCommand::Spots(args) => spots::list(ctx, args),
+    })
+}
+
+/// Runs help, completions or a man page of `root`, the whole command tree.
+pub fn run_manual(global: &GlobalArgs, command: ManualCommand, root: &clap::Command) -> ExitCode {
+    let name = match command {
+        ManualCommand::Help(_) => "help",
+        ManualCommand::Completions(_) => "completions",
+        ManualCommand::Man(_) => "man",
     };
-    match result {
+    run_with(global, name.into(), |ctx| match command {
+        ManualCommand::Help(args) => help::run_help(ctx, &args, root),
+        ManualCommand::Completions(args) => completions::run(ctx, &args, root),
+        ManualCommand::Man(args) => help::run_man(ctx, &args, root),
+    })
+}
+
+/// Runs the command named `name` with the context the global flags give, and turns its
+/// outcome into the exit code: a failure is reported on stderr, as a line or the JSON envelope.
+pub fn run_with(
+    global: &GlobalArgs,
+    name: String,
+    command: impl FnOnce(&Ctx) -> Result<(), CliError>,
+) -> ExitCode {
+    let ctx = Ctx::new(global, name);
+    match command(&ctx) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => report(&ctx.command, ctx.format == Format::Json, &e),
     }

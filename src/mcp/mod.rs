@@ -20,10 +20,12 @@ use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use std::process::ExitCode;
+
 use crate::cli::lookup::CallbookUrls;
 use crate::cli::parks::PotaArgs;
 use crate::cli::spots::{account_callsign, callsign_client};
-use crate::cli::{CliError, Ctx, input};
+use crate::cli::{CliError, Ctx, GlobalArgs, input};
 use crate::client::export;
 use crate::client::journal::Journal;
 use crate::client::lookup::{Callbook, Urls};
@@ -53,7 +55,13 @@ pub struct McpArgs {
 }
 
 /// Serves until the agent closes stdin.
-pub fn run(ctx: &Ctx, args: &McpArgs) -> Result<(), CliError> {
+/// `svc mcp`: serves until the agent closes stdin; a failure to start is reported as every
+/// command's is.
+pub fn run(global: &GlobalArgs, args: &McpArgs) -> ExitCode {
+    crate::cli::run_with(global, "mcp".into(), |ctx| serve(ctx, args))
+}
+
+fn serve(ctx: &Ctx, args: &McpArgs) -> Result<(), CliError> {
     let base = ctx.api_base()?;
     let key = ctx.key()?;
     let client = ctx.client_for(base.clone(), &key.key)?;

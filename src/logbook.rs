@@ -1,0 +1,109 @@
+//! The logbook's flags (`svc`, `svc tui` and `svc demo` take the same ones) and opening the
+//! logbook with the key and the service the commands use.
+
+use std::process::ExitCode;
+
+use clap::Args;
+
+use crate::cli::{self, CliError, GlobalArgs};
+
+/// The logbook's own flags.
+#[derive(Debug, Clone, Default, Args)]
+pub struct LogbookArgs {
+    /// Follow the radio through Hamlib's rigctld at HOST:PORT (a host alone: port 4532); F and M send the form's frequency and mode to it [default: rig in the config file]
+    #[arg(long, value_name = "HOST:PORT")]
+    pub rig: Option<String>,
+    /// Read the country file (AD1C's cty.csv) the form shows a call's entity and zones from [default: cty.csv in the data directory, else the copy shipped in svc]
+    #[arg(long, env = "SVC_CTY", value_name = "FILE")]
+    pub cty: Option<std::path::PathBuf>,
+    /// Read the super check partial list (MASTER.SCP) the form shows partial matches from [default: MASTER.SCP in the data directory, else the copy shipped in svc]
+    #[arg(long, env = "SVC_SCP", value_name = "FILE")]
+    pub scp: Option<std::path::PathBuf>,
+    /// POTA's API address, for spots (Alt-S, Alt-Shift-S) [default: https://api.pota.app]
+    #[arg(long, env = "SVC_POTA_API_URL", value_name = "URL")]
+    pub pota_api_url: Option<String>,
+    /// QRZ's XML service, for the callbook connected with svc lookup connect [default: https://xmldata.qrz.com/xml/current/]
+    #[arg(long, env = "SVC_QRZ_XML_URL", value_name = "URL")]
+    pub qrz_xml_url: Option<String>,
+    /// HamQTH's XML service, for the callbook connected with svc lookup connect [default: https://www.hamqth.com/xml.php]
+    #[arg(long, env = "SVC_HAMQTH_URL", value_name = "URL")]
+    pub hamqth_url: Option<String>,
+}
+
+impl LogbookArgs {
+    /// These flags given after the subcommand, else those given before it.
+    pub fn or(self, before: LogbookArgs) -> LogbookArgs {
+        LogbookArgs {
+            rig: self.rig.or(before.rig),
+            cty: self.cty.or(before.cty),
+            scp: self.scp.or(before.scp),
+            pota_api_url: self.pota_api_url.or(before.pota_api_url),
+            qrz_xml_url: self.qrz_xml_url.or(before.qrz_xml_url),
+            hamqth_url: self.hamqth_url.or(before.hamqth_url),
+        }
+    }
+}
+
+/// The callbook connected with `svc lookup connect`, at the address the flags give; none when
+/// none is connected or its password cannot be read (the logbook then looks nothing up). A
+/// malformed address is an error.
+fn connected_callbook(
+    args: &LogbookArgs,
+) -> Result<Option<std::sync::Arc<crate::client::lookup::Callbook>>, String> {
+    use crate::client::lookup::{self, Callbook, Urls};
+    let mut urls = Urls::default();
+    if let Some(text) = &args.qrz_xml_url {
+        urls.qrz = lookup::parse_url(text).map_err(|e| format!("--qrz-xml-url: {e}"))?;
+    }
+    if let Some(text) = &args.hamqth_url {
+        urls.hamqth = lookup::parse_url(text).map_err(|e| format!("--hamqth-url: {e}"))?;
+    }
+    Ok(Callbook::configured(&urls).ok().map(std::sync::Arc::new))
+}
+
+/// The logbook's options from its flags (`svc`, `svc tui`, `svc demo`), each checked before
+/// the screen opens.
+pub fn logbook_options(args: LogbookArgs, color: bool) -> Result<crate::tui::Options, CliError> {
+    let rig = crate::client::rig::resolve_rig(args.rig.as_deref()).map_err(CliError::input)?;
+    let pota = match args.pota_api_url.as_deref() {
+        None => None,
+        Some(text) => Some(
+            crate::pota::resolve_api_url(Some(text)).map_err(|e| CliError::input(e.to_string()))?,
+        ),
+    };
+    let callbook = connected_callbook(&args).map_err(CliError::input)?;
+    Ok(crate::tui::Options {
+        color,
+        label: None,
+        rig,
+        cty: args.cty,
+        scp: args.scp,
+        pota,
+        callbook,
+    })
+}
+
+/// `svc` and `svc tui`: the logbook with the key and API base the commands use.
+pub fn open_logbook(global: &GlobalArgs, command: &str, args: LogbookArgs) -> ExitCode {
+    if !crate::tui::on_terminal() {
+        return crate::tui::not_a_terminal(command);
+    }
+    let ctx = cli::Ctx::new(global, "tui".into());
+    let options = match logbook_options(args, ctx.color) {
+        Ok(options) => options,
+        Err(e) => return cli::report("tui", false, &e),
+    };
+    // Not ctx.client(): its --verbose lines on stderr would scribble over the screen.
+    let link = ctx.api_base().and_then(|base| {
+        let found = ctx.key()?;
+        let journal = crate::tui::JournalSource::Account {
+            base: base.clone(),
+            key: found.key.clone(),
+        };
+        Ok(crate::tui::Link::new(base, &found.key, journal)?)
+    });
+    match link {
+        Ok(link) => crate::tui::run_blocking(link, options),
+        Err(e) => cli::report("tui", false, &e),
+    }
+}
