@@ -69,15 +69,13 @@ pub fn main() -> ExitCode {
             // Before another command --rig would be ignored without a word.
             Some(
                 Command::Client(_) | Command::Mcp(_) | Command::Manual(_) | Command::Server(_),
-            ) if cli.logbook.rig.is_some() => {
-                cli::report(
-                    "svc",
-                    cli.global.json,
-                    &CliError::input(
-                        "--rig is for the logbook: svc --rig HOST:PORT, svc tui --rig HOST:PORT or svc demo --rig HOST:PORT",
-                    ),
-                )
-            }
+            ) if cli.logbook.rig.is_some() => cli::report(
+                "svc",
+                cli.global.json,
+                &CliError::input(
+                    "--rig is for the logbook: svc --rig HOST:PORT, svc tui --rig HOST:PORT or svc demo --rig HOST:PORT",
+                ),
+            ),
             Some(Command::Client(command)) => cli::run(&cli.global, command),
             Some(Command::Mcp(args)) => crate::mcp::run(&cli.global, &args),
             Some(Command::Manual(command)) => cli::run_manual(&cli.global, command, &root),

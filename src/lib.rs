@@ -5,13 +5,13 @@
 //! the set-up of outgoing HTTP (`outbound`); the binary wires them to the command line.
 
 pub use svc_adif as adif;
-pub mod cli;
+pub use svc_cli as cli;
 pub use svc_client as client;
 pub mod cmd;
 pub use svc_datafiles as datafiles;
 pub mod demo;
 pub mod logbook;
-pub mod mcp;
+pub use svc_mcp as mcp;
 pub use svc_model as model;
 pub use svc_outbound as outbound;
 pub use svc_pota as pota;

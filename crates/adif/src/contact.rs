@@ -564,8 +564,8 @@ impl Taken<'_> {
 mod tests {
     use super::*;
     use crate::Reader;
-    use svc_model::Timestamp;
     use std::path::PathBuf;
+    use svc_model::Timestamp;
 
     fn contact() -> Contact {
         Contact {

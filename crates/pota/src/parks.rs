@@ -396,12 +396,12 @@ pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    pub(in crate) fn offline() -> Pota {
+    pub(crate) fn offline() -> Pota {
         // Nothing listens on the discard port of loopback: these tests never reach POTA.
         Pota::new(reqwest::Url::parse("http://127.0.0.1:9").unwrap())
     }
 
-    pub(in crate) fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    pub(crate) fn block_on<F: std::future::Future>(f: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -453,7 +453,7 @@ pub(super) mod tests {
     }
 
     /// Whether an entry fetched at `at` is fresh now.
-    pub(in crate) fn fresh_now(at: Timestamp) -> bool {
+    pub(crate) fn fresh_now(at: Timestamp) -> bool {
         fresh(at, Timestamp::now())
     }
 

@@ -29,10 +29,10 @@ use axum::Router;
 use axum::routing::{delete, get, patch, post};
 use tower_http::catch_panic::CatchPanicLayer;
 
-use svc_model::{ApiError, Page};
-use svc_store::{Limits, Position, Store};
 use error::Failure;
 use extract::CursorKind;
+use svc_model::{ApiError, Page};
+use svc_store::{Limits, Position, Store};
 
 #[derive(Clone)]
 pub struct AppState {

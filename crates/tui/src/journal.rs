@@ -2,11 +2,11 @@
 //! their answers, which journal is used, and what stays in it at the end. The runtime's
 //! keeper carries the effects out before the next frame is drawn.
 
+use reqwest::Url;
+use std::path::PathBuf;
 use svc_client::journal::{Counts, Entry, EntryRequest, EntryState, Snapshot};
 use svc_client::{NewActivationRequest, NewContactRequest};
 use svc_model::{ApiKey, Folder, Program};
-use reqwest::Url;
-use std::path::PathBuf;
 
 /// Work on the journal, done before the next frame.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,8 +14,8 @@ use super::components::entry::{self, EntryView};
 use super::components::help::HelpView;
 use super::components::spots::{SpotFormView, SpotsView};
 use super::components::status::{MessageLine, StatusBar};
-use svc_model::text::obeyed;
 use crate::widgets::{Theme, Tone, View, layout, placeholder};
+use svc_model::text::obeyed;
 
 /// Draws the whole screen, and puts the terminal's cursor where text is being typed.
 pub fn draw(app: &App, frame: &mut Frame) {

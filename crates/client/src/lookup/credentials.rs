@@ -8,9 +8,7 @@ use std::path::PathBuf;
 
 use super::{LookupError, Password, Service};
 use crate::config::{Config, config_path};
-use crate::keystore::{
-    keyring_disabled, load_config, secret_delete, secret_get, secret_set,
-};
+use crate::keystore::{keyring_disabled, load_config, secret_delete, secret_get, secret_set};
 
 /// The connected callbook and the user name it logs in with.
 #[derive(Debug, Clone, PartialEq)]

@@ -12,10 +12,10 @@ use serde_json::{Value, json};
 
 use super::Logbooks;
 use super::connect::{self, Changes, LogbookError, ProviderKey};
-use svc_model::{ApiError, ErrorCode, IdKind, Logbook, Review};
 use crate::AppState;
 use crate::error::{ApiResult, Failure};
 use crate::extract::{Auth, JsonBody, NoQuery};
+use svc_model::{ApiError, ErrorCode, IdKind, Logbook, Review};
 use svc_store::ReviewSettled;
 
 const CONNECT_FIELDS: &[&str] = &["provider", "apiKey", "autoPush", "autoSync"];

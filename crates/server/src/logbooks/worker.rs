@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::Logbooks;
 use super::qrz::{Inserted, Qrz, QrzError};
+use crate::contacts::check_contact;
 use svc_adif as adif;
 use svc_model::dxcc::Dxcc;
 use svc_model::filing::{Filed, Place};
@@ -16,7 +17,6 @@ use svc_model::{
     ActivationInput, ContactInput, Folder, NewActivation, NewContact, NewMonthly, Program,
     Timestamp,
 };
-use crate::contacts::check_contact;
 use svc_store::{
     ExternalAction, ExternalJob, ExternalOutcome, FromBook, ImportJob, Limits, Replacing, Store,
 };

@@ -14,11 +14,11 @@ use axum::response::Response;
 use super::html::When;
 use super::session::Visitor;
 use super::{Layout, Nav, Problem, respond, sign_in_first};
+use crate::AppState;
+use crate::extract::CursorKind;
 use svc_model::activation::{POTA_NEEDED, ValidContact, valid_contacts};
 use svc_model::{Folder, Timestamp};
 use svc_pota::Park;
-use crate::AppState;
-use crate::extract::CursorKind;
 use svc_store::{Store, StoreError};
 
 /// Activations on a page: each costs a read of its contacts.

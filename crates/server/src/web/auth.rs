@@ -18,10 +18,10 @@ use super::{
     Layout, Nav, Notice, Problem, SESSION_LIFETIME, SIGNIN_LIMIT, SIGNUP_LIMIT, hashing, respond,
     see_other, server_signup_limit,
 };
+use crate::AppState;
 use svc_model::callsign::normalize_callsign;
 use svc_model::ids::{base32, random_bytes};
 use svc_model::{ErrorCode, Timestamp};
-use crate::AppState;
 use svc_store::{CountedAttempt, SigninAttempt, SigninScope, StoreError};
 
 const MIN_PASSWORD_CHARS: usize = 8;

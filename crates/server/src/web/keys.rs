@@ -14,10 +14,10 @@ use axum::response::Response;
 use super::html::When;
 use super::session::{PostForm, Visitor};
 use super::{Layout, Nav, Notice, Problem, REVEAL_MS, respond, see_other, sign_in_first};
+use crate::AppState;
 use svc_model::ids::{base32, random_bytes};
 use svc_model::key::KeyPrefix;
 use svc_model::{ApiKey, IdKind, Tier, Timestamp, text};
-use crate::AppState;
 use svc_store::{Account, KeyRecord};
 
 /// Characters of a form's one-time token: 16 random bytes in base32.

@@ -16,10 +16,10 @@ use axum::response::Response;
 use super::html::When;
 use super::session::{PostForm, Visitor};
 use super::{Layout, Nav, Notice, Problem, respond, see_other, sign_in_first};
-use svc_model::{IdKind, Logbook, Review};
 use crate::AppState;
 use crate::logbooks::Logbooks;
 use crate::logbooks::connect::{self, Changes, LogbookError, ProviderKey};
+use svc_model::{IdKind, Logbook, Review};
 use svc_store::{Account, LogbookRecord, ReviewSettled};
 
 /// What the page shows of a logbook.
@@ -480,12 +480,7 @@ pub async fn review(
     }
     let settled = state
         .store
-        .settle_review(
-            &account.id,
-            &qso_id,
-            send_to,
-            svc_model::Timestamp::now(),
-        )
+        .settle_review(&account.id, &qso_id, send_to, svc_model::Timestamp::now())
         .await?;
     match settled {
         ReviewSettled::Done if send_to.is_some() => Ok(see_other("/logbooks?sent")),

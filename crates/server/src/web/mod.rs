@@ -14,10 +14,10 @@ mod keys;
 mod logbooks;
 mod session;
 
-use svc_model::Plan;
 use askama::Template;
 use axum::Router;
 use std::net::SocketAddr;
+use svc_model::Plan;
 
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -27,8 +27,8 @@ use axum::routing::get;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use super::AppState;
-use svc_store::{SessionLifetime, SigninLimit, StoreError};
 use session::Visitor;
+use svc_store::{SessionLifetime, SigninLimit, StoreError};
 
 /// A session ends 12 hours after its last request, and 7 days after sign-in in any case.
 /// A browser that signed in is a known device of the account for a year.

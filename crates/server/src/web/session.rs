@@ -16,8 +16,8 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::{Problem, SESSION_LIFETIME, WebConfig};
-use svc_model::ids::{base32, random_bytes};
 use crate::AppState;
+use svc_model::ids::{base32, random_bytes};
 use svc_store::Account;
 
 /// Largest form body a page accepts.
@@ -208,11 +208,7 @@ impl Visitor {
         if let Some(secret) = session.and_then(Secret::parse) {
             let account = state
                 .store
-                .session(
-                    secret.hash(),
-                    svc_model::Timestamp::now(),
-                    SESSION_LIFETIME,
-                )
+                .session(secret.hash(), svc_model::Timestamp::now(), SESSION_LIFETIME)
                 .await?;
             if account.is_some() {
                 return Ok(Visitor {

@@ -27,8 +27,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::writer::BoxFuture;
 use super::{Limit, decode_err};
-use svc_model::{NewContact, Timestamp};
 use crate::{IDEMPOTENCY_TTL_MS, IdemRequest, Limits, StoreError, StoreResult};
+use svc_model::{NewContact, Timestamp};
 
 /// Requests in one statement at most.
 const MAX_GROUP: usize = 128;

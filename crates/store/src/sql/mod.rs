@@ -30,8 +30,8 @@ use sqlx::{ConnectOptions, Connection, Executor, Row};
 use subtle::ConstantTimeEq;
 
 use super::*;
-use svc_model::{IdKind, Program, RateLimitReason, folder::ROOT_NAME};
 use grouped::{Create, Created, Disk, Groups, Lookup};
+use svc_model::{IdKind, Program, RateLimitReason, folder::ROOT_NAME};
 use writer::{BoxFuture, Kind, Writer};
 
 pub use backup::{Backup, backup_sqlite};

@@ -10,8 +10,8 @@
 use serde::Deserialize;
 
 use super::{decode_err, fields_of};
-use svc_model::{Contact, Timestamp};
 use crate::Position;
+use svc_model::{Contact, Timestamp};
 
 /// A page of contacts as one JSON array: `$inner` is the page's `SELECT` of `contact_cols!()`,
 /// with its order and limit. Read with [`contacts`], which puts the array in page order: SQLite

@@ -7,10 +7,10 @@ use ratatui::layout::{Position, Rect};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 use tui_input::Input;
 
+use crate::widgets::{Focus, Theme, centered, cursor_in, dialog_block, field};
 use svc_client::NewActivationRequest;
 use svc_model::callsign::normalize_callsign;
 use svc_model::program::{normalize_reference_list, parse_program_id};
-use crate::widgets::{Focus, Theme, centered, cursor_in, dialog_block, field};
 
 /// The fields of the activation form, in Tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

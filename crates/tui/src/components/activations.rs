@@ -10,11 +10,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table, Widget};
 
 use super::folders::swap;
+use crate::list::{ListView, Load};
+use crate::widgets::{Tone, View, short_time};
 use svc_client::NewActivationRequest;
 use svc_model::activation::{POTA_NEEDED, ValidContact, valid_contacts};
 use svc_model::{Contact, Folder, Timestamp};
-use crate::list::{ListView, Load};
-use crate::widgets::{Tone, View, short_time};
 
 /// The valid contacts of an activation toward POTA's 10 (the model's rule).
 #[derive(Debug, Clone, PartialEq)]

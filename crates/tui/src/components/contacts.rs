@@ -10,13 +10,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table, Widget};
 
 use super::outbox::{contact_row, refusal};
+use crate::action::Effect;
+use crate::list::{ListView, Load};
+use crate::widgets::{Tone, View, no_match, placeholder, short_time};
 use svc_client::journal::{Entry, EntryRequest, EntryState, is_local_folder_id};
 use svc_model::band::mhz_text;
 use svc_model::fields::Field;
 use svc_model::{Contact, Folder, FolderType, Page, Timestamp};
-use crate::action::Effect;
-use crate::list::{ListView, Load};
-use crate::widgets::{Tone, View, no_match, placeholder, short_time};
 
 /// The next page is asked for when the cursor comes this close to the last loaded contact.
 const PREFETCH: usize = 30;

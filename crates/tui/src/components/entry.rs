@@ -18,13 +18,13 @@ use svc_model::band::{mhz_text, read_frequency};
 use svc_model::callsign::normalize_callsign;
 use svc_model::contact::dupe_key;
 // The model's declared fields, named apart from the form's own `Field`.
+use crate::components::activations::Meter;
+use crate::widgets::{Focus, Theme, Tone, cursor_in, dialog_block, field};
 use svc_model::fields::{Field as Declared, Fields};
 use svc_model::program::normalize_reference;
 use svc_model::report::{Report, default_rst};
 use svc_model::text::{multi_line, single_line, token};
 use svc_model::{Contact, Folder, FolderType, Program, Timestamp};
-use crate::components::activations::Meter;
-use crate::widgets::{Focus, Theme, Tone, cursor_in, dialog_block, field};
 
 /// The entry form's fields, in the order Tab walks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,9 +8,9 @@ use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table, Widget};
 
-use svc_model::{Folder, FolderType};
 use crate::list::{ListView, Load};
 use crate::widgets::View;
+use svc_model::{Folder, FolderType};
 
 /// The pane's inner width from which the folder type has a column of its own.
 const FOLDER_TYPE_MIN_WIDTH: u16 = 48;

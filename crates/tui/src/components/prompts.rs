@@ -8,8 +8,8 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
 
-use svc_model::Program;
 use crate::widgets::{Theme, centered, dialog_block};
+use svc_model::Program;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Prompt {

@@ -5,13 +5,11 @@
 
 use std::time::Duration;
 
-use svc_client::rig::{
-    RigAddress, RigCommand, RigState, is_data_mode, logbook_mode, rig_mode_for,
-};
-use svc_model::Contact;
-use svc_model::band::mhz_text;
 use crate::components::entry::{EntryForm, Field};
 use crate::widgets::Tone;
+use svc_client::rig::{RigAddress, RigCommand, RigState, is_data_mode, logbook_mode, rig_mode_for};
+use svc_model::Contact;
+use svc_model::band::mhz_text;
 
 /// How often the radio is read: the form keeps up with the tuning knob, and rigctld and the
 /// radio's CAT port see two short requests a time.

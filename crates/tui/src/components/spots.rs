@@ -13,11 +13,11 @@ use ratatui::widgets::{Block, Borders, Cell, Clear, Paragraph, Row, Table, Widge
 use tui_input::Input;
 use tui_input::backend::crossterm::EventHandler;
 
+use crate::list::{ListView, Load};
+use crate::widgets::{Focus, Theme, Tone, centered, cursor_in, dialog_block, field, hhmm};
 use svc_model::band::mhz_text;
 use svc_model::{Contact, Folder, Timestamp};
 use svc_pota::{NewSpot, Spot};
-use crate::list::{ListView, Load};
-use crate::widgets::{Focus, Theme, Tone, centered, cursor_in, dialog_block, field, hhmm};
 
 /// How often an open spot list is read again: POTA's own page refreshes about as often.
 pub const REFRESH_MS: i64 = 30_000;

@@ -8,12 +8,12 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
+use crate::list::Load;
+use crate::widgets::{Theme, Tone, message_lines};
 use svc_client::ClientError;
 use svc_client::export::Exported;
 use svc_client::journal::Counts;
 use svc_model::{ErrorCode, Timestamp, Whoami};
-use crate::list::Load;
-use crate::widgets::{Theme, Tone, message_lines};
 
 /// What the message line says of an export: where the file went (each file of a two-fer,
 /// one per park, since each is to upload), or why there is none.

@@ -9,12 +9,12 @@ use tokio::sync::Notify;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
+use crate::action::Action;
+use crate::journal::{JournalAnswer, JournalCopy, JournalEffect, JournalSource, Left};
 use svc_client::Client;
 use svc_client::journal::{
     Entry, EntryRequest, Journal, SenderEvent, is_local_folder_id, spawn_sender,
 };
-use crate::action::Action;
-use crate::journal::{JournalAnswer, JournalCopy, JournalEffect, JournalSource, Left};
 
 /// The run loop's journal and its sender.
 pub struct Keeper {

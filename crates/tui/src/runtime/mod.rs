@@ -18,14 +18,14 @@ use reqwest::Url;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use svc_client::rig::Rig;
-use svc_client::{Client, ClientError, RetryPolicy};
-use svc_model::{ApiKey, Timestamp};
-use svc_pota::{Pota};
 use crate::action::{Action, Effect};
 use crate::app::{App, Options, update};
 use crate::journal::{JournalSource, Left};
 use crate::ui;
+use svc_client::rig::Rig;
+use svc_client::{Client, ClientError, RetryPolicy};
+use svc_model::{ApiKey, Timestamp};
+use svc_pota::Pota;
 
 /// How long the logbook waits to open a connection, and for a whole answer: a dead link, or
 /// one that accepts and never answers, shows as offline within seconds, not minutes. Nothing

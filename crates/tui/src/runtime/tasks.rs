@@ -9,6 +9,9 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
 
+use crate::action::{Action, COPY_LIMIT, Effect, PAGE_SIZE, Source};
+use crate::callsigns::Callsigns;
+use crate::components::rig::POLL;
 use svc_client::Client;
 use svc_client::export;
 use svc_client::journal::{Journal, is_local_folder_id};
@@ -19,9 +22,6 @@ use svc_model::dxcc::Dxcc;
 use svc_model::scp::MasterScp;
 use svc_model::{Page, Timestamp};
 use svc_pota::{Parks, Pota};
-use crate::action::{Action, COPY_LIMIT, Effect, PAGE_SIZE, Source};
-use crate::callsigns::Callsigns;
-use crate::components::rig::POLL;
 
 /// Runs `effect` on a task of `tasks`. Journal effects are not for here: the run loop awaits
 /// them itself.

@@ -4,8 +4,8 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
-use crate::client::{FolderCreated, NewFolderRequest};
-use crate::model::{Folder, FolderType, Page};
+use svc_client::{FolderCreated, NewFolderRequest};
+use svc_model::{Folder, FolderType, Page};
 
 #[derive(Debug, Subcommand)]
 pub enum FoldersCommand {

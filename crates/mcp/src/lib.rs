@@ -22,18 +22,18 @@ use std::sync::Arc;
 
 use std::process::ExitCode;
 
-use crate::cli::lookup::CallbookUrls;
-use crate::cli::parks::PotaArgs;
-use crate::cli::spots::{account_callsign, callsign_client};
-use crate::cli::{CliError, Ctx, GlobalArgs, input};
-use crate::client::export;
-use crate::client::journal::Journal;
-use crate::client::lookup::{Callbook, Urls};
-use crate::client::{Client, NewActivationRequest, NewContactRequest, NewFolderRequest};
-use crate::model::band::read_mhz;
-use crate::model::ids::truncate;
-use crate::model::{ErrorCode, Folder, FolderType, IdKind, Timestamp};
-use crate::pota::{NewSpot, Parks, Pota, Spot, SpotFilter};
+use svc_cli::lookup::CallbookUrls;
+use svc_cli::parks::PotaArgs;
+use svc_cli::spots::{account_callsign, callsign_client};
+use svc_cli::{CliError, Ctx, GlobalArgs, input};
+use svc_client::export;
+use svc_client::journal::Journal;
+use svc_client::lookup::{Callbook, Urls};
+use svc_client::{Client, NewActivationRequest, NewContactRequest, NewFolderRequest};
+use svc_model::band::read_mhz;
+use svc_model::ids::truncate;
+use svc_model::{ErrorCode, Folder, FolderType, IdKind, Timestamp};
+use svc_pota::{NewSpot, Parks, Pota, Spot, SpotFilter};
 
 use tools::Access;
 
@@ -58,7 +58,7 @@ pub struct McpArgs {
 /// `svc mcp`: serves until the agent closes stdin; a failure to start is reported as every
 /// command's is.
 pub fn run(global: &GlobalArgs, args: &McpArgs) -> ExitCode {
-    crate::cli::run_with(global, "mcp".into(), |ctx| serve(ctx, args))
+    svc_cli::run_with(global, "mcp".into(), |ctx| serve(ctx, args))
 }
 
 fn serve(ctx: &Ctx, args: &McpArgs) -> Result<(), CliError> {
@@ -301,7 +301,7 @@ impl McpServer {
                     })?;
                 let me = client.whoami().await?;
                 let names = match &activation.location_reference {
-                    Some(references) => crate::pota::cached_names(references).await,
+                    Some(references) => svc_pota::cached_names(references).await,
                     None => Default::default(),
                 };
                 let files = export::activation_text(client, &activation, &me.callsign, &names)
@@ -654,8 +654,8 @@ fn known_detail(key: &str, value: &Value) -> bool {
 /// The common declared fields (model::fields) among a tool's arguments, taken out of them and
 /// checked as the service checks them. Their input names are their ADIF names in lower case
 /// (`gridsquare`, `tx_pwr`), in the snake case of the other inputs.
-fn declared_inputs(args: &mut Map<String, Value>) -> Result<crate::model::Fields, CliError> {
-    let mut fields = crate::model::Fields::default();
+fn declared_inputs(args: &mut Map<String, Value>) -> Result<svc_model::Fields, CliError> {
+    let mut fields = svc_model::Fields::default();
     for def in tools::declared_inputs() {
         let Some(value) = args.remove(&def.adif.to_ascii_lowercase()) else {
             continue;

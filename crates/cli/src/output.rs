@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use super::{CliError, Ctx};
-use crate::model::text::{json_for_terminal, printable};
-use crate::model::{Page, Timestamp};
+use svc_model::text::{json_for_terminal, printable};
+use svc_model::{Page, Timestamp};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

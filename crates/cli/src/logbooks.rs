@@ -8,8 +8,8 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
-use crate::client::logbooks::{ChangeLogbook, ConnectLogbook};
-use crate::model::{Logbook, Page};
+use svc_client::logbooks::{ChangeLogbook, ConnectLogbook};
+use svc_model::{Logbook, Page};
 
 #[derive(Debug, Subcommand)]
 pub enum LogbooksCommand {

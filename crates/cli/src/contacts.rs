@@ -7,10 +7,10 @@ use clap::{Args, Subcommand};
 use super::fields::{self, FieldFlags};
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
-use crate::client::{ClientError, ContactEditRequest, NewContactRequest};
-use crate::model::contact::MAX_NOTES;
-use crate::model::fields::FIELDS;
-use crate::model::{Contact, Fields, FieldsPatch, Timestamp, text};
+use svc_client::{ClientError, ContactEditRequest, NewContactRequest};
+use svc_model::contact::MAX_NOTES;
+use svc_model::fields::FIELDS;
+use svc_model::{Contact, Fields, FieldsPatch, Timestamp, text};
 
 // Parsed once per run, so the size of a variant costs nothing; `Edit` is boxed only so that
 // `ClientCommand`, which holds this enum inline, stays within clippy's bound.

@@ -1,14 +1,14 @@
 //! Checks of flag values done before anything is sent, each failing with a message that says
 //! what to give instead (clap reports them as usage errors, exit 2).
 
-use crate::model::band::read_mhz;
-use crate::model::callsign::normalize_callsign;
-use crate::model::mode::check_mode;
-use crate::model::page::MAX_LIMIT;
-use crate::model::program::{normalize_reference, normalize_reference_list};
-use crate::model::time::parse_month;
-use crate::model::{IdKind, Timestamp};
-use crate::pota::{ModeFilter, SpotFilter};
+use svc_model::band::read_mhz;
+use svc_model::callsign::normalize_callsign;
+use svc_model::mode::check_mode;
+use svc_model::page::MAX_LIMIT;
+use svc_model::program::{normalize_reference, normalize_reference_list};
+use svc_model::time::parse_month;
+use svc_model::{IdKind, Timestamp};
+use svc_pota::{ModeFilter, SpotFilter};
 
 pub fn folder_id(text: &str) -> Result<String, String> {
     IdKind::Folder
@@ -152,12 +152,12 @@ pub fn limit(text: &str) -> Result<u32, String> {
 /// An outbox entry's id, `ent_…`.
 pub fn entry_id(text: &str) -> Result<String, String> {
     let t = text.trim();
-    if crate::client::journal::is_entry_id(t) {
+    if svc_client::journal::is_entry_id(t) {
         Ok(t.to_owned())
     } else {
         Err(format!(
             "{:?} is not an outbox entry id: expected ent_ followed by 16 characters a-z or 2-7 (svc outbox list shows them)",
-            crate::model::ids::truncate(text, 40)
+            svc_model::ids::truncate(text, 40)
         ))
     }
 }

@@ -10,9 +10,9 @@ use serde_json::json;
 
 use super::output::{self, Cell, Format};
 use super::{Answer, CliError, Ctx, input};
-use crate::client::journal::{self, Entry, EntryError, EntryRequest, EntryState, JournalError};
-use crate::client::{Client, ClientError};
-use crate::model::{ApiKey, Page, Timestamp};
+use svc_client::journal::{self, Entry, EntryError, EntryRequest, EntryState, JournalError};
+use svc_client::{Client, ClientError};
+use svc_model::{ApiKey, Page, Timestamp};
 
 /// Short, so a dead or stalled link shows as down within seconds instead of a minute.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);

@@ -5,7 +5,7 @@
 
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
 
-use crate::model::fields::{Def, FIELDS, Field};
+use svc_model::fields::{Def, FIELDS, Field};
 
 /// The optional fields `contacts edit --clear` clears besides the declared ones, named as
 /// their flags.
@@ -70,7 +70,7 @@ impl clap::Args for FieldFlags {
         common().fold(cmd, |cmd, def| {
             let numeric = matches!(
                 def.kind,
-                crate::model::fields::Kind::Integer(..) | crate::model::fields::Kind::Number(..)
+                svc_model::fields::Kind::Integer(..) | svc_model::fields::Kind::Number(..)
             );
             cmd.arg(
                 Arg::new(def.flag)
@@ -99,7 +99,7 @@ impl clap::Args for FieldFlags {
 
 /// The placeholder of a field's flag in help and docs: what kind of value it takes.
 pub fn value_name(def: &Def) -> &'static str {
-    use crate::model::fields::Kind;
+    use svc_model::fields::Kind;
     match def.kind {
         Kind::Grid => "LOCATOR",
         Kind::Call => "CALL",

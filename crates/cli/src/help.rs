@@ -8,7 +8,7 @@ use clap::{Arg, ArgAction, Args, Command};
 use serde_json::{Value, json};
 
 use super::{CliError, Ctx};
-use crate::model::ErrorCode;
+use svc_model::ErrorCode;
 
 /// The API version this client speaks.
 pub const API_VERSION: &str = "v1";
@@ -595,9 +595,9 @@ pub fn manifest(root: &Command) -> Value {
     // Where the commands would go now (SVC_API_BASE, the config file, the default); one that
     // does not resolve (commands would refuse it) is left as the default.
     let from_env = std::env::var("SVC_API_BASE").ok();
-    let api_base = crate::client::resolve_api_base(from_env.as_deref())
+    let api_base = svc_client::resolve_api_base(from_env.as_deref())
         .map(|u| u.to_string())
-        .unwrap_or_else(|_| crate::client::config::DEFAULT_API_BASE.to_owned());
+        .unwrap_or_else(|_| svc_client::config::DEFAULT_API_BASE.to_owned());
     let api_base = api_base.trim_end_matches('/');
     json!({
         "name": root.get_name(),

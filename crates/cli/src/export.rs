@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::{CliError, Ctx, input};
-use crate::adif::{self, Format};
-use crate::client::export::{self, ExportError, Exported};
-use crate::model::Timestamp;
+use svc_adif::{self as adif, Format};
+use svc_client::export::{self, ExportError, Exported};
+use svc_model::Timestamp;
 
 #[derive(Debug, Subcommand)]
 pub enum ExportCommand {

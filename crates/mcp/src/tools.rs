@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use crate::model::fields::{Def, FIELDS, Kind};
+use svc_model::fields::{Def, FIELDS, Kind};
 
 /// What a tool may do, which decides the flag it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,9 +7,9 @@ use clap::{Args, Subcommand};
 use super::folders::print_created;
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
-use crate::client::NewActivationRequest;
-use crate::client::export;
-use crate::model::{Folder, Page};
+use svc_client::NewActivationRequest;
+use svc_client::export;
+use svc_model::{Folder, Page};
 
 #[derive(Debug, Subcommand)]
 pub enum ActivationsCommand {
@@ -210,7 +210,7 @@ fn export(ctx: &Ctx, args: ExportArgs) -> Result<(), CliError> {
         // The parks' names for the files' headers, from the park cache alone: an export
         // waits for no network it does not need.
         let names = match &folder.location_reference {
-            Some(references) => crate::pota::cached_names(references).await,
+            Some(references) => svc_pota::cached_names(references).await,
             None => Default::default(),
         };
         Ok(export::activation_file(&client, &folder, &me, &names, &args.dir).await?)

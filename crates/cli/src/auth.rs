@@ -8,9 +8,9 @@ use serde_json::json;
 
 use super::output::{self, Format};
 use super::{CliError, Ctx, eprintln_safe, whoami};
-use crate::client::keystore::{self, Stored};
-use crate::model::ApiKey;
-use crate::model::key::KeyPrefix;
+use svc_client::keystore::{self, Stored};
+use svc_model::ApiKey;
+use svc_model::key::KeyPrefix;
 
 #[derive(Debug, Subcommand)]
 pub enum AuthCommand {

@@ -1,4 +1,4 @@
-//! The `svc` command-line client: every command of README's table, on top of `crate::client`.
+//! The `svc` command-line client: every command of README's table, on top of `svc_client`.
 //! Results go to stdout, diagnostics to stderr, and each failure maps to one exit code.
 
 pub mod activations;
@@ -27,10 +27,10 @@ use clap::{Args, Subcommand};
 use reqwest::Url;
 use serde_json::{Value, json};
 
-use crate::client::keystore::{self, FoundKey, KeyError};
-use crate::client::{self, Attempt, Client, ClientError};
-use crate::model::text::printable_lines;
-use crate::model::{ApiKey, ErrorCode};
+use svc_client::keystore::{self, FoundKey, KeyError};
+use svc_client::{self as client, Attempt, Client, ClientError};
+use svc_model::text::printable_lines;
+use svc_model::{ApiKey, ErrorCode};
 
 pub use output::Format;
 
@@ -249,10 +249,10 @@ impl From<KeyError> for CliError {
     fn from(e: KeyError) -> Self {
         match &e {
             KeyError::Malformed { .. } => CliError::no_key(e.to_string()),
-            KeyError::Config(crate::client::config::ConfigError::TooOpen { .. }) => {
+            KeyError::Config(svc_client::config::ConfigError::TooOpen { .. }) => {
                 CliError::no_key(e.to_string())
             }
-            KeyError::Config(crate::client::config::ConfigError::Unreadable { .. }) => {
+            KeyError::Config(svc_client::config::ConfigError::Unreadable { .. }) => {
                 CliError::input(e.to_string())
             }
             KeyError::Config(_) | KeyError::NoStore(_) => CliError::local(e.to_string()),
@@ -286,7 +286,7 @@ fn env_set(name: &str) -> bool {
 }
 
 impl Ctx {
-    pub(crate) fn new(global: &GlobalArgs, command: String) -> Ctx {
+    pub fn new(global: &GlobalArgs, command: String) -> Ctx {
         let format = if global.json {
             Format::Json
         } else if global.ndjson && LISTS.contains(&command.as_str()) {
@@ -437,7 +437,7 @@ pub fn eprintln_safe(line: &str) {
 }
 
 /// `--verbose`'s line for one attempt of a request, on stderr.
-pub(super) fn log_attempt(a: &Attempt) {
+pub(crate) fn log_attempt(a: &Attempt) {
     let outcome = match (a.status, &a.error) {
         (Some(status), None) => status.to_string(),
         (Some(status), Some(error)) => format!("{status} {error}"),
@@ -524,9 +524,7 @@ pub fn report(command: &str, json: bool, e: &CliError) -> ExitCode {
         if let Some(seconds) = answer.retry_after {
             envelope["retryAfter"] = json!(seconds);
         }
-        eprintln_safe(&crate::model::text::json_for_terminal(
-            &envelope.to_string(),
-        ));
+        eprintln_safe(&svc_model::text::json_for_terminal(&envelope.to_string()));
     } else {
         let prefix = if command == "svc" {
             "svc".to_owned()

@@ -9,11 +9,11 @@ use reqwest::Url;
 use super::output::{self, Cell, Format};
 use super::parks::PotaArgs;
 use super::{CliError, Ctx, input};
-use crate::client::journal::Journal;
-use crate::client::{Client, RetryPolicy};
-use crate::model::band::mhz_text;
-use crate::model::{ApiKey, Page};
-use crate::pota::{ModeFilter, NewSpot, Spot, SpotFilter};
+use svc_client::journal::Journal;
+use svc_client::{Client, RetryPolicy};
+use svc_model::band::mhz_text;
+use svc_model::{ApiKey, Page};
+use svc_pota::{ModeFilter, NewSpot, Spot, SpotFilter};
 
 /// The account's callsign is asked for with POTA's patience, not the service's: the spot waits.
 const WHOAMI_CONNECT: Duration = Duration::from_secs(3);

@@ -11,9 +11,9 @@ use serde_json::json;
 
 use super::output::Format;
 use super::{CliError, Ctx, eprintln_safe};
-use crate::client::journal::Journal;
-use crate::client::keystore;
-use crate::client::lookup::{
+use svc_client::journal::Journal;
+use svc_client::keystore;
+use svc_client::lookup::{
     self, Callbook, DEFAULT_HAMQTH_URL, DEFAULT_QRZ_XML_URL, Lookup, LookupError, Password, Place,
     Service, Urls,
 };
@@ -106,7 +106,7 @@ pub struct ConnectArgs {
 
 impl From<LookupError> for CliError {
     fn from(e: LookupError) -> Self {
-        use crate::model::ErrorCode;
+        use svc_model::ErrorCode;
         let (code, exit) = match &e {
             LookupError::NotConnected(_) | LookupError::Refused(_) => {
                 let code = ErrorCode::Unauthorized;

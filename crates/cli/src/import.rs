@@ -17,14 +17,14 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::{Answer, CliError, Ctx, Format, input};
-use crate::adif::contact::{Imported, idempotency_key, imported};
-use crate::adif::{ReadError, Reader};
-use crate::client::{
+use svc_adif::contact::{Imported, idempotency_key, imported};
+use svc_adif::{ReadError, Reader};
+use svc_client::{
     BatchItem, BatchResult, Client, ClientError, NewActivationRequest, NewContactRequest,
     NewFolderRequest,
 };
-use crate::model::ErrorCode;
-use crate::model::filing::Place;
+use svc_model::ErrorCode;
+use svc_model::filing::Place;
 
 /// Items per batch: the most `POST /v1/contacts/batch` takes.
 const BATCH: usize = 500;
@@ -125,7 +125,7 @@ struct Summary {
 }
 
 impl Summary {
-    fn field_problem(&mut self, record: u64, problem: &crate::adif::FieldProblem) {
+    fn field_problem(&mut self, record: u64, problem: &svc_adif::FieldProblem) {
         self.field_problem_count += 1;
         if self.field_problems.len() < SHOWN_REFUSALS {
             self.field_problems.push(FieldNote {
@@ -250,7 +250,7 @@ fn open(path: &Path) -> Result<(FileReader, u64, Arc<AtomicU64>), CliError> {
 /// Says when the import waits for the service (a limit with its Retry-After, a failure tried
 /// again) and why: in the progress bar, else as a note on stderr, so a long import never
 /// seems stuck. `--verbose` still logs every attempt.
-fn waits(ctx: &Ctx, bar: Option<indicatif::ProgressBar>) -> crate::client::Observer {
+fn waits(ctx: &Ctx, bar: Option<indicatif::ProgressBar>) -> svc_client::Observer {
     let verbose = ctx.verbose;
     let notes = ctx.format == Format::Text && !ctx.quiet;
     Box::new(move |attempt| {

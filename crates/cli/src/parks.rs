@@ -7,8 +7,8 @@ use clap::{Args, Subcommand};
 
 use super::output::{self, Format};
 use super::{Answer, CliError, Ctx, input};
-use crate::model::Timestamp;
-use crate::pota::{self, ParkAnswer, ParkSource, Parks, Pota, PotaError};
+use svc_model::Timestamp;
+use svc_pota::{self as pota, ParkAnswer, ParkSource, Parks, Pota, PotaError};
 
 #[derive(Debug, Subcommand)]
 pub enum ParksCommand {

@@ -2,7 +2,7 @@
 
 use super::output::{self, Format};
 use super::{CliError, Ctx};
-use crate::model::Whoami;
+use svc_model::Whoami;
 
 pub fn run(ctx: &Ctx) -> Result<(), CliError> {
     let client = ctx.client()?;
