@@ -210,9 +210,9 @@ fn openapi_declares_every_field_as_the_table_does() {
 }
 
 #[test]
-fn api_md_and_readme_list_every_field() {
+fn api_md_and_cli_guide_list_every_field() {
     check_block("docs/API.md", &markdown_table());
-    check_block("README.md", &markdown_table());
+    check_block("docs/CLI-GUIDE.md", &markdown_table());
 }
 
 /// The flags of `svc contacts create|edit` that the table gives.

@@ -46,7 +46,7 @@ pub struct SetKeyArgs {
 }
 
 pub fn run(ctx: &Ctx, command: AuthCommand) -> Result<(), CliError> {
-    // The storage commands print text whatever the format (README, "Commands"); --json still shapes
+    // The storage commands print text whatever the format (docs/CLI.md, "Output"); --json still shapes
     // their errors.
     match command {
         AuthCommand::Status => status(ctx),

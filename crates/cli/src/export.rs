@@ -1,6 +1,6 @@
 //! `svc export adif`: contacts out as ADIF 3.1.7 (ADI, or ADX with `--format adx`), to stdout
 //! or a file, in one request (`GET /v1/adif`) whose answer is copied as it comes, so that
-//! memory stays flat and the burst limit is spent once (README, "ADIF").
+//! memory stays flat and the burst limit is spent once (docs/ADIF-AND-POTA.md, "ADIF").
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! `svc import adif`: another logger's ADIF (ADI or ADX) into the account, through
-//! `POST /v1/contacts/batch` marked as an import (README, "ADIF").
+//! `POST /v1/contacts/batch` marked as an import (docs/ADIF-AND-POTA.md, "ADIF").
 //!
 //! The file is read as a stream and sent 500 records at a time, so memory stays flat however
 //! long the log is. Each record's idempotency key derives from its content and its folder:

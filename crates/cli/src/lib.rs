@@ -1,4 +1,4 @@
-//! The `svc` command-line client: every command of README's table, on top of `svc_client`.
+//! The `svc` command-line client: every command of docs/CLI.md's table, on top of `svc_client`.
 //! Results go to stdout, diagnostics to stderr, and each failure maps to one exit code.
 
 pub mod activations;

@@ -1,6 +1,6 @@
 //! Folders out as ADIF: any folder's contacts as a stream of records, and an activation as the
 //! file POTA takes for upload. Shared by `svc export adif`, `svc activations export` and the
-//! logbook's export key (README, "ADIF").
+//! logbook's export key (docs/ADIF-AND-POTA.md, "ADIF").
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

@@ -1,4 +1,4 @@
-//! Where the client finds and keeps its API key (README, "Where the key and the service come from"): `SVC_API_KEY`;
+//! Where the client finds and keeps its API key (docs/CLI.md, "Keys"): `SVC_API_KEY`;
 //! the OS keychain (service `svc-cli`, account `default`) unless `SVC_NO_KEYRING=1`; the
 //! config file; else no key.
 

@@ -1,5 +1,5 @@
 //! The typed HTTP client of the `/v1/` API, shared by the command line and the terminal UI:
-//! one method per endpoint, retries as README says, an `Idempotency-Key` on every create and
+//! one method per endpoint, retries as docs/CLI.md says, an `Idempotency-Key` on every create and
 //! edit.
 
 pub mod config;
@@ -123,7 +123,7 @@ pub fn parse_api_base(text: &str) -> Result<Url, String> {
     Ok(url)
 }
 
-/// The API base in README's order: `flag` (`--api-base`, or `SVC_API_BASE` which clap
+/// The API base in docs/CLI.md's order: `flag` (`--api-base`, or `SVC_API_BASE` which clap
 /// reads into it), else `apiBase` of the config file, else the local default. The error says
 /// which of them was wrong.
 pub fn resolve_api_base(flag: Option<&str>) -> Result<Url, String> {

@@ -291,7 +291,7 @@ impl ModeClass {
     }
 }
 
-/// POTA's three modes: an activator counts a station once per band in each (README,
+/// POTA's three modes: an activator counts a station once per band in each (docs/LOGBOOK.md,
 /// "Activations").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PotaMode {

@@ -110,7 +110,7 @@ struct StartArgs {
     #[arg(long, env = "SVC_SECRET_FILE", value_name = "PATH")]
     secret_file: Option<std::path::PathBuf>,
     /// The secret the keys were sealed with before --secret-file: at start every key is sealed
-    /// again with the new one (README, "Rotating the secret")
+    /// again with the new one (docs/LOGBOOKS.md, "Rotating the secret")
     #[arg(
         long,
         env = "SVC_PREVIOUS_SECRET_FILE",

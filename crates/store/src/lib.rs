@@ -61,7 +61,7 @@ pub const IDEMPOTENCY_TTL_MS: i64 = 30 * 24 * 3600 * 1000;
 /// [`IDEMPOTENCY_TTL_MS`] in words, for messages.
 pub const IDEMPOTENCY_TTL_TEXT: &str = "30 days";
 
-/// The service's limits (README, "Trying the service").
+/// The service's limits (docs/SERVER.md, "Trying the service").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub burst_per_minute: u32,

@@ -1,5 +1,5 @@
 //! The server's secret, which seals the external logbooks' API keys at rest
-//! (ChaCha20-Poly1305; README, "External logbooks", says how to rotate it).
+//! (ChaCha20-Poly1305; docs/LOGBOOKS.md, "Rotating the secret", says how to rotate it).
 
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
