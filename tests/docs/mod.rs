@@ -1,5 +1,5 @@
 //! The documents that describe the contact's fields are made from the field table
-//! (src/model/fields.rs), so they cannot drift from it: each holds a block between marker
+//! (crates/model/src/fields.rs), so they cannot drift from it: each holds a block between marker
 //! lines that this test writes out and compares. `SVC_UPDATE_DOCS=1 cargo test docs` rewrites
 //! the blocks after a change of the table.
 
@@ -11,8 +11,8 @@ use svc::model::fields::{
     Def, FIELDS, Kind, MAX_ADIF_ENTRIES, MAX_ADIF_NAME, MAX_ADIF_VALUE, SEED_ADIF,
 };
 
-const BEGIN: &str = "BEGIN generated from src/model/fields.rs";
-const END: &str = "END generated from src/model/fields.rs";
+const BEGIN: &str = "BEGIN generated from crates/model/src/fields.rs";
+const END: &str = "END generated from crates/model/src/fields.rs";
 
 fn path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(name)
@@ -39,7 +39,7 @@ fn check_block(file: &str, generated: &str) {
         return;
     }
     panic!(
-        "{file}'s generated block does not follow src/model/fields.rs; run SVC_UPDATE_DOCS=1 cargo test docs and review the change"
+        "{file}'s generated block does not follow crates/model/src/fields.rs; run SVC_UPDATE_DOCS=1 cargo test docs and review the change"
     );
 }
 

@@ -230,7 +230,7 @@ fn fail_all<A>(answers: Vec<oneshot::Sender<StoreResult<A>>>, error: &sqlx::Erro
     }
 }
 
-/// A contact create, for `svc_create_contacts` (migrations/postgres/0004), or alone for
+/// A contact create, for `svc_create_contacts` (crates/store/migrations/postgres/0004), or alone for
 /// `svc_create_contact` (0018).
 pub(super) struct Create {
     pub account_id: String,
@@ -348,7 +348,7 @@ impl Grouped for Create {
             let items = items_json(group)?;
             let (first, limits) = (&group[0], &group[0].limits);
             // A create alone is planned as statements on one row each, which costs a fraction
-            // of planning the group's statements (migrations/postgres/0018).
+            // of planning the group's statements (crates/store/migrations/postgres/0018).
             let call = if group.len() == 1 {
                 "SELECT item, outcome, duplicate_of \
                  FROM svc_create_contact($1::json, $2, $3, $4, $5, $6, $7, $8)"

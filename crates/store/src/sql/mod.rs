@@ -898,7 +898,7 @@ impl SqlStore {
         // costs a request's worth of a limit, never data. Their statements are planned at
         // each call, for the tables as they are then: a plan kept from when the tables were
         // small would scan them whole as they grow. No planner setting is overridden
-        // (migrations/postgres/0012 says why).
+        // (crates/store/migrations/postgres/0012 says why).
         let grouped = AnyPoolOptions::new()
             .max_connections(2)
             .acquire_timeout(Duration::from_secs(5))
