@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 
 use super::Record;
-use super::write::{ascii, check_names, crlf, intl_base};
+use super::value::{ascii, check_names, crlf, intl_base};
 
 /// The fields that have an `_INTL` counterpart in ADIF 3.1.
 const INTL: &[&str] = &[

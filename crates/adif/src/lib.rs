@@ -16,6 +16,7 @@ pub mod contact;
 mod decode;
 pub mod modes;
 mod read;
+mod value;
 mod write;
 
 pub use read::{Format, ReadError, Reader};

@@ -10,11 +10,11 @@
 //! ADX output (see [`super::adx`]) keeps the exact text besides, in the `_INTL` fields ADIF
 //! has for that.
 
-use std::borrow::Cow;
 use std::io::{self, Write};
 
 use chrono::{DateTime, Utc};
 
+use super::value::{ascii, check_names, intl_base};
 use super::{Format, Record, adx};
 
 /// Writes an ADI or ADX file: the header when created, then one record at a time, and for
@@ -151,14 +151,6 @@ fn adi_fields(record: &Record) -> Vec<(&str, &str)> {
         .collect()
 }
 
-/// The plain field an `_INTL` field is the exact text of: `NAME` for `NAME_INTL`.
-pub(super) fn intl_base(name: &str) -> Option<&str> {
-    let cut = name.len().checked_sub("_INTL".len())?;
-    (name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case("_INTL"))
-        .then(|| &name[..cut])
-        .filter(|base| !base.is_empty())
-}
-
 fn line(record: &Record) -> io::Result<Vec<u8>> {
     let mut line = Vec::new();
     write_line(&mut line, record)?;
@@ -181,18 +173,6 @@ fn write_line(out: &mut impl Write, record: &Record) -> io::Result<()> {
     out.write_all(b"<EOR>\n")
 }
 
-pub(super) fn check_names<'a>(mut names: impl Iterator<Item = &'a str>) -> io::Result<()> {
-    match names.find(|name| !valid_name(name)) {
-        Some(name) => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "{name:?} is not an ADIF field name: names are ASCII letters, digits and underscores"
-            ),
-        )),
-        None => Ok(()),
-    }
-}
-
 fn field(out: &mut impl Write, name: &str, value: &str) -> io::Result<()> {
     out.write_all(b"<")?;
     // Names are upper-case already but for a record made by hand: no copy for the others.
@@ -203,36 +183,6 @@ fn field(out: &mut impl Write, name: &str, value: &str) -> io::Result<()> {
     }
     write!(out, ":{}>", value.len())?;
     out.write_all(value.as_bytes())
-}
-
-/// A value as ADIF's String and MultilineString types have it: ASCII, line breaks as CRLF;
-/// borrowed when it is so already, as nearly every value is.
-pub(super) fn ascii(value: &str) -> Cow<'_, str> {
-    if value.is_ascii() {
-        crlf(value)
-    } else {
-        Cow::Owned(crlf(&deunicode::deunicode(value)).into_owned())
-    }
-}
-
-/// Every line break (CRLF, CR or LF) as CRLF.
-pub(super) fn crlf(value: &str) -> Cow<'_, str> {
-    if !value.contains(['\r', '\n']) {
-        return Cow::Borrowed(value);
-    }
-    Cow::Owned(
-        value
-            .replace("\r\n", "\n")
-            .replace('\r', "\n")
-            .replace('\n', "\r\n"),
-    )
-}
-
-fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `svc contacts list|create|edit|delete`.
 
-use std::io::{BufRead, IsTerminal};
+use std::io::IsTerminal;
 
 use clap::{Args, Subcommand};
 
@@ -370,7 +370,7 @@ fn delete(ctx: &Ctx, args: DeleteArgs) -> Result<(), CliError> {
         )));
     }
     let client = ctx.client()?;
-    if !args.yes && !confirm(&format!("Delete contact {}? [y/N] ", args.id))? {
+    if !args.yes && !super::input::confirm(&format!("Delete contact {}? [y/N] ", args.id))? {
         return Err(CliError::new(
             "cancelled",
             1,
@@ -404,18 +404,4 @@ fn delete(ctx: &Ctx, args: DeleteArgs) -> Result<(), CliError> {
         _ if ctx.quiet => ctx.say(&format!("{}\n", deleted.id)),
         _ => ctx.say(&format!("deleted contact {}\n", deleted.id)),
     }
-}
-
-/// Asks on the terminal; only `y` or `yes` agrees.
-pub(super) fn confirm(question: &str) -> Result<bool, CliError> {
-    super::eprint_safe(question);
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| CliError::local(format!("cannot read the answer: {e}")))?;
-    Ok(matches!(
-        answer.trim().to_ascii_lowercase().as_str(),
-        "y" | "yes"
-    ))
 }

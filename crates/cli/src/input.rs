@@ -1,6 +1,10 @@
 //! Checks of flag values done before anything is sent, each failing with a message that says
-//! what to give instead (clap reports them as usage errors, exit 2).
+//! what to give instead (clap reports them as usage errors, exit 2); and the question asked
+//! on the terminal before a change that cannot be undone.
 
+use std::io::BufRead;
+
+use super::CliError;
 use svc_model::band::read_mhz;
 use svc_model::callsign::normalize_callsign;
 use svc_model::mode::check_mode;
@@ -169,6 +173,20 @@ pub fn text(text: &str) -> Result<String, String> {
         return Err("must not be empty".into());
     }
     Ok(t.to_owned())
+}
+
+/// Asks on the terminal; only `y` or `yes` agrees.
+pub(super) fn confirm(question: &str) -> Result<bool, CliError> {
+    super::eprint_safe(question);
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| CliError::local(format!("cannot read the answer: {e}")))?;
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
 }
 
 #[cfg(test)]

@@ -336,7 +336,7 @@ fn drop_entry(ctx: &Ctx, args: DropArgs) -> Result<(), CliError> {
             when(&entry),
             entry.state.as_str()
         );
-        if !args.yes && !super::contacts::confirm(&question)? {
+        if !args.yes && !super::input::confirm(&question)? {
             return Err(CliError::new(
                 "cancelled",
                 1,

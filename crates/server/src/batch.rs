@@ -12,11 +12,11 @@ use serde_json::{Map, Value};
 use super::AppState;
 use super::contacts::{body_fields, check_contact, read_contact};
 use super::error::ApiResult;
+use super::error::RequestId;
 use super::extract::{
     Auth, IdemKey, JsonBody, MAX_BODY_BYTES, NoQuery, burst_allowance, burst_refusal, fingerprint,
     import_allowance, json_object, size_text, valid_idempotency_key,
 };
-use super::web::RequestId;
 use svc_model::ids::truncate;
 use svc_model::program::json_kind;
 use svc_model::{ApiError, Folder, Timestamp};

@@ -514,7 +514,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         web = web.with_public_url(url).map_err(ApiError::validation)?;
     }
     init_logging(args.log_format);
-    super::web::hashing::return_memory_after_use();
+    super::hashing::return_memory_after_use();
     let limits = Limits {
         burst_per_minute: args.burst_limit,
         import_batches_per_minute: args.import_limit,

@@ -16,6 +16,16 @@ use tracing::Instrument;
 use svc_model::{ApiError, ErrorBody, ErrorCode, IdKind};
 use svc_store::StoreError;
 
+/// The id this middleware gives each request, in the request's extensions for the handlers
+/// (a web page shows it on its error page, a batch in each item's error).
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+/// Marks a response as a web page's (or another that is not the API's), which the error
+/// envelope leaves as it is.
+#[derive(Debug, Clone, Copy)]
+pub struct WebResponse;
+
 /// Handler results.
 pub type ApiResult<T> = Result<T, Failure>;
 
@@ -93,15 +103,12 @@ pub async fn envelope(mut request: Request, next: Next) -> Response {
     let span = tracing::info_span!("request", id = %request_id, key = tracing::field::Empty);
     request
         .extensions_mut()
-        .insert(super::web::RequestId(request_id.clone()));
+        .insert(RequestId(request_id.clone()));
 
     let mut response = next.run(request).instrument(span.clone()).await;
     let status = response.status();
     // The web pages answer in HTML, their errors included.
-    let page = response
-        .extensions()
-        .get::<super::web::WebResponse>()
-        .is_some();
+    let page = response.extensions().get::<WebResponse>().is_some();
 
     let error = match response.extensions_mut().remove::<ApiError>() {
         Some(e) => Some(e),

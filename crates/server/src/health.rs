@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::AppState;
-use super::web::WebResponse;
+use super::error::WebResponse;
 
 pub async fn healthz(State(state): State<AppState>) -> Response {
     let (status, body) = match state.store.schema_version().await {

@@ -6,6 +6,7 @@ pub mod admin;
 pub mod cmd;
 pub mod error;
 pub mod extract;
+pub mod hashing;
 pub mod listen;
 pub mod logbooks;
 pub mod metrics;

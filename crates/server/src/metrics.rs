@@ -28,7 +28,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use tokio::net::TcpListener;
 
-use super::web::hashing;
+use super::hashing;
 use svc_store::{QueueDepth, Store};
 
 /// The content type of the text exposition format.

@@ -29,6 +29,7 @@ use sqlx::{ConnectOptions, Connection, Row, Sqlite, Transaction};
 
 pub use copy::contact_of;
 use copy::{add_to_counts, add_to_whoami, copied_folder, copy_contact};
+pub use lookups::{Answer, FRESH_FOR};
 pub use sender::{PushReport, SenderEvent, push, spawn_sender};
 
 use crate::{NewActivationRequest, NewContactRequest, idempotency_key};

@@ -1,13 +1,13 @@
 //! Callbook lookups: who a station is (name, QTH, state, grid, country, zones), asked of QRZ's
 //! XML service or HamQTH as the call is typed, as other loggers fill them. One callbook is
 //! connected at a time (`credentials.rs`); answers are kept in the account's journal
-//! (`cache.rs`), so a call looked up once is known with no link.
+//! (`journal/lookups.rs`, which also looks calls up through it), so a call looked up once is
+//! known with no link.
 //!
 //! A lookup never hangs its caller: the whole of it (a login, the lookup, a login again when
 //! the session expired, the lookup again) has [`BUDGET`]. A refused password is never sent
 //! again, and it never shows in an error: every message is stripped of it.
 
-mod cache;
 mod credentials;
 mod hamqth;
 mod qrz;
@@ -18,7 +18,6 @@ use std::time::Duration;
 use reqwest::Url;
 use serde::{Deserialize, Serialize};
 
-pub use cache::{Answer, FRESH_FOR};
 pub use credentials::{Connected, Forgotten, Place, connected, forget, store};
 
 use svc_model::Timestamp;

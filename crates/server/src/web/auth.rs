@@ -15,10 +15,11 @@ use axum::response::Response;
 
 use super::session::{PostForm, Secret, Visitor};
 use super::{
-    Layout, Nav, Notice, Problem, SESSION_LIFETIME, SIGNIN_LIMIT, SIGNUP_LIMIT, hashing, respond,
-    see_other, server_signup_limit,
+    Layout, Nav, Notice, Problem, SESSION_LIFETIME, SIGNIN_LIMIT, SIGNUP_LIMIT, respond, see_other,
+    server_signup_limit,
 };
 use crate::AppState;
+use crate::hashing;
 use svc_model::callsign::normalize_callsign;
 use svc_model::ids::{base32, random_bytes};
 use svc_model::{ErrorCode, Timestamp};

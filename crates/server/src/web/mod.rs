@@ -8,7 +8,6 @@
 mod account;
 mod activations;
 mod auth;
-pub mod hashing;
 mod html;
 mod keys;
 mod logbooks;
@@ -27,6 +26,7 @@ use axum::routing::get;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use super::AppState;
+use crate::error::{RequestId, WebResponse};
 use session::Visitor;
 use svc_store::{SessionLifetime, SigninLimit, StoreError};
 
@@ -134,10 +134,6 @@ impl WebConfig {
         Ok(self)
     }
 }
-
-/// Marks a response as a web page's, which the API's error envelope leaves as it is.
-#[derive(Debug, Clone, Copy)]
-pub struct WebResponse;
 
 /// The pages and their assets, with the state they need.
 pub fn pages(state: AppState) -> Router {
@@ -361,10 +357,6 @@ pub fn respond(status: StatusCode, page: &impl Template) -> Response {
         }
     }
 }
-
-/// The id the API's middleware gave this request, shown on error pages.
-#[derive(Debug, Clone)]
-pub struct RequestId(pub String);
 
 /// Every page request: find the visitor, run the page, render a problem as an error page,
 /// set the visit's cookies and the security headers.
