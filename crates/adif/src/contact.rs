@@ -604,8 +604,10 @@ mod tests {
     }
 
     fn corpus(name: &str) -> Vec<Record> {
+        // The files other loggers wrote, kept at the workspace's root for the integration
+        // tests too.
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/adif")
+            .join("../../tests/data/adif")
             .join(name);
         let bytes = std::fs::read(&path).unwrap();
         Reader::new(bytes.as_slice())

@@ -1794,8 +1794,10 @@ mod tests {
     use std::path::PathBuf;
 
     fn corpus(name: &str) -> Vec<u8> {
+        // The files other loggers wrote, kept at the workspace's root for the integration
+        // tests too.
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/adif")
+            .join("../../tests/data/adif")
             .join(name);
         std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
