@@ -72,16 +72,7 @@ impl std::fmt::Display for ConfigError {
 
 /// Where the config file lives; `None` without `XDG_CONFIG_HOME` and `HOME`.
 pub fn config_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        // The XDG spec says a relative value is invalid and must be ignored.
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".config"))
-        })?;
-    Some(base.join("svc").join("config.json"))
+    Some(svc_datafiles::user_config_dir()?.join("config.json"))
 }
 
 /// The config file's contents; unknown fields are kept when the file is rewritten.

@@ -1,7 +1,8 @@
-//! svc's data directory on this machine, and the reference files read from it: the country
-//! file (`cty.csv`) and the super check partial list (`MASTER.SCP`). Both ship in the binary;
-//! a newer one is used when given with a flag, or when one is put in the data directory, as
-//! contesters replace theirs before each contest. The service and the logbook both read them.
+//! svc's data and config directories on this machine (one reading of XDG for both), and the
+//! reference files read from the data directory: the country file (`cty.csv`) and the super
+//! check partial list (`MASTER.SCP`). Both ship in the binary; a newer one is used when given
+//! with a flag, or when one is put in the data directory, as contesters replace theirs before
+//! each contest. The service and the logbook both read them.
 
 use std::path::{Path, PathBuf};
 
@@ -17,16 +18,28 @@ pub const SCP_FILE: &str = "MASTER.SCP";
 /// `~/.local/share/svc`): the outbox journals, the park cache, the service's default database
 /// and the reference files live in it. `None` without `XDG_DATA_HOME` and `HOME`.
 pub fn user_data_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_DATA_HOME")
+    Some(xdg_base("XDG_DATA_HOME", &[".local", "share"])?.join("svc"))
+}
+
+/// svc's folder in the user's config directory, `$XDG_CONFIG_HOME/svc` (else
+/// `~/.config/svc`), where the config file is. `None` without `XDG_CONFIG_HOME` and `HOME`.
+pub fn user_config_dir() -> Option<PathBuf> {
+    Some(xdg_base("XDG_CONFIG_HOME", &[".config"])?.join("svc"))
+}
+
+/// The base directory the XDG variable `var` names, else `fallback` under `$HOME`.
+fn xdg_base(var: &str, fallback: &[&str]) -> Option<PathBuf> {
+    std::env::var_os(var)
         .map(PathBuf::from)
         // The XDG spec says a relative value is invalid and must be ignored.
         .filter(|p| p.is_absolute())
         .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".local").join("share"))
-        })?;
-    Some(base.join("svc"))
+            std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| {
+                fallback
+                    .iter()
+                    .fold(PathBuf::from(h), |p, part| p.join(part))
+            })
+        })
 }
 
 /// [`user_data_dir`], else `./svc`.
