@@ -51,7 +51,8 @@ pub enum Format {
 }
 
 /// An error that makes the rest of the file unreadable or one record unreadable.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message} (at byte {offset})")]
 pub struct ReadError {
     /// The 1-based number of the record being read when the error was found; 0 when the
     /// error concerns the header or the file as a whole.
@@ -63,14 +64,6 @@ pub struct ReadError {
     /// What is wrong and what to fix; it begins with "record N" when `record` is not 0.
     pub message: String,
 }
-
-impl std::fmt::Display for ReadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} (at byte {})", self.message, self.offset)
-    }
-}
-
-impl std::error::Error for ReadError {}
 
 /// Reads the records of an ADI or ADX file one at a time; see the module docs for what it
 /// accepts and how it recovers from a damaged record.

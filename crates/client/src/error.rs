@@ -34,15 +34,18 @@ impl ServerError {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ClientError {
     /// The request did not get an HTTP answer: refused connection, DNS, TLS, time-out, a
     /// connection closed mid-way. `attempts` is how many were made.
+    #[error("{message}")]
     Transport { message: String, attempts: u32 },
     /// The server answered with its error envelope.
+    #[error("{}: {}", .0.error, .0.message)]
     Server(Box<ServerError>),
     /// An answer this client cannot read: a body that is not the expected JSON (a proxy's
     /// HTML page, a server of another kind at that address).
+    #[error("{message}")]
     Unexpected { status: u16, message: String },
 }
 
@@ -57,18 +60,6 @@ impl ClientError {
         }
     }
 }
-
-impl std::fmt::Display for ClientError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ClientError::Transport { message, .. } => f.write_str(message),
-            ClientError::Server(e) => write!(f, "{}: {}", e.error, e.message),
-            ClientError::Unexpected { message, .. } => f.write_str(message),
-        }
-    }
-}
-
-impl std::error::Error for ClientError {}
 
 #[cfg(test)]
 mod tests {

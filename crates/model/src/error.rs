@@ -112,7 +112,8 @@ impl RateLimitReason {
 }
 
 /// A failure with its code, a message that says what to fix, and optional details.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{code}: {message}")]
 pub struct ApiError {
     pub code: ErrorCode,
     pub message: String,
@@ -174,14 +175,6 @@ impl ApiError {
         self
     }
 }
-
-impl std::fmt::Display for ApiError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
-    }
-}
-
-impl std::error::Error for ApiError {}
 
 /// The body of every non-2xx response.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -37,19 +37,25 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 const MAX_ANSWER: usize = 8 << 20;
 
 /// What can go wrong with POTA or the park cache.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PotaError {
     /// Input refused before anything was sent (a reference, a frequency, a CSV file).
+    #[error("{0}")]
     Invalid(String),
     /// POTA knows no park of that reference.
+    #[error("{0}")]
     NotFound(String),
     /// No answer: connection refused, DNS, TLS, time-out.
+    #[error("{0}")]
     Transport(String),
     /// POTA answered with an error status.
+    #[error("POTA answered {status}: {message}")]
     Refused { status: u16, message: String },
     /// An answer that is not what POTA sends.
+    #[error("{0}")]
     Unexpected(String),
     /// The park cache cannot be opened, read or written.
+    #[error("{0}")]
     Cache(String),
 }
 
@@ -90,23 +96,6 @@ impl PotaError {
         }
     }
 }
-
-impl std::fmt::Display for PotaError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PotaError::Invalid(m)
-            | PotaError::NotFound(m)
-            | PotaError::Transport(m)
-            | PotaError::Unexpected(m)
-            | PotaError::Cache(m) => f.write_str(m),
-            PotaError::Refused { status, message } => {
-                write!(f, "POTA answered {status}: {message}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for PotaError {}
 
 impl From<sqlx::Error> for PotaError {
     fn from(e: sqlx::Error) -> Self {

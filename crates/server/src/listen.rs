@@ -458,20 +458,12 @@ impl Deadline {
 }
 
 /// The error a body that came too slowly ends with; [`super::extract::json_object`] names it.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the request body did not arrive within {} s of its head; send the whole body at once",
+    .0.as_secs()
+)]
 pub struct BodyTooSlow(pub Duration);
-
-impl std::fmt::Display for BodyTooSlow {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the request body did not arrive within {} s of its head; send the whole body at once",
-            self.0.as_secs()
-        )
-    }
-}
-
-impl std::error::Error for BodyTooSlow {}
 
 impl HttpBody for Deadline {
     type Data = Bytes;

@@ -14,18 +14,14 @@ use svc_model::{
 
 pub use sql::{Backup, SqlStore};
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// A rule the database enforced (cap, budget, identity, idempotency) or a missing resource.
-    Api(ApiError),
+    #[error(transparent)]
+    Api(#[from] ApiError),
     /// The database failed; the request answers `internal`.
-    Db(sqlx::Error),
-}
-
-impl From<sqlx::Error> for StoreError {
-    fn from(e: sqlx::Error) -> Self {
-        StoreError::Db(e)
-    }
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
 }
 
 impl From<sqlx::migrate::MigrateError> for StoreError {
@@ -33,23 +29,6 @@ impl From<sqlx::migrate::MigrateError> for StoreError {
         StoreError::Db(sqlx::Error::Migrate(Box::new(e)))
     }
 }
-
-impl From<ApiError> for StoreError {
-    fn from(e: ApiError) -> Self {
-        StoreError::Api(e)
-    }
-}
-
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StoreError::Api(e) => e.fmt(f),
-            StoreError::Db(e) => write!(f, "database: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 pub type StoreResult<T> = Result<T, StoreError>;
 

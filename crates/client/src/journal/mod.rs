@@ -51,28 +51,19 @@ const KEEP_SENT_MS: i64 = 30 * 86_400_000;
 const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// What can go wrong with the journal.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum JournalError {
     /// The file cannot be opened, read or written (permissions, a full disk, a damaged file, a
     /// file from a newer svc).
+    #[error("{0}")]
     Storage(String),
     /// A request refused before anything was written; the message says what to give instead.
+    #[error("{0}")]
     Invalid(String),
     /// No waiting or refused entry has that id.
+    #[error("{0}")]
     NotFound(String),
 }
-
-impl std::fmt::Display for JournalError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            JournalError::Storage(m) | JournalError::Invalid(m) | JournalError::NotFound(m) => {
-                f.write_str(m)
-            }
-        }
-    }
-}
-
-impl std::error::Error for JournalError {}
 
 impl From<sqlx::Error> for JournalError {
     fn from(e: sqlx::Error) -> Self {

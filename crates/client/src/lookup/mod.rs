@@ -256,42 +256,33 @@ enum Reply {
 }
 
 /// Why a lookup or login failed, by what the caller should do about it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LookupError {
     /// No callbook is connected (or its password is gone): `svc lookup connect`.
+    #[error("{0}")]
     NotConnected(String),
     /// What was typed is not a callsign.
+    #[error("{0}")]
     Invalid(String),
     /// The callbook has no record of the call.
+    #[error("{0}")]
     NotFound(String),
     /// The callbook refused the user name or password. It is not tried again.
+    #[error("{0}")]
     Refused(String),
     /// The callbook refused the request for another reason it gave (an account suspended,
     /// a daily limit).
+    #[error("{0}")]
     Service(String),
     /// No usable answer: no connection, no answer within the budget, an HTTP error, or an
     /// answer that is not the callbook's XML (a captive portal's page). A cached answer
     /// may stand in.
+    #[error("{0}")]
     Unavailable(String),
     /// The key store or the config file could not be read or written.
+    #[error("{0}")]
     Store(String),
 }
-
-impl std::fmt::Display for LookupError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LookupError::NotConnected(m)
-            | LookupError::Invalid(m)
-            | LookupError::NotFound(m)
-            | LookupError::Refused(m)
-            | LookupError::Service(m)
-            | LookupError::Unavailable(m)
-            | LookupError::Store(m) => f.write_str(m),
-        }
-    }
-}
-
-impl std::error::Error for LookupError {}
 
 impl LookupError {
     /// The same error with `secret` (and its URL-encoded form) blotted out of its text: a

@@ -92,31 +92,22 @@ pub struct Page {
 }
 
 /// Why a call did not succeed, by what the caller should do about it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum QrzError {
     /// The key was refused (wrong, revoked, or no subscription): stop using it until the
     /// user gives another one. The text is QRZ's reason.
+    #[error("QRZ refused the logbook key: {0}")]
     Auth(String),
     /// QRZ refused this request; the text is its `REASON`. Sending it again will not help.
+    #[error("QRZ refused the request: {0}")]
     Fail(String),
     /// No answer: refused, timed out, dropped, or a server error. Try again later.
+    #[error("QRZ is unavailable: {0}")]
     Transport(String),
     /// An answer that is not a QRZ reply we can read.
+    #[error("QRZ's reply cannot be read: {0}")]
     Malformed(String),
 }
-
-impl fmt::Display for QrzError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            QrzError::Auth(reason) => write!(f, "QRZ refused the logbook key: {reason}"),
-            QrzError::Fail(reason) => write!(f, "QRZ refused the request: {reason}"),
-            QrzError::Transport(cause) => write!(f, "QRZ is unavailable: {cause}"),
-            QrzError::Malformed(what) => write!(f, "QRZ's reply cannot be read: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for QrzError {}
 
 impl QrzError {
     /// The same error with `key` blotted out of its text: QRZ may quote what it was sent.
