@@ -27,7 +27,7 @@ fn connect_list_set_and_disconnect_with_the_key_on_stdin() {
         "the first secret, long enough to seal keys",
     );
     let url = qrz.url().to_string();
-    let server = Server::start_with(&["--secret-file", &secret, "--qrz-api-url", &url]);
+    let server = Server::process_with(&["--secret-file", &secret, "--qrz-api-url", &url]);
     let api = server.account("W1AW", "elevated");
     let cli = Cli::with_key(&server, &api);
     cli.secret(QRZ_KEY);
@@ -120,7 +120,7 @@ fn a_new_secret_takes_over_the_keys() {
         "the new secret of this service, 32+ bytes",
     );
     let url = qrz.url().to_string();
-    let server = Server::start_with(&["--secret-file", &old, "--qrz-api-url", &url]);
+    let server = Server::process_with(&["--secret-file", &old, "--qrz-api-url", &url]);
     let api = server.account("W1AW", "elevated");
     let cli = Cli::with_key(&server, &api);
     cli.run_stdin(&["logbooks", "connect", "qrz"], &format!("{QRZ_KEY}\n"))
@@ -128,7 +128,7 @@ fn a_new_secret_takes_over_the_keys() {
     let db = server.crash();
     // A secret other users may read: the service starts and says so in its log.
     std::fs::set_permissions(&old, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
-    let server = Server::start_on(db, &["--secret-file", &old, "--qrz-api-url", &url]);
+    let server = Server::process_on(db, &["--secret-file", &old, "--qrz-api-url", &url]);
     let logs = server.logs();
     assert!(
         logs.contains("may be read by other users (mode 644)"),
@@ -136,7 +136,7 @@ fn a_new_secret_takes_over_the_keys() {
     );
     assert!(logs.contains(&format!("chmod 600 {old}")), "{logs}");
     let db = server.crash();
-    let server = Server::start_on(
+    let server = Server::process_on(
         db,
         &[
             "--secret-file",
@@ -157,7 +157,7 @@ fn a_new_secret_takes_over_the_keys() {
     }
     // The new secret alone opens the keys now.
     let db = server.crash();
-    let server = Server::start_on(db, &["--secret-file", &new, "--qrz-api-url", &url]);
+    let server = Server::process_on(db, &["--secret-file", &new, "--qrz-api-url", &url]);
     let api = server.api(Some(api.key()));
     api.post("/v1/contacts", contact(&folder, "K2NEW")).id();
     let started = Instant::now();

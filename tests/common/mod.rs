@@ -8,12 +8,13 @@ pub mod pota;
 pub mod qrz;
 pub mod rigctld;
 pub mod served;
+mod template;
 
 use std::cell::Cell;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -97,7 +98,8 @@ struct PgDatabase {
 }
 
 impl PgDatabase {
-    fn create() -> (PgDatabase, String) {
+    /// An empty database, or with `template`, a copy of that database.
+    fn create(template: Option<&str>) -> (PgDatabase, String) {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let name = format!(
             "svc_test_{}_{}_{}",
@@ -105,21 +107,30 @@ impl PgDatabase {
             NEXT.fetch_add(1, Ordering::Relaxed),
             rand_suffix()
         );
+        let create = match template {
+            None => format!("CREATE DATABASE {name}"),
+            Some(template) => format!("CREATE DATABASE {name} TEMPLATE {template}"),
+        };
         block_on(async {
             use sqlx::Executor;
             let mut admin = postgres_admin().await;
             admin
-                .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                .execute(sqlx::AssertSqlSafe(create))
                 .await
                 .expect("create the test database");
         });
-        let base = postgres_admin_url();
-        let url = format!(
-            "{}/{name}",
-            &base[..base.rfind('/').expect("a database in the URL")]
-        );
+        let url = postgres_url_of(&name);
         (PgDatabase { name }, url)
     }
+}
+
+/// The URL of database `name` on the tests' PostgreSQL server.
+fn postgres_url_of(name: &str) -> String {
+    let base = postgres_admin_url();
+    format!(
+        "{}/{name}",
+        &base[..base.rfind('/').expect("a database in the URL")]
+    )
 }
 
 impl Drop for PgDatabase {
@@ -145,7 +156,8 @@ pub struct Db {
 }
 
 impl Db {
-    /// A fresh, empty database on the backend of the running test.
+    /// A fresh, empty database on the backend of the running test: the server migrates it
+    /// when it starts (for the tests of the migrations, and of what a first start makes).
     pub fn fresh() -> Db {
         let dir = tempfile::tempdir().expect("temp dir");
         match BACKEND.get() {
@@ -155,7 +167,7 @@ impl Db {
                 _postgres: None,
             },
             Backend::Postgres => {
-                let (database, url) = PgDatabase::create();
+                let (database, url) = PgDatabase::create(None);
                 Db {
                     url,
                     dir,
@@ -164,14 +176,89 @@ impl Db {
             }
         }
     }
+
+    /// A fresh database on the backend of the running test with every migration applied:
+    /// a copy of one that `svc server migrate` made once for the whole test process (an
+    /// SQLite file, a PostgreSQL template database), as a first start would leave it.
+    pub fn migrated() -> Db {
+        let dir = tempfile::tempdir().expect("temp dir");
+        match BACKEND.get() {
+            Backend::Sqlite => {
+                let path = dir.path().join("svc.db");
+                template::write_sqlite(&path);
+                Db {
+                    url: format!("sqlite://{}", path.display()),
+                    dir,
+                    _postgres: None,
+                }
+            }
+            Backend::Postgres => {
+                let (database, url) = PgDatabase::create(Some(template::postgres()));
+                Db {
+                    url,
+                    dir,
+                    _postgres: Some(database),
+                }
+            }
+        }
+    }
+
+    /// The folder `svc server start` takes for its data directory (`$XDG_DATA_HOME/svc` with
+    /// `XDG_DATA_HOME` set to the test's folder): a country file a developer keeps in theirs
+    /// must not change what a test sees.
+    pub fn data_dir(&self) -> std::path::PathBuf {
+        self.dir.path().join("svc")
+    }
 }
 
+/// A test's server: `svc server start` in the test process ([`Server::start`] and the
+/// like), or as a process of its own ([`Server::process`] and the like) for the tests of what
+/// only a process has: its log, its stdout, signals, its exit, its open-files limit, its
+/// environment. An in-process server refuses those with a panic that says so.
 pub struct Server {
     pub url: String,
+    /// How it runs; dropped (the server stopped) before its database.
+    running: Running,
     pub db: Db,
-    process: Process,
-    /// The lines the process prints on stdout after its address.
-    stdout: mpsc::Receiver<String>,
+}
+
+enum Running {
+    InProcess(InProcess),
+    Process {
+        process: Process,
+        /// The lines the process prints on stdout after its address (the metrics' address
+        /// first, with --metrics-bind).
+        stdout: mpsc::Receiver<String>,
+    },
+}
+
+/// The service the `svc server start` command serves ([`svc::server::cmd::serve_flags`]),
+/// from a runtime of its own in the test process, as the command's own runtime. Dropped, the
+/// runtime goes at once with every connection and task, as a killed process would.
+struct InProcess {
+    runtime: tokio::runtime::Handle,
+    store: Arc<dyn svc::store::Store>,
+    metrics: Option<std::net::SocketAddr>,
+    kill: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl InProcess {
+    /// Runs `f` on the server's runtime (its store's connections belong to it).
+    fn block_on<F: std::future::Future>(&self, f: F) -> F::Output {
+        self.runtime.block_on(f)
+    }
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        if let Some(kill) = self.kill.take() {
+            let _ = kill.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// A server process, killed when dropped so that no test leaves one behind.
@@ -185,47 +272,67 @@ impl Drop for Process {
 }
 
 impl Server {
+    /// The server, in the test process, on a fresh migrated database.
     pub fn start() -> Server {
         Self::start_with(&[])
     }
 
     /// Starts the server with extra `server start` flags, e.g. `["--burst-limit", "5"]`.
     pub fn start_with(extra: &[&str]) -> Server {
-        Self::start_on(Db::fresh(), extra)
+        Self::start_on(Db::migrated(), extra)
     }
 
-    /// Starts the server with its open-files limit set to `soft` (of `hard`) before it runs.
-    pub fn start_with_open_files(extra: &[&str], soft: u64, hard: u64) -> Server {
-        let db = Db::fresh();
-        let (url, process, stdout) = spawn_server_with(&db, extra, Some((soft, hard)), &[]);
-        Server {
-            url,
-            db,
-            process,
-            stdout,
-        }
-    }
-
-    /// Starts a server on an existing database (for a restart or a second process).
+    /// Starts a server on an existing database (for a restart, or on an empty database that
+    /// it migrates).
     pub fn start_on(db: Db, extra: &[&str]) -> Server {
+        // The process is started without SVC_CTY; the test process cannot drop it for one
+        // server alone.
+        if std::env::var_os("SVC_CTY").is_some() {
+            return Self::process_on(db, extra);
+        }
+        let (url, running) = serve_in_process(&db, extra);
+        Server { url, running, db }
+    }
+
+    /// The real `svc server start` process on a fresh migrated database.
+    pub fn process() -> Server {
+        Self::process_with(&[])
+    }
+
+    /// The real process with extra `server start` flags.
+    pub fn process_with(extra: &[&str]) -> Server {
+        Self::process_on(Db::migrated(), extra)
+    }
+
+    /// The real process on an existing database (for a restart or a second process).
+    pub fn process_on(db: Db, extra: &[&str]) -> Server {
         let (url, process, stdout) = spawn_server(&db, extra);
         Server {
             url,
+            running: Running::Process { process, stdout },
             db,
-            process,
-            stdout,
         }
     }
 
-    /// Starts a server on `db` with settings in its environment, as a unit's EnvironmentFile
-    /// gives them (the database and the address are the test's).
+    /// Starts the process with its open-files limit set to `soft` (of `hard`) before it runs.
+    pub fn start_with_open_files(extra: &[&str], soft: u64, hard: u64) -> Server {
+        let db = Db::migrated();
+        let (url, process, stdout) = spawn_server_with(&db, extra, Some((soft, hard)), &[]);
+        Server {
+            url,
+            running: Running::Process { process, stdout },
+            db,
+        }
+    }
+
+    /// Starts the process on `db` with settings in its environment, as a unit's
+    /// EnvironmentFile gives them (the database and the address are the test's).
     pub fn start_with_env(db: Db, env: &[(String, String)]) -> Server {
         let (url, process, stdout) = spawn_server_with(&db, &[], None, env);
         Server {
             url,
+            running: Running::Process { process, stdout },
             db,
-            process,
-            stdout,
         }
     }
 
@@ -243,34 +350,87 @@ impl Server {
         admin_on(&self.db.url, args, None)
     }
 
-    /// Creates an account (free plan) and returns a key of the tier.
+    /// Creates an account (free plan) and returns a key of the tier: what `svc server user
+    /// add CALLSIGN` and `svc server key create CALLSIGN --name test --tier TIER` do, through
+    /// the store (the tests of those commands run them).
     pub fn account(&self, callsign: &str, tier: &str) -> Api {
-        let out = self.admin(&["user", "add", callsign]);
-        assert!(
-            out.status.success(),
-            "user add: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        self.new_key(callsign, tier)
+        let given = callsign.to_owned();
+        self.with_store(|store| async move {
+            let callsign = svc::model::callsign::normalize_callsign("callsign", &given)
+                .expect("a valid callsign");
+            store
+                .create_account(&callsign, svc::model::Plan::Free, None)
+                .await
+                .unwrap_or_else(|e| panic!("user add {callsign}: {e}"));
+        });
+        self.new_key(&callsign, tier)
     }
 
+    /// A new key of the tier for the account, as `svc server key create CALLSIGN --name test
+    /// --tier TIER` makes it.
     pub fn new_key(&self, callsign: &str, tier: &str) -> Api {
-        let out = self.admin(&["key", "create", callsign, "--name", "test", "--tier", tier]);
-        assert!(
-            out.status.success(),
-            "key create: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let key = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+        let tier = match tier {
+            "basic" => svc::model::Tier::Basic,
+            "elevated" => svc::model::Tier::Elevated,
+            other => panic!("no tier {other}"),
+        };
+        let callsign = callsign.to_owned();
+        let key = self.with_store(|store| async move {
+            let callsign = svc::model::callsign::normalize_callsign("callsign", &callsign)
+                .expect("a valid callsign");
+            let account = store
+                .account_by_callsign(&callsign)
+                .await
+                .expect("read the account")
+                .unwrap_or_else(|| panic!("key create: no account {callsign}"));
+            let key = svc::model::ApiKey::generate_with(svc::model::key::KeyPrefix::Svc);
+            store
+                .create_key(&account.id, "test", tier, &key)
+                .await
+                .unwrap_or_else(|e| panic!("key create {callsign}: {e}"));
+            key.expose().to_owned()
+        });
         self.api(Some(&key))
+    }
+
+    /// Runs `f` with the server's store: an in-process server's own, else the database
+    /// opened here.
+    fn with_store<F, R>(&self, f: impl FnOnce(Arc<dyn svc::store::Store>) -> F) -> R
+    where
+        F: std::future::Future<Output = R>,
+    {
+        match &self.running {
+            Running::InProcess(server) => server.block_on(f(server.store.clone())),
+            Running::Process { .. } => {
+                let url = self.db.url.clone();
+                block_on(async move {
+                    let store = svc::store::open(&url)
+                        .await
+                        .unwrap_or_else(|e| panic!("open {url}: {e}"));
+                    f(store).await
+                })
+            }
+        }
     }
 
     pub fn api(&self, key: Option<&str>) -> Api {
         api_at(&self.url, key)
     }
 
-    /// Everything the server logged so far.
+    /// The process, or a panic naming the test's need: `what` only a process has.
+    fn process_for(&self, what: &str) -> &Process {
+        match &self.running {
+            Running::Process { process, .. } => process,
+            Running::InProcess(_) => panic!(
+                "{what}: this server runs in the test process; start it with \
+                 Server::process, process_with or process_on"
+            ),
+        }
+    }
+
+    /// Everything the server process logged so far.
     pub fn logs(&self) -> String {
+        self.process_for("Server::logs (the process's log)");
         let mut all = String::new();
         for entry in std::fs::read_dir(self.db.dir.path()).unwrap().flatten() {
             if entry.file_name().to_string_lossy().ends_with(".log") {
@@ -283,7 +443,11 @@ impl Server {
     /// The next line the process printed on stdout after its address (waiting up to a
     /// minute for it), or None when it has exited without printing another.
     pub fn printed(&self) -> Option<String> {
-        match self.stdout.recv_timeout(Duration::from_secs(60)) {
+        self.process_for("Server::printed (the process's stdout)");
+        let Running::Process { stdout, .. } = &self.running else {
+            unreachable!()
+        };
+        match stdout.recv_timeout(Duration::from_secs(60)) {
             Ok(line) => Some(line),
             Err(mpsc::RecvTimeoutError::Disconnected) => None,
             Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -292,21 +456,41 @@ impl Server {
         }
     }
 
+    /// The metrics' address (started with `--metrics-bind`): the line the process printed
+    /// after its own address, or the in-process server's.
+    pub fn metrics_url(&self) -> String {
+        match &self.running {
+            Running::InProcess(server) => format!(
+                "http://{}",
+                server
+                    .metrics
+                    .expect("a server started with --metrics-bind")
+            ),
+            Running::Process { .. } => {
+                let line = self.printed().expect("the metrics address on stdout");
+                line.strip_prefix("metrics listening on ")
+                    .unwrap_or_else(|| panic!("unexpected second line from the server: {line:?}"))
+                    .to_owned()
+            }
+        }
+    }
+
     pub fn pid(&self) -> u32 {
-        self.process.0.id()
+        self.process_for("Server::pid").0.id()
     }
 
     /// Sends SIGTERM and waits (up to a minute) for the process to exit; returns how it exited
     /// and how long it took.
     pub fn terminate(&mut self) -> (std::process::ExitStatus, Duration) {
+        let pid = self.pid();
+        let Running::Process { process, .. } = &mut self.running else {
+            unreachable!()
+        };
         let started = std::time::Instant::now();
         // SAFETY: kill only sends a signal to our own child process.
-        assert_eq!(
-            unsafe { libc::kill(self.pid() as libc::pid_t, libc::SIGTERM) },
-            0
-        );
+        assert_eq!(unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) }, 0);
         loop {
-            if let Some(status) = self.process.0.try_wait().unwrap() {
+            if let Some(status) = process.0.try_wait().unwrap() {
                 return (status, started.elapsed());
             }
             assert!(
@@ -317,9 +501,10 @@ impl Server {
         }
     }
 
-    /// Kills the process at once (no graceful shutdown) and hands back the database.
+    /// Stops the server at once (no graceful shutdown: the process is killed, an in-process
+    /// server's runtime dropped with every connection and task) and hands back the database.
     pub fn crash(self) -> Db {
-        drop(self.process);
+        drop(self.running);
         self.db
     }
 }
@@ -340,8 +525,80 @@ fn api_at(base: &str, key: Option<&str>) -> Api {
     Api {
         base: base.to_owned(),
         key: key.map(str::to_owned),
-        http: reqwest::blocking::Client::new(),
+        http: http_client(),
     }
+}
+
+/// An HTTP client for the tests' servers, all plain HTTP on loopback: without the system's
+/// certificate store, which every client would read again.
+pub fn http_client() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .tls_certs_only([])
+        .build()
+        .expect("an HTTP client")
+}
+
+/// Serves what `svc server start --bind 127.0.0.1:0 --database <db> <extra>` serves, from a
+/// runtime of its own in the test process, with the process's settings: the test's data
+/// directory, and no real POTA unless `extra` names one.
+fn serve_in_process(db: &Db, extra: &[&str]) -> (String, Running) {
+    let mut flags: Vec<String> = ["--bind", "127.0.0.1:0", "--database", &db.url]
+        .iter()
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect();
+    // As the process's SVC_POTA_API_URL: nothing listens on loopback's discard port.
+    if !extra.iter().any(|flag| flag.starts_with("--pota-api-url")) {
+        flags.extend(["--pota-api-url".to_owned(), "http://127.0.0.1:9".to_owned()]);
+    }
+    let data_dir = db.data_dir();
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let (kill, killed) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        // A runtime like the command's own: multi-threaded, a worker per core, the service's
+        // future on this thread.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime for the server");
+        let handle = runtime.handle().clone();
+        let failed = ready_tx.clone();
+        runtime.block_on(async move {
+            let serve = svc::server::cmd::serve_flags(
+                flags,
+                &data_dir,
+                move |ready| {
+                    let _ = ready_tx.send(Ok((ready, handle)));
+                },
+                std::future::pending(),
+            );
+            tokio::select! {
+                served = serve => {
+                    if let Err(e) = served {
+                        let _ = failed.send(Err(e));
+                    }
+                }
+                _ = killed => {}
+            }
+        });
+        // Every task and connection goes at once.
+        runtime.shutdown_background();
+    });
+    let (ready, runtime) = match ready_rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(Ok(ready)) => ready,
+        Ok(Err(e)) => panic!("the server did not start: {e}"),
+        Err(_) => panic!("the server did not start within a minute"),
+    };
+    (
+        format!("http://{}", ready.addr),
+        Running::InProcess(InProcess {
+            runtime,
+            store: ready.store,
+            metrics: ready.metrics,
+            kill: Some(kill),
+            thread: Some(thread),
+        }),
+    )
 }
 
 /// Starts `svc server start` on a free loopback port; returns its address, its process and

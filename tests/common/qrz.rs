@@ -167,6 +167,19 @@ impl FakeQrz {
 /// A server that talks to `qrz`, with a secret of its own (the file lives as long as the
 /// returned directory).
 pub fn server(qrz: &FakeQrz, extra: &[&str]) -> (Server, tempfile::TempDir) {
+    server_with(qrz, extra, Server::start_with)
+}
+
+/// [`server`] as a process of its own, for a test that reads its log.
+pub fn server_process(qrz: &FakeQrz, extra: &[&str]) -> (Server, tempfile::TempDir) {
+    server_with(qrz, extra, Server::process_with)
+}
+
+fn server_with(
+    qrz: &FakeQrz,
+    extra: &[&str],
+    start: fn(&[&str]) -> Server,
+) -> (Server, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let secret = dir.path().join("secret");
     std::fs::write(&secret, "a test secret that is long enough to seal keys\n").unwrap();
@@ -179,7 +192,7 @@ pub fn server(qrz: &FakeQrz, extra: &[&str]) -> (Server, tempfile::TempDir) {
     ];
     flags.extend(extra.iter().map(|s| s.to_string()));
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-    (Server::start_with(&flags), dir)
+    (start(&flags), dir)
 }
 
 impl Drop for FakeQrz {

@@ -496,7 +496,7 @@ fn whoami_has_exactly_the_identity_fields() {
 }
 
 fn the_plaintext_key_is_never_logged_nor_listed() {
-    let server = Server::start();
+    let server = Server::process();
     let api = server.account("W1AW", "elevated");
     let revoked = server.new_key("W1AW", "basic");
     let secrets: Vec<String> = [api.key(), revoked.key()]

@@ -252,7 +252,7 @@ fn requests_hyper_cannot_read_get_the_envelope() {
 
 #[test]
 fn a_shutdown_does_not_wait_on_a_half_sent_request() {
-    let mut server = Server::start_with(&["--header-timeout", "300", "--shutdown-drain", "1"]);
+    let mut server = Server::process_with(&["--header-timeout", "300", "--shutdown-drain", "1"]);
     let api = server.account("W1AW", "basic");
     let mut half = connect(&server);
     half.write_all(b"POST /v1/contacts HTTP/1.1\r\nHost: x\r\nContent-Le")

@@ -347,7 +347,7 @@ fn deleting_a_contact_frees_its_count() {
 fn acknowledged_contacts_survive_a_kill_during_concurrent_creates() {
     // Writes are committed in groups: a 201 must only ever follow the group's commit.
     let limits = ["--burst-limit", "100000", "--free-plan-cap", "100000"];
-    let s = Server::start_with(&limits);
+    let s = Server::process_with(&limits);
     let api = s.account("W1AW", "elevated");
     let folder = api.monthly(&this_month().0, None);
     let acknowledged = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));

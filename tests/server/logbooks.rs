@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::qrz::{FakeQrz, Mode, server};
+use crate::common::qrz::{FakeQrz, Mode, server, server_process};
 use crate::common::{Api, Server, contact, eventually, this_month};
 
 const QRZ_KEY: &str = "A1B2-C3D4-E5F6-7788";
@@ -31,7 +31,7 @@ fn inserts(qrz: &FakeQrz) -> usize {
 fn contacts_are_pushed_when_created_and_deleted_there_when_deleted() {
     let qrz = FakeQrz::start();
     qrz.add_book(QRZ_KEY, "W1AW");
-    let (server, _secret) = server(&qrz, &["--burst-limit", "100000"]);
+    let (server, _secret) = server_process(&qrz, &["--burst-limit", "100000"]);
     let api = server.account("W1AW", "elevated");
     let book = connect(&api, QRZ_KEY);
     assert_eq!(book["callsign"], "W1AW");
@@ -193,7 +193,7 @@ fn a_refused_key_pauses_the_logbook_until_a_new_one_is_given() {
     let qrz = FakeQrz::start();
     qrz.add_book(QRZ_KEY, "W1AW");
     qrz.add_book(NEW_QRZ_KEY, "W1AW");
-    let (server, _secret) = server(&qrz, &[]);
+    let (server, _secret) = server_process(&qrz, &[]);
     let api = server.account("W1AW", "elevated");
     let id = connect(&api, QRZ_KEY)["id"].as_str().unwrap().to_owned();
     let folder = api.monthly(&this_month().0, None);
@@ -248,7 +248,7 @@ fn a_refused_key_pauses_the_logbook_until_a_new_one_is_given() {
 fn bad_connections_are_refused_and_keep_nothing() {
     let qrz = FakeQrz::start();
     qrz.add_book(QRZ_KEY, "W1AW");
-    let (server, _secret) = server(&qrz, &[]);
+    let (server, _secret) = server_process(&qrz, &[]);
     let api = server.account("W1AW", "elevated");
     let path = "/v1/logbooks";
     for (body, field, says) in [

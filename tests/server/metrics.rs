@@ -87,12 +87,9 @@ fn family<'a>(families: &'a [Family], name: &str) -> &'a Family {
         .unwrap_or_else(|| panic!("no family {name} in {families:#?}"))
 }
 
-/// The metrics address the server printed after its own.
+/// The metrics address.
 fn metrics_url(server: &Server) -> String {
-    let line = server.printed().expect("the metrics address on stdout");
-    line.strip_prefix("metrics listening on ")
-        .unwrap_or_else(|| panic!("unexpected second line from the server: {line:?}"))
-        .to_owned()
+    server.metrics_url()
 }
 
 /// The scrape's text, after checking its status and content type.
@@ -107,7 +104,8 @@ fn scrape(url: &str) -> String {
 }
 
 fn requests_are_counted_by_route_and_status_and_nothing_secret_is_said() {
-    let s = Server::start_with(&["--metrics-bind", "127.0.0.1:0"]);
+    // The process, which prints the metrics' address after its own.
+    let s = Server::process_with(&["--metrics-bind", "127.0.0.1:0"]);
     let metrics = metrics_url(&s);
     let api = s.account("W1AW", "basic");
     assert_eq!(api.get("/v1/whoami").status, 200);
@@ -287,7 +285,7 @@ crate::both_backends!(
 /// Without the flag nothing more is printed, so nothing more listens.
 #[test]
 fn metrics_are_off_by_default() {
-    let mut s = Server::start();
+    let mut s = Server::process();
     s.terminate();
     assert_eq!(s.printed(), None);
 }

@@ -168,7 +168,7 @@ fn an_activation_over_midnight_counts_each_utc_day() {
 fn with_pota_down_the_page_shows_the_references_at_once() {
     let pota = FakePota::start();
     pota.set_mode(Mode::Stall);
-    let server = Server::start_with(&["--pota-api-url", &pota.url()]);
+    let server = Server::process_with(&["--pota-api-url", &pota.url()]);
     let (owner, api) = account(&server, "W1AW");
     activation_at(&api, "US-0001", "W1AW", "2025-06-14T12:00:00Z");
 

@@ -21,7 +21,7 @@ fn rss_mib(pid: u32) -> f64 {
 fn a_burst_of_sign_ups_keeps_memory_bounded() {
     // The server-wide sign-up limit (60 an hour by default) would turn most of the burst away
     // before any hashing, which is what this is about.
-    let server = Server::start_with(&["--trust-proxy", "--signup-limit", "1000"]);
+    let server = Server::process_with(&["--trust-proxy", "--signup-limit", "1000"]);
     let pid = server.pid();
     // A sign-up first, so the baseline includes what the first one sets up for good.
     let first = Browser::behind_proxy(&server.url, "10.9.9.9");

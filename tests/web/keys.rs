@@ -224,7 +224,7 @@ fn bad_key_forms_say_what_to_fix_and_make_nothing() {
 }
 
 fn no_response_or_log_holds_a_key_hash_or_a_plaintext_outside_its_reveal() {
-    let server = Server::start();
+    let server = Server::process();
     let browser = Browser::signed_up(&server, "W1AW");
     let mut keys = Vec::new();
     let mut reveals: Vec<Page> = Vec::new();

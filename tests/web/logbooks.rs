@@ -3,7 +3,7 @@
 //! secret, and the QRZ key kept out of every page, redirect and log line.
 
 use super::{Browser, Page};
-use crate::common::qrz::{FakeQrz, Mode, server};
+use crate::common::qrz::{FakeQrz, Mode, server_process};
 use crate::common::{Server, contact, eventually, this_month};
 
 const QRZ_KEY: &str = "A1B2-C3D4-E5F6-7788";
@@ -61,7 +61,7 @@ fn assert_no_key(browser: &Browser, server: &Server, keys: &[&str]) {
 fn a_book_is_connected_toggled_and_disconnected() {
     let qrz = FakeQrz::start();
     qrz.add_book(QRZ_KEY, "W1AW");
-    let (server, _secret) = server(&qrz, &[]);
+    let (server, _secret) = server_process(&qrz, &[]);
     let signed_out = Browser::new(&server);
     assert_eq!(
         signed_out.get("/logbooks").location(),
@@ -133,7 +133,7 @@ fn a_book_is_connected_toggled_and_disconnected() {
 fn bad_keys_say_why_and_keep_nothing() {
     let qrz = FakeQrz::start();
     qrz.add_book(QRZ_KEY, "W1AW");
-    let (server, _secret) = server(&qrz, &[]);
+    let (server, _secret) = server_process(&qrz, &[]);
     let browser = Browser::signed_up(&server, "W1AW");
     let connect_with = |provider: &str, key: &str| {
         browser.submit(
@@ -212,7 +212,7 @@ fn a_paused_book_says_why_until_a_new_key_is_given() {
     let qrz = FakeQrz::start();
     qrz.add_book(QRZ_KEY, "W1AW");
     qrz.add_book(NEW_QRZ_KEY, "W1AW");
-    let (server, _secret) = server(&qrz, &[]);
+    let (server, _secret) = server_process(&qrz, &[]);
     let browser = Browser::signed_up(&server, "W1AW");
     let id = connect(&browser, QRZ_KEY);
 
@@ -258,7 +258,7 @@ fn a_paused_book_says_why_until_a_new_key_is_given() {
 fn contacts_waiting_for_review_are_sent_or_kept_from_the_page() {
     let qrz = FakeQrz::start();
     qrz.add_book(QRZ_KEY, "W1AW");
-    let (server, _secret) = server(&qrz, &[]);
+    let (server, _secret) = server_process(&qrz, &[]);
     let browser = Browser::signed_up(&server, "W1AW");
     let page = browser.submit(
         "/logbooks",
@@ -319,7 +319,7 @@ fn contacts_waiting_for_review_are_sent_or_kept_from_the_page() {
 }
 
 fn without_a_secret_logbooks_are_not_enabled() {
-    let server = Server::start();
+    let server = Server::process();
     let browser = Browser::signed_up(&server, "W1AW");
     let page = browser.get("/logbooks");
     page.expect(200, "External logbooks are not enabled on this service");

@@ -5,6 +5,7 @@
 //! each contest. The service and the logbook both read them.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use svc_model::dxcc::Dxcc;
 use svc_model::scp::MasterScp;
@@ -69,11 +70,15 @@ impl std::fmt::Display for Origin {
 
 /// The text of the file `given`, else of `name` in the data directory when it is there; `None`
 /// means the shipped copy. A file given that cannot be read is an error: the user asked for it.
-fn text(given: Option<&Path>, name: &str) -> Result<Option<(String, Origin)>, String> {
+fn text(
+    given: Option<&Path>,
+    name: &str,
+    data_dir: &Path,
+) -> Result<Option<(String, Origin)>, String> {
     let (path, origin) = match given {
         Some(path) => (path.to_owned(), Origin::Given(path.to_owned())),
         None => {
-            let path = data_dir().join(name);
+            let path = data_dir.join(name);
             if !path.is_file() {
                 return Ok(None);
             }
@@ -90,20 +95,38 @@ fn text(given: Option<&Path>, name: &str) -> Result<Option<(String, Origin)>, St
 /// The country file: `given`, else `cty.csv` in the data directory, else the shipped copy. A
 /// malformed file is refused with its line, to be fixed or removed.
 pub fn country_file(given: Option<&Path>) -> Result<(Dxcc, Origin), String> {
-    match text(given, COUNTRY_FILE)? {
-        Some((text, origin)) => Dxcc::load(&text)
-            .map(|dxcc| (dxcc, origin.clone()))
-            .map_err(|e| {
-                format!("{origin}: {e}; fix the file or remove it to use the shipped copy")
-            }),
+    match text(given, COUNTRY_FILE, &data_dir())? {
+        Some(text) => load_country_file(text),
         None => Ok((Dxcc::shipped(), Origin::Shipped)),
     }
+}
+
+/// [`country_file`] with `data_dir` standing for the data directory, to be shared: the
+/// shipped copy is parsed once per process, however many services it starts.
+pub fn shared_country_file_in(
+    given: Option<&Path>,
+    data_dir: &Path,
+) -> Result<(Arc<Dxcc>, Origin), String> {
+    static SHIPPED: OnceLock<Arc<Dxcc>> = OnceLock::new();
+    match text(given, COUNTRY_FILE, data_dir)? {
+        Some(text) => load_country_file(text).map(|(dxcc, origin)| (Arc::new(dxcc), origin)),
+        None => Ok((
+            SHIPPED.get_or_init(|| Arc::new(Dxcc::shipped())).clone(),
+            Origin::Shipped,
+        )),
+    }
+}
+
+fn load_country_file((text, origin): (String, Origin)) -> Result<(Dxcc, Origin), String> {
+    Dxcc::load(&text)
+        .map(|dxcc| (dxcc, origin.clone()))
+        .map_err(|e| format!("{origin}: {e}; fix the file or remove it to use the shipped copy"))
 }
 
 /// The super check partial list: `given`, else `MASTER.SCP` in the data directory, else the
 /// shipped copy.
 pub fn scp_file(given: Option<&Path>) -> Result<(MasterScp, Origin), String> {
-    match text(given, SCP_FILE)? {
+    match text(given, SCP_FILE, &data_dir())? {
         Some((text, origin)) => Ok((MasterScp::load(&text), origin)),
         None => Ok((MasterScp::shipped(), Origin::Shipped)),
     }

@@ -490,10 +490,13 @@ fn connection_limits(args: &StartArgs) -> Connections {
     }
 }
 
-/// The park cache in the data directory, one per machine (it is only a cache); a service
-/// that cannot open it runs without, and its pages show references alone.
-async fn park_names(pota: svc_pota::Pota) -> Option<Arc<super::parks::ParkNames>> {
-    let path = svc_datafiles::data_dir().join(svc_pota::CACHE_FILE);
+/// The park cache in `data_dir`, one per machine (it is only a cache); a service that cannot
+/// open it runs without, and its pages show references alone.
+async fn park_names(
+    pota: svc_pota::Pota,
+    data_dir: &std::path::Path,
+) -> Option<Arc<super::parks::ParkNames>> {
+    let path = data_dir.join(svc_pota::CACHE_FILE);
     match svc_pota::Parks::open_path(&path, pota).await {
         Ok(parks) => Some(super::parks::ParkNames::new(parks)),
         Err(error) => {
@@ -503,7 +506,79 @@ async fn park_names(pota: svc_pota::Pota) -> Option<Arc<super::parks::ParkNames>
     }
 }
 
+/// What a service started by [`serve_flags`] hands its caller once it listens.
+pub struct Ready {
+    /// The service's address.
+    pub addr: std::net::SocketAddr,
+    /// The metrics' address, with `--metrics-bind`.
+    pub metrics: Option<std::net::SocketAddr>,
+    /// The store the service serves from.
+    pub store: Arc<dyn Store>,
+}
+
+/// `server start`'s flags alone, for [`serve_flags`].
+#[derive(clap::Parser)]
+#[command(name = "svc server start")]
+struct StartFlags {
+    #[command(flatten)]
+    args: StartArgs,
+}
+
+/// What `svc server start FLAGS…` serves, in the caller's runtime, for a program that runs the
+/// service beside other work (the tests): the flags are parsed as the command parses them,
+/// with their defaults and `SVC_*` variables, and the service is built from them the same way;
+/// `data_dir` stands for the data directory (the country file, the park cache). Unlike the
+/// command it sets up no log, prints nothing and waits for no signal: `ready` is handed the
+/// addresses and the store once both listen, and the service stops when `shutdown` completes.
+/// A failure to start is the message the command would print.
+pub async fn serve_flags<I, T>(
+    flags: I,
+    data_dir: &std::path::Path,
+    ready: impl FnOnce(Ready),
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::Parser;
+    let name = "svc server start";
+    let flags = StartFlags::try_parse_from(
+        std::iter::once(name.into()).chain(flags.into_iter().map(Into::into)),
+    )
+    .map_err(|e| e.to_string())?;
+    serve_args(flags.args, data_dir, ready, shutdown)
+        .await
+        .map_err(|f| match f.code {
+            Some(code) => format!("svc: server start: {code}: {}", f.message),
+            None => format!("svc: server start: {}", f.message),
+        })
+}
+
 async fn start(args: StartArgs) -> Result<(), Fail> {
+    init_logging(args.log_format);
+    super::hashing::return_memory_after_use();
+    let data_dir = svc_datafiles::data_dir();
+    let ready = |ready: Ready| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on http://{}", ready.addr);
+        if let Some(addr) = &ready.metrics {
+            let _ = writeln!(out, "metrics listening on http://{addr}");
+        }
+        let _ = out.flush();
+    };
+    serve_args(args, &data_dir, ready, shutdown_signal()).await?;
+    tracing::info!("svc server stopped");
+    Ok(())
+}
+
+/// The service of `args` until `shutdown`: [`start`] and [`serve_flags`] alike.
+async fn serve_args(
+    args: StartArgs,
+    data_dir: &std::path::Path,
+    ready: impl FnOnce(Ready),
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), Fail> {
     let mut web = super::web::WebConfig {
         public_origin: None,
         trust_proxy: args.trust_proxy,
@@ -513,8 +588,6 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
     if let Some(url) = &args.public_url {
         web = web.with_public_url(url).map_err(ApiError::validation)?;
     }
-    init_logging(args.log_format);
-    super::hashing::return_memory_after_use();
     let limits = Limits {
         burst_per_minute: args.burst_limit,
         import_batches_per_minute: args.import_limit,
@@ -523,11 +596,12 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
         free_plan_cap: args.free_plan_cap,
         daily_applies: true,
     };
-    let (dxcc, country_file) = svc_datafiles::country_file(args.cty.as_deref()).map_err(fail)?;
+    let (dxcc, country_file) =
+        svc_datafiles::shared_country_file_in(args.cty.as_deref(), data_dir).map_err(fail)?;
     let pota = svc_pota::resolve_api_url(args.pota_api_url.as_deref())
         .map(svc_pota::Pota::new)
         .map_err(|e| ApiError::validation(e.to_string()))?;
-    let parks = park_names(pota).await;
+    let parks = park_names(pota, data_dir).await;
     let store = open(&args.db).await?;
     let logbooks = match &args.secret_file {
         None => None,
@@ -563,29 +637,24 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
             Some((listener, addr))
         }
     };
-    {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "listening on http://{addr}");
-        if let Some((_, addr)) = &metrics {
-            let _ = writeln!(out, "metrics listening on http://{addr}");
-        }
-        let _ = out.flush();
-    }
+    ready(Ready {
+        addr,
+        metrics: metrics.as_ref().map(|(_, addr)| *addr),
+        store: store.clone(),
+    });
     tracing::info!(%addr, ?limits, ?connections, %country_file, "svc server started");
     let state = AppState {
         store,
         limits,
         web,
         logbooks,
-        dxcc: Arc::new(dxcc),
+        dxcc,
         parks,
     };
     let metrics = metrics.map(|(l, _)| tokio::spawn(super::metrics::serve(l, state.store.clone())));
-    let served = super::serve(listener, state, connections, shutdown_signal()).await;
+    let served = super::serve(listener, state, connections, shutdown).await;
     if let Some(metrics) = metrics {
         metrics.abort();
     }
-    served.map_err(|e| fail(format!("server failed: {e}")))?;
-    tracing::info!("svc server stopped");
-    Ok(())
+    served.map_err(|e| fail(format!("server failed: {e}")))
 }
