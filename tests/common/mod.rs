@@ -363,7 +363,7 @@ impl Server {
                 .await
                 .unwrap_or_else(|e| panic!("user add {callsign}: {e}"));
         });
-        self.new_key(&callsign, tier)
+        self.new_key(callsign, tier)
     }
 
     /// A new key of the tier for the account, as `svc server key create CALLSIGN --name test
