@@ -155,9 +155,11 @@ mod backup;
 mod batch;
 mod edit;
 mod grouped;
+mod keys;
 mod logbooks;
 mod pages;
 mod queue;
+mod web;
 
 fn decode_err(what: String) -> sqlx::Error {
     sqlx::Error::Decode(what.into())
@@ -1004,6 +1006,9 @@ impl SqlStore {
     }
 }
 
+// The keys' methods are written in keys.rs and the web pages' in web.rs, as SqlStore's own
+// methods of the same names; the trait's call them by path (`SqlStore::create_key`), which
+// names the inherent method, so that each concern's SQL reads on its own.
 #[async_trait]
 impl Store for SqlStore {
     async fn create_account(
@@ -1106,9 +1111,7 @@ impl Store for SqlStore {
         tier: Tier,
         key: &ApiKey,
     ) -> StoreResult<KeyRecord> {
-        self.insert_key(account_id, name, tier, key, None)
-            .await?
-            .ok_or_else(|| StoreError::Db(decode_err("a key without a form was refused".into())))
+        SqlStore::create_key(self, account_id, name, tier, key).await
     }
 
     async fn create_key_from_form(
@@ -1119,50 +1122,19 @@ impl Store for SqlStore {
         key: &ApiKey,
         form_token: &str,
     ) -> StoreResult<Option<KeyRecord>> {
-        self.insert_key(account_id, name, tier, key, Some(form_token))
-            .await
+        SqlStore::create_key_from_form(self, account_id, name, tier, key, form_token).await
     }
 
     async fn list_keys(&self, account_id: &str) -> StoreResult<Vec<KeyRecord>> {
-        let rows = sqlx::query(concat!(
-            "SELECT ",
-            key_cols!(),
-            " WHERE k.account_id = $1 ORDER BY k.seq"
-        ))
-        .bind(account_id)
-        .fetch_all(&self.reader)
-        .await?;
-        Ok(rows.iter().map(key_row).collect::<Result<_, _>>()?)
+        SqlStore::list_keys(self, account_id).await
     }
 
     async fn find_keys(&self, id_or_prefix: &str) -> StoreResult<Vec<KeyRecord>> {
-        let rows = sqlx::query(concat!(
-            "SELECT ",
-            key_cols!(),
-            " WHERE k.id = $1 OR k.key_prefix = $1 ORDER BY k.seq"
-        ))
-        .bind(id_or_prefix)
-        .fetch_all(&self.reader)
-        .await?;
-        Ok(rows.iter().map(key_row).collect::<Result<_, _>>()?)
+        SqlStore::find_keys(self, id_or_prefix).await
     }
 
     async fn revoke_key(&self, key_id: &str, reason: &str, now: Timestamp) -> StoreResult<bool> {
-        let (key_id, reason) = (key_id.to_owned(), reason.to_owned());
-        self.write(move |tx| {
-            Box::pin(async move {
-                let done = sqlx::query(
-                    "UPDATE api_keys SET revoked_at = $1, revoked_reason = $2 WHERE id = $3 AND revoked_at IS NULL",
-                )
-                .bind(now.millis())
-                .bind(&reason)
-                .bind(&key_id)
-                .execute(&mut *tx)
-                .await?;
-                Ok(done.rows_affected() == 1)
-            })
-        })
-        .await
+        SqlStore::revoke_key(self, key_id, reason, now).await
     }
 
     async fn revoke_account_key(
@@ -1171,36 +1143,14 @@ impl Store for SqlStore {
         key_id: &str,
         now: Timestamp,
     ) -> StoreResult<bool> {
-        let (account_id, key_id) = (account_id.to_owned(), key_id.to_owned());
-        self.write(move |tx| {
-            Box::pin(async move {
-                let done = sqlx::query(
-                    "UPDATE api_keys SET revoked_at = $1, revoked_reason = 'user' \
-                     WHERE id = $2 AND account_id = $3 AND revoked_at IS NULL",
-                )
-                .bind(now.millis())
-                .bind(&key_id)
-                .bind(&account_id)
-                .execute(&mut *tx)
-                .await?;
-                Ok(done.rows_affected() == 1)
-            })
-        })
-        .await
+        SqlStore::revoke_account_key(self, account_id, key_id, now).await
     }
 
     async fn account_credentials(
         &self,
         callsign: &str,
     ) -> StoreResult<Option<(Account, Option<String>)>> {
-        let row = sqlx::query(
-            "SELECT id, callsign, plan, qso_cap, native_qso_count, created_at, disabled_at, password_hash FROM accounts WHERE callsign = $1",
-        )
-        .bind(callsign)
-        .fetch_optional(&self.reader)
-        .await?;
-        let Some(row) = row else { return Ok(None) };
-        Ok(Some((account_row(&row)?, row.try_get("password_hash")?)))
+        SqlStore::account_credentials(self, callsign).await
     }
 
     async fn create_session(
@@ -1209,22 +1159,7 @@ impl Store for SqlStore {
         account_id: &str,
         now: Timestamp,
     ) -> StoreResult<()> {
-        let account_id = account_id.to_owned();
-        self.write(move |tx| {
-            Box::pin(async move {
-                sqlx::query(
-                    "INSERT INTO web_sessions (token_hash, account_id, created_at, last_seen_at) \
-                     VALUES ($1, $2, $3, $3)",
-                )
-                .bind(&token_hash[..])
-                .bind(&account_id)
-                .bind(now.millis())
-                .execute(&mut *tx)
-                .await?;
-                Ok(())
-            })
-        })
-        .await
+        SqlStore::create_session(self, token_hash, account_id, now).await
     }
 
     async fn session(
@@ -1233,48 +1168,11 @@ impl Store for SqlStore {
         now: Timestamp,
         lifetime: SessionLifetime,
     ) -> StoreResult<Option<Account>> {
-        // Checked and touched in one conditional update, so that a session past either limit
-        // is never extended, whichever process sees it.
-        let account_id: Option<String> = self
-            .count(move |tx| {
-                Box::pin(async move {
-                    Ok(sqlx::query_scalar(
-                        "UPDATE web_sessions SET last_seen_at = $1 \
-                         WHERE token_hash = $2 AND last_seen_at > $3 AND created_at > $4 \
-                         RETURNING account_id",
-                    )
-                    .bind(now.millis())
-                    .bind(&token_hash[..])
-                    .bind(now.millis() - lifetime.idle_ms)
-                    .bind(now.millis() - lifetime.absolute_ms)
-                    .fetch_optional(&mut *tx)
-                    .await?)
-                })
-            })
-            .await?;
-        let Some(account_id) = account_id else {
-            return Ok(None);
-        };
-        let row = sqlx::query(
-            "SELECT id, callsign, plan, qso_cap, native_qso_count, created_at, disabled_at FROM accounts WHERE id = $1",
-        )
-        .bind(&account_id)
-        .fetch_optional(&self.reader)
-        .await?;
-        Ok(row.as_ref().map(account_row).transpose()?)
+        SqlStore::session(self, token_hash, now, lifetime).await
     }
 
     async fn delete_session(&self, token_hash: [u8; 32]) -> StoreResult<()> {
-        self.write(move |tx| {
-            Box::pin(async move {
-                sqlx::query("DELETE FROM web_sessions WHERE token_hash = $1")
-                    .bind(&token_hash[..])
-                    .execute(&mut *tx)
-                    .await?;
-                Ok(())
-            })
-        })
-        .await
+        SqlStore::delete_session(self, token_hash).await
     }
 
     async fn begin_signin(
@@ -1282,123 +1180,11 @@ impl Store for SqlStore {
         scopes: &[SigninScope],
         now: Timestamp,
     ) -> StoreResult<SigninAttempt> {
-        let scopes = scopes.to_vec();
-        let attempt = self
-            .write(move |tx| {
-                Box::pin(async move {
-                    let mut counted = Vec::with_capacity(scopes.len());
-                    // The scope that waits longest, and how long (ms).
-                    let mut waits: Option<(usize, i64)> = None;
-                    for (i, SigninScope { scope, limit }) in scopes.iter().enumerate() {
-                        // One conditional upsert per scope: a scope whose next attempt is
-                        // still to come refuses, a window that has run out starts again. It
-                        // locks the row (PostgreSQL; SQLite has one writer) until the commit,
-                        // so the wait set from its count below is in place before any other
-                        // attempt, of this process or another, reads the row.
-                        let row = sqlx::query(
-                            "INSERT INTO signin_attempts (scope, window_start, failures, next_at) \
-                             VALUES ($1, $2, 1, 0) \
-                             ON CONFLICT (scope) DO UPDATE SET \
-                               failures = CASE WHEN signin_attempts.window_start <= $3 THEN 1 \
-                                 ELSE signin_attempts.failures + 1 END, \
-                               window_start = CASE WHEN signin_attempts.window_start <= $3 \
-                                 THEN excluded.window_start ELSE signin_attempts.window_start END \
-                             WHERE signin_attempts.next_at <= $2 \
-                             RETURNING failures, window_start",
-                        )
-                        .bind(scope)
-                        .bind(now.millis())
-                        .bind(now.millis() - limit.window_ms)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                        match row {
-                            Some(row) => {
-                                let failures: i64 = row.try_get("failures")?;
-                                let window_start: i64 = row.try_get("window_start")?;
-                                let next_at = limit
-                                    .wait_until(failures, window_start, now.millis())
-                                    .unwrap_or(0);
-                                sqlx::query(
-                                    "UPDATE signin_attempts SET next_at = $1 WHERE scope = $2",
-                                )
-                                .bind(next_at)
-                                .bind(scope)
-                                .execute(&mut *tx)
-                                .await?;
-                                counted.push((scope.clone(), next_at));
-                            }
-                            None => {
-                                let next_at: Option<i64> = sqlx::query_scalar(
-                                    "SELECT next_at FROM signin_attempts WHERE scope = $1",
-                                )
-                                .bind(scope)
-                                .fetch_optional(&mut *tx)
-                                .await?;
-                                // At most a window: an attempt that took its time before
-                                // the window's first (another process's, or one that waited
-                                // for the writer) is not told more.
-                                let wait = next_at
-                                    .map_or(0, |at| at - now.millis())
-                                    .clamp(0, limit.window_ms);
-                                if waits.is_none_or(|(_, longest)| wait > longest) {
-                                    waits = Some((i, wait));
-                                }
-                            }
-                        }
-                    }
-                    if let Some((scope, wait_ms)) = waits {
-                        // Refused as a rule, so the scopes counted are rolled back with it.
-                        let mut refused = ApiError::new(
-                            svc_model::ErrorCode::RateLimited,
-                            "too many failed sign-ins",
-                        )
-                        .with_details(serde_json::json!({ "scope": scope }));
-                        refused.retry_after = Some((wait_ms as u64).div_ceil(1000));
-                        return Err(StoreError::Api(refused));
-                    }
-                    Ok(CountedAttempt { next_at: counted })
-                })
-            })
-            .await;
-        match attempt {
-            Ok(counted) => Ok(SigninAttempt::Allowed(counted)),
-            Err(StoreError::Api(e)) if e.code == svc_model::ErrorCode::RateLimited => {
-                let scope = e
-                    .details
-                    .as_ref()
-                    .and_then(|d| d["scope"].as_u64())
-                    .and_then(|i| usize::try_from(i).ok())
-                    .unwrap_or(0);
-                Ok(SigninAttempt::Limited {
-                    scope,
-                    retry_after_secs: e.retry_after.unwrap_or(1).max(1),
-                })
-            }
-            Err(e) => Err(e),
-        }
+        SqlStore::begin_signin(self, scopes, now).await
     }
 
     async fn signin_succeeded(&self, counted: &CountedAttempt) -> StoreResult<()> {
-        let next_at = counted.next_at.clone();
-        self.write(move |tx| {
-            Box::pin(async move {
-                for (scope, set) in &next_at {
-                    // The wait this attempt set goes too (the scope could try when it came);
-                    // a wait a later attempt set stays.
-                    sqlx::query(
-                        "UPDATE signin_attempts SET failures = failures - 1, \
-                           next_at = CASE WHEN next_at = $2 THEN 0 ELSE next_at END \
-                         WHERE scope = $1 AND failures > 0",
-                    )
-                    .bind(scope)
-                    .bind(*set)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Ok(())
-            })
-        })
-        .await
+        SqlStore::signin_succeeded(self, counted).await
     }
 
     async fn remember_device(
@@ -1407,22 +1193,7 @@ impl Store for SqlStore {
         account_id: &str,
         now: Timestamp,
     ) -> StoreResult<()> {
-        let account_id = account_id.to_owned();
-        self.write(move |tx| {
-            Box::pin(async move {
-                sqlx::query(
-                    "INSERT INTO known_devices (token_hash, account_id, created_at) \
-                     VALUES ($1, $2, $3) ON CONFLICT (token_hash) DO NOTHING",
-                )
-                .bind(&token_hash[..])
-                .bind(&account_id)
-                .bind(now.millis())
-                .execute(&mut *tx)
-                .await?;
-                Ok(())
-            })
-        })
-        .await
+        SqlStore::remember_device(self, token_hash, account_id, now).await
     }
 
     async fn device_account(
@@ -1431,13 +1202,7 @@ impl Store for SqlStore {
         now: Timestamp,
         lifetime: SessionLifetime,
     ) -> StoreResult<Option<String>> {
-        Ok(sqlx::query_scalar(
-            "SELECT account_id FROM known_devices WHERE token_hash = $1 AND created_at > $2",
-        )
-        .bind(&token_hash[..])
-        .bind(now.millis() - lifetime.device_ms)
-        .fetch_optional(&self.reader)
-        .await?)
+        SqlStore::device_account(self, token_hash, now, lifetime).await
     }
 
     async fn purge_web(
@@ -1446,30 +1211,7 @@ impl Store for SqlStore {
         lifetime: SessionLifetime,
         counters_ms: i64,
     ) -> StoreResult<u64> {
-        self.write(move |tx| {
-            Box::pin(async move {
-                let sessions = sqlx::query(
-                    "DELETE FROM web_sessions WHERE last_seen_at <= $1 OR created_at <= $2",
-                )
-                .bind(now.millis() - lifetime.idle_ms)
-                .bind(now.millis() - lifetime.absolute_ms)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-                let counters = sqlx::query("DELETE FROM signin_attempts WHERE window_start <= $1")
-                    .bind(now.millis() - counters_ms)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                let devices = sqlx::query("DELETE FROM known_devices WHERE created_at <= $1")
-                    .bind(now.millis() - lifetime.device_ms)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                Ok(sessions + counters + devices)
-            })
-        })
-        .await
+        SqlStore::purge_web(self, now, lifetime, counters_ms).await
     }
 
     async fn authenticate(
@@ -1478,82 +1220,7 @@ impl Store for SqlStore {
         now: Timestamp,
         window_ms: i64,
     ) -> StoreResult<AuthOutcome> {
-        let hash = key.hash();
-        let window_start = now.millis() - now.millis().rem_euclid(window_ms);
-        let rows = match &self.writes {
-            // PostgreSQL finds the key and counts the request in one statement, with the other
-            // requests of this process that wait at the same moment.
-            Writes::Pooled { lookups, .. } => {
-                lookups
-                    .run(Lookup {
-                        lookup: lookup_of(&hash),
-                        window_start,
-                        now,
-                    })
-                    .await?
-            }
-            Writes::Grouped(_) => {
-                sqlx::query(concat!(
-                    "SELECT found.*, NULL AS window_count FROM (SELECT ",
-                    key_lookup!(),
-                    " WHERE k.lookup = $1) found"
-                ))
-                .bind(lookup_of(&hash))
-                .fetch_all(&self.reader)
-                .await?
-            }
-        };
-        // The index narrows by 8 bytes of the hash; the full hash is compared in constant time.
-        let Some(row) = rows.iter().find(|r| {
-            r.try_get::<Vec<u8>, _>("key_hash")
-                .is_ok_and(|stored| bool::from(stored.ct_eq(&hash[..])))
-        }) else {
-            return Ok(AuthOutcome::UnknownKey);
-        };
-        if row.try_get::<Option<i64>, _>("revoked_at")?.is_some() {
-            return Ok(AuthOutcome::Revoked);
-        }
-        if row.try_get::<Option<i64>, _>("disabled_at")?.is_some() {
-            return Ok(AuthOutcome::Disabled);
-        }
-        let tier: String = row.try_get("tier")?;
-        let plan: String = row.try_get("plan")?;
-        let principal = Principal {
-            key_id: row.try_get("id")?,
-            key_prefix: row.try_get("key_prefix")?,
-            account_id: row.try_get("account_id")?,
-            callsign: row.try_get("callsign")?,
-            plan: Plan::parse(&plan).ok_or_else(|| decode_err(format!("plan {plan:?}")))?,
-            qso_cap: row.try_get("qso_cap")?,
-            tier: Tier::parse(&tier).ok_or_else(|| decode_err(format!("tier {tier:?}")))?,
-        };
-        let window_count = match row.try_get::<Option<i64>, _>("window_count")? {
-            Some(count) => count,
-            None => {
-                let key_id = principal.key_id.clone();
-                self.count(move |tx| {
-                    Box::pin(async move {
-                        let count = sqlx::query_scalar(concat!(
-                            "INSERT INTO key_usage (key_id, window_start, count, last_used_at) \
-                             VALUES ($1, $2, 1, $3) ON CONFLICT (key_id) DO UPDATE SET ",
-                            count_in_window!(),
-                            " RETURNING count"
-                        ))
-                        .bind(&key_id)
-                        .bind(window_start)
-                        .bind(now.millis())
-                        .fetch_one(&mut *tx)
-                        .await?;
-                        Ok(count)
-                    })
-                })
-                .await?
-            }
-        };
-        Ok(AuthOutcome::Active {
-            principal,
-            window_count,
-        })
+        SqlStore::authenticate(self, key, now, window_ms).await
     }
 
     async fn native_qso_count(&self, account_id: &str) -> StoreResult<i64> {
