@@ -31,6 +31,7 @@ use svc_client::journal::Journal;
 use svc_client::lookup::{Callbook, Urls};
 use svc_client::{Client, NewActivationRequest, NewContactRequest, NewFolderRequest};
 use svc_model::band::read_mhz;
+use svc_model::contact::{MAX_NOTES, MAX_RST};
 use svc_model::ids::truncate;
 use svc_model::{ErrorCode, Folder, FolderType, IdKind, Timestamp};
 use svc_pota::{NewSpot, Parks, Pota, Spot, SpotFilter};
@@ -899,9 +900,9 @@ impl CreateContact {
         check_text("mode", &self.mode, 1, 32)?;
         check_time("time_on", &self.time_on)?;
         check_key(&self.idempotency_key)?;
-        check_optional("rst_sent", &self.rst_sent, 1, 32)?;
-        check_optional("rst_received", &self.rst_received, 1, 32)?;
-        check_optional("notes", &self.notes, 0, 10000)?;
+        check_optional("rst_sent", &self.rst_sent, 1, MAX_RST)?;
+        check_optional("rst_received", &self.rst_received, 1, MAX_RST)?;
+        check_optional("notes", &self.notes, 0, MAX_NOTES)?;
         for (field, value) in [
             ("name", &self.name),
             ("sig", &self.sig),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
+use svc_model::contact::{MAX_NOTES, MAX_RST};
 use svc_model::fields::{Def, FIELDS, Kind};
 
 /// What a tool may do, which decides the flag it needs.
@@ -472,9 +473,9 @@ pub fn describe(name: &str) -> Option<Tool> {
                         "mode": text(1, 32),
                         "time_on": date_time("When the contact began, in UTC or with an offset, e.g. 2026-11-22T14:05:00Z; not before 1900 nor more than a day ahead."),
                         "idempotency_key": idempotency_key(),
-                        "rst_sent": text(1, 32),
-                        "rst_received": text(1, 32),
-                        "notes": text(0, 10000),
+                        "rst_sent": text(1, MAX_RST),
+                        "rst_received": text(1, MAX_RST),
+                        "notes": text(0, MAX_NOTES),
                         "name": described(sig(), "The other operator's name."),
                         "sig": described(sig(), "The worked station's program, e.g. POTA."),
                         "sig_info": described(

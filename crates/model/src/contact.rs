@@ -115,6 +115,8 @@ pub struct NewContact {
 
 pub const MAX_NAME: usize = 100;
 pub const MAX_NOTES: usize = 2000;
+/// The longest signal report taken, `599` or `-12` and the like with room to spare.
+pub const MAX_RST: usize = 10;
 
 fn opt<T>(
     value: &Option<String>,
@@ -181,10 +183,10 @@ impl NewContact {
         };
         let time_on = Timestamp::parse_plausible("timeOn", &input.time_on, now)?;
         let rst_sent = opt(&input.rst_sent, |v| {
-            token("rstSent", v, 10, "+-", "599 or -12")
+            token("rstSent", v, MAX_RST, "+-", "599 or -12")
         })?;
         let rst_received = opt(&input.rst_received, |v| {
-            token("rstReceived", v, 10, "+-", "599 or -12")
+            token("rstReceived", v, MAX_RST, "+-", "599 or -12")
         })?;
         let name = opt(&input.name, |v| single_line("name", v, MAX_NAME))?;
         let notes = opt(&input.notes, |v| multi_line("notes", v, MAX_NOTES))?;
