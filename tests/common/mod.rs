@@ -363,7 +363,7 @@ impl Server {
                 .await
                 .unwrap_or_else(|e| panic!("user add {callsign}: {e}"));
         });
-        self.new_key(&callsign, tier)
+        self.new_key(callsign, tier)
     }
 
     /// A new key of the tier for the account, as `svc server key create CALLSIGN --name test
@@ -532,10 +532,12 @@ fn api_at(base: &str, key: Option<&str>) -> Api {
 /// An HTTP client for the tests' servers, all plain HTTP on loopback: without the system's
 /// certificate store, which every client would read again.
 pub fn http_client() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder()
-        .tls_certs_only([])
-        .build()
-        .expect("an HTTP client")
+    http_builder().build().expect("an HTTP client")
+}
+
+/// [`http_client`]'s builder, for a client with more settings.
+pub fn http_builder() -> reqwest::blocking::ClientBuilder {
+    reqwest::blocking::Client::builder().tls_certs_only([])
 }
 
 /// Serves what `svc server start --bind 127.0.0.1:0 --database <db> <extra>` serves, from a

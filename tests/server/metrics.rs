@@ -94,7 +94,10 @@ fn metrics_url(server: &Server) -> String {
 
 /// The scrape's text, after checking its status and content type.
 fn scrape(url: &str) -> String {
-    let r = reqwest::blocking::get(format!("{url}/metrics")).unwrap();
+    let r = crate::common::http_client()
+        .get(format!("{url}/metrics"))
+        .send()
+        .unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(
         r.headers()["content-type"],
@@ -206,7 +209,10 @@ fn requests_are_counted_by_route_and_status_and_nothing_secret_is_said() {
 
     // The metrics listener answers nothing else; the service does not answer /metrics.
     for path in ["/", "/v1/whoami", "/metrics/x"] {
-        let r = reqwest::blocking::get(format!("{metrics}{path}")).unwrap();
+        let r = crate::common::http_client()
+            .get(format!("{metrics}{path}"))
+            .send()
+            .unwrap();
         assert_eq!(r.status(), 404, "{path}");
     }
     assert_eq!(api.get("/metrics").status, 404);
