@@ -20,22 +20,15 @@ with open(sys.argv[1], encoding="utf-8", newline="") as f:
 print(json.dumps({"headers": dict(headers), "qsos": [dict(q) for q in qsos]}))
 "#;
 
-const INSTALL: &str = "python3 and the adif-io package (pip install adif-io==0.6.1)";
-
-/// Whether adif-io can be run; without it the test is skipped, unless
-/// SVC_TEST_REQUIRE_ADIF_IO=1 (as CI sets it) makes that a failure.
-fn adif_io_available() -> bool {
-    let found = Command::new("python3")
-        .args(["-c", "import adif_io"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        if std::env::var("SVC_TEST_REQUIRE_ADIF_IO").is_ok_and(|v| v == "1") {
-            panic!("this test needs {INSTALL}, and SVC_TEST_REQUIRE_ADIF_IO=1 requires it");
-        }
-        eprintln!("skipped: the adif-io test needs {INSTALL}");
+/// The virtual environment's python with adif-io; without it the test is skipped, unless
+/// SVC_TEST_REQUIRE_ADIF_IO=1 or SVC_TEST_REQUIRE_PYTHON=1 (as CI sets them) makes that a
+/// failure.
+fn adif_io() -> Option<std::path::PathBuf> {
+    let python = crate::common::python::with(crate::common::python::ADIF_IO, "the adif-io test");
+    if python.is_none() && std::env::var("SVC_TEST_REQUIRE_ADIF_IO").is_ok_and(|v| v == "1") {
+        panic!("the adif-io test needs adif-io, and SVC_TEST_REQUIRE_ADIF_IO=1 requires it");
     }
-    found
+    python
 }
 
 fn record(fields: &[(&str, &str)]) -> Record {
@@ -82,9 +75,9 @@ fn as_map(record: &Record) -> BTreeMap<String, String> {
 
 #[test]
 fn adif_io_reads_every_field_as_svc_does() {
-    if !adif_io_available() {
+    let Some(python) = adif_io() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tricky.adi");
     let mut out = Writer::new(std::fs::File::create(&path).unwrap(), chrono::Utc::now()).unwrap();
@@ -107,7 +100,7 @@ fn adif_io_reads_every_field_as_svc_does() {
         Some("line one\r\nline two\r\nline three")
     );
 
-    let run = Command::new("python3")
+    let run = Command::new(&python)
         .args(["-c", READ, path.to_str().unwrap()])
         .output()
         .unwrap();

@@ -5,6 +5,7 @@
 pub mod callbook;
 mod cluster;
 pub mod pota;
+pub mod python;
 pub mod qrz;
 pub mod rigctld;
 pub mod served;
@@ -36,8 +37,31 @@ pub fn backend() -> Backend {
     BACKEND.get()
 }
 
-/// Runs `test` with every database it makes on `backend`.
+/// Runs `test` with every database it makes on `backend`. Without a PostgreSQL server to use
+/// (SVC_TEST_POSTGRES_URL's, or one the tests start with the machine's PostgreSQL), a test on
+/// PostgreSQL is skipped after one line that says so, or fails where
+/// SVC_TEST_REQUIRE_POSTGRES=1 (as CI sets it).
 pub fn on(backend: Backend, test: fn()) {
+    if backend == Backend::Postgres
+        && std::env::var_os("SVC_TEST_POSTGRES_URL").is_none()
+        && let Err(why) = cluster::url()
+    {
+        if std::env::var("SVC_TEST_REQUIRE_POSTGRES").is_ok_and(|v| v == "1") {
+            panic!(
+                "the PostgreSQL half of the suite cannot run: {why}; SVC_TEST_REQUIRE_POSTGRES=1 requires it"
+            );
+        }
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            use std::io::Write;
+            // Straight to the process's stderr: eprintln! would be captured and hidden.
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: the tests on PostgreSQL (Debian: apt-get install postgresql): {why}"
+            );
+        });
+        return;
+    }
     BACKEND.set(backend);
     test();
 }
@@ -532,10 +556,12 @@ fn api_at(base: &str, key: Option<&str>) -> Api {
 /// An HTTP client for the tests' servers, all plain HTTP on loopback: without the system's
 /// certificate store, which every client would read again.
 pub fn http_client() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder()
-        .tls_certs_only([])
-        .build()
-        .expect("an HTTP client")
+    http_builder().build().expect("an HTTP client")
+}
+
+/// [`http_client`]'s builder, for a client with more settings.
+pub fn http_builder() -> reqwest::blocking::ClientBuilder {
+    reqwest::blocking::Client::builder().tls_certs_only([])
 }
 
 /// Serves what `svc server start --bind 127.0.0.1:0 --database <db> <extra>` serves, from a

@@ -12,11 +12,10 @@ use crate::cli::{Cli, monthly, setup};
 use crate::common::pota::FakePota;
 use crate::common::{contact, this_month};
 
-/// The SDK release the test is pinned to, as `.ci/run` installs it.
-const SDK: &str = "1.30.0";
-
-fn install() -> String {
-    format!("python3 -m pip install --break-system-packages mcp=={SDK}")
+/// The virtual environment's python with the SDK release the test is pinned to; without it
+/// the test is skipped, or fails where SVC_TEST_REQUIRE_PYTHON=1 (as CI sets it): CI runs it.
+fn sdk() -> Option<std::path::PathBuf> {
+    crate::common::python::with(crate::common::python::MCP, "the MCP SDK test")
 }
 
 /// The protocol versions `svc mcp` answers an `initialize` with (docs/CLI.md, "svc mcp"; the
@@ -42,34 +41,9 @@ const WRITE_TOOLS: [&str; 5] = [
     "spot_activation",
 ];
 
-/// Fails, saying how to install it, when the pinned SDK is not there: CI must run this test,
-/// so it never passes by skipping.
-fn require_sdk() {
-    let found = Command::new("python3")
-        .args([
-            "-c",
-            "import importlib.metadata as m; print(m.version('mcp'))",
-        ])
-        .output();
-    let version = match found {
-        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_owned(),
-        _ => panic!(
-            "this test needs python3 and the MCP Python SDK {SDK}: {}",
-            install()
-        ),
-    };
-    assert_eq!(
-        version,
-        SDK,
-        "this test is pinned to the MCP Python SDK {SDK}: {}",
-        install()
-    );
-}
-
 /// Runs `sdk_client.py` on `sessions`, `svc mcp` getting the environment `cli` gives its
 /// commands, and returns its summary.
-fn run_sdk(cli: &Cli, sessions: Value) -> Value {
-    require_sdk();
+fn run_sdk(python: &std::path::Path, cli: &Cli, sessions: Value) -> Value {
     let svc = cli.std_command();
     let env: serde_json::Map<String, Value> = svc
         .get_envs()
@@ -80,7 +54,7 @@ fn run_sdk(cli: &Cli, sessions: Value) -> Value {
         .collect();
     let plan = json!({ "svc": svc.get_program().to_str(), "env": env, "sessions": sessions });
     // The plan, key included, goes on stdin: never on a command line others can read.
-    let mut python = Command::new("python3")
+    let mut python = Command::new(python)
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/mcp/sdk_client.py"
@@ -89,7 +63,7 @@ fn run_sdk(cli: &Cli, sessions: Value) -> Value {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("python3 starts");
+        .expect("the virtual environment's python starts");
     let mut stdin = python.stdin.take().unwrap();
     stdin.write_all(plan.to_string().as_bytes()).unwrap();
     drop(stdin);
@@ -144,6 +118,9 @@ fn refused<'a>(call: &'a Value, code: &str) -> (&'a Value, u64) {
 
 #[test]
 fn the_mcp_python_sdk_reads_and_logs_through_svc_mcp() {
+    let Some(python) = sdk() else {
+        return;
+    };
     let (_server, api, cli) = setup("basic");
     let folder = monthly(&api);
     assert_eq!(
@@ -161,6 +138,7 @@ fn the_mcp_python_sdk_reads_and_logs_through_svc_mcp() {
         })
     };
     let summary = run_sdk(
+        &python,
         &cli,
         json!([
             {
@@ -188,7 +166,10 @@ fn the_mcp_python_sdk_reads_and_logs_through_svc_mcp() {
         !summary.to_string().contains(api.key()),
         "the key is never shown"
     );
-    assert_eq!(summary["sdk"], SDK);
+    assert_eq!(
+        Some(summary["sdk"].as_str().expect("the SDK's version")),
+        crate::common::python::MCP.strip_prefix("mcp==")
+    );
 
     // Every version the SDK knows opens a session, at a version svc says it speaks: the one
     // asked for where it is one of those.

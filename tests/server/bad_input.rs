@@ -1000,7 +1000,7 @@ fn ending_a_non_activation_or_before_its_start_is_refused() {
 
 /// A client that opens a new connection for every request.
 fn fresh_connections() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder()
+    crate::common::http_builder()
         .pool_max_idle_per_host(0)
         .build()
         .unwrap()

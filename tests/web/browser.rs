@@ -79,7 +79,56 @@ fn launch(path: std::path::PathBuf, profile: &std::path::Path) -> Browser {
         idle_browser_timeout: Duration::from_secs(300),
         ..LaunchOptions::default()
     };
-    Browser::new(options).expect("start headless Chromium")
+    let browser = Browser::new(options).expect("start headless Chromium");
+    answer_promptly(&browser);
+    browser
+}
+
+/// headless_chrome reads its DevTools socket with a 100 ms timeout while it holds the lock
+/// that sending a command needs, so each command waited up to 100 ms for its turn: most of
+/// these tests' time, idle. The socket's receive timeout made shorter (this process's own
+/// socket to this browser's DevTools port), a command waits that much at most.
+fn answer_promptly(browser: &Browser) {
+    let url = reqwest::Url::parse(&browser.get_ws_url()).expect("the DevTools address");
+    let port = url.port().expect("the DevTools port");
+    let mut found = 0;
+    for entry in std::fs::read_dir("/proc/self/fd").unwrap().flatten() {
+        let Ok(fd) = entry.file_name().to_string_lossy().parse::<libc::c_int>() else {
+            continue;
+        };
+        if !std::fs::read_link(entry.path())
+            .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"))
+        {
+            continue;
+        }
+        // SAFETY: getpeername and setsockopt only read and write the structs passed to them;
+        // an fd closed meanwhile makes them fail, and one reused names another peer.
+        unsafe {
+            let mut peer: libc::sockaddr_in = std::mem::zeroed();
+            let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            if libc::getpeername(fd, (&raw mut peer).cast(), &mut len) != 0
+                || libc::c_int::from(peer.sin_family) != libc::AF_INET
+                || u16::from_be(peer.sin_port) != port
+                || u32::from_be(peer.sin_addr.s_addr) != u32::from(std::net::Ipv4Addr::LOCALHOST)
+            {
+                continue;
+            }
+            let timeout = libc::timeval {
+                tv_sec: 0,
+                tv_usec: 3_000,
+            };
+            let set = libc::setsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_RCVTIMEO,
+                (&raw const timeout).cast(),
+                std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+            );
+            assert_eq!(set, 0, "{}", std::io::Error::last_os_error());
+            found += 1;
+        }
+    }
+    assert_eq!(found, 1, "one DevTools socket to port {port}");
 }
 
 /// The value of a JavaScript expression (awaited when it is a promise).

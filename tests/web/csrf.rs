@@ -172,7 +172,7 @@ fn forms_must_be_forms() {
     let owner = Browser::signed_up(&server, "W1AW");
     let csrf = owner.get("/keys").field("csrf");
     // JSON, or no body type at all, to a page's form address.
-    let http = reqwest::blocking::Client::builder()
+    let http = crate::common::http_builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();

@@ -116,8 +116,7 @@ impl Browser {
     /// A browser at `base` that connects from the loopback address `from` (127.0.0.2, …), to
     /// stand for another client address.
     pub fn at(base: &str, from: Option<&str>) -> Browser {
-        let mut http =
-            reqwest::blocking::Client::builder().redirect(reqwest::redirect::Policy::none());
+        let mut http = crate::common::http_builder().redirect(reqwest::redirect::Policy::none());
         if let Some(ip) = from {
             http = http.local_address(ip.parse::<std::net::IpAddr>().unwrap());
         }
@@ -153,7 +152,7 @@ impl Browser {
     pub fn behind_proxy(base: &str, client: &str) -> Browser {
         let mut headers = reqwest::header::HeaderMap::new();
         headers.insert("x-forwarded-for", client.parse().unwrap());
-        let http = reqwest::blocking::Client::builder()
+        let http = crate::common::http_builder()
             .redirect(reqwest::redirect::Policy::none())
             .default_headers(headers)
             .build()
