@@ -1,6 +1,10 @@
-//! Starts the real `svc server start` process on a free loopback port with a fresh database
-//! (an SQLite file, or a PostgreSQL database made for the test and dropped after it), and talks
-//! HTTP to it. A test names its behaviour once; [`both_backends!`] runs it on each backend.
+//! Starts what `svc server start` serves on a free loopback port with a fresh database (an
+//! SQLite file, or a PostgreSQL database made for the test and dropped after it), and talks
+//! HTTP to it: in the test process ([`Server::start`] and the like), or as the real process
+//! ([`Server::process`] and the like) where the process is what is tested. A fresh database is
+//! a copy of one migrated once per test process ([`Db::migrated`]), or empty ([`Db::fresh`])
+//! for the tests of the migrations. A test names its behaviour once; [`both_backends!`] runs it
+//! on each backend.
 
 pub mod callbook;
 mod cluster;

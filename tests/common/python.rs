@@ -93,7 +93,13 @@ fn installed(package: &str) -> Result<PathBuf, String> {
             "--disable-pip-version-check",
             package,
         ]))
-        .map_err(|e| format!("cannot install it from PyPI into {}: {e}", dir.display()))?;
+        .map_err(|e| {
+            format!(
+                "cannot install it from PyPI into {} (remove that folder to have it made \
+                 again): {e}",
+                dir.display()
+            )
+        })?;
     }
     ready.insert(package.to_owned());
     Ok(python)
