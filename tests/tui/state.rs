@@ -876,6 +876,58 @@ fn activations_start_count_and_end() {
 }
 
 #[test]
+fn an_activation_made_here_is_counted_again_when_the_service_names_it_first() {
+    // The count of an activation started here is asked of the journal by its local id; when
+    // the sender makes it on the service before that answer comes, the answer names an id
+    // the pane no longer has. The count must then be asked again by the service's id, not
+    // left loading for ever.
+    let mut app = loaded();
+    alt(&mut app, 'a');
+    typed(&mut app, "us-5678");
+    let effects = press(&mut app, KeyCode::Enter);
+    let mut journal = FakeJournal::default();
+    let effects = journal.run(&mut app, effects);
+    let local = journal.made[0].local_folder_id.clone().unwrap();
+    assert!(effects.contains(&Effect::LoadActivationContacts {
+        folder_id: local.clone()
+    }));
+    let real = "fld_cccccccccccccccc";
+    let made = activation(real, "US-5678", NOW, None, 0);
+    let effects = update(
+        &mut app,
+        Action::Sender(SenderEvent::FolderResolved {
+            local_id: local.clone(),
+            folder: Box::new(made),
+        }),
+    );
+    assert!(
+        effects.contains(&Effect::LoadActivationContacts {
+            folder_id: real.into()
+        }),
+        "{effects:?}"
+    );
+    // The journal's late answer for the local id changes nothing; the service's counts.
+    update(
+        &mut app,
+        Action::ActivationContactsLoaded {
+            folder_id: local,
+            source: Source::Copy,
+            result: Ok(vec![]),
+        },
+    );
+    assert_eq!(app.activations.stats[real].load, Load::Loading);
+    update(
+        &mut app,
+        Action::ActivationContactsLoaded {
+            folder_id: real.into(),
+            source: Source::Service,
+            result: Ok(vec![]),
+        },
+    );
+    assert_eq!(app.activations.stats[real].load, Load::Loaded);
+}
+
+#[test]
 fn the_activation_form_gets_the_callsign_when_the_account_comes_in() {
     let mut app = fresh(true);
     alt(&mut app, 'a');

@@ -398,7 +398,11 @@ impl App {
     pub(super) fn folder_resolved(&mut self, local_id: &str, folder: Folder) -> Vec<Effect> {
         let side = self.heights().0;
         self.folders.resolve(local_id, &folder, side);
-        self.activations.resolve(local_id, &folder, side);
+        let mut effects = if self.activations.resolve(local_id, &folder, side) {
+            self.load_stats(folder.id.clone())
+        } else {
+            vec![]
+        };
         let fixing = self.dialog.iter_mut().filter_map(|d| match d {
             Dialog::Fix(fix) => Some(&mut fix.form),
             _ => None,
@@ -407,12 +411,10 @@ impl App {
             form.resolve(local_id, &folder);
         }
         self.outbox.resolve(local_id, &folder.id);
-        match self.contacts.resolve(local_id, &folder) {
-            Some(effect) => {
-                self.in_flight += 1;
-                vec![effect]
-            }
-            None => vec![],
+        if let Some(effect) = self.contacts.resolve(local_id, &folder) {
+            self.in_flight += 1;
+            effects.push(effect);
         }
+        effects
     }
 }

@@ -163,9 +163,17 @@ impl ActivationsPane {
     }
 
     /// An activation made with no link exists on the service now: it takes the place of
-    /// `local_id`, with its count and the selection.
-    pub fn resolve(&mut self, local_id: &str, folder: &Folder, height: usize) {
-        if let Some(stats) = self.stats.remove(local_id) {
+    /// `local_id`, with its count and the selection. Whether its count must be asked for
+    /// again: one under way was asked by the local id, and its answer, which names that id,
+    /// finds no activation to count for any more.
+    #[must_use]
+    pub fn resolve(&mut self, local_id: &str, folder: &Folder, height: usize) -> bool {
+        let mut ask_again = false;
+        if let Some(mut stats) = self.stats.remove(local_id) {
+            if stats.load == Load::Loading {
+                stats.load = Load::Idle;
+                ask_again = true;
+            }
             self.stats.insert(folder.id.clone(), stats);
         }
         let selected = self.selected().map(|a| {
@@ -180,6 +188,7 @@ impl ActivationsPane {
         if let Some(id) = selected {
             self.select(&id, height);
         }
+        ask_again
     }
 
     /// Whether an activation's contacts are to be asked for, to count them: not while an
