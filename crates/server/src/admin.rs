@@ -51,6 +51,16 @@ pub struct Fail {
     pub message: String,
 }
 
+impl Fail {
+    /// The line on stderr that reports it for `command` (`server start`, `server user add`, …).
+    pub fn line(&self, command: &str) -> String {
+        match self.code {
+            Some(code) => format!("svc: {command}: {code}: {}", self.message),
+            None => format!("svc: {command}: {}", self.message),
+        }
+    }
+}
+
 impl From<ApiError> for Fail {
     fn from(e: ApiError) -> Self {
         Fail {

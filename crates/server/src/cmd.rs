@@ -249,10 +249,7 @@ pub fn run(args: ServerArgs) -> ExitCode {
     match runtime.block_on(execute(args.command)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            match f.code {
-                Some(code) => eprintln!("svc: {name}: {code}: {}", f.message),
-                None => eprintln!("svc: {name}: {}", f.message),
-            }
+            eprintln!("{}", f.line(name));
             ExitCode::from(f.code.map_or(1, ErrorCode::exit_code))
         }
     }
@@ -542,17 +539,13 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     use clap::Parser;
-    let name = "svc server start";
     let flags = StartFlags::try_parse_from(
-        std::iter::once(name.into()).chain(flags.into_iter().map(Into::into)),
+        std::iter::once("svc server start".into()).chain(flags.into_iter().map(Into::into)),
     )
     .map_err(|e| e.to_string())?;
     serve_args(flags.args, data_dir, ready, shutdown)
         .await
-        .map_err(|f| match f.code {
-            Some(code) => format!("svc: server start: {code}: {}", f.message),
-            None => format!("svc: server start: {}", f.message),
-        })
+        .map_err(|f| f.line("server start"))
 }
 
 async fn start(args: StartArgs) -> Result<(), Fail> {
