@@ -403,6 +403,26 @@ fn the_sender_tells_the_link_state_and_a_returning_link_reloads() {
     assert!(text.contains("svc auth login"), "{text}");
 }
 
+/// The journal is looked for on disk while whoami goes to the service: a fast service can answer
+/// first, and its account then opens the journal when the journal is found missing (the CI run
+/// of 2026-11-28 waited a minute on "this key is new on this computer" with the service online).
+#[test]
+fn a_key_new_here_opens_its_journal_when_whoami_answered_first() {
+    let (mut app, _) = App::new(Options::default(), at(NOW), (80, 24));
+    assert!(update(&mut app, Action::WhoamiLoaded(Ok(whoami(3)))).is_empty());
+    let effects = update(&mut app, Action::Journal(JournalAnswer::Missing));
+    assert_eq!(
+        effects,
+        [Effect::Journal(JournalEffect::Open {
+            callsign: "W1AW".into()
+        })]
+    );
+    assert_eq!(app.journal, JournalState::Opening);
+    let mut journal = FakeJournal::default();
+    journal.run(&mut app, effects);
+    assert_eq!(app.journal, JournalState::Open);
+}
+
 #[test]
 fn a_key_new_here_needs_the_service_once() {
     let (mut app, _) = App::new(Options::default(), at(NOW), (80, 24));

@@ -49,6 +49,15 @@ impl App {
                 vec![]
             }
             JournalAnswer::Missing => {
+                // Whoami may have answered before the journal was looked for: its account opens
+                // the journal now, as whoami's answer would have had it come second.
+                if self.me_load == Load::Loaded
+                    && let Some(me) = &self.me
+                {
+                    self.journal = JournalState::Opening;
+                    let callsign = me.callsign.clone();
+                    return vec![Effect::Journal(JournalEffect::Open { callsign })];
+                }
                 self.journal = JournalState::Missing;
                 vec![]
             }
