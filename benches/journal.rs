@@ -9,7 +9,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use svc::client::journal::{Journal, push};
-use svc::client::{Client, NewContactRequest, NewFolderRequest};
+use svc::client::{Client, NewFolderRequest};
+use svc::model::ContactInput;
 use svc::model::{ApiKey, Timestamp};
 
 mod common;
@@ -36,8 +37,8 @@ fn cpu(pid: u32) -> Duration {
     Duration::from_millis(ticks * 1000 / per_second)
 }
 
-fn contact(folder: &str, i: usize, time_on: &str) -> NewContactRequest {
-    NewContactRequest {
+fn contact(folder: &str, i: usize, time_on: &str) -> ContactInput {
+    ContactInput {
         folder_id: folder.to_owned(),
         callsign: format!("K{i}BM"),
         frequency: 14.074,
@@ -45,14 +46,7 @@ fn contact(folder: &str, i: usize, time_on: &str) -> NewContactRequest {
         time_on: time_on.to_owned(),
         rst_sent: Some("-10".into()),
         rst_received: Some("-12".into()),
-        name: None,
-        notes: None,
-        sig: None,
-        sig_info: None,
-        my_sig: None,
-        my_sig_info: None,
-        station_callsign: None,
-        fields: Default::default(),
+        ..ContactInput::default()
     }
 }
 

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 use svc::client::journal::{Counts, Entry, EntryState, Journal, SenderEvent, push, spawn_sender};
-use svc::client::{Client, NewActivationRequest, NewContactRequest};
+use svc::client::{Client, NewActivationRequest};
+use svc::model::ContactInput;
 use svc::model::{ApiKey, Timestamp};
 use tokio::sync::Notify;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -264,23 +265,14 @@ fn a_refused_entry_stays_until_dropped() {
     assert_eq!(api.all_contacts(&folder).len(), 1);
 }
 
-fn contact_request(folder: &str, callsign: &str) -> NewContactRequest {
-    NewContactRequest {
+fn contact_request(folder: &str, callsign: &str) -> ContactInput {
+    ContactInput {
         folder_id: folder.to_owned(),
         callsign: callsign.to_owned(),
         frequency: 14.074,
         mode: "FT8".into(),
         time_on: Timestamp::now().to_string(),
-        rst_sent: None,
-        rst_received: None,
-        name: None,
-        notes: None,
-        sig: None,
-        sig_info: None,
-        my_sig: None,
-        my_sig_info: None,
-        station_callsign: None,
-        fields: Default::default(),
+        ..ContactInput::default()
     }
 }
 
@@ -375,7 +367,7 @@ fn folders_logged_with_no_link_are_made_before_their_contacts() {
     let key = ApiKey::parse(api.key()).unwrap();
     let base = reqwest::Url::parse(&server.url).unwrap();
     let now = Timestamp::now();
-    let contact = |folder: &str, call: &str| NewContactRequest {
+    let contact = |folder: &str, call: &str| ContactInput {
         time_on: now.to_string(),
         ..contact_request(folder, call)
     };

@@ -48,22 +48,13 @@ fn the_copy_shows_at_start_and_the_service_replaces_it() {
     let waiting = entry(
         &journal_id("ent_", 7),
         7,
-        EntryRequest::Contact(svc::client::NewContactRequest {
+        EntryRequest::Contact(svc::model::ContactInput {
             folder_id: MONTH.into(),
             callsign: "K8WAIT".into(),
             frequency: 7.074,
             mode: "FT8".into(),
             time_on: "2026-11-22T12:00:00Z".into(),
-            rst_sent: None,
-            rst_received: None,
-            name: None,
-            notes: None,
-            sig: None,
-            sig_info: None,
-            my_sig: None,
-            my_sig_info: None,
-            station_callsign: None,
-            fields: Default::default(),
+            ..svc::model::ContactInput::default()
         }),
     );
     let copy = JournalCopy {

@@ -11,9 +11,8 @@ use sha2::{Digest, Sha256};
 use super::{Record, modes};
 use svc_model::band::{band_for_mhz, band_lower_edge};
 use svc_model::fields::{FIELDS, Kind, MAX_ADIF_ENTRIES, check_adif_entry};
-use svc_model::filing::Filed;
 use svc_model::program::normalize_reference_list;
-use svc_model::{Contact, Field, Fields, Timestamp};
+use svc_model::{Contact, ContactInput, Field, Fields, Timestamp};
 
 /// The ADIF record for one stored contact: the seed's fields, then every declared field
 /// (model::fields) under its ADIF name, then the contact's other ADIF fields as they were read.
@@ -131,36 +130,23 @@ pub fn records_per_park(contact: &Contact, account_callsign: &str) -> Vec<Record
         .collect()
 }
 
-/// What an imported record becomes: the fields of a new contact, as the API takes them.
+/// What an imported record becomes: a new contact, as the API takes it, with no folder yet
+/// (the importer files it), and what the import summary says of the record.
+///
+/// Of the contact: the frequency is MHz, as ADIF's FREQ always is, whatever its size; the
+/// mode is the operator's name for it ([`modes::from_adif`]); the time-on RFC 3339 UTC; the
+/// name NAME_INTL (the exact text an ADX file carries), else NAME, and the notes NOTES_INTL,
+/// else NOTES; SIG and SIG_INFO, where a record with POTA_REF but no SIG is a POTA contact,
+/// and MY_SIG and MY_SIG_INFO, where one with MY_POTA_REF but no MY_SIG is a POTA
+/// activation; the station callsign STATION_CALLSIGN, else OPERATOR (who, with no station
+/// named, was on the air); the declared fields the record has, checked, and every other field
+/// of the record in the `adif` map, as read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Imported {
-    pub callsign: String,
-    /// MHz, as ADIF's FREQ always is, whatever its size.
-    pub frequency: f64,
-    /// True when the record had BAND but no usable FREQ (absent or 0): `frequency` is then
+    pub contact: ContactInput,
+    /// True when the record had BAND but no usable FREQ (absent or 0): the frequency is then
     /// the band's lower edge, which puts the contact in the right band.
     pub band_only: bool,
-    /// The operator's name for the mode, via [`modes::from_adif`].
-    pub mode: String,
-    /// RFC 3339 UTC, e.g. "2026-11-01T12:00:30Z".
-    pub time_on: String,
-    pub rst_sent: Option<String>,
-    pub rst_received: Option<String>,
-    /// NAME_INTL (the exact text an ADX file carries), else NAME.
-    pub name: Option<String>,
-    /// NOTES_INTL, else NOTES.
-    pub notes: Option<String>,
-    /// SIG and SIG_INFO; a record with POTA_REF but no SIG is a POTA contact.
-    pub sig: Option<String>,
-    pub sig_info: Option<String>,
-    /// MY_SIG and MY_SIG_INFO; a record with MY_POTA_REF but no MY_SIG is a POTA activation.
-    pub my_sig: Option<String>,
-    pub my_sig_info: Option<String>,
-    /// STATION_CALLSIGN, else OPERATOR (who, with no station named, was on the air).
-    pub station_callsign: Option<String>,
-    /// The declared fields the record has, checked, and every other field of the record in
-    /// `adif`, as read.
-    pub fields: Fields,
     /// Declared fields whose value is not what svc's field takes (a GRIDSQUARE of 10
     /// characters, a COMMENT of several lines): kept as read in `adif` and written back so,
     /// named here for the import summary.
@@ -174,19 +160,6 @@ pub struct Imported {
     /// carry), in file order, for the import summary. A field that only repeats a kept value
     /// (a POTA_REF equal to the SIG_INFO, NAME beside NAME_INTL) is not listed.
     pub dropped: Vec<String>,
-}
-
-impl Imported {
-    /// What the model's filing rule reads of this contact.
-    pub fn filed(&self) -> Filed<'_> {
-        Filed {
-            time_on: &self.time_on,
-            sig: self.sig.as_deref(),
-            my_sig: self.my_sig.as_deref(),
-            my_sig_info: self.my_sig_info.as_deref(),
-            station_callsign: self.station_callsign.as_deref(),
-        }
-    }
 }
 
 /// Reads one record; an `Err` says what to fix: a missing CALL, QSO_DATE, TIME_ON or MODE, a
@@ -386,21 +359,26 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
 
     kept.band_only = band_only;
     Ok(Imported {
-        callsign,
-        frequency,
+        contact: ContactInput {
+            folder_id: String::new(),
+            callsign,
+            frequency,
+            mode,
+            time_on,
+            rst_sent,
+            rst_received,
+            name,
+            notes,
+            sig,
+            sig_info,
+            my_sig,
+            my_sig_info,
+            station_callsign,
+            activation_id: None,
+            fields: kept,
+            from_file: true,
+        },
         band_only,
-        mode,
-        time_on,
-        rst_sent,
-        rst_received,
-        name,
-        notes,
-        sig,
-        sig_info,
-        my_sig,
-        my_sig_info,
-        station_callsign,
-        fields: kept,
         kept_as_read,
         changed,
         dropped,
@@ -414,6 +392,7 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
 /// file, or the same contact exported by another logger with other field order, case or
 /// number format, gives the same key and the server stores the contact once.
 pub fn idempotency_key(imported: &Imported) -> String {
+    let imported = &imported.contact;
     let upper = |v: &Option<String>| v.as_deref().map(str::to_ascii_uppercase);
     let references = |v: &Option<String>| {
         v.as_deref().map(|s| {
@@ -701,17 +680,20 @@ mod tests {
     fn an_exported_contact_imports_as_itself() {
         let c = contact();
         let i = imported(&record_for(&c, "W1AW")).unwrap();
-        assert_eq!(i.callsign, c.callsign);
-        assert_eq!(i.frequency, c.frequency);
+        assert_eq!(i.contact.callsign, c.callsign);
+        assert_eq!(i.contact.frequency, c.frequency);
         assert!(!i.band_only);
-        assert_eq!(i.mode, "FT4");
-        assert_eq!(i.time_on, c.time_on.to_string());
-        assert_eq!(i.name, c.name);
-        assert_eq!(i.notes, c.notes);
-        assert_eq!(i.sig_info, c.sig_info);
-        assert_eq!(i.my_sig_info, c.my_sig_info);
-        assert_eq!(i.station_callsign.as_deref(), Some("W1AW"));
-        assert_eq!(i.fields, c.fields, "every declared field and the adif map");
+        assert_eq!(i.contact.mode, "FT4");
+        assert_eq!(i.contact.time_on, c.time_on.to_string());
+        assert_eq!(i.contact.name, c.name);
+        assert_eq!(i.contact.notes, c.notes);
+        assert_eq!(i.contact.sig_info, c.sig_info);
+        assert_eq!(i.contact.my_sig_info, c.my_sig_info);
+        assert_eq!(i.contact.station_callsign.as_deref(), Some("W1AW"));
+        assert_eq!(
+            i.contact.fields, c.fields,
+            "every declared field and the adif map"
+        );
         assert!(i.dropped.is_empty(), "{:?}", i.dropped);
         assert!(i.kept_as_read.is_empty(), "{:?}", i.kept_as_read);
     }
@@ -721,25 +703,25 @@ mod tests {
         let all = imports("wsjtx.adi");
         assert_eq!(all.len(), 4);
         let first = &all[0];
-        assert_eq!(first.callsign, "K1ABC");
-        assert_eq!(first.frequency, 14.075123);
-        assert_eq!(first.mode, "FT8");
-        assert_eq!(first.time_on, "2026-11-01T12:00:30Z");
-        assert_eq!(first.rst_sent.as_deref(), Some("-10"));
-        assert_eq!(first.rst_received.as_deref(), Some("-12"));
-        assert_eq!(first.station_callsign.as_deref(), Some("W1AW"));
+        assert_eq!(first.contact.callsign, "K1ABC");
+        assert_eq!(first.contact.frequency, 14.075123);
+        assert_eq!(first.contact.mode, "FT8");
+        assert_eq!(first.contact.time_on, "2026-11-01T12:00:30Z");
+        assert_eq!(first.contact.rst_sent.as_deref(), Some("-10"));
+        assert_eq!(first.contact.rst_received.as_deref(), Some("-12"));
+        assert_eq!(first.contact.station_callsign.as_deref(), Some("W1AW"));
         assert!(first.dropped.is_empty(), "{:?}", first.dropped);
-        let f = &first.fields;
+        let f = &first.contact.fields;
         assert_eq!(f.get(Field::Gridsquare), Some("FN42"));
         assert!(f.get(Field::MyGridsquare).is_some());
         assert!(f.get(Field::TxPwr).is_some());
         assert!(
             f.get(Field::TimeOff)
-                .is_some_and(|t| t >= first.time_on.as_str())
+                .is_some_and(|t| t >= first.contact.time_on.as_str())
         );
-        assert_eq!(all[2].mode, "FT4");
+        assert_eq!(all[2].contact.mode, "FT4");
         assert_eq!(
-            all[3].fields.get(Field::Comment),
+            all[3].contact.fields.get(Field::Comment),
             Some("FT8  Sent: -18  Rcvd: -20")
         );
     }
@@ -748,12 +730,12 @@ mod tests {
     fn n1mm_records() {
         let all = imports("n1mm.adi");
         assert_eq!(all.len(), 3);
-        assert_eq!(all[0].frequency, 7.025);
-        assert_eq!(all[0].mode, "CW");
-        assert_eq!(all[0].time_on, "2026-11-21T00:03:12Z");
-        assert_eq!(all[0].station_callsign.as_deref(), Some("W1AW"));
+        assert_eq!(all[0].contact.frequency, 7.025);
+        assert_eq!(all[0].contact.mode, "CW");
+        assert_eq!(all[0].contact.time_on, "2026-11-21T00:03:12Z");
+        assert_eq!(all[0].contact.station_callsign.as_deref(), Some("W1AW"));
         assert!(all[0].dropped.is_empty(), "{:?}", all[0].dropped);
-        let f = &all[0].fields;
+        let f = &all[0].contact.fields;
         for field in [
             Field::TimeOff,
             Field::ContestId,
@@ -773,21 +755,21 @@ mod tests {
                 "APP_N1MM_RADIO_NR"
             ]
         );
-        assert_eq!(all[2].frequency, 14.0251);
+        assert_eq!(all[2].contact.frequency, 14.0251);
     }
 
     #[test]
     fn qrz_records() {
         let all = imports("qrz.adi");
         assert_eq!(all.len(), 3);
-        assert_eq!(all[1].mode, "LSB");
-        assert_eq!(all[1].time_on, "2026-11-02T22:10:00Z");
+        assert_eq!(all[1].contact.mode, "LSB");
+        assert_eq!(all[1].contact.time_on, "2026-11-02T22:10:00Z");
         assert_eq!(
-            all[1].fields.get(Field::Comment),
+            all[1].contact.fields.get(Field::Comment),
             Some("Tom & Jerry's \"club\" <3")
         );
-        assert_eq!(all[2].name.as_deref(), Some("Zoë"));
-        assert!(all[0].fields.adif.contains_key("APP_QRZLOG_LOGID"));
+        assert_eq!(all[2].contact.name.as_deref(), Some("Zoë"));
+        assert!(all[0].contact.fields.adif.contains_key("APP_QRZLOG_LOGID"));
         assert!(all[0].dropped.is_empty(), "{:?}", all[0].dropped);
     }
 
@@ -795,59 +777,67 @@ mod tests {
     fn adx_records() {
         let all = imports("log.adx");
         assert_eq!(all.len(), 3);
-        assert_eq!(all[0].callsign, "K1ABC");
+        assert_eq!(all[0].contact.callsign, "K1ABC");
         assert!(all[0].dropped.is_empty(), "{:?}", all[0].dropped);
-        assert!(all[0].fields.adif.contains_key("APP_MONOLOG_COMPRESSION"));
-        assert!(all[0].fields.adif.contains_key("EPC"));
-        assert_eq!(all[1].mode, "USB");
-        assert_eq!(all[1].time_on, "2026-11-03T09:15:00Z");
+        assert!(
+            all[0]
+                .contact
+                .fields
+                .adif
+                .contains_key("APP_MONOLOG_COMPRESSION")
+        );
+        assert!(all[0].contact.fields.adif.contains_key("EPC"));
+        assert_eq!(all[1].contact.mode, "USB");
+        assert_eq!(all[1].contact.time_on, "2026-11-03T09:15:00Z");
         let text = |i: &Imported| {
-            i.fields
+            i.contact
+                .fields
                 .get(Field::Comment)
                 .map(str::to_owned)
-                .or(i.notes.clone())
+                .or(i.contact.notes.clone())
         };
         assert_eq!(text(&all[1]).as_deref(), Some("Fish & <chips>"));
         assert_eq!(text(&all[2]).as_deref(), Some("raw <cdata> & text"));
-        assert_eq!(all[2].station_callsign, None);
+        assert_eq!(all[2].contact.station_callsign, None);
     }
 
     #[test]
     fn lower_case_records_with_hhmm_and_band_only() {
         let all = imports("lowercase.adi");
         assert_eq!(all.len(), 3);
-        assert_eq!(all[0].time_on, "2026-11-03T14:05:00Z");
-        assert_eq!(all[0].mode, "USB");
+        assert_eq!(all[0].contact.time_on, "2026-11-03T14:05:00Z");
+        assert_eq!(all[0].contact.mode, "USB");
         let band_only = &all[1];
         assert!(band_only.band_only);
-        assert_eq!(band_only.frequency, 7.0);
-        assert_eq!(band_only.sig.as_deref(), Some("POTA"));
-        assert_eq!(band_only.sig_info.as_deref(), Some("US-2345"));
-        assert_eq!(band_only.station_callsign.as_deref(), Some("W1AW"));
+        assert_eq!(band_only.contact.frequency, 7.0);
+        assert_eq!(band_only.contact.sig.as_deref(), Some("POTA"));
+        assert_eq!(band_only.contact.sig_info.as_deref(), Some("US-2345"));
+        assert_eq!(band_only.contact.station_callsign.as_deref(), Some("W1AW"));
         assert!(band_only.dropped.is_empty(), "{:?}", band_only.dropped);
         let text = all[2]
+            .contact
             .fields
             .get(Field::Comment)
             .map(str::to_owned)
-            .or_else(|| all[2].fields.adif.get("COMMENT").cloned())
-            .or(all[2].notes.clone());
+            .or_else(|| all[2].contact.fields.adif.get("COMMENT").cloned())
+            .or(all[2].contact.notes.clone());
         assert_eq!(text.as_deref(), Some("simplex\nfrom the car"));
-        assert_eq!(all[2].frequency, 146.52);
+        assert_eq!(all[2].contact.frequency, 146.52);
     }
 
     #[test]
     fn other_corpus_records() {
         let utf8 = imports("utf8.adi");
-        assert_eq!(utf8[0].name.as_deref(), Some("Jürgen Øster"));
+        assert_eq!(utf8[0].contact.name.as_deref(), Some("Jürgen Øster"));
         assert!(utf8[0].dropped.is_empty(), "{:?}", utf8[0].dropped);
         assert_eq!(imports("noheader.adi").len(), 3);
         let p2p = imports("p2p.adi");
-        assert_eq!(p2p[0].sig.as_deref(), Some("POTA"));
-        assert_eq!(p2p[0].sig_info.as_deref(), Some("US-0001,US-0002"));
-        assert_eq!(p2p[0].my_sig_info.as_deref(), Some("US-1234"));
+        assert_eq!(p2p[0].contact.sig.as_deref(), Some("POTA"));
+        assert_eq!(p2p[0].contact.sig_info.as_deref(), Some("US-0001,US-0002"));
+        assert_eq!(p2p[0].contact.my_sig_info.as_deref(), Some("US-1234"));
         assert!(p2p[0].dropped.is_empty(), "{:?}", p2p[0].dropped);
-        assert_eq!(p2p[1].sig, None);
-        assert_eq!(p2p[1].my_sig.as_deref(), Some("POTA"));
+        assert_eq!(p2p[1].contact.sig, None);
+        assert_eq!(p2p[1].contact.my_sig.as_deref(), Some("POTA"));
         // Records read, and of those the ones that make a contact: in wrong_length.adi one
         // record's CALL runs into the next tag and is lost.
         for (name, read, good) in [
@@ -872,7 +862,7 @@ mod tests {
         assert!(key.starts_with("adif-") && key.len() == 69);
         assert!(key.bytes().all(|b| b.is_ascii_graphic()));
         let mut changed = wsjtx[0].clone();
-        changed.notes = Some(String::new());
+        changed.contact.notes = Some(String::new());
         assert_ne!(idempotency_key(&changed), key, "empty is not absent");
     }
 
@@ -927,7 +917,7 @@ mod tests {
         r.push("BAND", "30M");
         let i = imported(&r).unwrap();
         assert!(i.band_only);
-        assert_eq!(i.frequency, 10.1);
+        assert_eq!(i.contact.frequency, 10.1);
     }
 
     #[test]
@@ -946,12 +936,12 @@ mod tests {
             ("OPERATOR", "K1ABC"),
         ]);
         let i = imported(&r).unwrap();
-        assert_eq!(i.sig.as_deref(), Some("WWFF"));
-        assert_eq!(i.sig_info.as_deref(), Some("US-0001"));
-        assert_eq!(i.fields.get(Field::Comment), Some("a"));
-        assert_eq!(i.notes.as_deref(), Some("b"), "NOTES stay NOTES");
-        assert_eq!(i.station_callsign.as_deref(), Some("K1ABC"));
-        assert_eq!(i.fields.get(Field::Operator), Some("K1ABC"));
+        assert_eq!(i.contact.sig.as_deref(), Some("WWFF"));
+        assert_eq!(i.contact.sig_info.as_deref(), Some("US-0001"));
+        assert_eq!(i.contact.fields.get(Field::Comment), Some("a"));
+        assert_eq!(i.contact.notes.as_deref(), Some("b"), "NOTES stay NOTES");
+        assert_eq!(i.contact.station_callsign.as_deref(), Some("K1ABC"));
+        assert_eq!(i.contact.fields.get(Field::Operator), Some("K1ABC"));
         assert_eq!(i.dropped, ["POTA_REF"]);
         let r = record(&[
             ("CALL", "K1ABC"),
@@ -962,7 +952,7 @@ mod tests {
             ("MY_SIG_INFO", "US-0001"),
         ]);
         let i = imported(&r).unwrap();
-        assert_eq!((i.my_sig, i.my_sig_info), (None, None));
+        assert_eq!((i.contact.my_sig, i.contact.my_sig_info), (None, None));
         assert_eq!(i.dropped, ["MY_SIG_INFO"]);
     }
 }

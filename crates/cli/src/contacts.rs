@@ -7,10 +7,11 @@ use clap::{Args, Subcommand};
 use super::fields::{self, FieldFlags};
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
-use svc_client::{ClientError, ContactEditRequest, NewContactRequest};
+use svc_client::ClientError;
 use svc_model::contact::MAX_NOTES;
 use svc_model::fields::FIELDS;
 use svc_model::{Contact, Fields, FieldsPatch, Timestamp, text};
+use svc_model::{ContactInput, ContactPatch};
 
 // Parsed once per run, so the size of a variant costs nothing; `Edit` is boxed only so that
 // `ClientCommand`, which holds this enum inline, stays within clippy's bound.
@@ -219,7 +220,7 @@ fn check_notes(notes: &str) -> Result<(), CliError> {
 }
 
 fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
-    let request = NewContactRequest {
+    let request = ContactInput {
         folder_id: args.folder,
         callsign: args.callsign,
         frequency: args.frequency,
@@ -233,7 +234,6 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
         sig_info: args.fields.sig_info,
         my_sig: args.fields.my_sig,
         my_sig_info: args.fields.my_sig_info,
-        station_callsign: None,
         fields: {
             let mut fields = Fields::default();
             for (field, value) in args.fields.declared.0 {
@@ -241,6 +241,7 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
             }
             fields
         },
+        ..ContactInput::default()
     };
     if let Some(notes) = &request.notes {
         check_notes(notes)?;
@@ -272,7 +273,7 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
 
 /// `contacts create --queue`: the contact is committed to the outbox, time and all, and
 /// nothing is sent.
-fn queue(ctx: &Ctx, request: NewContactRequest) -> Result<(), CliError> {
+fn queue(ctx: &Ctx, request: ContactInput) -> Result<(), CliError> {
     let base = ctx.api_base()?;
     let key = ctx.key()?;
     let entry = ctx.block_on(async {
@@ -312,7 +313,7 @@ fn change(
 fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
     let clear = &args.clear;
     let f = args.fields;
-    let request = ContactEditRequest {
+    let request = ContactPatch {
         callsign: args.callsign,
         frequency: args.frequency,
         mode: args.mode,
@@ -335,8 +336,9 @@ fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
             }
             patch
         },
+        ..ContactPatch::default()
     };
-    if request == ContactEditRequest::default() {
+    if request.is_empty() {
         return Err(CliError::input(
             "nothing to change: give the fields to correct (--callsign, --frequency, --mode, --time-on, --notes, --grid, … as svc contacts edit --help lists them) or --clear FIELD",
         ));

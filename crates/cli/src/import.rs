@@ -20,11 +20,10 @@ use super::{Answer, CliError, Ctx, Format, input};
 use svc_adif::contact::{Imported, idempotency_key, imported};
 use svc_adif::{ReadError, Reader};
 use svc_client::{
-    BatchItem, BatchResult, Client, ClientError, NewActivationRequest, NewContactRequest,
-    NewFolderRequest,
+    BatchItem, BatchResult, Client, ClientError, NewActivationRequest, NewFolderRequest,
 };
-use svc_model::ErrorCode;
 use svc_model::filing::Place;
+use svc_model::{ContactInput, ErrorCode};
 
 /// Items per batch: the most `POST /v1/contacts/batch` takes.
 const BATCH: usize = 500;
@@ -401,7 +400,7 @@ impl Importer<'_> {
         }
         let (folder, name) = match &self.folder {
             Some(id) => (id.clone(), id.clone()),
-            None => match self.place_of(record, &contact).await? {
+            None => match self.place_of(record, &contact.contact).await? {
                 Ok(found) => found,
                 Err(refusal) => {
                     self.summary.refuse(refusal);
@@ -418,7 +417,10 @@ impl Importer<'_> {
             record,
             folder: name,
             item: BatchItem {
-                contact: request(contact, folder),
+                contact: ContactInput {
+                    folder_id: folder,
+                    ..contact.contact
+                },
                 idempotency_key: key,
             },
         });
@@ -430,7 +432,7 @@ impl Importer<'_> {
     async fn place_of(
         &mut self,
         record: u64,
-        c: &Imported,
+        c: &ContactInput,
     ) -> Result<Result<(String, String), Refusal>, CliError> {
         let place = place(c, self.account.as_deref());
         if let Some(known) = self.places.get(&place) {
@@ -596,28 +598,8 @@ impl Importer<'_> {
 
 /// Where `--auto` files a contact: the model's rule. A dry run, which asks the service
 /// nothing, names the activator it does not know.
-fn place(c: &Imported, account: Option<&str>) -> Place {
+fn place(c: &ContactInput, account: Option<&str>) -> Place {
     Place::of(&c.filed(), account.or(Some("your callsign")))
-}
-
-fn request(c: Imported, folder_id: String) -> NewContactRequest {
-    NewContactRequest {
-        folder_id,
-        callsign: c.callsign,
-        frequency: c.frequency,
-        mode: c.mode,
-        time_on: c.time_on,
-        rst_sent: c.rst_sent,
-        rst_received: c.rst_received,
-        name: c.name,
-        notes: c.notes,
-        sig: c.sig,
-        sig_info: c.sig_info,
-        my_sig: c.my_sig,
-        my_sig_info: c.my_sig_info,
-        station_callsign: c.station_callsign,
-        fields: c.fields,
-    }
 }
 
 fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
@@ -715,26 +697,13 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
 mod tests {
     use super::*;
 
-    fn contact(time_on: &str) -> Imported {
-        Imported {
+    fn contact(time_on: &str) -> ContactInput {
+        ContactInput {
             callsign: "K1ABC".into(),
             frequency: 14.074,
-            band_only: false,
             mode: "FT8".into(),
             time_on: time_on.into(),
-            rst_sent: None,
-            rst_received: None,
-            name: None,
-            notes: None,
-            sig: None,
-            sig_info: None,
-            my_sig: None,
-            my_sig_info: None,
-            station_callsign: None,
-            fields: Default::default(),
-            kept_as_read: vec![],
-            changed: vec![],
-            dropped: vec![],
+            ..ContactInput::default()
         }
     }
 

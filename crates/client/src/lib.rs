@@ -21,16 +21,15 @@ use serde::de::DeserializeOwned;
 
 pub use error::{ClientError, ServerError};
 pub use types::{
-    BatchItem, BatchRequest, BatchResponse, BatchResult, ContactEditRequest, CreatedContact,
-    Deleted, EditedContact, FolderCreated, NewActivationRequest, NewContactRequest,
-    NewFolderRequest,
+    BatchItem, BatchRequest, BatchResponse, BatchResult, CreatedContact, Deleted, EditedContact,
+    FolderCreated, NewActivationRequest, NewFolderRequest,
 };
 
 use svc_model::ids::{base32, random_bytes};
 use svc_model::text::printable;
 use svc_model::{
-    ApiKey, Contact, ErrorBody, ErrorCode, Folder, FolderType, PLAN_HEADER, Page, Plan,
-    QSO_CAP_HEADER, Whoami,
+    ApiKey, Contact, ContactInput, ContactPatch, ErrorBody, ErrorCode, Folder, FolderType,
+    PLAN_HEADER, Page, Plan, QSO_CAP_HEADER, Whoami,
 };
 use svc_outbound::transport_message;
 
@@ -545,7 +544,7 @@ impl Client {
     /// `POST /v1/contacts`
     pub async fn create_contact(
         &self,
-        request: &NewContactRequest,
+        request: &ContactInput,
     ) -> Result<CreatedContact, ClientError> {
         self.call(
             Method::POST,
@@ -561,7 +560,7 @@ impl Client {
     /// was lost) can never store the contact twice.
     pub async fn create_contact_keyed(
         &self,
-        request: &NewContactRequest,
+        request: &ContactInput,
         idempotency_key: &str,
     ) -> Result<CreatedContact, ClientError> {
         self.call_keyed(
@@ -602,7 +601,7 @@ impl Client {
     pub async fn edit_contact(
         &self,
         id: &str,
-        request: &ContactEditRequest,
+        request: &ContactPatch,
     ) -> Result<EditedContact, ClientError> {
         self.call(
             Method::PATCH,

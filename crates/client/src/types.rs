@@ -4,45 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use svc_model::text::printable;
 
-use svc_model::{Contact, Fields, FieldsPatch, Folder};
+use svc_model::{Contact, ContactInput, Folder};
 
 fn is_false(b: &bool) -> bool {
     !*b
-}
-
-/// Body of `POST /v1/contacts`. It is read back too: the offline journal keeps it as JSON.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NewContactRequest {
-    pub folder_id: String,
-    pub callsign: String,
-    /// MHz as the user gave it; the server reads kHz-sized values as kHz.
-    pub frequency: f64,
-    pub mode: String,
-    pub time_on: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rst_sent: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rst_received: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub notes: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sig: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sig_info: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub my_sig: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub my_sig_info: Option<String>,
-    /// The own station's callsign when it is not the account's (an import of another
-    /// station's log); an activation folder sets it to the activator.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub station_callsign: Option<String>,
-    /// The fields beyond these (model::fields) and the `adif` map, beside them on the wire.
-    #[serde(flatten)]
-    pub fields: Fields,
 }
 
 /// Answer of `POST /v1/contacts`.
@@ -56,41 +21,6 @@ pub struct CreatedContact {
     /// True when the server answered a retry of a request it had already carried out.
     #[serde(default, skip_serializing_if = "is_false")]
     pub replayed: bool,
-}
-
-/// Body of `PATCH /v1/contacts/{id}`: only the fields to change. `Some(None)` on an optional
-/// field is sent as null, which clears it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContactEditRequest {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub callsign: Option<String>,
-    /// MHz as the user gave it; the server reads kHz-sized values as kHz.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub frequency: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub time_on: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rst_sent: Option<Option<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rst_received: Option<Option<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<Option<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub notes: Option<Option<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sig: Option<Option<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sig_info: Option<Option<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub my_sig: Option<Option<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub my_sig_info: Option<Option<String>>,
-    /// The fields beyond these to set or clear, and `adif` entries to set or remove.
-    #[serde(flatten)]
-    pub fields: FieldsPatch,
 }
 
 /// Answer of `PATCH /v1/contacts/{id}`: the contact as it is after the edit.
@@ -162,7 +92,7 @@ pub struct FolderCreated {
 #[serde(rename_all = "camelCase")]
 pub struct BatchItem {
     #[serde(flatten)]
-    pub contact: NewContactRequest,
+    pub contact: ContactInput,
     pub idempotency_key: String,
 }
 
@@ -243,22 +173,13 @@ mod tests {
     #[test]
     fn batch_items_flatten_the_contact_and_results_read_as_single_creates() {
         let item = BatchItem {
-            contact: NewContactRequest {
+            contact: ContactInput {
                 folder_id: "fld_a".into(),
                 callsign: "K1ABC".into(),
                 frequency: 14.074,
                 mode: "FT8".into(),
                 time_on: "2026-11-22T14:05:00Z".into(),
-                rst_sent: None,
-                rst_received: None,
-                name: None,
-                notes: None,
-                sig: None,
-                sig_info: None,
-                my_sig: None,
-                my_sig_info: None,
-                station_callsign: None,
-                fields: Default::default(),
+                ..ContactInput::default()
             },
             idempotency_key: "k1".into(),
         };

@@ -29,7 +29,8 @@ use svc_cli::{CliError, Ctx, GlobalArgs, input};
 use svc_client::export;
 use svc_client::journal::Journal;
 use svc_client::lookup::{Callbook, Urls};
-use svc_client::{Client, NewActivationRequest, NewContactRequest, NewFolderRequest};
+use svc_client::{Client, NewActivationRequest, NewFolderRequest};
+use svc_model::ContactInput;
 use svc_model::band::read_mhz;
 use svc_model::contact::{MAX_NOTES, MAX_RST};
 use svc_model::ids::truncate;
@@ -206,7 +207,7 @@ impl McpServer {
                 let fields = declared_inputs(&mut args)?;
                 let a: CreateContact = parse(args).map_err(name_declared)?;
                 a.check()?;
-                let request = NewContactRequest {
+                let request = ContactInput {
                     folder_id: a.folder_id,
                     callsign: a.callsign,
                     frequency: a.frequency,
@@ -220,8 +221,8 @@ impl McpServer {
                     sig_info: a.sig_info,
                     my_sig: a.my_sig,
                     my_sig_info: a.my_sig_info,
-                    station_callsign: None,
                     fields,
+                    ..ContactInput::default()
                 };
                 let created = client
                     .create_contact_keyed(&request, &a.idempotency_key)

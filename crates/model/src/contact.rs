@@ -8,6 +8,7 @@ use super::band::{Frequency, band_for_mhz, read_frequency, read_mhz};
 use super::callsign::normalize_callsign;
 use super::dxcc::{Dxcc, ENTITY_FIELDS};
 use super::fields::{Field, Fields, FieldsPatch};
+use super::filing::Filed;
 use super::folder::{Folder, FolderRole, FolderType};
 use super::mode::check_mode;
 use super::program::{Program, normalize_reference_list};
@@ -63,30 +64,94 @@ pub struct Contact {
     pub external: Vec<super::ExternalCopy>,
 }
 
-/// A contact as the client sent it, fields still unchecked.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// A new contact, fields still unchecked: the body of `POST /v1/contacts` in both directions.
+/// Clients send it, the offline journal keeps it as JSON, and the service reads it (with its
+/// own strict reading of each field's type, which names the field at fault) before
+/// [`NewContact::validate`] applies the folder's rules.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ContactInput {
     pub folder_id: String,
     pub callsign: String,
+    /// MHz as the user gave it; the service reads kHz-sized values as kHz.
     pub frequency: f64,
     pub mode: String,
     pub time_on: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rst_sent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rst_received: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sig: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sig_info: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub my_sig: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub my_sig_info: Option<String>,
+    /// The own station's callsign when it is not the account's (an import of another
+    /// station's log); an activation folder sets it to the activator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub station_callsign: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activation_id: Option<String>,
-    /// Checked already as they were read (model::fields).
+    /// The fields beyond the seed's (model::fields) and the `adif` map, beside them on the
+    /// wire; checked already as they were read.
+    #[serde(flatten)]
     pub fields: Fields,
     /// The contact comes from another logger's file (an import): its frequency is MHz
     /// whatever its size, as ADIF's FREQ is, and a mode ADIF does not know is kept as the
-    /// logger wrote it.
+    /// logger wrote it. Never on the wire: the service sets it for a batch marked `import`.
+    #[serde(skip)]
     pub from_file: bool,
+}
+
+impl ContactInput {
+    /// What the filing rule reads of this contact.
+    pub fn filed(&self) -> Filed<'_> {
+        Filed {
+            time_on: &self.time_on,
+            sig: self.sig.as_deref(),
+            my_sig: self.my_sig.as_deref(),
+            my_sig_info: self.my_sig_info.as_deref(),
+            station_callsign: self.station_callsign.as_deref(),
+        }
+    }
+
+    /// The contact this input stands for before the service has stored it (a contact waiting
+    /// in the journal), with this id and as the service will store it where that is known
+    /// without its folder: the band from the frequency, the mode upper-cased. What the service
+    /// works out for itself (the activation, the station callsign, duplicates) is left empty
+    /// until it is read back.
+    pub fn pending(&self, id: &str, logged_at: Timestamp) -> Contact {
+        Contact {
+            id: id.to_owned(),
+            folder_id: self.folder_id.clone(),
+            callsign: self.callsign.clone(),
+            frequency: self.frequency,
+            band: band_for_mhz(self.frequency).unwrap_or("?").to_owned(),
+            mode: self.mode.to_ascii_uppercase(),
+            time_on: Timestamp::parse("timeOn", &self.time_on).unwrap_or(logged_at),
+            rst_sent: self.rst_sent.clone(),
+            rst_received: self.rst_received.clone(),
+            name: self.name.clone(),
+            notes: self.notes.clone(),
+            sig: self.sig.clone(),
+            sig_info: self.sig_info.clone(),
+            my_sig: self.my_sig.clone(),
+            my_sig_info: self.my_sig_info.clone(),
+            activation_id: None,
+            station_callsign: None,
+            fields: self.fields.clone(),
+            created_at: logged_at,
+            duplicate_of: None,
+            external: Vec::new(),
+        }
+    }
 }
 
 /// A contact that passed every rule of its folder, ready to store.
@@ -419,33 +484,79 @@ impl Contact {
     }
 }
 
-/// An edit of a stored contact as the client sent it, fields still unchecked: `None` leaves a
+impl Contact {
+    /// The stored contact as a create would send it: its folder and the fields it was given
+    /// (what the service worked out, the station callsign and the activation among them,
+    /// stays behind).
+    pub fn input(&self) -> ContactInput {
+        ContactInput {
+            folder_id: self.folder_id.clone(),
+            callsign: self.callsign.clone(),
+            frequency: self.frequency,
+            mode: self.mode.clone(),
+            time_on: self.time_on.to_string(),
+            rst_sent: self.rst_sent.clone(),
+            rst_received: self.rst_received.clone(),
+            name: self.name.clone(),
+            notes: self.notes.clone(),
+            sig: self.sig.clone(),
+            sig_info: self.sig_info.clone(),
+            my_sig: self.my_sig.clone(),
+            my_sig_info: self.my_sig_info.clone(),
+            station_callsign: None,
+            activation_id: None,
+            fields: self.fields.clone(),
+            from_file: false,
+        }
+    }
+}
+
+/// An edit of a stored contact, fields still unchecked: the body of `PATCH /v1/contacts/{id}`
+/// as clients send it (only the fields to change; a cleared field is sent as null). `None` leaves a
 /// field as stored; for an optional field `Some(None)` clears it. `folder_id` and
 /// `activation_id` follow the contact's folder, which an edit cannot change: they may only
 /// repeat what is stored.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ContactPatch {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub folder_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub callsign: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub frequency: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub time_on: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rst_sent: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rst_received: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sig: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sig_info: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub my_sig: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub my_sig_info: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub station_callsign: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub activation_id: Option<Option<String>>,
+    #[serde(flatten)]
     pub fields: FieldsPatch,
     /// The entity fields of the callsign the edit gives: set by the service from its country
     /// file ([`ContactPatch::follow_call`]), never read from a body. Applied only if the call
     /// really changes, since the stored ones were the old call's, and as a create fills them:
     /// an entity field the edit names wins, and one naming another entity's `dxcc` leaves
     /// the others empty rather than mixed; `None` clears a field the new call has no value for.
+    #[serde(skip)]
     pub entity: Option<Vec<(Field, Option<String>)>>,
 }
 

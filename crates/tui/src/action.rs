@@ -8,7 +8,8 @@ use super::journal::{JournalAnswer, JournalEffect};
 use svc_client::export::Exported;
 use svc_client::journal::SenderEvent;
 use svc_client::rig::{RigCommand, RigState};
-use svc_client::{ClientError, ContactEditRequest, Deleted, EditedContact};
+use svc_client::{ClientError, Deleted, EditedContact};
+use svc_model::ContactPatch;
 use svc_model::{Contact, Folder, Page, Timestamp, Whoami};
 
 /// Contacts asked for per page.
@@ -53,7 +54,7 @@ pub enum Effect {
     },
     EditContact {
         id: String,
-        request: ContactEditRequest,
+        request: ContactPatch,
     },
     DeleteContact {
         id: String,

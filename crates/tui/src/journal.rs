@@ -4,8 +4,9 @@
 
 use reqwest::Url;
 use std::path::PathBuf;
+use svc_client::NewActivationRequest;
 use svc_client::journal::{Counts, Entry, EntryRequest, EntryState, Snapshot};
-use svc_client::{NewActivationRequest, NewContactRequest};
+use svc_model::ContactInput;
 use svc_model::{ApiKey, Folder, Program};
 
 /// Work on the journal, done before the next frame.
@@ -18,7 +19,7 @@ pub enum JournalEffect {
     Open {
         callsign: String,
     },
-    LogContact(NewContactRequest),
+    LogContact(ContactInput),
     /// An activation started now (its start time set), made on the service by the sender.
     LogActivation(NewActivationRequest),
     /// This month's custom log, or a program's hunting log.
@@ -29,7 +30,7 @@ pub enum JournalEffect {
     /// A refused contact, fixed: waiting again.
     Retry {
         id: String,
-        request: NewContactRequest,
+        request: ContactInput,
     },
     Discard {
         id: String,

@@ -5,38 +5,6 @@
 
 use super::*;
 
-/// The contact a logged request stands for, as the service will store it, with this id (the
-/// entry's while it waits, the service's once sent). What the service works out for itself
-/// (the activation, the station callsign, duplicates) is left empty until it is read back.
-pub fn contact_of(request: &NewContactRequest, id: &str, logged_at: Timestamp) -> Contact {
-    Contact {
-        id: id.to_owned(),
-        folder_id: request.folder_id.clone(),
-        callsign: request.callsign.clone(),
-        frequency: request.frequency,
-        band: svc_model::band::band_for_mhz(request.frequency)
-            .unwrap_or("?")
-            .to_owned(),
-        // As the service will store it.
-        mode: request.mode.to_ascii_uppercase(),
-        time_on: Timestamp::parse("timeOn", &request.time_on).unwrap_or(logged_at),
-        rst_sent: request.rst_sent.clone(),
-        rst_received: request.rst_received.clone(),
-        name: request.name.clone(),
-        notes: request.notes.clone(),
-        sig: request.sig.clone(),
-        sig_info: request.sig_info.clone(),
-        my_sig: request.my_sig.clone(),
-        my_sig_info: request.my_sig_info.clone(),
-        activation_id: None,
-        station_callsign: None,
-        fields: request.fields.clone(),
-        created_at: logged_at,
-        duplicate_of: None,
-        external: Vec::new(),
-    }
-}
-
 /// Writes one contact into the copy under its folder, and removes it from under any other
 /// (the copy is keyed by folder and id, so an edit that moved it would leave its old row).
 /// With `asked_at`, a row of this contact written since then is newer than `contact` and is

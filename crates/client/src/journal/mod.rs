@@ -27,12 +27,12 @@ use sqlx::sqlite::{
 };
 use sqlx::{ConnectOptions, Connection, Row, Sqlite, Transaction};
 
-pub use copy::contact_of;
 use copy::{add_to_counts, add_to_whoami, copied_folder, copy_contact};
 pub use lookups::{Answer, FRESH_FOR};
 pub use sender::{PushReport, SenderEvent, push, spawn_sender};
 
-use crate::{NewActivationRequest, NewContactRequest, idempotency_key};
+use crate::{NewActivationRequest, idempotency_key};
+use svc_model::ContactInput;
 use svc_model::ids::{base32, random_bytes};
 use svc_model::time::parse_month;
 use svc_model::{
@@ -107,7 +107,7 @@ impl EntryState {
 pub enum EntryRequest {
     /// `POST /v1/contacts/batch` (one item); its folder may be a local `loc_…` id until the
     /// folder entry it names is sent.
-    Contact(NewContactRequest),
+    Contact(ContactInput),
     /// `POST /v1/activations` (find or create).
     Activation(NewActivationRequest),
     /// `POST /v1/folders` for a monthly log (find or create): the custom one, or a program's
@@ -535,7 +535,7 @@ fn entry_from_row(row: &SqliteRow) -> Result<Entry, JournalError> {
     let what = format!("entry {id}");
     let request = match kind.as_str() {
         "contact" => {
-            let mut contact: NewContactRequest = decode(&what, &body)?;
+            let mut contact: ContactInput = decode(&what, &body)?;
             // The column wins: a loc_ id is rewritten there when its folder is sent.
             if let Some(folder) = row.try_get::<Option<String>, _>("folder_id")? {
                 contact.folder_id = folder;
@@ -595,7 +595,7 @@ fn entries_from_rows(rows: &[SqliteRow]) -> Result<Vec<Entry>, JournalError> {
 }
 
 /// Checks what the journal itself relies on; the service checks the rest when it is sent.
-fn check_contact(contact: &NewContactRequest) -> Result<(), JournalError> {
+fn check_contact(contact: &ContactInput) -> Result<(), JournalError> {
     Timestamp::parse("timeOn", &contact.time_on).map_err(|e| JournalError::Invalid(e.message))?;
     if !contact.frequency.is_finite() || contact.frequency <= 0.0 {
         return Err(JournalError::Invalid(format!(
@@ -759,7 +759,7 @@ impl Journal {
     /// returns. `contact.time_on` must be set (the time Enter was pressed, or the time typed);
     /// `contact.folder_id` is a real `fld_…` id or a `loc_…` id from `log_activation` /
     /// `log_monthly`.
-    pub async fn log_contact(&self, mut contact: NewContactRequest) -> Result<Entry, JournalError> {
+    pub async fn log_contact(&self, mut contact: ContactInput) -> Result<Entry, JournalError> {
         check_contact(&contact)?;
         let mut tx = self.write().await?;
         contact.folder_id = Self::folder_for_contact(&mut tx, &contact.folder_id).await?;
@@ -1024,7 +1024,7 @@ impl Journal {
     /// A refused contact fixed by the operator: waiting again with the new body and a new
     /// idempotency key (the old one is bound to the refused body), in the same place in the
     /// order.
-    pub async fn retry(&self, id: &str, contact: NewContactRequest) -> Result<Entry, JournalError> {
+    pub async fn retry(&self, id: &str, contact: ContactInput) -> Result<Entry, JournalError> {
         check_contact(&contact)?;
         let mut tx = self.write().await?;
         let current =
@@ -1163,7 +1163,7 @@ impl Journal {
                     if let Some(row) = row {
                         let entry = entry_from_row(&row)?;
                         if let EntryRequest::Contact(request) = &entry.request {
-                            let contact = contact_of(request, sent_id, entry.logged_at);
+                            let contact = request.pending(sent_id, entry.logged_at);
                             // A contact the copy has already (its answer was lost and it was
                             // read back before this replay) is not counted twice.
                             if copied_folder(&mut tx, sent_id).await?.is_none() {

@@ -4,23 +4,14 @@ use super::*;
 
 const FOLDER: &str = "fld_aaaaaaaaaaaaaaaa";
 
-fn contact(folder: &str, callsign: &str) -> NewContactRequest {
-    NewContactRequest {
+fn contact(folder: &str, callsign: &str) -> ContactInput {
+    ContactInput {
         folder_id: folder.into(),
         callsign: callsign.into(),
         frequency: 14.074,
         mode: "FT8".into(),
         time_on: "2026-11-22T14:05:00Z".into(),
-        rst_sent: None,
-        rst_received: None,
-        name: None,
-        notes: None,
-        sig: None,
-        sig_info: None,
-        my_sig: None,
-        my_sig_info: None,
-        station_callsign: None,
-        fields: Default::default(),
+        ..ContactInput::default()
     }
 }
 
@@ -947,7 +938,7 @@ async fn a_sent_contact_joins_the_copy_with_its_id_and_is_counted_up_the_tree() 
     let copied = journal.cached_contacts(&park.id, 10).await.unwrap();
     assert_eq!(
         copied,
-        vec![contact_of(&request, "qso_aaaaaaaaaaaaaaaa", a.logged_at)]
+        vec![request.pending("qso_aaaaaaaaaaaaaaaa", a.logged_at)]
     );
     assert_eq!(copied[0].mode, "FT8");
     assert_eq!(copied[0].band, "20m");

@@ -288,7 +288,7 @@ async fn filed(
     folders: &mut HashMap<Place, Folder>,
     dxcc: &Dxcc,
 ) -> Result<NewContact, String> {
-    let c = adif::contact::imported(record)?;
+    let c = adif::contact::imported(record)?.contact;
     let filed = c.filed();
     let mut place = Place::of(&filed, Some(&job.callsign));
     let activation = match &place {
@@ -347,22 +347,9 @@ async fn filed(
         && c.my_sig.as_deref().and_then(Program::from_sig).is_some();
     let input = ContactInput {
         folder_id: folder.id.clone(),
-        callsign: c.callsign,
-        frequency: c.frequency,
-        mode: c.mode,
-        time_on: c.time_on,
-        rst_sent: c.rst_sent,
-        rst_received: c.rst_received,
-        name: c.name,
-        notes: c.notes,
-        sig: c.sig,
-        sig_info: c.sig_info,
         my_sig: if own { None } else { c.my_sig },
         my_sig_info: if own { None } else { c.my_sig_info },
-        station_callsign: c.station_callsign,
-        activation_id: None,
-        fields: c.fields,
-        from_file: true,
+        ..c
     };
     check_contact(&input, Some(&folder), now, dxcc).map_err(|e| e.message)
 }

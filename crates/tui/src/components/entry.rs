@@ -11,12 +11,12 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 use tui_input::Input;
 
 use svc_client::lookup::Lookup;
-use svc_client::{ContactEditRequest, NewContactRequest};
 use svc_model::FieldsPatch;
 use svc_model::activation::POTA_NEEDED;
 use svc_model::band::{mhz_text, read_frequency};
 use svc_model::callsign::normalize_callsign;
 use svc_model::contact::dupe_key;
+use svc_model::{ContactInput, ContactPatch};
 // The model's declared fields, named apart from the form's own `Field`.
 use crate::components::activations::Meter;
 use crate::widgets::{Focus, Theme, Tone, cursor_in, dialog_block, field};
@@ -179,11 +179,7 @@ impl EntryForm {
     }
 
     /// A form holding a contact logged before, to be fixed and logged into `folder`.
-    pub fn from_request(
-        folder_id: &str,
-        folder_name: &str,
-        request: &NewContactRequest,
-    ) -> EntryForm {
+    pub fn from_request(folder_id: &str, folder_name: &str, request: &ContactInput) -> EntryForm {
         let mut form = EntryForm::new(
             folder_id,
             folder_name,
@@ -464,7 +460,7 @@ impl EntryForm {
 
     /// Checks every field and builds the request, timed `now` unless a time was typed.
     /// The error names the field to fix.
-    pub fn request(&self, now: Timestamp) -> Result<NewContactRequest, (Field, String)> {
+    pub fn request(&self, now: Timestamp) -> Result<ContactInput, (Field, String)> {
         let callsign = normalize_callsign("callsign", self.value(Field::Callsign))
             .map_err(|e| (Field::Callsign, e.message))?;
         let frequency = self.frequency().map_err(|m| (Field::Frequency, m))?;
@@ -511,7 +507,7 @@ impl EntryForm {
         };
         let mut fields = self.carried.clone();
         fields.set(Declared::Gridsquare, grid);
-        Ok(NewContactRequest {
+        Ok(ContactInput {
             folder_id: self.folder_id.clone(),
             callsign,
             frequency,
@@ -523,10 +519,8 @@ impl EntryForm {
             notes,
             sig,
             sig_info,
-            my_sig: None,
-            my_sig_info: None,
-            station_callsign: None,
             fields,
+            ..ContactInput::default()
         })
     }
 
@@ -534,7 +528,7 @@ impl EntryForm {
     /// (a park-to-park contact with a two-fer is two contacts), else the one of [`request`].
     ///
     /// [`request`]: EntryForm::request
-    pub fn requests(&self, now: Timestamp) -> Result<Vec<NewContactRequest>, (Field, String)> {
+    pub fn requests(&self, now: Timestamp) -> Result<Vec<ContactInput>, (Field, String)> {
         let request = self.request(now)?;
         let (program, refs) = self.references()?;
         if program != Program::Pota || refs.len() < 2 {
@@ -542,7 +536,7 @@ impl EntryForm {
         }
         Ok(refs
             .into_iter()
-            .map(|park| NewContactRequest {
+            .map(|park| ContactInput {
                 sig_info: Some(park),
                 ..request.clone()
             })
@@ -710,23 +704,7 @@ pub struct FixForm {
 impl EditForm {
     /// A stored contact in the form, on its folder when that is known.
     pub fn of(contact: &Contact, folder: Option<&Folder>) -> EditForm {
-        let request = NewContactRequest {
-            folder_id: contact.folder_id.clone(),
-            callsign: contact.callsign.clone(),
-            frequency: contact.frequency,
-            mode: contact.mode.clone(),
-            time_on: contact.time_on.to_string(),
-            rst_sent: contact.rst_sent.clone(),
-            rst_received: contact.rst_received.clone(),
-            name: contact.name.clone(),
-            notes: contact.notes.clone(),
-            sig: contact.sig.clone(),
-            sig_info: contact.sig_info.clone(),
-            my_sig: None,
-            my_sig_info: None,
-            station_callsign: None,
-            fields: contact.fields.clone(),
-        };
+        let request = contact.input();
         let mut form = EntryForm::from_request(&contact.folder_id, &contact.folder_id, &request);
         if let Some(folder) = folder {
             form.set_folder(folder);
@@ -745,7 +723,7 @@ impl FixForm {
     pub fn of(
         entry_id: String,
         refusal: String,
-        request: &NewContactRequest,
+        request: &ContactInput,
         target: Option<&Folder>,
     ) -> FixForm {
         let mut form = EntryForm::from_request(&request.folder_id, &request.folder_id, request);
@@ -770,7 +748,7 @@ pub enum Done {
     /// Enter on a form with a fault: which field and why.
     Fault(String),
     /// Enter on a form that checks out.
-    Send(NewContactRequest),
+    Send(ContactInput),
 }
 
 /// A key in the form of a fix or an edit, which sends one request when it checks out.
@@ -804,13 +782,13 @@ pub enum FormKey {
 /// Every field of the form, as an edit: an empty optional field clears it on the service.
 /// Of the declared fields only the grid has a line in the form, so only the grid is named:
 /// the stored contact's others (power, QTH, QSL state, …) stay as they are.
-pub fn edit_request(request: NewContactRequest, stored_grid: Option<&str>) -> ContactEditRequest {
+pub fn edit_request(request: ContactInput, stored_grid: Option<&str>) -> ContactPatch {
     let grid = request.fields.get(Declared::Gridsquare).map(str::to_owned);
     let mut fields = FieldsPatch::default();
     if grid.is_some() || stored_grid.is_some() {
         fields.values.insert(Declared::Gridsquare, grid);
     }
-    ContactEditRequest {
+    ContactPatch {
         callsign: Some(request.callsign),
         frequency: Some(request.frequency),
         mode: Some(request.mode),
@@ -822,7 +800,7 @@ pub fn edit_request(request: NewContactRequest, stored_grid: Option<&str>) -> Co
         sig: Some(request.sig),
         sig_info: Some(request.sig_info),
         fields,
-        ..ContactEditRequest::default()
+        ..ContactPatch::default()
     }
 }
 
@@ -1372,13 +1350,12 @@ mod tests {
 
     #[test]
     fn an_edit_names_the_grid_only_when_there_is_one_or_was_one() {
-        let mut request: NewContactRequest = serde_json::from_value(serde_json::json!({
+        let mut request: ContactInput = serde_json::from_value(serde_json::json!({
             "folderId": "fld_x", "callsign": "K1ABC", "frequency": 14.074, "mode": "FT8",
             "timeOn": "2026-11-22T14:05:00Z",
         }))
         .unwrap();
-        let grid =
-            |edit: &ContactEditRequest| edit.fields.values.get(&Declared::Gridsquare).cloned();
+        let grid = |edit: &ContactPatch| edit.fields.values.get(&Declared::Gridsquare).cloned();
         assert_eq!(
             grid(&edit_request(request.clone(), None)),
             None,

@@ -2,9 +2,9 @@
 //! waiting and refused entries and their counts (the status bar's), and whether the
 //! account's journal is open to log into.
 
-use svc_client::NewContactRequest;
-use svc_client::journal::{Counts, Entry, EntryRequest, EntryState, contact_of};
+use svc_client::journal::{Counts, Entry, EntryRequest, EntryState};
 use svc_model::Contact;
+use svc_model::ContactInput;
 
 /// The journal's entries as last heard of.
 #[derive(Debug, Clone, Default)]
@@ -116,7 +116,7 @@ impl Outbox {
         }
     }
 
-    pub fn request(&self, id: &str) -> Option<&NewContactRequest> {
+    pub fn request(&self, id: &str) -> Option<&ContactInput> {
         self.entries
             .iter()
             .find(|e| e.id == id)
@@ -158,7 +158,7 @@ pub fn contact_row(entry: &Entry) -> Option<Contact> {
     let EntryRequest::Contact(r) = &entry.request else {
         return None;
     };
-    Some(contact_of(r, &entry.id, entry.logged_at))
+    Some(r.pending(&entry.id, entry.logged_at))
 }
 
 /// Why the service refused an entry: its code and message.
