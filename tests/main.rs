@@ -7,5 +7,6 @@ mod common;
 mod docs;
 mod mcp;
 mod server;
+mod surfaces;
 mod tui;
 mod web;

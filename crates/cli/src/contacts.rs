@@ -8,8 +8,8 @@ use super::fields::{self, FieldFlags};
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
 use svc_client::ClientError;
-use svc_model::contact::MAX_NOTES;
 use svc_model::fields::FIELDS;
+use svc_model::seed;
 use svc_model::{Contact, Fields, FieldsPatch, Timestamp, text};
 use svc_model::{ContactInput, ContactPatch};
 
@@ -56,29 +56,21 @@ pub struct ListArgs {
 /// The optional fields of a contact, the same flags for create and edit.
 #[derive(Debug, Args)]
 pub struct OptionalFields {
-    /// Signal report sent, e.g. 599 or -12
-    #[arg(long, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
+    #[arg(long, help = seed::RST_SENT.help, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
     rst_sent: Option<String>,
-    /// Signal report received
-    #[arg(long, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
+    #[arg(long, help = seed::RST_RECEIVED.help, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
     rst_received: Option<String>,
-    /// The other operator's name
-    #[arg(long, value_parser = input::text)]
+    #[arg(long, help = seed::NAME.help, value_parser = input::text)]
     name: Option<String>,
-    /// Free-text notes
-    #[arg(long, value_parser = input::text)]
+    #[arg(long, help = seed::NOTES.help, value_parser = input::text)]
     notes: Option<String>,
-    /// The worked station's program, e.g. POTA (send it in a hunting folder)
-    #[arg(long, value_parser = input::text)]
+    #[arg(long, help = seed::SIG.help, value_parser = input::text)]
     sig: Option<String>,
-    /// The worked station's program reference, e.g. US-1234
-    #[arg(long, value_parser = input::text, value_name = "INFO")]
+    #[arg(long, help = seed::SIG_INFO.help, value_parser = input::text, value_name = "INFO")]
     sig_info: Option<String>,
-    /// Your own program (in an activation folder, the activation's)
-    #[arg(long, value_parser = input::text, value_name = "SIG")]
+    #[arg(long, help = seed::MY_SIG.help, value_parser = input::text, value_name = "SIG")]
     my_sig: Option<String>,
-    /// Your own program reference
-    #[arg(long, value_parser = input::text, value_name = "INFO")]
+    #[arg(long, help = seed::MY_SIG_INFO.help, value_parser = input::text, value_name = "INFO")]
     my_sig_info: Option<String>,
     #[command(flatten)]
     declared: FieldFlags,
@@ -86,20 +78,15 @@ pub struct OptionalFields {
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
-    /// The destination folder's id (fld_…): a monthly or activation folder
-    #[arg(long, value_parser = input::folder_id, value_name = "ID")]
+    #[arg(long, help = seed::FOLDER_ID.help, value_parser = input::folder_id, value_name = "ID")]
     folder: String,
-    /// The worked station's callsign
-    #[arg(long, value_parser = input::callsign, value_name = "CALL")]
+    #[arg(long, help = seed::CALLSIGN.help, value_parser = input::callsign, value_name = "CALL")]
     callsign: String,
-    /// Frequency in MHz, e.g. 14.074 (a kHz value such as 14074 is converted by the server)
-    #[arg(long, value_parser = input::frequency, value_name = "MHZ", allow_negative_numbers = true)]
+    #[arg(long, help = seed::FREQUENCY.help, value_parser = input::frequency, value_name = "MHZ", allow_negative_numbers = true)]
     frequency: f64,
-    /// Mode, e.g. FT8, SSB, CW
-    #[arg(long, value_parser = input::text)]
+    #[arg(long, help = seed::MODE.help, value_parser = input::text)]
     mode: String,
-    /// Start of the contact, ISO 8601 with offset [default: now, UTC]
-    #[arg(long, value_parser = input::time, value_name = "ISO")]
+    #[arg(long, help = seed::TIME_ON.help, value_parser = input::time, value_name = "ISO")]
     time_on: Option<String>,
     #[command(flatten)]
     fields: OptionalFields,
@@ -119,14 +106,11 @@ pub struct EditArgs {
     /// The contact's id (qso_…)
     #[arg(value_parser = input::contact_id)]
     id: String,
-    /// The worked station's callsign
-    #[arg(long, value_parser = input::callsign, value_name = "CALL")]
+    #[arg(long, help = seed::CALLSIGN.help, value_parser = input::callsign, value_name = "CALL")]
     callsign: Option<String>,
-    /// Frequency in MHz, e.g. 14.074 (a kHz value such as 14074 is converted by the server)
-    #[arg(long, value_parser = input::frequency, value_name = "MHZ", allow_negative_numbers = true)]
+    #[arg(long, help = seed::FREQUENCY.help, value_parser = input::frequency, value_name = "MHZ", allow_negative_numbers = true)]
     frequency: Option<f64>,
-    /// Mode, e.g. FT8, SSB, CW
-    #[arg(long, value_parser = input::text)]
+    #[arg(long, help = seed::MODE.help, value_parser = input::text)]
     mode: Option<String>,
     /// Start of the contact, ISO 8601 with offset (a monthly folder's contacts stay in its month)
     #[arg(long, value_parser = input::time, value_name = "ISO")]
@@ -214,7 +198,7 @@ fn table(ctx: &Ctx, items: &[Contact]) -> String {
 /// Checked before sending, since notes far over the limit would make the request too large for
 /// the service to say which field is wrong.
 fn check_notes(notes: &str) -> Result<(), CliError> {
-    text::multi_line("notes", notes, MAX_NOTES)
+    text::multi_line(seed::NOTES.wire, notes, seed::NOTES.max)
         .map(|_| ())
         .map_err(|e| CliError::input(format!("--notes: {}", e.message)))
 }
@@ -318,14 +302,14 @@ fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
         frequency: args.frequency,
         mode: args.mode,
         time_on: args.time_on,
-        rst_sent: change(f.rst_sent, clear, "rst-sent")?,
-        rst_received: change(f.rst_received, clear, "rst-received")?,
-        name: change(f.name, clear, "name")?,
-        notes: change(f.notes, clear, "notes")?,
-        sig: change(f.sig, clear, "sig")?,
-        sig_info: change(f.sig_info, clear, "sig-info")?,
-        my_sig: change(f.my_sig, clear, "my-sig")?,
-        my_sig_info: change(f.my_sig_info, clear, "my-sig-info")?,
+        rst_sent: change(f.rst_sent, clear, seed::RST_SENT.flag)?,
+        rst_received: change(f.rst_received, clear, seed::RST_RECEIVED.flag)?,
+        name: change(f.name, clear, seed::NAME.flag)?,
+        notes: change(f.notes, clear, seed::NOTES.flag)?,
+        sig: change(f.sig, clear, seed::SIG.flag)?,
+        sig_info: change(f.sig_info, clear, seed::SIG_INFO.flag)?,
+        my_sig: change(f.my_sig, clear, seed::MY_SIG.flag)?,
+        my_sig_info: change(f.my_sig_info, clear, seed::MY_SIG_INFO.flag)?,
         fields: {
             let mut patch = FieldsPatch::default();
             for def in FIELDS.iter().filter(|d| d.common) {

@@ -6,19 +6,7 @@
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
 
 use svc_model::fields::{Def, FIELDS, Field};
-
-/// The optional fields `contacts edit --clear` clears besides the declared ones, named as
-/// their flags.
-const SEED_CLEARABLE: &[&str] = &[
-    "rst-sent",
-    "rst-received",
-    "name",
-    "notes",
-    "sig",
-    "sig-info",
-    "my-sig",
-    "my-sig-info",
-];
+use svc_model::seed::SEED;
 
 fn common() -> impl Iterator<Item = &'static Def> {
     FIELDS.iter().filter(|d| d.common)
@@ -26,9 +14,9 @@ fn common() -> impl Iterator<Item = &'static Def> {
 
 /// Every name `--clear` takes: the seed's optional fields and the common declared ones.
 pub fn clearable() -> Vec<&'static str> {
-    SEED_CLEARABLE
-        .iter()
-        .copied()
+    SEED.iter()
+        .filter(|f| !f.required && !f.flag.is_empty())
+        .map(|f| f.flag)
         .chain(common().map(|d| d.flag))
         .collect()
 }

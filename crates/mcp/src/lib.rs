@@ -3,7 +3,7 @@
 //! and `svc spots` do; changes (a spot on POTA among them) need `--allow-writes`, deletes
 //! `--allow-deletes`, so an agent gets only what it was given.
 
-mod tools;
+pub mod tools;
 
 use clap::Args;
 use rmcp::model::{
@@ -32,8 +32,8 @@ use svc_client::lookup::{Callbook, Urls};
 use svc_client::{Client, NewActivationRequest, NewFolderRequest};
 use svc_model::ContactInput;
 use svc_model::band::read_mhz;
-use svc_model::contact::{MAX_NOTES, MAX_RST};
 use svc_model::ids::truncate;
+use svc_model::seed;
 use svc_model::{ErrorCode, Folder, FolderType, IdKind, Timestamp};
 use svc_pota::{NewSpot, Parks, Pota, Spot, SpotFilter};
 
@@ -894,24 +894,24 @@ struct CreateContact {
 impl CreateContact {
     fn check(&self) -> Result<(), CliError> {
         check_text("folder_id", &self.folder_id, 1, 1500)?;
-        check_text("callsign", &self.callsign, 1, 32)?;
+        check_text("callsign", &self.callsign, 1, seed::CALLSIGN.max)?;
         if !(self.frequency.is_finite() && self.frequency > 0.0) {
             return Err(CliError::input("frequency must be a number of MHz above 0"));
         }
-        check_text("mode", &self.mode, 1, 32)?;
+        check_text("mode", &self.mode, 1, seed::MODE.max)?;
         check_time("time_on", &self.time_on)?;
         check_key(&self.idempotency_key)?;
-        check_optional("rst_sent", &self.rst_sent, 1, MAX_RST)?;
-        check_optional("rst_received", &self.rst_received, 1, MAX_RST)?;
-        check_optional("notes", &self.notes, 0, MAX_NOTES)?;
+        check_optional("notes", &self.notes, 0, seed::NOTES.max)?;
         for (field, value) in [
-            ("name", &self.name),
-            ("sig", &self.sig),
-            ("sig_info", &self.sig_info),
-            ("my_sig", &self.my_sig),
-            ("my_sig_info", &self.my_sig_info),
+            (seed::RST_SENT, &self.rst_sent),
+            (seed::RST_RECEIVED, &self.rst_received),
+            (seed::NAME, &self.name),
+            (seed::SIG, &self.sig),
+            (seed::SIG_INFO, &self.sig_info),
+            (seed::MY_SIG, &self.my_sig),
+            (seed::MY_SIG_INFO, &self.my_sig_info),
         ] {
-            check_optional(field, value, 1, 256)?;
+            check_optional(&seed::snake_case(field.wire), value, 1, field.max)?;
         }
         Ok(())
     }

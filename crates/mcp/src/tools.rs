@@ -7,8 +7,8 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use svc_model::contact::{MAX_NOTES, MAX_RST};
 use svc_model::fields::{Def, FIELDS, Kind};
+use svc_model::seed;
 
 /// What a tool may do, which decides the flag it needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -372,7 +372,6 @@ pub fn answer_properties(name: &str) -> Vec<String> {
 
 /// The description of one tool, as `tools/list` shows it.
 pub fn describe(name: &str) -> Option<Tool> {
-    let sig = || text(1, 256);
     Some(match name {
         "whoami" => tool(
             name,
@@ -465,21 +464,21 @@ pub fn describe(name: &str) -> Option<Tool> {
                 input(
                     with_declared(json!({
                         "folder_id": text(1, 1500),
-                        "callsign": text(1, 32),
+                        "callsign": text(1, seed::CALLSIGN.max),
                         "frequency": described(
                             json!({ "type": "number", "exclusiveMinimum": 0 }),
                             "In MHz within an amateur band, e.g. 14.074; a value that is a band's frequency in kHz, such as 14074, is read as kHz.",
                         ),
-                        "mode": text(1, 32),
+                        "mode": text(1, seed::MODE.max),
                         "time_on": date_time("When the contact began, in UTC or with an offset, e.g. 2026-11-22T14:05:00Z; not before 1900 nor more than a day ahead."),
                         "idempotency_key": idempotency_key(),
-                        "rst_sent": text(1, MAX_RST),
-                        "rst_received": text(1, MAX_RST),
-                        "notes": text(0, MAX_NOTES),
-                        "name": described(sig(), "The other operator's name."),
-                        "sig": described(sig(), "The worked station's program, e.g. POTA."),
+                        "rst_sent": text(1, seed::RST_SENT.max),
+                        "rst_received": text(1, seed::RST_RECEIVED.max),
+                        "notes": text(0, seed::NOTES.max),
+                        "name": described(text(1, seed::NAME.max), "The other operator's name."),
+                        "sig": described(text(1, seed::SIG.max), "The worked station's program, e.g. POTA."),
                         "sig_info": described(
-                            sig(),
+                            text(1, seed::SIG_INFO.max),
                             concat!(
                                 "The worked station's reference; with sig POTA the park: ",
                                 park_shape!(),
@@ -487,11 +486,11 @@ pub fn describe(name: &str) -> Option<Tool> {
                             ),
                         ),
                         "my_sig": described(
-                            sig(),
+                            text(1, seed::MY_SIG.max),
                             "Your own program; in an activation folder it is the activation's (POTA), and another is refused.",
                         ),
                         "my_sig_info": described(
-                            sig(),
+                            text(1, seed::MY_SIG_INFO.max),
                             "Your own reference; in an activation folder it is the activation's park, and another is refused. Needs my_sig.",
                         ),
                     })),
@@ -553,7 +552,7 @@ pub fn describe(name: &str) -> Option<Tool> {
             (
                 input(
                     json!({
-                        "name": described(text(1, 256), "The new category's name: one line of at most 100 characters."),
+                        "name": described(text(1, seed::NAME.max), "The new category's name: one line of at most 100 characters."),
                         "parent_id": described(
                             text(1, 1500),
                             "The category to make it in: its id (fld_...), or its name, matched without regard to case among the account's categories (All Contacts and POTA included); a name no category has, or that several have, is refused.",

@@ -3,7 +3,8 @@
 use super::ApiError;
 use super::ids::truncate;
 
-const MAX_LEN: usize = 20;
+/// The longest callsign taken, prefix and suffix included (`VE3/W1AW/QRP`).
+pub const MAX_CALLSIGN: usize = 20;
 
 /// Trims and upper-cases a callsign and checks its shape: segments of letters and digits
 /// split by `/`, one of them holding both a letter and a digit.
@@ -16,7 +17,7 @@ pub fn normalize_callsign(field: &str, raw: &str) -> Result<String, ApiError> {
         ));
     }
     let segments_ok = !call.is_empty()
-        && call.len() <= MAX_LEN
+        && call.len() <= MAX_CALLSIGN
         && call
             .split('/')
             .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric()));
@@ -31,7 +32,7 @@ pub fn normalize_callsign(field: &str, raw: &str) -> Result<String, ApiError> {
         Err(ApiError::field(
             field,
             format!(
-                "{field} {:?} is not a callsign: use letters and digits with optional /prefix or /suffix, e.g. W1AW or VE3/W1AW/P (at most {MAX_LEN} characters)",
+                "{field} {:?} is not a callsign: use letters and digits with optional /prefix or /suffix, e.g. W1AW or VE3/W1AW/P (at most {MAX_CALLSIGN} characters)",
                 truncate(raw, 30)
             ),
         ))

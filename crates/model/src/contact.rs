@@ -12,6 +12,7 @@ use super::filing::Filed;
 use super::folder::{Folder, FolderRole, FolderType};
 use super::mode::check_mode;
 use super::program::{Program, normalize_reference_list};
+use super::seed::{self, Seed};
 use super::text::{multi_line, single_line, token};
 use super::time::Timestamp;
 use super::{ApiError, IdKind};
@@ -178,11 +179,6 @@ pub struct NewContact {
     pub dupe_key: Option<String>,
 }
 
-pub const MAX_NAME: usize = 100;
-pub const MAX_NOTES: usize = 2000;
-/// The longest signal report taken, `599` or `-12` and the like with room to spare.
-pub const MAX_RST: usize = 10;
-
 fn opt<T>(
     value: &Option<String>,
     check: impl FnOnce(&str) -> Result<Option<T>, ApiError>,
@@ -247,18 +243,21 @@ impl NewContact {
             None => check_mode("mode", &input.mode, input.from_file)?,
         };
         let time_on = Timestamp::parse_plausible("timeOn", &input.time_on, now)?;
-        let rst_sent = opt(&input.rst_sent, |v| {
-            token("rstSent", v, MAX_RST, "+-", "599 or -12")
+        let report =
+            |f: Seed, v: &Option<String>| opt(v, |v| token(f.wire, v, f.max, "+-", "599 or -12"));
+        let line = |f: Seed, v: &Option<String>| opt(v, |v| single_line(f.wire, v, f.max));
+        let program =
+            |f: Seed, v: &Option<String>| opt(v, |v| token(f.wire, v, f.max, "-_", "POTA"));
+        let rst_sent = report(seed::RST_SENT, &input.rst_sent)?;
+        let rst_received = report(seed::RST_RECEIVED, &input.rst_received)?;
+        let name = line(seed::NAME, &input.name)?;
+        let notes = opt(&input.notes, |v| {
+            multi_line(seed::NOTES.wire, v, seed::NOTES.max)
         })?;
-        let rst_received = opt(&input.rst_received, |v| {
-            token("rstReceived", v, MAX_RST, "+-", "599 or -12")
-        })?;
-        let name = opt(&input.name, |v| single_line("name", v, MAX_NAME))?;
-        let notes = opt(&input.notes, |v| multi_line("notes", v, MAX_NOTES))?;
-        let sig = opt(&input.sig, |v| token("sig", v, 20, "-_", "POTA"))?;
-        let mut sig_info = opt(&input.sig_info, |v| single_line("sigInfo", v, 100))?;
-        let mut my_sig = opt(&input.my_sig, |v| token("mySig", v, 20, "-_", "POTA"))?;
-        let mut my_sig_info = opt(&input.my_sig_info, |v| single_line("mySigInfo", v, 100))?;
+        let sig = program(seed::SIG, &input.sig)?;
+        let mut sig_info = line(seed::SIG_INFO, &input.sig_info)?;
+        let mut my_sig = program(seed::MY_SIG, &input.my_sig)?;
+        let mut my_sig_info = line(seed::MY_SIG_INFO, &input.my_sig_info)?;
         let mut station_callsign = opt(&input.station_callsign, |v| {
             normalize_callsign("stationCallsign", v).map(Some)
         })?;
@@ -881,7 +880,7 @@ mod tests {
             ("mode", |i| i.mode = " ".into()),
             ("timeOn", |i| i.time_on = "noon".into()),
             ("rstSent", |i| i.rst_sent = Some("5 9".into())),
-            ("name", |i| i.name = Some("x".repeat(MAX_NAME + 1))),
+            ("name", |i| i.name = Some("x".repeat(seed::NAME.max + 1))),
             ("sigInfo", |i| i.sig_info = Some("US-1".into())),
         ];
         for (field, change) in cases {

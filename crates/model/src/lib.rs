@@ -20,6 +20,7 @@ pub mod page;
 pub mod program;
 pub mod report;
 pub mod scp;
+pub mod seed;
 pub mod text;
 pub mod time;
 

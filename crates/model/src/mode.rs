@@ -362,7 +362,7 @@ pub fn check_mode(field: &str, raw: &str, lenient: bool) -> Result<String, ApiEr
     if let Some(known) = canonical(mode) {
         return Ok(known.to_owned());
     }
-    let plain = mode.chars().count() <= 30
+    let plain = mode.chars().count() <= super::seed::MODE.max
         && mode
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b' ' | b'-' | b'/'));

@@ -8,34 +8,16 @@ use super::extract::{Auth, CursorKind, Elevated, IdemKey, JsonBody, NoQuery, Par
 use super::{AppState, page};
 use svc_model::dxcc::Dxcc;
 use svc_model::page::DEFAULT_LIMIT;
+use svc_model::seed::*;
 use svc_model::{
     ApiError, Contact, ContactInput, ContactPatch, Fields, FieldsPatch, Folder, FolderType, IdKind,
     NewContact, Page, Timestamp,
 };
 
-/// The seed's fields of a contact body; the rest are model::fields's and `adif`.
-const SEED_FIELDS: &[&str] = &[
-    "folderId",
-    "callsign",
-    "frequency",
-    "mode",
-    "timeOn",
-    "rstSent",
-    "rstReceived",
-    "name",
-    "notes",
-    "sig",
-    "sigInfo",
-    "mySig",
-    "mySigInfo",
-    "stationCallsign",
-    "activationId",
-];
-
 /// Every field a contact body takes, listed once per process: every create reads it.
 pub(super) fn body_fields() -> &'static [&'static str] {
     static ALL: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-        let mut all = SEED_FIELDS.to_vec();
+        let mut all: Vec<&str> = SEED.iter().map(|f| f.wire).collect();
         all.extend(svc_model::fields::FIELDS.iter().map(|d| d.wire));
         all.push("adif");
         all.push("bandOnly");
@@ -86,21 +68,21 @@ pub async fn list(
 
 fn read_input(body: &mut JsonBody) -> Result<ContactInput, ApiError> {
     Ok(ContactInput {
-        folder_id: body.required_string("folderId", "fld_…")?,
-        callsign: body.required_string("callsign", "W1AW")?,
-        frequency: body.required_number("frequency", "14.074")?,
-        mode: body.required_string("mode", "FT8")?,
-        time_on: body.required_string("timeOn", "2026-11-22T14:05:00Z")?,
-        rst_sent: body.string("rstSent")?,
-        rst_received: body.string("rstReceived")?,
-        name: body.string("name")?,
-        notes: body.string("notes")?,
-        sig: body.string("sig")?,
-        sig_info: body.string("sigInfo")?,
-        my_sig: body.string("mySig")?,
-        my_sig_info: body.string("mySigInfo")?,
-        station_callsign: body.string("stationCallsign")?,
-        activation_id: body.string("activationId")?,
+        folder_id: body.required_string(FOLDER_ID.wire, "fld_…")?,
+        callsign: body.required_string(CALLSIGN.wire, "W1AW")?,
+        frequency: body.required_number(FREQUENCY.wire, "14.074")?,
+        mode: body.required_string(MODE.wire, "FT8")?,
+        time_on: body.required_string(TIME_ON.wire, "2026-11-22T14:05:00Z")?,
+        rst_sent: body.string(RST_SENT.wire)?,
+        rst_received: body.string(RST_RECEIVED.wire)?,
+        name: body.string(NAME.wire)?,
+        notes: body.string(NOTES.wire)?,
+        sig: body.string(SIG.wire)?,
+        sig_info: body.string(SIG_INFO.wire)?,
+        my_sig: body.string(MY_SIG.wire)?,
+        my_sig_info: body.string(MY_SIG_INFO.wire)?,
+        station_callsign: body.string(STATION_CALLSIGN.wire)?,
+        activation_id: body.string(ACTIVATION_ID.wire)?,
         fields: Fields::from_json(|name| body.value(name))?,
         from_file: false,
     })
@@ -190,7 +172,7 @@ pub async fn delete(
 /// has), unknown fields, then the shape of a folder or activation id. An edit takes a create's
 /// fields.
 fn read_patch(mut body: JsonBody) -> Result<ContactPatch, ApiError> {
-    let folder_id = match body.patch_string("folderId")? {
+    let folder_id = match body.patch_string(FOLDER_ID.wire)? {
         Some(None) => {
             return Err(ApiError::field(
                 "folderId",
@@ -202,20 +184,20 @@ fn read_patch(mut body: JsonBody) -> Result<ContactPatch, ApiError> {
     };
     let mut patch = ContactPatch {
         folder_id,
-        callsign: body.patch_required_string("callsign", "W1AW")?,
-        frequency: body.patch_number("frequency", "14.074")?,
-        mode: body.patch_required_string("mode", "FT8")?,
-        time_on: body.patch_required_string("timeOn", "2026-11-22T14:05:00Z")?,
-        rst_sent: body.patch_string("rstSent")?,
-        rst_received: body.patch_string("rstReceived")?,
-        name: body.patch_string("name")?,
-        notes: body.patch_string("notes")?,
-        sig: body.patch_string("sig")?,
-        sig_info: body.patch_string("sigInfo")?,
-        my_sig: body.patch_string("mySig")?,
-        my_sig_info: body.patch_string("mySigInfo")?,
-        station_callsign: body.patch_string("stationCallsign")?,
-        activation_id: body.patch_string("activationId")?,
+        callsign: body.patch_required_string(CALLSIGN.wire, "W1AW")?,
+        frequency: body.patch_number(FREQUENCY.wire, "14.074")?,
+        mode: body.patch_required_string(MODE.wire, "FT8")?,
+        time_on: body.patch_required_string(TIME_ON.wire, "2026-11-22T14:05:00Z")?,
+        rst_sent: body.patch_string(RST_SENT.wire)?,
+        rst_received: body.patch_string(RST_RECEIVED.wire)?,
+        name: body.patch_string(NAME.wire)?,
+        notes: body.patch_string(NOTES.wire)?,
+        sig: body.patch_string(SIG.wire)?,
+        sig_info: body.patch_string(SIG_INFO.wire)?,
+        my_sig: body.patch_string(MY_SIG.wire)?,
+        my_sig_info: body.patch_string(MY_SIG_INFO.wire)?,
+        station_callsign: body.patch_string(STATION_CALLSIGN.wire)?,
+        activation_id: body.patch_string(ACTIVATION_ID.wire)?,
         fields: FieldsPatch::from_json(|name| body.raw(name))?,
         entity: None,
     };

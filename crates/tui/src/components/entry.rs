@@ -464,15 +464,27 @@ impl EntryForm {
         let callsign = normalize_callsign("callsign", self.value(Field::Callsign))
             .map_err(|e| (Field::Callsign, e.message))?;
         let frequency = self.frequency().map_err(|m| (Field::Frequency, m))?;
-        let mode = token("mode", self.value(Field::Mode), 20, "-/", "FT8, SSB or CW")
-            .map_err(|e| (Field::Mode, e.message))?
-            .ok_or((
-                Field::Mode,
-                "mode is required, e.g. FT8, SSB or CW".to_owned(),
-            ))?;
+        let mode = token(
+            "mode",
+            self.value(Field::Mode),
+            svc_model::seed::MODE.max,
+            "-/",
+            "FT8, SSB or CW",
+        )
+        .map_err(|e| (Field::Mode, e.message))?
+        .ok_or((
+            Field::Mode,
+            "mode is required, e.g. FT8, SSB or CW".to_owned(),
+        ))?;
         let rst = |field: Field, name: &str| {
-            let value = token(name, self.value(field), 10, "+-", "599 or -12")
-                .map_err(|e| (field, e.message))?;
+            let value = token(
+                name,
+                self.value(field),
+                svc_model::seed::RST_SENT.max,
+                "+-",
+                "599 or -12",
+            )
+            .map_err(|e| (field, e.message))?;
             if let (Some(value), Some(report)) = (&value, Report::of(&mode)) {
                 report
                     .check(value)
@@ -482,12 +494,8 @@ impl EntryForm {
         };
         let rst_sent = rst(Field::RstSent, "RST sent")?;
         let rst_received = rst(Field::RstReceived, "RST received")?;
-        let name = single_line(
-            "name",
-            self.value(Field::Name),
-            svc_model::contact::MAX_NAME,
-        )
-        .map_err(|e| (Field::Name, e.message))?;
+        let name = single_line("name", self.value(Field::Name), svc_model::seed::NAME.max)
+            .map_err(|e| (Field::Name, e.message))?;
         // The model's rule, the one the service applies: a grid the form lets through is one
         // the service stores, written as hams write it (FN31pr).
         let grid = Declared::Gridsquare
@@ -497,7 +505,7 @@ impl EntryForm {
         let notes = multi_line(
             "notes",
             self.value(Field::Notes),
-            svc_model::contact::MAX_NOTES,
+            svc_model::seed::NOTES.max,
         )
         .map_err(|e| (Field::Notes, e.message))?;
         let time_on = time_on(self.value(Field::Time), now).map_err(|m| (Field::Time, m))?;
