@@ -2,7 +2,10 @@
 //! reference files read from the data directory: the country file (`cty.csv`) and the super
 //! check partial list (`MASTER.SCP`). Both ship in the binary; a newer one is used when given
 //! with a flag, or when one is put in the data directory, as contesters replace theirs before
-//! each contest. The service and the logbook both read them.
+//! each contest. The service and the logbook both read them. And the schema of svc's own
+//! SQLite files there, the outbox journal and the park cache ([`schema`]).
+
+pub mod schema;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};

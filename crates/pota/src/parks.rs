@@ -14,13 +14,14 @@ use sqlx::sqlite::{
 use sqlx::{QueryBuilder, Row, Sqlite};
 
 use super::{Pota, PotaError, number, text};
+use svc_datafiles::schema::{self, SchemaError};
 use svc_model::Timestamp;
 use svc_model::program::normalize_reference;
 
 /// An entry older than this is asked for again: parks are renamed and moved rarely.
 const REFRESH_AFTER_MS: i64 = 30 * 86_400_000;
-/// The schema this build writes; a file of a newer build is refused, not guessed at.
-const SCHEMA_VERSION: i64 = 1;
+/// The cache's schema, one SQL file a version (svc_datafiles::schema).
+static MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/parks");
 /// A park as svc keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -213,34 +214,14 @@ impl Parks {
 
     async fn migrate(&self) -> Result<(), PotaError> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let version: i64 = sqlx::query_scalar("PRAGMA user_version")
-            .fetch_one(&mut *tx)
-            .await?;
-        if version > SCHEMA_VERSION {
-            return Err(PotaError::Cache(format!(
-                "it was written by a newer svc (schema {version}, this one knows {SCHEMA_VERSION}); use that svc, or delete the file (it is only a cache)"
-            )));
-        }
-        if version < SCHEMA_VERSION {
-            sqlx::query(
-                "CREATE TABLE IF NOT EXISTS parks (
-                    reference TEXT PRIMARY KEY,
-                    name TEXT NOT NULL,
-                    location TEXT,
-                    grid TEXT,
-                    latitude REAL,
-                    longitude REAL,
-                    fetched_at INTEGER NOT NULL
-                )",
-            )
-            .execute(&mut *tx)
-            .await?;
-            // A pragma takes no bound parameters; the number is this build's constant.
-            let set = format!("PRAGMA user_version = {SCHEMA_VERSION}");
-            sqlx::query(sqlx::AssertSqlSafe(set))
-                .execute(&mut *tx)
-                .await?;
-        }
+        schema::migrate(&mut tx, &MIGRATIONS)
+            .await
+            .map_err(|e| match e {
+                SchemaError::Newer { .. } => PotaError::Cache(format!(
+                    "{e}; use that svc, or delete the file (it is only a cache)"
+                )),
+                e => PotaError::Cache(format!("the park cache cannot be used: {e}")),
+            })?;
         tx.commit().await?;
         Ok(())
     }
@@ -465,6 +446,42 @@ pub(super) mod tests {
         assert!(!fresh(Timestamp(now.millis() - 30 * day), now));
         // A clock set back makes an entry look new, not broken.
         assert!(fresh(Timestamp(now.millis() + day), now));
+    }
+
+    /// A cache an svc wrote before the migrator (its version in `user_version` alone) keeps its
+    /// parks, and its one migration is marked applied rather than run again.
+    #[test]
+    fn a_cache_written_before_the_migrator_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("parks.sqlite");
+        block_on(async {
+            let old = SqlitePoolOptions::new()
+                .connect_with(
+                    sqlx::sqlite::SqliteConnectOptions::new()
+                        .filename(&path)
+                        .create_if_missing(true),
+                )
+                .await
+                .unwrap();
+            for statement in [
+                "CREATE TABLE parks (reference TEXT PRIMARY KEY, name TEXT NOT NULL, location TEXT, \
+                 grid TEXT, latitude REAL, longitude REAL, fetched_at INTEGER NOT NULL)",
+                "INSERT INTO parks VALUES ('US-0001', 'Acadia National Park', 'US-ME', 'FN54', \
+                 44.3, -68.2, 1)",
+                "PRAGMA user_version = 1",
+            ] {
+                sqlx::query(statement).execute(&old).await.unwrap();
+            }
+            old.close().await;
+            let parks = Parks::open_path(&path, offline()).await.unwrap();
+            let (park, _) = parks.cached("US-0001").await.unwrap().unwrap();
+            assert_eq!(park.name, "Acadia National Park");
+            let applied: Vec<i64> = sqlx::query_scalar("SELECT version FROM _sqlx_migrations")
+                .fetch_all(&parks.pool)
+                .await
+                .unwrap();
+            assert_eq!(applied, [1]);
+        });
     }
 
     #[test]

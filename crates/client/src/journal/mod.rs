@@ -32,6 +32,7 @@ pub use lookups::{Answer, FRESH_FOR};
 pub use sender::{PushReport, SenderEvent, push, spawn_sender};
 
 use crate::{NewActivationRequest, idempotency_key};
+use svc_datafiles::schema::{self, SchemaError};
 use svc_model::ContactInput;
 use svc_model::ids::{base32, random_bytes};
 use svc_model::time::parse_month;
@@ -40,10 +41,6 @@ use svc_model::{
     Program, Timestamp, Whoami,
 };
 
-/// The schema this build writes; a file made by a newer build is refused, not guessed at.
-/// 2: `cached_contacts.saved_at`, so saving a page of the service's answer spares rows written
-/// after the page was asked for. 3: `lookups`, the callbook's answers.
-const SCHEMA_VERSION: i64 = 3;
 /// Sent entries are kept this long (the server keeps their idempotency keys as long), so an
 /// entry whose answer was lost can still be told apart from a new one.
 const KEEP_SENT_MS: i64 = 30 * 86_400_000;
@@ -461,55 +458,8 @@ async fn open_in(
     Ok(journal)
 }
 
-const SCHEMA: &[&str] = &[
-    "CREATE TABLE entries (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        kind TEXT NOT NULL CHECK (kind IN ('contact', 'activation', 'monthly')),
-        body TEXT NOT NULL,
-        folder_id TEXT,
-        local_folder_id TEXT,
-        idempotency_key TEXT NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('waiting', 'sent', 'refused')),
-        logged_at INTEGER NOT NULL,
-        attempts INTEGER NOT NULL DEFAULT 0,
-        lease_owner TEXT,
-        lease_until INTEGER,
-        not_before INTEGER,
-        sent_id TEXT,
-        sent_at INTEGER,
-        error TEXT
-    )",
-    "CREATE INDEX entries_by_state ON entries (state, seq)",
-    "CREATE INDEX entries_by_folder ON entries (folder_id)",
-    // A folder logged with no link: the loc_ id contacts use until its entry is sent, then the
-    // real folder, so a loc_ id still held by the logbook keeps working.
-    "CREATE TABLE local_folders (
-        id TEXT PRIMARY KEY,
-        entry_id TEXT NOT NULL,
-        identity TEXT NOT NULL UNIQUE,
-        folder TEXT NOT NULL,
-        real_id TEXT
-    )",
-    "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE cached_folders (
-        list TEXT NOT NULL,
-        position INTEGER NOT NULL,
-        id TEXT NOT NULL,
-        folder TEXT NOT NULL,
-        PRIMARY KEY (list, id)
-    )",
-    // saved_at: when the row was written, so a page asked for before it does not undo it.
-    "CREATE TABLE cached_contacts (
-        folder_id TEXT NOT NULL,
-        id TEXT NOT NULL,
-        time_on INTEGER NOT NULL,
-        contact TEXT NOT NULL,
-        saved_at INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (folder_id, id)
-    )",
-    "CREATE INDEX cached_contacts_by_time ON cached_contacts (folder_id, time_on)",
-];
+/// The journal's schema, one SQL file a version (svc_datafiles::schema).
+static MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/journal");
 
 macro_rules! entry_columns {
     () => {
@@ -664,46 +614,14 @@ impl Journal {
 
     async fn migrate(&self) -> Result<(), JournalError> {
         let mut tx = self.write().await?;
-        let version: i64 = sqlx::query_scalar("PRAGMA user_version")
-            .fetch_one(&mut *tx)
-            .await?;
-        if version > SCHEMA_VERSION {
-            return Err(JournalError::Storage(format!(
-                "it was written by a newer svc (schema {version}, this one knows {SCHEMA_VERSION}); use that svc, or move the file away"
-            )));
-        }
-        if version == 0 {
-            for statement in SCHEMA {
-                sqlx::query(*statement).execute(&mut *tx).await?;
-            }
-        }
-        if version == 1 {
-            // Rows of a version-1 file count as written long ago: the next save replaces them.
-            sqlx::query(
-                "ALTER TABLE cached_contacts ADD COLUMN saved_at INTEGER NOT NULL DEFAULT 0",
-            )
-            .execute(&mut *tx)
-            .await?;
-        }
-        if version < 3 {
-            // The callbook's answers by the call looked up (client::lookup::Lookup as JSON).
-            sqlx::query(
-                "CREATE TABLE lookups (
-                    callsign TEXT PRIMARY KEY,
-                    answer TEXT NOT NULL,
-                    fetched_at INTEGER NOT NULL
-                )",
-            )
-            .execute(&mut *tx)
-            .await?;
-        }
-        if version < SCHEMA_VERSION {
-            // A pragma takes no bound parameters; the number is this build's constant.
-            let set = format!("PRAGMA user_version = {SCHEMA_VERSION}");
-            sqlx::query(sqlx::AssertSqlSafe(set))
-                .execute(&mut *tx)
-                .await?;
-        }
+        schema::migrate(&mut tx, &MIGRATIONS)
+            .await
+            .map_err(|e| match e {
+                SchemaError::Newer { .. } => {
+                    JournalError::Storage(format!("{e}; use that svc, or move the file away"))
+                }
+                e => JournalError::Storage(format!("the journal cannot be used: {e}")),
+            })?;
         sqlx::query("DELETE FROM entries WHERE state = 'sent' AND sent_at < $1")
             .bind(now_ms() - KEEP_SENT_MS)
             .execute(&mut *tx)

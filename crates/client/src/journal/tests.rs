@@ -1048,6 +1048,7 @@ async fn a_version_1_journal_is_brought_up_to_date_and_keeps_its_copy() {
     for statement in [
         "ALTER TABLE cached_contacts DROP COLUMN saved_at",
         "DROP TABLE lookups",
+        "DROP TABLE _sqlx_migrations",
     ] {
         sqlx::query(statement).execute(&journal.pool).await.unwrap();
     }
@@ -1061,7 +1062,7 @@ async fn a_version_1_journal_is_brought_up_to_date_and_keeps_its_copy() {
         .fetch_one(&reopened.pool)
         .await
         .unwrap();
-    assert_eq!(version, SCHEMA_VERSION);
+    assert_eq!(version, schema::latest(&MIGRATIONS));
     assert_eq!(
         reopened.cached_contacts(FOLDER, 10).await.unwrap(),
         vec![kept]
@@ -1272,10 +1273,9 @@ async fn a_version_2_journal_gets_the_lookups_table() {
     let (dir, journal) = journal().await;
     let waiting = journal.log_contact(contact(FOLDER, "K1ABC")).await.unwrap();
     // What a version-2 svc wrote: no lookups.
-    sqlx::query("DROP TABLE lookups")
-        .execute(&journal.pool)
-        .await
-        .unwrap();
+    for statement in ["DROP TABLE lookups", "DROP TABLE _sqlx_migrations"] {
+        sqlx::query(statement).execute(&journal.pool).await.unwrap();
+    }
     sqlx::query("PRAGMA user_version = 2")
         .execute(&journal.pool)
         .await
