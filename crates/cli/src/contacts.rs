@@ -4,13 +4,13 @@ use std::io::IsTerminal;
 
 use clap::{Args, Subcommand};
 
-use super::fields::{self, FieldFlags};
+use super::fields::{self, FieldFlags, SeedFlags};
 use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
 use svc_client::ClientError;
 use svc_model::fields::FIELDS;
 use svc_model::seed;
-use svc_model::{Contact, Fields, FieldsPatch, Timestamp, text};
+use svc_model::{Contact, Timestamp, text};
 use svc_model::{ContactInput, ContactPatch};
 
 // Parsed once per run, so the size of a variant costs nothing; `Edit` is boxed only so that
@@ -53,40 +53,27 @@ pub struct ListArgs {
     cursor: Option<String>,
 }
 
-/// The optional fields of a contact, the same flags for create and edit.
+/// The optional fields of a contact, the same flags for create and edit: the seed's and the
+/// common declared ones, each from its table in the model.
 #[derive(Debug, Args)]
 pub struct OptionalFields {
-    #[arg(long, help = seed::RST_SENT.help, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
-    rst_sent: Option<String>,
-    #[arg(long, help = seed::RST_RECEIVED.help, value_parser = input::text, value_name = "RST", allow_negative_numbers = true)]
-    rst_received: Option<String>,
-    #[arg(long, help = seed::NAME.help, value_parser = input::text)]
-    name: Option<String>,
-    #[arg(long, help = seed::NOTES.help, value_parser = input::text)]
-    notes: Option<String>,
-    #[arg(long, help = seed::SIG.help, value_parser = input::text)]
-    sig: Option<String>,
-    #[arg(long, help = seed::SIG_INFO.help, value_parser = input::text, value_name = "INFO")]
-    sig_info: Option<String>,
-    #[arg(long, help = seed::MY_SIG.help, value_parser = input::text, value_name = "SIG")]
-    my_sig: Option<String>,
-    #[arg(long, help = seed::MY_SIG_INFO.help, value_parser = input::text, value_name = "INFO")]
-    my_sig_info: Option<String>,
+    #[command(flatten)]
+    seed: SeedFlags,
     #[command(flatten)]
     declared: FieldFlags,
 }
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
-    #[arg(long, help = seed::FOLDER_ID.help, value_parser = input::folder_id, value_name = "ID")]
+    #[arg(long, help = seed::FOLDER_ID.help, value_parser = input::folder_id, value_name = seed::FOLDER_ID.placeholder)]
     folder: String,
-    #[arg(long, help = seed::CALLSIGN.help, value_parser = input::callsign, value_name = "CALL")]
+    #[arg(long, help = seed::CALLSIGN.help, value_parser = input::callsign, value_name = seed::CALLSIGN.placeholder)]
     callsign: String,
-    #[arg(long, help = seed::FREQUENCY.help, value_parser = input::frequency, value_name = "MHZ", allow_negative_numbers = true)]
+    #[arg(long, help = seed::FREQUENCY.help, value_parser = input::frequency, value_name = seed::FREQUENCY.placeholder, allow_negative_numbers = true)]
     frequency: f64,
-    #[arg(long, help = seed::MODE.help, value_parser = input::text)]
+    #[arg(long, help = seed::MODE.help, value_parser = input::text, value_name = seed::MODE.placeholder)]
     mode: String,
-    #[arg(long, help = seed::TIME_ON.help, value_parser = input::time, value_name = "ISO")]
+    #[arg(long, help = seed::TIME_ON.help, value_parser = input::time, value_name = seed::TIME_ON.placeholder)]
     time_on: Option<String>,
     #[command(flatten)]
     fields: OptionalFields,
@@ -106,11 +93,11 @@ pub struct EditArgs {
     /// The contact's id (qso_…)
     #[arg(value_parser = input::contact_id)]
     id: String,
-    #[arg(long, help = seed::CALLSIGN.help, value_parser = input::callsign, value_name = "CALL")]
+    #[arg(long, help = seed::CALLSIGN.help, value_parser = input::callsign, value_name = seed::CALLSIGN.placeholder)]
     callsign: Option<String>,
-    #[arg(long, help = seed::FREQUENCY.help, value_parser = input::frequency, value_name = "MHZ", allow_negative_numbers = true)]
+    #[arg(long, help = seed::FREQUENCY.help, value_parser = input::frequency, value_name = seed::FREQUENCY.placeholder, allow_negative_numbers = true)]
     frequency: Option<f64>,
-    #[arg(long, help = seed::MODE.help, value_parser = input::text)]
+    #[arg(long, help = seed::MODE.help, value_parser = input::text, value_name = seed::MODE.placeholder)]
     mode: Option<String>,
     /// Start of the contact, ISO 8601 with offset (a monthly folder's contacts stay in its month)
     #[arg(long, value_parser = input::time, value_name = "ISO")]
@@ -204,29 +191,22 @@ fn check_notes(notes: &str) -> Result<(), CliError> {
 }
 
 fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
-    let request = ContactInput {
+    let mut request = ContactInput {
         folder_id: args.folder,
         callsign: args.callsign,
         frequency: args.frequency,
         mode: args.mode,
         time_on: args.time_on.unwrap_or_else(|| Timestamp::now().to_string()),
-        rst_sent: args.fields.rst_sent,
-        rst_received: args.fields.rst_received,
-        name: args.fields.name,
-        notes: args.fields.notes,
-        sig: args.fields.sig,
-        sig_info: args.fields.sig_info,
-        my_sig: args.fields.my_sig,
-        my_sig_info: args.fields.my_sig_info,
-        fields: {
-            let mut fields = Fields::default();
-            for (field, value) in args.fields.declared.0 {
-                fields.set(field, Some(value));
-            }
-            fields
-        },
         ..ContactInput::default()
     };
+    for (seed, value) in args.fields.seed.0 {
+        if let Some(slot) = request.text_mut(&seed) {
+            *slot = Some(value);
+        }
+    }
+    for (field, value) in args.fields.declared.0 {
+        request.fields.set(field, Some(value));
+    }
     if let Some(notes) = &request.notes {
         check_notes(notes)?;
     }
@@ -297,31 +277,25 @@ fn change(
 fn edit(ctx: &Ctx, args: EditArgs) -> Result<(), CliError> {
     let clear = &args.clear;
     let f = args.fields;
-    let request = ContactPatch {
+    let mut request = ContactPatch {
         callsign: args.callsign,
         frequency: args.frequency,
         mode: args.mode,
         time_on: args.time_on,
-        rst_sent: change(f.rst_sent, clear, seed::RST_SENT.flag)?,
-        rst_received: change(f.rst_received, clear, seed::RST_RECEIVED.flag)?,
-        name: change(f.name, clear, seed::NAME.flag)?,
-        notes: change(f.notes, clear, seed::NOTES.flag)?,
-        sig: change(f.sig, clear, seed::SIG.flag)?,
-        sig_info: change(f.sig_info, clear, seed::SIG_INFO.flag)?,
-        my_sig: change(f.my_sig, clear, seed::MY_SIG.flag)?,
-        my_sig_info: change(f.my_sig_info, clear, seed::MY_SIG_INFO.flag)?,
-        fields: {
-            let mut patch = FieldsPatch::default();
-            for def in FIELDS.iter().filter(|d| d.common) {
-                let given = f.declared.get(def.field).map(str::to_owned);
-                if let Some(value) = change(given, clear, def.flag)? {
-                    patch.values.insert(def.field, value);
-                }
-            }
-            patch
-        },
         ..ContactPatch::default()
     };
+    for seed in seed::optional_given() {
+        let given = f.seed.get(seed).map(str::to_owned);
+        if let Some(slot) = request.text_mut(seed) {
+            *slot = change(given, clear, seed.flag)?;
+        }
+    }
+    for def in FIELDS.iter().filter(|d| d.common) {
+        let given = f.declared.get(def.field).map(str::to_owned);
+        if let Some(value) = change(given, clear, def.flag)? {
+            request.fields.values.insert(def.field, value);
+        }
+    }
     if request.is_empty() {
         return Err(CliError::input(
             "nothing to change: give the fields to correct (--callsign, --frequency, --mode, --time-on, --notes, --grid, … as svc contacts edit --help lists them) or --clear FIELD",

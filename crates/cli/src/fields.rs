@@ -5,8 +5,9 @@
 
 use clap::{Arg, ArgMatches, Command, FromArgMatches};
 
+use super::input;
 use svc_model::fields::{Def, FIELDS, Field};
-use svc_model::seed::SEED;
+use svc_model::seed::{Seed, optional_given};
 
 fn common() -> impl Iterator<Item = &'static Def> {
     FIELDS.iter().filter(|d| d.common)
@@ -14,11 +15,62 @@ fn common() -> impl Iterator<Item = &'static Def> {
 
 /// Every name `--clear` takes: the seed's optional fields and the common declared ones.
 pub fn clearable() -> Vec<&'static str> {
-    SEED.iter()
-        .filter(|f| !f.required && !f.flag.is_empty())
+    optional_given()
         .map(|f| f.flag)
         .chain(common().map(|d| d.flag))
         .collect()
+}
+
+/// The seed's optional fields given as flags, trimmed; the service checks them further.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SeedFlags(pub Vec<(Seed, String)>);
+
+impl SeedFlags {
+    pub fn get(&self, seed: &Seed) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(s, _)| s == seed)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl FromArgMatches for SeedFlags {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(SeedFlags(
+            optional_given()
+                .filter_map(|seed| {
+                    matches
+                        .get_one::<String>(seed.flag)
+                        .map(|v| (*seed, v.clone()))
+                })
+                .collect(),
+        ))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for SeedFlags {
+    fn augment_args(cmd: Command) -> Command {
+        optional_given().fold(cmd, |cmd, seed| {
+            cmd.arg(
+                Arg::new(seed.flag)
+                    .long(seed.flag)
+                    .value_name(seed.placeholder)
+                    .help(seed.help)
+                    // A report of -12 is a value, not a flag.
+                    .allow_negative_numbers(true)
+                    .value_parser(input::text),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
 }
 
 /// The declared fields given as flags, in their stored form.

@@ -205,25 +205,23 @@ impl McpServer {
             "create_contact" => {
                 let mut args = args;
                 let fields = declared_inputs(&mut args)?;
+                let given = seed_inputs(&mut args)?;
                 let a: CreateContact = parse(args).map_err(name_declared)?;
                 a.check()?;
-                let request = ContactInput {
+                let mut request = ContactInput {
                     folder_id: a.folder_id,
                     callsign: a.callsign,
                     frequency: a.frequency,
                     mode: a.mode,
                     time_on: a.time_on,
-                    rst_sent: a.rst_sent,
-                    rst_received: a.rst_received,
-                    name: a.name,
-                    notes: a.notes,
-                    sig: a.sig,
-                    sig_info: a.sig_info,
-                    my_sig: a.my_sig,
-                    my_sig_info: a.my_sig_info,
                     fields,
                     ..ContactInput::default()
                 };
+                for (seed, value) in given {
+                    if let Some(slot) = request.text_mut(&seed) {
+                        *slot = Some(value);
+                    }
+                }
                 let created = client
                     .create_contact_keyed(&request, &a.idempotency_key)
                     .await?;
@@ -676,6 +674,26 @@ fn declared_inputs(args: &mut Map<String, Value>) -> Result<svc_model::Fields, C
     Ok(fields)
 }
 
+/// The seed's optional fields a caller of `create_contact` gave (model::seed, in snake_case:
+/// `rst_sent`, `sig_info`, …), taken out of `args`, each within the table's length (notes may
+/// be empty, as its schema says); null is absent.
+fn seed_inputs(args: &mut Map<String, Value>) -> Result<Vec<(seed::Seed, String)>, CliError> {
+    let mut given = Vec::new();
+    for field in seed::optional_given() {
+        let name = seed::snake_case(field.wire);
+        match args.remove(&name) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(value)) => {
+                let min = usize::from(*field != seed::NOTES);
+                check_text(&name, &value, min, field.max)?;
+                given.push((*field, value));
+            }
+            Some(_) => return Err(CliError::input(format!("{name} must be a string"))),
+        }
+    }
+    Ok(given)
+}
+
 /// An unknown argument of `create_contact`: serde lists the tool's own arguments as what is
 /// expected, and the declared fields it takes as well are named after them, so the agent sees
 /// every name it could have meant (`gridsquare` for `grid`).
@@ -683,8 +701,9 @@ fn name_declared(e: CliError) -> CliError {
     if !e.message.starts_with("unknown field") {
         return e;
     }
-    let declared: Vec<String> = tools::declared_inputs()
-        .map(|d| format!("`{}`", d.adif.to_ascii_lowercase()))
+    let declared: Vec<String> = seed::optional_given()
+        .map(|s| format!("`{}`", seed::snake_case(s.wire)))
+        .chain(tools::declared_inputs().map(|d| format!("`{}`", d.adif.to_ascii_lowercase())))
         .collect();
     CliError::input(format!(
         "{}, or one of the contact's fields {}",
@@ -881,14 +900,6 @@ struct CreateContact {
     mode: String,
     time_on: String,
     idempotency_key: String,
-    rst_sent: Option<String>,
-    rst_received: Option<String>,
-    notes: Option<String>,
-    name: Option<String>,
-    sig: Option<String>,
-    sig_info: Option<String>,
-    my_sig: Option<String>,
-    my_sig_info: Option<String>,
 }
 
 impl CreateContact {
@@ -900,20 +911,7 @@ impl CreateContact {
         }
         check_text("mode", &self.mode, 1, seed::MODE.max)?;
         check_time("time_on", &self.time_on)?;
-        check_key(&self.idempotency_key)?;
-        check_optional("notes", &self.notes, 0, seed::NOTES.max)?;
-        for (field, value) in [
-            (seed::RST_SENT, &self.rst_sent),
-            (seed::RST_RECEIVED, &self.rst_received),
-            (seed::NAME, &self.name),
-            (seed::SIG, &self.sig),
-            (seed::SIG_INFO, &self.sig_info),
-            (seed::MY_SIG, &self.my_sig),
-            (seed::MY_SIG_INFO, &self.my_sig_info),
-        ] {
-            check_optional(&seed::snake_case(field.wire), value, 1, field.max)?;
-        }
-        Ok(())
+        check_key(&self.idempotency_key)
     }
 }
 

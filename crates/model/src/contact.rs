@@ -123,6 +123,25 @@ impl ContactInput {
         }
     }
 
+    /// The optional text field of the seed that `seed` declares (`None` for the required
+    /// ones and the frequency), so that a surface reads or sets each by walking
+    /// [`seed::SEED`] rather than naming every field.
+    pub fn text_mut(&mut self, seed: &Seed) -> Option<&mut Option<String>> {
+        Some(match seed.wire {
+            w if w == seed::RST_SENT.wire => &mut self.rst_sent,
+            w if w == seed::RST_RECEIVED.wire => &mut self.rst_received,
+            w if w == seed::NAME.wire => &mut self.name,
+            w if w == seed::NOTES.wire => &mut self.notes,
+            w if w == seed::SIG.wire => &mut self.sig,
+            w if w == seed::SIG_INFO.wire => &mut self.sig_info,
+            w if w == seed::MY_SIG.wire => &mut self.my_sig,
+            w if w == seed::MY_SIG_INFO.wire => &mut self.my_sig_info,
+            w if w == seed::STATION_CALLSIGN.wire => &mut self.station_callsign,
+            w if w == seed::ACTIVATION_ID.wire => &mut self.activation_id,
+            _ => return None,
+        })
+    }
+
     /// The contact this input stands for before the service has stored it (a contact waiting
     /// in the journal), with this id and as the service will store it where that is known
     /// without its folder: the band from the frequency, the mode upper-cased. What the service
@@ -569,6 +588,24 @@ impl ContactPatch {
     /// Whether the patch names no field at all.
     pub fn is_empty(&self) -> bool {
         *self == ContactPatch::default()
+    }
+
+    /// The optional text field of the seed that `seed` declares, as [`ContactInput::text_mut`]
+    /// gives it: `Some(None)` in it clears the field.
+    pub fn text_mut(&mut self, seed: &Seed) -> Option<&mut Option<Option<String>>> {
+        Some(match seed.wire {
+            w if w == seed::RST_SENT.wire => &mut self.rst_sent,
+            w if w == seed::RST_RECEIVED.wire => &mut self.rst_received,
+            w if w == seed::NAME.wire => &mut self.name,
+            w if w == seed::NOTES.wire => &mut self.notes,
+            w if w == seed::SIG.wire => &mut self.sig,
+            w if w == seed::SIG_INFO.wire => &mut self.sig_info,
+            w if w == seed::MY_SIG.wire => &mut self.my_sig,
+            w if w == seed::MY_SIG_INFO.wire => &mut self.my_sig_info,
+            w if w == seed::STATION_CALLSIGN.wire => &mut self.station_callsign,
+            w if w == seed::ACTIVATION_ID.wire => &mut self.activation_id,
+            _ => return None,
+        })
     }
 
     /// Makes an edit of the callsign take the new call's entity fields (from `dxcc`) with it,

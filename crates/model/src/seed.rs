@@ -26,6 +26,8 @@ pub struct Seed {
     pub max: usize,
     /// Whether a create must give it.
     pub required: bool,
+    /// What its flag's value is, in help: `RST`, `CALL`, `ISO`.
+    pub placeholder: &'static str,
     /// A line of help, as `svc contacts create --help` shows it.
     pub help: &'static str,
 }
@@ -36,6 +38,7 @@ pub const FOLDER_ID: Seed = Seed {
     flag: "folder",
     max: 0,
     required: true,
+    placeholder: "ID",
     help: "The destination folder's id (fld_…): a monthly or activation folder",
 };
 pub const CALLSIGN: Seed = Seed {
@@ -44,6 +47,7 @@ pub const CALLSIGN: Seed = Seed {
     flag: "callsign",
     max: MAX_CALLSIGN,
     required: true,
+    placeholder: "CALL",
     help: "The worked station's callsign",
 };
 pub const FREQUENCY: Seed = Seed {
@@ -52,6 +56,7 @@ pub const FREQUENCY: Seed = Seed {
     flag: "frequency",
     max: 0,
     required: true,
+    placeholder: "MHZ",
     help: "Frequency in MHz, e.g. 14.074 (a kHz value such as 14074 is converted by the server)",
 };
 pub const MODE: Seed = Seed {
@@ -60,6 +65,7 @@ pub const MODE: Seed = Seed {
     flag: "mode",
     max: 30,
     required: true,
+    placeholder: "MODE",
     help: "Mode, e.g. FT8, SSB, CW",
 };
 pub const TIME_ON: Seed = Seed {
@@ -68,6 +74,7 @@ pub const TIME_ON: Seed = Seed {
     flag: "time-on",
     max: 0,
     required: true,
+    placeholder: "ISO",
     help: "Start of the contact, ISO 8601 with offset [default: now, UTC]",
 };
 pub const RST_SENT: Seed = Seed {
@@ -76,6 +83,7 @@ pub const RST_SENT: Seed = Seed {
     flag: "rst-sent",
     max: 10,
     required: false,
+    placeholder: "RST",
     help: "Signal report sent, e.g. 599 or -12",
 };
 pub const RST_RECEIVED: Seed = Seed {
@@ -84,6 +92,7 @@ pub const RST_RECEIVED: Seed = Seed {
     flag: "rst-received",
     max: 10,
     required: false,
+    placeholder: "RST",
     help: "Signal report received",
 };
 pub const NAME: Seed = Seed {
@@ -92,6 +101,7 @@ pub const NAME: Seed = Seed {
     flag: "name",
     max: 100,
     required: false,
+    placeholder: "NAME",
     help: "The other operator's name",
 };
 pub const NOTES: Seed = Seed {
@@ -100,6 +110,7 @@ pub const NOTES: Seed = Seed {
     flag: "notes",
     max: 2000,
     required: false,
+    placeholder: "NOTES",
     help: "Free-text notes",
 };
 pub const SIG: Seed = Seed {
@@ -108,6 +119,7 @@ pub const SIG: Seed = Seed {
     flag: "sig",
     max: 20,
     required: false,
+    placeholder: "SIG",
     help: "The worked station's program, e.g. POTA (send it in a hunting folder)",
 };
 pub const SIG_INFO: Seed = Seed {
@@ -116,6 +128,7 @@ pub const SIG_INFO: Seed = Seed {
     flag: "sig-info",
     max: 100,
     required: false,
+    placeholder: "INFO",
     help: "The worked station's program reference, e.g. US-1234",
 };
 pub const MY_SIG: Seed = Seed {
@@ -124,6 +137,7 @@ pub const MY_SIG: Seed = Seed {
     flag: "my-sig",
     max: 20,
     required: false,
+    placeholder: "SIG",
     help: "Your own program (in an activation folder, the activation's)",
 };
 pub const MY_SIG_INFO: Seed = Seed {
@@ -132,6 +146,7 @@ pub const MY_SIG_INFO: Seed = Seed {
     flag: "my-sig-info",
     max: 100,
     required: false,
+    placeholder: "INFO",
     help: "Your own program reference",
 };
 pub const STATION_CALLSIGN: Seed = Seed {
@@ -140,6 +155,7 @@ pub const STATION_CALLSIGN: Seed = Seed {
     flag: "",
     max: MAX_CALLSIGN,
     required: false,
+    placeholder: "CALL",
     help: "Your station's callsign when it is not the account's (an import of another station's log); an activation folder sets it to the activator",
 };
 pub const ACTIVATION_ID: Seed = Seed {
@@ -148,6 +164,7 @@ pub const ACTIVATION_ID: Seed = Seed {
     flag: "",
     max: 0,
     required: false,
+    placeholder: "ID",
     help: "The activation the contact was logged in: its folder's id, set by the folder",
 };
 
@@ -169,6 +186,12 @@ pub const SEED: &[Seed] = &[
     STATION_CALLSIGN,
     ACTIVATION_ID,
 ];
+
+/// The optional fields a person gives when logging (those with a flag; the station callsign
+/// and the activation come from imports and folders): the CLI's flags, the MCP tool's inputs.
+pub fn optional_given() -> impl Iterator<Item = &'static Seed> {
+    SEED.iter().filter(|s| !s.required && !s.flag.is_empty())
+}
 
 /// `rstReceived` as the MCP tools name it: `rst_received`.
 pub fn snake_case(wire: &str) -> String {
@@ -204,6 +227,27 @@ mod tests {
                 seed.adif.is_empty() || SEED_ADIF.contains(&seed.adif),
                 "{}",
                 seed.adif
+            );
+        }
+    }
+
+    /// Every optional field but the frequency is text, and each has its slot in both types.
+    #[test]
+    fn every_optional_field_has_its_slot() {
+        let mut input = crate::ContactInput::default();
+        let mut patch = crate::ContactPatch::default();
+        for seed in SEED {
+            assert_eq!(
+                input.text_mut(seed).is_some(),
+                !seed.required,
+                "{}",
+                seed.wire
+            );
+            assert_eq!(
+                patch.text_mut(seed).is_some(),
+                !seed.required,
+                "{}",
+                seed.wire
             );
         }
     }

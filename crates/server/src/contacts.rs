@@ -8,7 +8,7 @@ use super::extract::{Auth, CursorKind, Elevated, IdemKey, JsonBody, NoQuery, Par
 use super::{AppState, page};
 use svc_model::dxcc::Dxcc;
 use svc_model::page::DEFAULT_LIMIT;
-use svc_model::seed::*;
+use svc_model::seed::{CALLSIGN, FOLDER_ID, FREQUENCY, MODE, SEED, TIME_ON};
 use svc_model::{
     ApiError, Contact, ContactInput, ContactPatch, Fields, FieldsPatch, Folder, FolderType, IdKind,
     NewContact, Page, Timestamp,
@@ -67,25 +67,21 @@ pub async fn list(
 }
 
 fn read_input(body: &mut JsonBody) -> Result<ContactInput, ApiError> {
-    Ok(ContactInput {
+    let mut input = ContactInput {
         folder_id: body.required_string(FOLDER_ID.wire, "fld_…")?,
         callsign: body.required_string(CALLSIGN.wire, "W1AW")?,
         frequency: body.required_number(FREQUENCY.wire, "14.074")?,
         mode: body.required_string(MODE.wire, "FT8")?,
         time_on: body.required_string(TIME_ON.wire, "2026-11-22T14:05:00Z")?,
-        rst_sent: body.string(RST_SENT.wire)?,
-        rst_received: body.string(RST_RECEIVED.wire)?,
-        name: body.string(NAME.wire)?,
-        notes: body.string(NOTES.wire)?,
-        sig: body.string(SIG.wire)?,
-        sig_info: body.string(SIG_INFO.wire)?,
-        my_sig: body.string(MY_SIG.wire)?,
-        my_sig_info: body.string(MY_SIG_INFO.wire)?,
-        station_callsign: body.string(STATION_CALLSIGN.wire)?,
-        activation_id: body.string(ACTIVATION_ID.wire)?,
-        fields: Fields::from_json(|name| body.value(name))?,
-        from_file: false,
-    })
+        ..ContactInput::default()
+    };
+    for seed in SEED {
+        if let Some(slot) = input.text_mut(seed) {
+            *slot = body.string(seed.wire)?;
+        }
+    }
+    input.fields = Fields::from_json(|name| body.value(name))?;
+    Ok(input)
 }
 
 /// Reads a contact body: each field's type and presence, then unknown fields (refused with
@@ -188,19 +184,14 @@ fn read_patch(mut body: JsonBody) -> Result<ContactPatch, ApiError> {
         frequency: body.patch_number(FREQUENCY.wire, "14.074")?,
         mode: body.patch_required_string(MODE.wire, "FT8")?,
         time_on: body.patch_required_string(TIME_ON.wire, "2026-11-22T14:05:00Z")?,
-        rst_sent: body.patch_string(RST_SENT.wire)?,
-        rst_received: body.patch_string(RST_RECEIVED.wire)?,
-        name: body.patch_string(NAME.wire)?,
-        notes: body.patch_string(NOTES.wire)?,
-        sig: body.patch_string(SIG.wire)?,
-        sig_info: body.patch_string(SIG_INFO.wire)?,
-        my_sig: body.patch_string(MY_SIG.wire)?,
-        my_sig_info: body.patch_string(MY_SIG_INFO.wire)?,
-        station_callsign: body.patch_string(STATION_CALLSIGN.wire)?,
-        activation_id: body.patch_string(ACTIVATION_ID.wire)?,
-        fields: FieldsPatch::from_json(|name| body.raw(name))?,
-        entity: None,
+        ..ContactPatch::default()
     };
+    for seed in SEED {
+        if let Some(slot) = patch.text_mut(seed) {
+            *slot = body.patch_string(seed.wire)?;
+        }
+    }
+    patch.fields = FieldsPatch::from_json(|name| body.raw(name))?;
     let known = body_fields();
     body.finish(known)?;
     if patch.is_empty() {
