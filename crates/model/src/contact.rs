@@ -590,6 +590,26 @@ impl ContactPatch {
         *self == ContactPatch::default()
     }
 
+    /// An edit that gives the required fields `input`'s values and each optional seed field of
+    /// `optional` its value in `input`, clearing the ones `input` lacks: a form's whole contact
+    /// as an edit, where `optional` are the lines the form has (what it does not show stays as
+    /// stored).
+    pub fn replacing(mut input: ContactInput, optional: &[Seed]) -> ContactPatch {
+        let mut patch = ContactPatch {
+            callsign: Some(input.callsign.clone()),
+            frequency: Some(input.frequency),
+            mode: Some(input.mode.clone()),
+            time_on: Some(input.time_on.clone()),
+            ..ContactPatch::default()
+        };
+        for seed in optional {
+            if let (Some(slot), Some(value)) = (patch.text_mut(seed), input.text_mut(seed)) {
+                *slot = Some(value.take());
+            }
+        }
+        patch
+    }
+
     /// The optional text field of the seed that `seed` declares, as [`ContactInput::text_mut`]
     /// gives it: `Some(None)` in it clears the field.
     pub fn text_mut(&mut self, seed: &Seed) -> Option<&mut Option<Option<String>>> {

@@ -11,11 +11,11 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 use tui_input::Input;
 
 use svc_client::lookup::Lookup;
-use svc_model::FieldsPatch;
 use svc_model::activation::POTA_NEEDED;
 use svc_model::band::{mhz_text, read_frequency};
 use svc_model::callsign::normalize_callsign;
 use svc_model::contact::dupe_key;
+use svc_model::seed::{self, Seed};
 use svc_model::{ContactInput, ContactPatch};
 // The model's declared fields, named apart from the form's own `Field`.
 use crate::components::activations::Meter;
@@ -787,29 +787,27 @@ pub enum FormKey {
     Edited(Field),
 }
 
+/// The seed's optional fields the form has a line for (the park line is `sigInfo`, with its
+/// program as `sig`).
+const FORM_SEED: [Seed; 6] = [
+    seed::RST_SENT,
+    seed::RST_RECEIVED,
+    seed::NAME,
+    seed::NOTES,
+    seed::SIG,
+    seed::SIG_INFO,
+];
+
 /// Every field of the form, as an edit: an empty optional field clears it on the service.
 /// Of the declared fields only the grid has a line in the form, so only the grid is named:
 /// the stored contact's others (power, QTH, QSL state, …) stay as they are.
 pub fn edit_request(request: ContactInput, stored_grid: Option<&str>) -> ContactPatch {
     let grid = request.fields.get(Declared::Gridsquare).map(str::to_owned);
-    let mut fields = FieldsPatch::default();
+    let mut patch = ContactPatch::replacing(request, &FORM_SEED);
     if grid.is_some() || stored_grid.is_some() {
-        fields.values.insert(Declared::Gridsquare, grid);
+        patch.fields.values.insert(Declared::Gridsquare, grid);
     }
-    ContactPatch {
-        callsign: Some(request.callsign),
-        frequency: Some(request.frequency),
-        mode: Some(request.mode),
-        time_on: Some(request.time_on),
-        rst_sent: Some(request.rst_sent),
-        rst_received: Some(request.rst_received),
-        name: Some(request.name),
-        notes: Some(request.notes),
-        sig: Some(request.sig),
-        sig_info: Some(request.sig_info),
-        fields,
-        ..ContactPatch::default()
-    }
+    patch
 }
 
 pub fn form_key(form: &mut EntryForm, key: KeyEvent) -> FormKey {
