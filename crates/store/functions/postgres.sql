@@ -63,9 +63,9 @@ BEGIN
         -- LEAST skips NULLs: a limit that does not apply is NULL, and an account none
         -- applies to (the unlimited plan) has NULL places, room for all.
         SELECT a.id, LEAST(
-            CASE WHEN a.plan <> 'unlimited' THEN p_lifetime_budget - a.lifetime_created END,
-            CASE WHEN a.plan = 'free' THEN COALESCE(a.qso_cap, p_cap) - a.native_qso_count END,
-            CASE WHEN p_daily_applies AND a.plan <> 'unlimited'
+            CASE WHEN a.budgeted THEN p_lifetime_budget - a.lifetime_created END,
+            CASE WHEN a.capped THEN COALESCE(a.qso_cap, p_cap) - a.native_qso_count END,
+            CASE WHEN p_daily_applies AND a.budgeted
                 THEN p_daily_budget - CASE WHEN a.daily_day = p_day THEN a.daily_created ELSE 0 END
             END
         ) AS places
@@ -121,11 +121,11 @@ BEGIN
     SELECT i.item, CASE
             WHEN f.id IS NOT NULL THEN 'stored'
             WHEN i.idem_key IS NOT NULL AND NOT i.item = ANY (claimed) THEN 'answered'
-            WHEN a.plan <> 'unlimited' AND a.lifetime_created >= p_lifetime_budget
+            WHEN a.budgeted AND a.lifetime_created >= p_lifetime_budget
                 THEN 'lifetime'
-            WHEN p_daily_applies AND a.plan <> 'unlimited' AND (p_daily_budget <= 0
+            WHEN p_daily_applies AND a.budgeted AND (p_daily_budget <= 0
                 OR (a.daily_day = p_day AND a.daily_created >= p_daily_budget)) THEN 'daily'
-            WHEN a.plan = 'free' AND a.native_qso_count >= COALESCE(a.qso_cap, p_cap) THEN 'cap'
+            WHEN a.capped AND a.native_qso_count >= COALESCE(a.qso_cap, p_cap) THEN 'cap'
             ELSE 'daily'
         END, f.repeats
     FROM unnest(batch) i
@@ -182,9 +182,9 @@ BEGIN
     END IF;
 
     places := LEAST(
-        CASE WHEN a.plan <> 'unlimited' THEN p_lifetime_budget - a.lifetime_created END,
-        CASE WHEN a.plan = 'free' THEN COALESCE(a.qso_cap, p_cap) - a.native_qso_count END,
-        CASE WHEN p_daily_applies AND a.plan <> 'unlimited'
+        CASE WHEN a.budgeted THEN p_lifetime_budget - a.lifetime_created END,
+        CASE WHEN a.capped THEN COALESCE(a.qso_cap, p_cap) - a.native_qso_count END,
+        CASE WHEN p_daily_applies AND a.budgeted
             THEN p_daily_budget - CASE WHEN a.daily_day = p_day THEN a.daily_created ELSE 0 END
         END);
     -- NULL: no limit applies (the unlimited plan).
@@ -193,11 +193,11 @@ BEGIN
             DELETE FROM idempotency d WHERE d.account_id = i.account_id AND d.key = i.idem_key;
         END IF;
         RETURN QUERY SELECT i.item, CASE
-                WHEN a.plan <> 'unlimited' AND a.lifetime_created >= p_lifetime_budget
+                WHEN a.budgeted AND a.lifetime_created >= p_lifetime_budget
                     THEN 'lifetime'
-                WHEN p_daily_applies AND a.plan <> 'unlimited' AND (p_daily_budget <= 0
+                WHEN p_daily_applies AND a.budgeted AND (p_daily_budget <= 0
                     OR (a.daily_day = p_day AND a.daily_created >= p_daily_budget)) THEN 'daily'
-                WHEN a.plan = 'free' AND a.native_qso_count >= COALESCE(a.qso_cap, p_cap)
+                WHEN a.capped AND a.native_qso_count >= COALESCE(a.qso_cap, p_cap)
                     THEN 'cap'
                 ELSE 'daily'
             END, NULL::text;

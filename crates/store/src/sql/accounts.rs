@@ -44,10 +44,15 @@ impl SqlStore {
         let qso_cap = qso_cap.filter(|_| plan.capped());
         self.write(move |tx| {
             Box::pin(async move {
-                sqlx::query("UPDATE accounts SET plan = $1, qso_cap = $2 WHERE id = $3")
-                    .bind(plan.as_str())
-                    .bind(qso_cap)
-                    .bind(&account_id)
+                sqlx::query(
+                    "UPDATE accounts SET plan = $1, capped = $2, budgeted = $3, qso_cap = $4 \
+                     WHERE id = $5",
+                )
+                .bind(plan.as_str())
+                .bind(plan.capped())
+                .bind(plan.budgeted())
+                .bind(qso_cap)
+                .bind(&account_id)
                     .execute(&mut *tx)
                     .await?;
                 Ok(())

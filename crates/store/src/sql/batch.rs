@@ -155,9 +155,9 @@ async fn sqlite_round(
              native_qso_count = native_qso_count + $2, \
              daily_created = CASE WHEN daily_day = $3 THEN daily_created + $7 ELSE $7 END, \
              daily_day = $3 \
-             WHERE id = $1 AND (plan = 'unlimited' OR lifetime_created + $2 <= $4) \
-             AND (plan <> 'free' OR native_qso_count + $2 <= COALESCE(qso_cap, $5)) \
-             AND (plan = 'unlimited' \
+             WHERE id = $1 AND (NOT budgeted OR lifetime_created + $2 <= $4) \
+             AND (NOT capped OR native_qso_count + $2 <= COALESCE(qso_cap, $5)) \
+             AND (NOT budgeted \
                   OR CASE WHEN daily_day = $3 THEN daily_created ELSE 0 END + $7 <= $6)",
         )
         .bind(account_id)

@@ -796,8 +796,8 @@ async fn charge_import(
     let charged = sqlx::query(
         "UPDATE accounts SET lifetime_created = lifetime_created + 1, \
          native_qso_count = native_qso_count + 1 \
-         WHERE id = $1 AND (plan = 'unlimited' OR lifetime_created < $2) \
-         AND (plan <> 'free' OR native_qso_count < COALESCE(qso_cap, $3))",
+         WHERE id = $1 AND (NOT budgeted OR lifetime_created < $2) \
+         AND (NOT capped OR native_qso_count < COALESCE(qso_cap, $3))",
     )
     .bind(account_id)
     .bind(limits.lifetime_contact_budget)

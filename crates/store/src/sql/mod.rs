@@ -166,9 +166,9 @@ macro_rules! charge_account {
          native_qso_count = native_qso_count + 1, \
          daily_created = CASE WHEN daily_day = $4 THEN daily_created + 1 ELSE 1 END, \
          daily_day = $4 \
-         WHERE id = $1 AND (plan = 'unlimited' OR lifetime_created < $2) \
-         AND (plan <> 'free' OR native_qso_count < COALESCE(qso_cap, $3)) \
-         AND (plan = 'unlimited' OR ((daily_day <> $4 OR daily_created < $5) AND $5 > 0))"
+         WHERE id = $1 AND (NOT budgeted OR lifetime_created < $2) \
+         AND (NOT capped OR native_qso_count < COALESCE(qso_cap, $3)) \
+         AND (NOT budgeted OR ((daily_day <> $4 OR daily_created < $5) AND $5 > 0))"
     };
 }
 
@@ -438,13 +438,16 @@ impl Store for SqlStore {
                 let callsign = callsign.as_str();
                 let password_hash = password_hash.as_deref();
             let row = sqlx::query(
-                "INSERT INTO accounts (id, callsign, plan, password_hash, created_at) VALUES ($1, $2, $3, $4, $5) \
+                "INSERT INTO accounts (id, callsign, plan, capped, budgeted, password_hash, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) \
                  ON CONFLICT (callsign) DO NOTHING \
                  RETURNING id, callsign, plan, qso_cap, native_qso_count, created_at, disabled_at",
             )
             .bind(IdKind::Account.generate())
             .bind(callsign)
             .bind(plan.as_str())
+            .bind(plan.capped())
+            .bind(plan.budgeted())
             .bind(password_hash)
             .bind(now.millis())
             .fetch_optional(&mut *tx)
