@@ -65,6 +65,27 @@ pub struct Contact {
     pub external: Vec<super::ExternalCopy>,
 }
 
+/// The optional field of the seed that `seed` declares, in `$contact`: a [`ContactInput`] or a
+/// [`ContactPatch`], whose fields have the same names. The one place a seed field's name meets
+/// its struct field.
+macro_rules! optional_slot {
+    ($contact:expr, $seed:expr) => {
+        Some(match $seed.wire {
+            w if w == seed::RST_SENT.wire => &mut $contact.rst_sent,
+            w if w == seed::RST_RECEIVED.wire => &mut $contact.rst_received,
+            w if w == seed::NAME.wire => &mut $contact.name,
+            w if w == seed::NOTES.wire => &mut $contact.notes,
+            w if w == seed::SIG.wire => &mut $contact.sig,
+            w if w == seed::SIG_INFO.wire => &mut $contact.sig_info,
+            w if w == seed::MY_SIG.wire => &mut $contact.my_sig,
+            w if w == seed::MY_SIG_INFO.wire => &mut $contact.my_sig_info,
+            w if w == seed::STATION_CALLSIGN.wire => &mut $contact.station_callsign,
+            w if w == seed::ACTIVATION_ID.wire => &mut $contact.activation_id,
+            _ => return None,
+        })
+    };
+}
+
 /// A new contact, fields still unchecked: the body of `POST /v1/contacts` in both directions.
 /// Clients send it, the offline journal keeps it as JSON, and the service reads it (with its
 /// own strict reading of each field's type, which names the field at fault) before
@@ -127,19 +148,7 @@ impl ContactInput {
     /// ones and the frequency), so that a surface reads or sets each by walking
     /// [`seed::SEED`] rather than naming every field.
     pub fn text_mut(&mut self, seed: &Seed) -> Option<&mut Option<String>> {
-        Some(match seed.wire {
-            w if w == seed::RST_SENT.wire => &mut self.rst_sent,
-            w if w == seed::RST_RECEIVED.wire => &mut self.rst_received,
-            w if w == seed::NAME.wire => &mut self.name,
-            w if w == seed::NOTES.wire => &mut self.notes,
-            w if w == seed::SIG.wire => &mut self.sig,
-            w if w == seed::SIG_INFO.wire => &mut self.sig_info,
-            w if w == seed::MY_SIG.wire => &mut self.my_sig,
-            w if w == seed::MY_SIG_INFO.wire => &mut self.my_sig_info,
-            w if w == seed::STATION_CALLSIGN.wire => &mut self.station_callsign,
-            w if w == seed::ACTIVATION_ID.wire => &mut self.activation_id,
-            _ => return None,
-        })
+        optional_slot!(self, seed)
     }
 
     /// The contact this input stands for before the service has stored it (a contact waiting
@@ -613,19 +622,7 @@ impl ContactPatch {
     /// The optional text field of the seed that `seed` declares, as [`ContactInput::text_mut`]
     /// gives it: `Some(None)` in it clears the field.
     pub fn text_mut(&mut self, seed: &Seed) -> Option<&mut Option<Option<String>>> {
-        Some(match seed.wire {
-            w if w == seed::RST_SENT.wire => &mut self.rst_sent,
-            w if w == seed::RST_RECEIVED.wire => &mut self.rst_received,
-            w if w == seed::NAME.wire => &mut self.name,
-            w if w == seed::NOTES.wire => &mut self.notes,
-            w if w == seed::SIG.wire => &mut self.sig,
-            w if w == seed::SIG_INFO.wire => &mut self.sig_info,
-            w if w == seed::MY_SIG.wire => &mut self.my_sig,
-            w if w == seed::MY_SIG_INFO.wire => &mut self.my_sig_info,
-            w if w == seed::STATION_CALLSIGN.wire => &mut self.station_callsign,
-            w if w == seed::ACTIVATION_ID.wire => &mut self.activation_id,
-            _ => return None,
-        })
+        optional_slot!(self, seed)
     }
 
     /// Makes an edit of the callsign take the new call's entity fields (from `dxcc`) with it,

@@ -53,8 +53,8 @@ impl SqlStore {
                 .bind(plan.budgeted())
                 .bind(qso_cap)
                 .bind(&account_id)
-                    .execute(&mut *tx)
-                    .await?;
+                .execute(&mut *tx)
+                .await?;
                 Ok(())
             })
         })
