@@ -553,6 +553,7 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
     super::hashing::return_memory_after_use();
     let data_dir = svc_datafiles::data_dir();
     let ready = |ready: Ready| {
+        hand_back_start_up_memory();
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "listening on http://{}", ready.addr);
         if let Some(addr) = &ready.metrics {
@@ -563,6 +564,18 @@ async fn start(args: StartArgs) -> Result<(), Fail> {
     serve_args(args, &data_dir, ready, shutdown_signal()).await?;
     tracing::info!("svc server stopped");
     Ok(())
+}
+
+/// Gives the system back the heap pages that start-up used and freed, most of them the
+/// scratch of parsing the country file (about 2.5 MB at its peak, of which the tables kept
+/// are about 0.5 MB): glibc keeps freed pages that lie below live blocks, so an idle server
+/// held them for good.
+fn hand_back_start_up_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only gives free pages of the allocator's heap back to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// The service of `args` until `shutdown`: [`start`] and [`serve_flags`] alike.
