@@ -1286,9 +1286,45 @@ async fn a_version_2_journal_gets_the_lookups_table() {
         .fetch_one(&reopened.pool)
         .await
         .unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(version, schema::latest(&MIGRATIONS));
     assert_eq!(reopened.entries().await.unwrap(), vec![waiting]);
     let kept = lookup_of("OK1VBR", "Petr", 5_000);
     reopened.save_lookup(&kept).await.unwrap();
     assert_eq!(reopened.cached_lookup("ok1vbr").await.unwrap(), Some(kept));
+}
+
+#[tokio::test]
+async fn the_copy_finds_a_contact_by_its_id_without_a_scan_in_old_files_too() {
+    let (dir, journal) = journal().await;
+    // A file of version 3, written before the index.
+    for statement in [
+        "DROP INDEX cached_contacts_by_id",
+        "DELETE FROM _sqlx_migrations WHERE version = 4",
+        "PRAGMA user_version = 3",
+    ] {
+        sqlx::query(statement).execute(&journal.pool).await.unwrap();
+    }
+    journal.pool.close().await;
+    let reopened = Journal::open_path(&dir.path().join("j.db")).await.unwrap();
+    for statement in [
+        "SELECT folder_id FROM cached_contacts WHERE id = 'c' LIMIT 1",
+        "DELETE FROM cached_contacts WHERE id = 'c' AND folder_id <> 'f'",
+        "DELETE FROM cached_contacts WHERE id = 'c'",
+    ] {
+        let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "EXPLAIN QUERY PLAN {statement}"
+        )))
+        .fetch_all(&reopened.pool)
+        .await
+        .unwrap();
+        assert!(
+            plan.iter().all(|(.., step)| !step.starts_with("SCAN")),
+            "{statement}: {plan:?}"
+        );
+    }
+    let version: i64 = sqlx::query_scalar("PRAGMA user_version")
+        .fetch_one(&reopened.pool)
+        .await
+        .unwrap();
+    assert_eq!(version, schema::latest(&MIGRATIONS));
 }
