@@ -604,19 +604,19 @@ impl ContactPatch {
     /// as an edit, where `optional` are the lines the form has (what it does not show stays as
     /// stored).
     pub fn replacing(mut input: ContactInput, optional: &[Seed]) -> ContactPatch {
-        let mut patch = ContactPatch {
-            callsign: Some(input.callsign.clone()),
-            frequency: Some(input.frequency),
-            mode: Some(input.mode.clone()),
-            time_on: Some(input.time_on.clone()),
-            ..ContactPatch::default()
-        };
+        let mut patch = ContactPatch::default();
         for seed in optional {
             if let (Some(slot), Some(value)) = (patch.text_mut(seed), input.text_mut(seed)) {
                 *slot = Some(value.take());
             }
         }
-        patch
+        ContactPatch {
+            callsign: Some(input.callsign),
+            frequency: Some(input.frequency),
+            mode: Some(input.mode),
+            time_on: Some(input.time_on),
+            ..patch
+        }
     }
 
     /// The optional text field of the seed that `seed` declares, as [`ContactInput::text_mut`]
