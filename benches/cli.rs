@@ -66,6 +66,31 @@ fn measure(label: &str, program: &str, args: &[&str], env: &[(&str, String)]) {
     );
 }
 
+/// How much of `link/startup.order` the binary still has: the list names functions of two
+/// builds (release and bench), so a current list finds about half of its names in either.
+/// Fewer means it is stale and start-up memory grows back; `link/update-startup-order`
+/// writes it again.
+fn startup_order() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/link/startup.order");
+    let Ok(list) = std::fs::read_to_string(path) else {
+        println!("link/startup.order: missing");
+        return;
+    };
+    let listed: Vec<&str> = list.lines().filter(|l| !l.starts_with('#')).collect();
+    let Ok(out) = Command::new("nm").args(["--defined-only", BIN]).output() else {
+        println!("link/startup.order: not checked (no nm: Debian's binutils)");
+        return;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let defined: std::collections::HashSet<&str> =
+        text.lines().filter_map(|l| l.split(' ').nth(2)).collect();
+    let found = listed.iter().filter(|n| defined.contains(*n)).count();
+    println!(
+        "link/startup.order: {found} of its {} functions are in this binary",
+        listed.len()
+    );
+}
+
 fn main() -> ExitCode {
     let server = start_server("basic", &["--burst-limit"]);
 
@@ -85,5 +110,8 @@ fn main() -> ExitCode {
     measure("svc whoami --json", BIN, &["whoami", "--json"], &with_key);
 
     drop(server);
+    // Last: the list and the symbol table grow this process, and a child's peak RSS counts
+    // its parent's pages until its exec.
+    startup_order();
     ExitCode::SUCCESS
 }
