@@ -258,40 +258,40 @@ impl SqlStore {
         self.write(move |tx| {
             Box::pin(async move {
                 let (account_id, m, idem) = (account_id.as_str(), &m, idem.as_ref());
-            if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
-                return replay(&previous);
-            }
-            let parent = match m.program {
-                Some(p) => category_identity(p),
-                None => root_identity().to_owned(),
-            };
-            let spec = IdentifiedFolder {
-                parent_identity: &parent,
-                folder_type: FolderType::Monthly,
-                name: &m.name,
-                program: m.program,
-                month: Some(&m.month),
-                activation: None,
-                auto_folder_key: m.auto_folder_key.as_deref(),
-                identity_key: &m.identity_key,
-            };
-            let (folder, created) = find_or_insert_folder(&mut *tx, account_id, spec, now).await?;
-            if !created
-                && (folder.folder_type != FolderType::Monthly
-                    || folder.month.as_deref() != Some(m.month.as_str()))
-            {
-                return Err(ApiError::field(
-                    "month",
-                    format!(
-                        "an existing folder {} ({}) holds this monthly folder's identity but does not match it; it is refused rather than adopted",
-                        folder.id, folder.name
-                    ),
-                )
-                .into());
-            }
-            let outcome = FolderCreated { folder, created };
-            complete(&mut *tx, account_id, idem, &outcome).await?;
-            Ok(Idem::Fresh(outcome))
+                if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
+                    return replay(&previous);
+                }
+                let parent = match m.program {
+                    Some(p) => category_identity(p),
+                    None => root_identity().to_owned(),
+                };
+                let spec = IdentifiedFolder {
+                    parent_identity: &parent,
+                    folder_type: FolderType::Monthly,
+                    name: &m.name,
+                    program: m.program,
+                    month: Some(&m.month),
+                    activation: None,
+                    auto_folder_key: m.auto_folder_key.as_deref(),
+                    identity_key: &m.identity_key,
+                };
+                let (folder, created) = find_or_insert_folder(&mut *tx, account_id, spec, now).await?;
+                if !created
+                    && (folder.folder_type != FolderType::Monthly
+                        || folder.month.as_deref() != Some(m.month.as_str()))
+                {
+                    return Err(ApiError::field(
+                        "month",
+                        format!(
+                            "an existing folder {} ({}) holds this monthly folder's identity but does not match it; it is refused rather than adopted",
+                            folder.id, folder.name
+                        ),
+                    )
+                    .into());
+                }
+                let outcome = FolderCreated { folder, created };
+                complete(&mut *tx, account_id, idem, &outcome).await?;
+                Ok(Idem::Fresh(outcome))
             })
         })
         .await
@@ -311,57 +311,57 @@ impl SqlStore {
             Box::pin(async move {
                 let (account_id, name, idem) = (account_id.as_str(), name.as_str(), idem.as_ref());
                 let parent_id = parent_id.as_deref();
-            if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
-                return replay(&previous);
-            }
-            let parent = match parent_id {
-                Some(id) => {
-                    let row = sqlx::query(concat!(
-                        "SELECT ",
-                        folder_cols!(),
-                        " FROM folders WHERE id = $1 AND account_id = $2"
-                    ))
-                    .bind(id)
-                    .bind(account_id)
-                    .fetch_optional(&mut *tx)
-                    .await?
-                    .ok_or_else(|| ApiError::not_found(format!("folder {id} not found")))?;
-                    folder_row(&row)?
+                if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
+                    return replay(&previous);
                 }
-                None => folder_by_identity(&mut *tx, account_id, root_identity())
-                    .await?
-                    .ok_or_else(|| StoreError::Db(decode_err("account has no root folder".into())))?,
-            };
-            if parent.folder_type != FolderType::Category {
-                return Err(ApiError::field(
-                    "parentId",
-                    format!(
-                        "folder {} ({}) is a {} folder; a category can only sit under All Contacts or another category",
-                        parent.id,
-                        parent.name,
-                        parent.folder_type.as_str()
-                    ),
-                )
-                .into());
-            }
-            let row = sqlx::query(concat!(
-                "INSERT INTO folders (id, account_id, parent_id, type, name, created_at) \
-                 VALUES ($1, $2, $3, 'category', $4, $5) RETURNING ",
-                folder_cols!()
-            ))
-            .bind(IdKind::Folder.generate())
-            .bind(account_id)
-            .bind(&parent.id)
-            .bind(name)
-            .bind(now.millis())
-            .fetch_one(&mut *tx)
-            .await?;
-            let outcome = FolderCreated {
-                folder: folder_row(&row)?,
-                created: true,
-            };
-            complete(&mut *tx, account_id, idem, &outcome).await?;
-            Ok(Idem::Fresh(outcome))
+                let parent = match parent_id {
+                    Some(id) => {
+                        let row = sqlx::query(concat!(
+                            "SELECT ",
+                            folder_cols!(),
+                            " FROM folders WHERE id = $1 AND account_id = $2"
+                        ))
+                        .bind(id)
+                        .bind(account_id)
+                        .fetch_optional(&mut *tx)
+                        .await?
+                        .ok_or_else(|| ApiError::not_found(format!("folder {id} not found")))?;
+                        folder_row(&row)?
+                    }
+                    None => folder_by_identity(&mut *tx, account_id, root_identity())
+                        .await?
+                        .ok_or_else(|| StoreError::Db(decode_err("account has no root folder".into())))?,
+                };
+                if parent.folder_type != FolderType::Category {
+                    return Err(ApiError::field(
+                        "parentId",
+                        format!(
+                            "folder {} ({}) is a {} folder; a category can only sit under All Contacts or another category",
+                            parent.id,
+                            parent.name,
+                            parent.folder_type.as_str()
+                        ),
+                    )
+                    .into());
+                }
+                let row = sqlx::query(concat!(
+                    "INSERT INTO folders (id, account_id, parent_id, type, name, created_at) \
+                     VALUES ($1, $2, $3, 'category', $4, $5) RETURNING ",
+                    folder_cols!()
+                ))
+                .bind(IdKind::Folder.generate())
+                .bind(account_id)
+                .bind(&parent.id)
+                .bind(name)
+                .bind(now.millis())
+                .fetch_one(&mut *tx)
+                .await?;
+                let outcome = FolderCreated {
+                    folder: folder_row(&row)?,
+                    created: true,
+                };
+                complete(&mut *tx, account_id, idem, &outcome).await?;
+                Ok(Idem::Fresh(outcome))
             })
         })
         .await
@@ -380,50 +380,50 @@ impl SqlStore {
         self.write(move |tx| {
             Box::pin(async move {
                 let (account_id, folder_id, idem) = (account_id.as_str(), folder_id.as_str(), idem.as_ref());
-            if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
-                return replay(&previous);
-            }
-            let row = sqlx::query(concat!(
-                "UPDATE folders SET end_time = $1 WHERE id = $2 AND account_id = $3 AND type = 'activation' \
-                 AND end_time IS NULL AND start_time <= $1 RETURNING ",
-                folder_cols!()
-            ))
-            .bind(end_time.millis())
-            .bind(folder_id)
-            .bind(account_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-            let Some(row) = row else {
-                // Nothing changed: say why, from the row as it is.
+                if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
+                    return replay(&previous);
+                }
                 let row = sqlx::query(concat!(
-                    "SELECT ",
-                    folder_cols!(),
-                    " FROM folders WHERE id = $1 AND account_id = $2"
+                    "UPDATE folders SET end_time = $1 WHERE id = $2 AND account_id = $3 AND type = 'activation' \
+                     AND end_time IS NULL AND start_time <= $1 RETURNING ",
+                    folder_cols!()
                 ))
+                .bind(end_time.millis())
                 .bind(folder_id)
                 .bind(account_id)
                 .fetch_optional(&mut *tx)
-                .await?
-                .ok_or_else(|| ApiError::not_found(format!("folder {folder_id} not found")))?;
-                let folder = folder_row(&row)?;
-                let message = match (folder.folder_type, folder.end_time, folder.start_time) {
-                    (FolderType::Activation, Some(ended), _) => {
-                        format!("activation {} ended already at {ended}", folder.name)
-                    }
-                    (FolderType::Activation, None, Some(start)) => format!(
-                        "endTime {end_time} is before the activation's start {start}; send a later endTime"
-                    ),
-                    _ => format!(
-                        "folder {} is a {} folder, not an activation",
-                        folder.name,
-                        folder.folder_type.as_str()
-                    ),
+                .await?;
+                let Some(row) = row else {
+                    // Nothing changed: say why, from the row as it is.
+                    let row = sqlx::query(concat!(
+                        "SELECT ",
+                        folder_cols!(),
+                        " FROM folders WHERE id = $1 AND account_id = $2"
+                    ))
+                    .bind(folder_id)
+                    .bind(account_id)
+                    .fetch_optional(&mut *tx)
+                    .await?
+                    .ok_or_else(|| ApiError::not_found(format!("folder {folder_id} not found")))?;
+                    let folder = folder_row(&row)?;
+                    let message = match (folder.folder_type, folder.end_time, folder.start_time) {
+                        (FolderType::Activation, Some(ended), _) => {
+                            format!("activation {} ended already at {ended}", folder.name)
+                        }
+                        (FolderType::Activation, None, Some(start)) => format!(
+                            "endTime {end_time} is before the activation's start {start}; send a later endTime"
+                        ),
+                        _ => format!(
+                            "folder {} is a {} folder, not an activation",
+                            folder.name,
+                            folder.folder_type.as_str()
+                        ),
+                    };
+                    return Err(ApiError::field("endTime", message).into());
                 };
-                return Err(ApiError::field("endTime", message).into());
-            };
-            let folder = folder_row(&row)?;
-            complete(&mut *tx, account_id, idem, &folder).await?;
-            Ok(Idem::Fresh(folder))
+                let folder = folder_row(&row)?;
+                complete(&mut *tx, account_id, idem, &folder).await?;
+                Ok(Idem::Fresh(folder))
             })
         })
         .await
