@@ -1,5 +1,8 @@
 //! Opaque identifiers (`fld_…`, `qso_…`, `key_…`, `req_…`) and the base32 alphabet they share with keys.
 
+use std::sync::{Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
 use super::ApiError;
 
 const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -47,8 +50,56 @@ pub fn random_bytes<const N: usize>() -> [u8; N] {
     buf
 }
 
-const ID_BYTES: usize = 10;
 const ID_CHARS: usize = 16;
+
+/// An id's 80 bits: the milliseconds since 1970 it was made in (44 bits, to the year 2527),
+/// then a count (36 bits) that starts at random in each millisecond and goes up by one for
+/// each further id in it. Ids made later sort later, so an index of them grows at its end:
+/// with random ids, a batch of 500 contacts wrote into some 400 pages spread over the whole
+/// index, and every one of them again at the next commit.
+const TIME_BITS: u32 = 44;
+const COUNT_BITS: u32 = 80 - TIME_BITS;
+
+/// The 32 characters of an id in ASCII order, so that ids compare as the numbers they spell.
+const SORTED: &[u8; 32] = b"234567abcdefghijklmnopqrstuvwxyz";
+
+/// The last id made by this process, as (millisecond, count).
+static LAST: Mutex<(u64, u64)> = Mutex::new((0, 0));
+
+/// The bits of the next id made at `millis`: later than every id this process made before,
+/// even when the clock goes back.
+fn next_id_bits(millis: u64) -> u128 {
+    advance(
+        &mut LAST.lock().unwrap_or_else(PoisonError::into_inner),
+        millis,
+    )
+}
+
+/// Moves `last` on to the next id at `millis`; that id's bits.
+fn advance(last: &mut (u64, u64), millis: u64) -> u128 {
+    let (mut at, mut count) = *last;
+    if millis > at {
+        at = millis;
+        // A random start in the lower half leaves 2^35 ids of room in the millisecond, and
+        // another process making ids in the same millisecond almost surely counts elsewhere.
+        count = u64::from_be_bytes(random_bytes::<8>()) >> (64 - (COUNT_BITS - 1));
+    } else {
+        count += 1;
+        if count >> COUNT_BITS != 0 {
+            at += 1;
+            count = 0;
+        }
+    }
+    *last = (at, count);
+    (u128::from(at & ((1 << TIME_BITS) - 1)) << COUNT_BITS) | u128::from(count)
+}
+
+/// `bits`' low 80 bits in [`SORTED`]'s characters, most significant first.
+fn spell_id(bits: u128) -> impl Iterator<Item = char> {
+    (0..ID_CHARS)
+        .rev()
+        .map(move |i| SORTED[((bits >> (5 * i)) & 31) as usize] as char)
+}
 
 /// The kinds of identifiers, each with its prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,9 +135,14 @@ impl IdKind {
         }
     }
 
+    /// A new id, later than every other this process made (see [`TIME_BITS`]).
     pub fn generate(self) -> String {
-        let mut id = String::from(self.prefix());
-        id.push_str(&base32(&random_bytes::<ID_BYTES>()).to_ascii_lowercase());
+        let millis = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let mut id = String::with_capacity(self.prefix().len() + ID_CHARS);
+        id.push_str(self.prefix());
+        id.extend(spell_id(next_id_bits(millis)));
         id
     }
 
@@ -150,6 +206,34 @@ mod tests {
             assert_eq!(id.len(), kind.prefix().len() + ID_CHARS);
         }
         assert_ne!(IdKind::Folder.generate(), IdKind::Folder.generate());
+    }
+
+    #[test]
+    fn ids_sort_in_the_order_they_were_made() {
+        let ids: Vec<String> = (0..10_000).map(|_| IdKind::Contact.generate()).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids out of order");
+        // Even when the clock goes back, or a millisecond's count runs out.
+        let at = 1 << 40;
+        let mut last = (0, 0);
+        let first = advance(&mut last, at);
+        assert!(advance(&mut last, at - 5_000) > first);
+        let mut full = (at, (1 << COUNT_BITS) - 1);
+        assert_eq!(advance(&mut full, at), u128::from(at + 1) << COUNT_BITS);
+    }
+
+    #[test]
+    fn an_id_spells_its_time_first() {
+        let bits = (u128::from(0x123_4567_89ab_u64) << COUNT_BITS) | 7;
+        let spelled: String = spell_id(bits).collect();
+        assert_eq!(spelled.len(), ID_CHARS);
+        assert!(spelled.ends_with('b'), "{spelled}");
+        let later: String = spell_id(bits + (1 << COUNT_BITS)).collect();
+        assert!(
+            later > spelled && later[..8] == spelled[..8],
+            "{spelled} {later}"
+        );
+        // The characters' order is the digits' order.
+        assert!(SORTED.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -2,18 +2,22 @@
 //! `POST /v1/contacts` with its `Idempotency-Key` would be, and the batch answers what each of
 //! those would, as if they came one after another in the batch's order.
 //!
-//! - SQLite: the whole batch is one job of the writer, so one savepoint and one commit, and its
-//!   work is a few statements over the whole batch (multi-row `VALUES` lists, or JSON arrays
-//!   read with `json_each` for lists of keys) instead of a few per contact.
+//! - SQLite: the whole batch is one job of the writer, so one commit, and its work is a few
+//!   round trips over the whole batch (multi-row `VALUES` lists for the contacts, runs of
+//!   one-row statements for their keys, JSON arrays read with `json_each` for lookups) instead
+//!   of a few per contact. The writer holds the only
+//!   write lock, so the batch reads which keys are live, then stores each new key once, with
+//!   its answer.
 //! - PostgreSQL: the items join the grouped creates of `svc_create_contacts`
-//!   ([`super::grouped`]) in the batch's order, like that many single creates waiting at once.
+//!   ([`super::grouped`]) in the batch's order, like that many single creates waiting at once;
+//!   the keys are claimed by one conditional upsert.
 //!
-//! Either way the database keeps every limit: the idempotency keys are claimed by one
-//! conditional upsert, the account is charged by one conditional update, and a refusal leaves
-//! nothing behind, its claim included.
+//! Either way the database keeps every limit: the account is charged by one conditional
+//! update, a key's primary key refuses it twice, and a refusal leaves nothing behind, its key
+//! included.
 //!
 //! A key that repeats in a batch is processed in a later round than its first use, so that it
-//! finds the key answered (a replay, or a refusal when the body differs); each round claims
+//! finds the key answered (a replay, or a refusal when the body differs); each round stores
 //! each key once.
 
 use std::collections::HashMap;
@@ -102,44 +106,16 @@ async fn sqlite_round(
     now: Timestamp,
     outcomes: &mut [Option<BatchOutcome>],
 ) -> StoreResult<()> {
-    // Claim every key of the round at once; a key older than the TTL is taken over.
-    let mut claimed: Vec<String> = Vec::with_capacity(round.len());
-    for chunk in chunks(round) {
-        let sql = format!(
-            "INSERT INTO idempotency (account_id, key, fingerprint, response, created_at) VALUES {} \
-             ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, \
-               response = excluded.response, created_at = excluded.created_at \
-             WHERE idempotency.created_at < ? \
-             RETURNING key",
-            values("(?, ?, ?, NULL, ?)", chunk.len())
-        );
-        let mut query = sqlx::query_scalar(sqlx::AssertSqlSafe(sql.as_str()));
-        for &i in chunk {
-            let idem = &items[i].idem;
-            query = query
-                .bind(account_id)
-                .bind(&idem.key)
-                .bind(&idem.fingerprint[..])
-                .bind(now.millis());
-        }
-        let keys: Vec<String> = query
-            .bind(now.millis() - IDEMPOTENCY_TTL_MS)
-            .fetch_all(&mut *conn)
-            .await?;
-        claimed.extend(keys);
-    }
-    let claimed: std::collections::HashSet<String> = claimed.into_iter().collect();
-    let (fresh, live): (Vec<usize>, Vec<usize>) = round
+    // Keys used before: replays, or refusals of another request. The writer holds the
+    // database's only write lock, so what this finds cannot change before the round's keys
+    // are stored (and the primary key would refuse a key stored twice).
+    let keys: Vec<&str> = round.iter().map(|&i| items[i].idem.key.as_str()).collect();
+    let found = answered_keys(&mut *conn, false, account_id, &keys, now).await?;
+    let (live, fresh): (Vec<usize>, Vec<usize>) = round
         .iter()
-        .partition(|&&i| claimed.contains(&items[i].idem.key));
-
-    // Keys used before: replays, or refusals of another request.
-    if !live.is_empty() {
-        let keys: Vec<&str> = live.iter().map(|&i| items[i].idem.key.as_str()).collect();
-        let found = answered_keys(&mut *conn, false, account_id, &keys, now).await?;
-        for &i in &live {
-            outcomes[i] = Some(answer_of(&items[i], &found)?);
-        }
+        .partition(|&&i| found.contains_key(&items[i].idem.key));
+    for &i in &live {
+        outcomes[i] = Some(answer_of(&items[i], &found)?);
     }
     if fresh.is_empty() {
         return Ok(());
@@ -179,18 +155,6 @@ async fn sqlite_round(
     let (stored, refused) = fresh.split_at(admitted as usize);
     if !refused.is_empty() {
         let limit = counters.charged(admitted, limits).reached(limits);
-        let keys: Vec<&str> = refused
-            .iter()
-            .map(|&i| items[i].idem.key.as_str())
-            .collect();
-        sqlx::query(
-            "DELETE FROM idempotency WHERE account_id = $1 \
-             AND key IN (SELECT value FROM json_each($2))",
-        )
-        .bind(account_id)
-        .bind(serde_json::to_string(&keys).map_err(|e| sqlx::Error::Encode(e.into()))?)
-        .execute(&mut *conn)
-        .await?;
         for &i in refused {
             outcomes[i] = Some(Err(limit.api_error(now)));
         }
@@ -262,13 +226,17 @@ async fn sqlite_round(
     for (folder_id, n) in counts {
         count_in_folder(&mut *conn, folder_id, n).await?;
     }
-    // Each claim gets its answer by an upsert, which finds the claim by its primary key.
+    // Each key with its answer; a key stored before and expired since is taken over.
     let positions: Vec<usize> = (0..creates.len()).collect();
+    let mut keys_stored = 0;
     for chunk in chunks(&positions) {
-        let sql = format!(
-            "INSERT INTO idempotency (account_id, key, fingerprint, response, created_at) VALUES {} \
-             ON CONFLICT (account_id, key) DO UPDATE SET response = excluded.response",
-            values("(?, ?, ?, ?, ?)", chunk.len())
+        let sql = statements(
+            "INSERT INTO idempotency (account_id, key, fingerprint, response, created_at) \
+             VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, \
+               response = excluded.response, created_at = excluded.created_at \
+             WHERE idempotency.created_at < ?",
+            chunk.len(),
         );
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()));
         for &n in chunk {
@@ -281,9 +249,13 @@ async fn sqlite_round(
                 .bind(&idem.key)
                 .bind(&idem.fingerprint[..])
                 .bind(to_json(&answers[n])?)
-                .bind(now.millis());
+                .bind(now.millis())
+                .bind(now.millis() - IDEMPOTENCY_TTL_MS);
         }
-        query.execute(&mut *conn).await?;
+        keys_stored += query.execute(&mut *conn).await?.rows_affected();
+    }
+    if keys_stored != creates.len() as u64 {
+        return Err(decode_err("an idempotency key was stored under the writer".into()).into());
     }
     for (&i, answer) in stored.iter().zip(answers) {
         outcomes[i] = Some(Ok(Idem::Fresh(answer)));
@@ -291,9 +263,10 @@ async fn sqlite_round(
     Ok(())
 }
 
-/// Rows one statement of the SQLite batch writes at most: a power of two, so that a batch of
-/// any size needs few statements and only a few statement texts (each prepared once).
-const MAX_ROWS: usize = 256;
+/// Rows one round trip to the SQLite connection writes at most: a power of two, so that a
+/// batch of any size needs few round trips and only a few statement texts (each prepared
+/// once, and kept).
+const MAX_ROWS: usize = 64;
 
 /// Splits `all` into runs of a power of two, at most [`MAX_ROWS`], largest first.
 fn chunks<T>(all: &[T]) -> Vec<&[T]> {
@@ -307,14 +280,25 @@ fn chunks<T>(all: &[T]) -> Vec<&[T]> {
     runs
 }
 
-/// `rows` copies of a row of placeholders, for a `VALUES` list.
-fn values(row: &str, rows: usize) -> String {
-    vec![row; rows].join(", ")
+/// `n` copies of the one-row statement `sql`, run in one round trip to the connection.
+///
+/// One row a statement, because inside a transaction SQLite copies every page a statement
+/// of several rows changes (into its statement journal) before changing it, so that the
+/// statement alone can be undone; a statement of one row needs no such copy. A failed
+/// statement fails the whole job, which is undone as one anyway.
+fn statements(sql: &str, n: usize) -> String {
+    vec![sql; n].join(";\n")
 }
 
-/// SQLite: inserts the contacts with bound values, in runs of a power of two rows. (Reading
-/// them from one JSON array with `json_each` cost SQLite a parse of the row's object for each
+/// SQLite: inserts the contacts with bound values, a power of two a statement. (Reading them
+/// from one JSON array with `json_each` cost SQLite a parse of the row's object for each
 /// column: half the writer's time.)
+///
+/// Several rows a statement, unlike the keys: the trigger that queues each new contact for
+/// its logbooks makes even a one-row insert copy the pages it changes into a statement
+/// journal (see [`statements`]), and a statement of many rows copies each page once for all
+/// of them. (One row a statement: 7.0–7.6 s of the service's CPU for the bench's import;
+/// 64 rows: 6.0–6.3 s.)
 async fn insert_contacts(
     conn: &mut AnyConnection,
     account_id: &str,
@@ -326,7 +310,7 @@ async fn insert_contacts(
             "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, \
              time_on, rst_sent, rst_received, name, notes, sig, sig_info, my_sig, my_sig_info, \
              activation_id, station_callsign, dupe_key, fields, created_at) VALUES {}",
-            values(&format!("({})", ["?"; 21].join(", ")), chunk.len())
+            vec![format!("({})", ["?"; 21].join(", ")); chunk.len()].join(", ")
         );
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()));
         for create in chunk {
@@ -462,7 +446,7 @@ mod tests {
     fn chunks_are_powers_of_two_largest_first() {
         let all: Vec<usize> = (0..500).collect();
         let sizes: Vec<usize> = chunks(&all).iter().map(|c| c.len()).collect();
-        assert_eq!(sizes, vec![256, 128, 64, 32, 16, 4]);
+        assert_eq!(sizes, vec![64, 64, 64, 64, 64, 64, 64, 32, 16, 4]);
         assert_eq!(chunks(&all).concat(), all);
         assert_eq!(chunks(&all[..1]).len(), 1);
         assert!(chunks::<usize>(&[]).is_empty());

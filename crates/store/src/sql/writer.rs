@@ -1,12 +1,19 @@
 //! Group commit for SQLite: one task owns the single write connection and runs every write as a job
 //! inside a shared transaction, so one `fsync` makes a whole group of writes durable.
 //!
-//! A durable job runs under its own savepoint: when it fails, its writes are rolled back and
-//! the rest of the group goes on. Its caller is answered only after the group's `COMMIT`
-//! returned, so an acknowledged write survives a crash. A counter job (one statement, such as
-//! the burst window) is answered as soon as its statement ran; losing it to a crash costs a
-//! request count, never data. A group that holds only counters stays open a while (see
-//! `COUNTER_LINGER`) to take the next durable job along instead of paying an `fsync` of its own.
+//! The durable job that opens a transaction runs bare: when it fails, the transaction is rolled
+//! back, which undoes its writes alone. Each later durable job of the group runs under a
+//! savepoint of its own, so that when it fails its writes are rolled back and the rest of the
+//! group goes on. (A savepoint costs a copy of every page the job changes, made before it
+//! changes it: for a batch of 500 contacts, hundreds of pages.) A durable job's caller is
+//! answered only after the group's `COMMIT` returned, so an acknowledged write survives a crash.
+//!
+//! A counter job (one statement, such as the burst window) is answered as soon as its statement
+//! ran; losing it to a crash costs a request count, never data. So a transaction opened by a
+//! counter commits without waiting for the disk (`synchronous = NORMAL`; the next durable
+//! commit's `fsync` takes it along), and stays open a while (see `COUNTER_LINGER`) for the
+//! counts of other requests. A durable job that finds it holding counts alone commits them
+//! first, and so opens a transaction of its own.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -25,7 +32,7 @@ pub type BoxFuture<'c, T> = Pin<Box<dyn Future<Output = T> + Send + 'c>>;
 const MAX_GROUP: usize = 256;
 /// How long a group stays open while it holds counters alone: a durable job that comes along
 /// commits it, else it commits when this has passed since it opened. Reads count their key's
-/// burst window but write nothing else, so a stream of reads pays one `fsync` per period
+/// burst window but write nothing else, so a stream of reads pays one commit per period
 /// instead of one every few requests, and a read rarely waits behind a commit.
 const COUNTER_LINGER: Duration = Duration::from_millis(200);
 const QUEUE: usize = 4096;
@@ -182,13 +189,22 @@ impl Group {
 
     async fn run(&mut self, conn: &mut AnyConnection, job: Box<dyn Job>) {
         let kind = job.kind();
+        // SQLite changes `synchronous` only between transactions: a group opened by a counter
+        // commits without waiting for the disk, since a lost count costs no data, and the
+        // next durable commit's `fsync` makes it durable too.
         let opening = match (kind, self.open, self.savepoint) {
-            (Kind::Counter, false, _) => "BEGIN IMMEDIATE",
+            (Kind::Counter, false, _) => "PRAGMA synchronous = NORMAL; BEGIN IMMEDIATE",
             (Kind::Counter, true, _) => "",
-            (Kind::Durable, false, _) => "BEGIN IMMEDIATE; SAVEPOINT job",
+            (Kind::Durable, false, _) => "PRAGMA synchronous = FULL; BEGIN IMMEDIATE",
+            // Counters alone so far: they go first, so that this job's transaction is its own.
+            (Kind::Durable, true, _) if self.waiting.is_empty() => {
+                "COMMIT; PRAGMA synchronous = FULL; BEGIN IMMEDIATE"
+            }
             (Kind::Durable, true, false) => "SAVEPOINT job",
             (Kind::Durable, true, true) => "RELEASE job; SAVEPOINT job",
         };
+        // A durable job in a transaction of its own runs bare, with no savepoint.
+        let bare = kind == Kind::Durable && opening.ends_with("BEGIN IMMEDIATE");
         if !opening.is_empty() {
             if let Err(e) = conn.execute(opening).await {
                 let message = e.to_string();
@@ -197,7 +213,7 @@ impl Group {
                 self.abort(conn, message).await;
                 return;
             }
-            if !self.open {
+            if opening.ends_with("BEGIN IMMEDIATE") {
                 self.opened_at = Instant::now();
             }
             self.open = true;
@@ -206,11 +222,16 @@ impl Group {
         let closed = match job.run(conn).await {
             Ran::Counted => Ok(()),
             Ran::Refused if kind == Kind::Counter => Ok(()),
+            Ran::Refused if bare => {
+                let rolled_back = conn.execute("ROLLBACK").await.map(drop);
+                self.open = false;
+                rolled_back
+            }
             Ran::Refused => conn.execute("ROLLBACK TO job; RELEASE job").await.map(drop),
             Ran::Broken(message) => return self.abort(conn, message).await,
             Ran::AwaitingCommit(answer) => {
                 self.waiting.push(answer);
-                self.savepoint = true;
+                self.savepoint = !bare;
                 Ok(())
             }
         };
@@ -253,4 +274,87 @@ async fn write_loop(mut conn: AnyConnection, mut queue: mpsc::Receiver<Box<dyn J
     }
     group.commit(&mut conn).await;
     let _ = conn.close().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use svc_model::ApiError;
+
+    /// A durable job inserting `v` into `t`, refused after its write when `refuse`.
+    fn insert(writer: &Writer, v: i64, refuse: bool) -> impl Future<Output = StoreResult<()>> {
+        writer.run(Kind::Durable, move |conn| {
+            Box::pin(async move {
+                sqlx::query("INSERT INTO t (v) VALUES ($1)")
+                    .bind(v)
+                    .execute(&mut *conn)
+                    .await?;
+                if refuse {
+                    return Err(ApiError::field("v", "refused after writing").into());
+                }
+                Ok(())
+            })
+        })
+    }
+
+    fn count(writer: &Writer) -> impl Future<Output = StoreResult<()>> {
+        writer.run(Kind::Counter, |conn| {
+            Box::pin(async move {
+                sqlx::query("UPDATE n SET n = n + 1")
+                    .execute(&mut *conn)
+                    .await?;
+                Ok(())
+            })
+        })
+    }
+
+    async fn values(writer: &Writer) -> (Vec<i64>, i64) {
+        writer
+            .run(Kind::Durable, |conn| {
+                Box::pin(async move {
+                    let t = sqlx::query_scalar("SELECT v FROM t ORDER BY v")
+                        .fetch_all(&mut *conn)
+                        .await?;
+                    let n = sqlx::query_scalar("SELECT n FROM n")
+                        .fetch_one(&mut *conn)
+                        .await?;
+                    Ok((t, n))
+                })
+            })
+            .await
+            .unwrap()
+    }
+
+    // Jobs sent in one `join!` reach the writer before it runs, so they share a group: the
+    // first durable job of each transaction runs bare, the later ones under savepoints.
+    #[tokio::test]
+    async fn a_refused_job_undoes_its_own_writes_alone() {
+        sqlx::any::install_default_drivers();
+        let mut conn = AnyConnection::connect("sqlite::memory:").await.unwrap();
+        conn.execute("CREATE TABLE t (v INTEGER NOT NULL); CREATE TABLE n (n INTEGER NOT NULL); INSERT INTO n VALUES (0)")
+            .await
+            .unwrap();
+        let writer = Writer::spawn(conn);
+
+        // Bare and refused, then two under savepoints, one refused.
+        let (a, b, c, d) = tokio::join!(
+            insert(&writer, 1, true),
+            insert(&writer, 2, false),
+            insert(&writer, 3, true),
+            insert(&writer, 4, false),
+        );
+        assert!(matches!(a, Err(StoreError::Api(_))) && matches!(c, Err(StoreError::Api(_))));
+        assert!(b.is_ok() && d.is_ok(), "{b:?} {d:?}");
+        assert_eq!(values(&writer).await, (vec![2, 4], 0));
+
+        // Counts first: committed before the durable jobs, which still each stand alone.
+        let (a, b, c, d) = tokio::join!(
+            count(&writer),
+            insert(&writer, 5, true),
+            insert(&writer, 6, false),
+            count(&writer),
+        );
+        assert!(a.is_ok() && matches!(b, Err(StoreError::Api(_))) && c.is_ok() && d.is_ok());
+        assert_eq!(values(&writer).await, (vec![2, 4, 6], 2));
+    }
 }
