@@ -5,6 +5,8 @@
 //! it only turns a record into the fields the API takes, and says what it could not keep, so
 //! that the server stays the one place those rules live.
 
+use std::borrow::Cow;
+
 use chrono::NaiveDate;
 use sha2::{Digest, Sha256};
 
@@ -24,16 +26,50 @@ use svc_model::{Contact, ContactInput, Field, Fields, Timestamp};
 /// NOTES stay NOTES and COMMENT stays COMMENT.
 pub fn record_for(contact: &Contact, account_callsign: &str) -> Record {
     let mut r = Record::default();
-    r.push("CALL", contact.callsign.as_str());
-    r.push("QSO_DATE", contact.time_on.utc_compact_date());
-    r.push("TIME_ON", compact_time(contact.time_on));
-    r.push("BAND", contact.band.to_ascii_lowercase());
+    r.fields.reserve(RECORD_FIELDS);
+    for (name, value) in fields_for(contact, account_callsign) {
+        r.push(name, value.into_owned());
+    }
+    r
+}
+
+/// Room for the fields of a typical contact's record.
+const RECORD_FIELDS: usize = 24;
+
+/// A field of a contact's record as [`fields_for`] makes it: the value is borrowed from the
+/// contact where the record carries it as stored.
+pub type ContactField<'a> = (&'a str, Cow<'a, str>);
+
+/// The fields of [`record_for`]'s record, in its order, empty values left out: what a
+/// contact's record holds, said once, for the record and for [`crate::Writer::contact`], which
+/// writes them without making a record (an export writes 100,000 contacts, and a string for
+/// each name and value of their records was a good part of its time).
+pub fn fields_for<'a>(contact: &'a Contact, account_callsign: &'a str) -> Vec<ContactField<'a>> {
+    fn push<'a>(r: &mut Vec<ContactField<'a>>, name: &'a str, value: impl Into<Cow<'a, str>>) {
+        let value = value.into();
+        if !value.is_empty() {
+            r.push((name, value));
+        }
+    }
+    fn text(value: &Option<String>) -> &str {
+        value.as_deref().unwrap_or_default()
+    }
+    let mut r = Vec::with_capacity(RECORD_FIELDS);
+    push(&mut r, "CALL", contact.callsign.as_str());
+    push(&mut r, "QSO_DATE", contact.time_on.utc_compact_date());
+    push(&mut r, "TIME_ON", compact_time(contact.time_on));
+    let band = &contact.band;
+    if band.bytes().any(|b| b.is_ascii_uppercase()) {
+        push(&mut r, "BAND", band.to_ascii_lowercase());
+    } else {
+        push(&mut r, "BAND", band.as_str());
+    }
     if !contact.fields.band_only {
-        r.push("FREQ", format_mhz(contact.frequency));
+        push(&mut r, "FREQ", format_mhz(contact.frequency));
     }
     let (mode, submode) = modes::to_adif(&contact.mode);
-    r.push("MODE", mode);
-    r.push("SUBMODE", submode.unwrap_or_default());
+    push(&mut r, "MODE", mode);
+    push(&mut r, "SUBMODE", submode.unwrap_or_default());
     let optional = [
         ("RST_SENT", &contact.rst_sent),
         ("RST_RCVD", &contact.rst_received),
@@ -41,9 +77,10 @@ pub fn record_for(contact: &Contact, account_callsign: &str) -> Record {
         ("NOTES", &contact.notes),
     ];
     for (name, value) in optional {
-        r.push(name, value.clone().unwrap_or_default());
+        push(&mut r, name, text(value));
     }
-    r.push(
+    push(
+        &mut r,
         "STATION_CALLSIGN",
         contact
             .station_callsign
@@ -67,27 +104,32 @@ pub fn record_for(contact: &Contact, account_callsign: &str) -> Record {
         ),
     ];
     for (sig_name, info_name, pota_name, sig, info) in sigs {
-        r.push(sig_name, sig.clone().unwrap_or_default());
-        r.push(info_name, info.clone().unwrap_or_default());
+        push(&mut r, sig_name, text(sig));
+        push(&mut r, info_name, text(info));
         if sig.as_deref().is_some_and(is_pota) {
-            r.push(pota_name, info.clone().unwrap_or_default());
+            push(&mut r, pota_name, text(info));
         }
     }
     for (def, value) in contact.fields.iter() {
         match def.kind {
             Kind::Instant => {
                 if let Ok(at) = Timestamp::parse(def.wire, value) {
-                    r.push("QSO_DATE_OFF", at.utc_compact_date());
-                    r.push(def.adif, compact_time(at));
+                    push(&mut r, "QSO_DATE_OFF", at.utc_compact_date());
+                    push(&mut r, def.adif, compact_time(at));
                 }
             }
-            Kind::Date => r.push(def.adif, value.replace('-', "")),
-            _ => r.push(def.adif, value),
+            Kind::Date => push(&mut r, def.adif, value.replace('-', "")),
+            _ => push(&mut r, def.adif, value),
         }
     }
+    // Another ADIF field of the contact's, unless the record has that field already (as
+    // [`Record::get`] finds one: any case, a blank value as none).
     for (name, value) in &contact.fields.adif {
-        if r.get(name).is_none() {
-            r.push(name, value.as_str());
+        let taken = r
+            .iter()
+            .any(|(n, v)| n.eq_ignore_ascii_case(name) && !v.trim().is_empty());
+        if !taken {
+            push(&mut r, name, value.as_str());
         }
     }
     r
@@ -653,6 +695,42 @@ mod tests {
         assert_eq!(r.get("SUBMODE"), None);
         assert_eq!(r.get("FREQ"), Some("7"));
         assert_eq!(r.get("POTA_REF"), None);
+    }
+
+    #[test]
+    fn a_contact_written_in_place_is_its_record() {
+        let mut odd = contact();
+        odd.band = "20M".into();
+        odd.fields.band_only = true;
+        // Names the record has already (one in another case), a blank one, an `_INTL` one.
+        for (name, value) in [
+            ("gridsquare", "FN42"),
+            ("CALL", "K9XYZ"),
+            ("APP_BLANK", " "),
+            ("QTH_INTL", "Zürich"),
+        ] {
+            odd.fields.adif.insert(name.into(), value.into());
+        }
+        let created = chrono::DateTime::from_timestamp(0, 0).unwrap();
+        for format in [crate::Format::Adi, crate::Format::Adx] {
+            for c in [contact(), odd.clone()] {
+                let mut made = crate::Writer::with_format(Vec::new(), created, format).unwrap();
+                made.record(&record_for(&c, "W1AW")).unwrap();
+                let mut in_place = crate::Writer::with_format(Vec::new(), created, format).unwrap();
+                in_place.contact(&c, "W1AW").unwrap();
+                let (made, in_place) = (made.finish().unwrap(), in_place.finish().unwrap());
+                assert_eq!(
+                    String::from_utf8(in_place).unwrap(),
+                    String::from_utf8(made).unwrap(),
+                    "{format:?}"
+                );
+            }
+        }
+        let odd = record_for(&odd, "W1AW");
+        assert_eq!(odd.get("BAND"), Some("20m"));
+        assert_eq!(odd.get("CALL"), Some("K2PTP"));
+        assert_eq!(odd.get("APP_BLANK"), None);
+        assert_eq!(odd.get("QTH_INTL"), Some("Zürich"));
     }
 
     #[test]

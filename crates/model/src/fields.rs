@@ -560,6 +560,9 @@ impl<'de> Deserialize<'de> for Fields {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
                 let mut fields = Fields::default();
+                // Packed once at the end: a `set` a field packs them all again, and a page of
+                // a logbook or an export reads thousands of contacts' fields.
+                let mut values: Vec<(Field, Option<String>)> = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
                     if key == "adif" {
                         let adif: Option<BTreeMap<String, String>> = map.next_value()?;
@@ -581,11 +584,26 @@ impl<'de> Deserialize<'de> for Fields {
                                 )));
                             }
                         };
-                        fields.set(field, text);
+                        values.push((field, text));
                     } else {
                         map.next_value::<IgnoredAny>()?;
                     }
                 }
+                // In declaration order; of a field named twice, the last value stands, as
+                // `set` one after the other would leave it.
+                values.sort_by_key(|(field, _)| *field);
+                values.dedup_by(|later, earlier| {
+                    let same = later.0 == earlier.0;
+                    if same {
+                        std::mem::swap(&mut later.1, &mut earlier.1);
+                    }
+                    same
+                });
+                fields.values = Packed::new(
+                    values
+                        .iter()
+                        .filter_map(|(field, text)| Some((text.as_deref()?, *field))),
+                );
                 Ok(fields)
             }
         }
@@ -711,6 +729,21 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn fields_read_back_in_declaration_order_the_last_value_standing() {
+        let read: Fields = serde_json::from_str(
+            r#"{"txPwr": 5, "gridsquare": "FN31", "comment": "x", "gridsquare": "FN42",
+                "comment": null, "later": 1, "adif": {"APP_X": "y"}}"#,
+        )
+        .unwrap();
+        let mut set = Fields::default();
+        set.set(Field::Gridsquare, Some("FN42".into()));
+        set.set(Field::TxPwr, Some("5".into()));
+        set.adif.insert("APP_X".into(), "y".into());
+        assert_eq!(read, set);
+        assert_eq!(read.get(Field::Comment), None);
     }
 
     #[test]

@@ -169,7 +169,7 @@ async fn write_pages(
             if until.is_some_and(|u| t >= u) {
                 continue;
             }
-            if let Err(e) = writer.record(&svc_adif::contact::record_for(contact, &callsign)) {
+            if let Err(e) = writer.contact(contact, &callsign) {
                 tracing::error!(error = %e, "the ADIF export could not write a record");
                 let _ = out.send(Err(e)).await;
                 return;
