@@ -10,6 +10,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("svc-outbound", &[]),
     ("svc-datafiles", &["svc-model"]),
     ("svc-adif", &["svc-model"]),
+    ("svc-wsjtx", &["svc-model"]),
     ("svc-store", &["svc-model"]),
     ("svc-pota", &["svc-model", "svc-outbound", "svc-datafiles"]),
     (
