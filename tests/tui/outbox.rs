@@ -374,8 +374,18 @@ fn the_sender_tells_the_link_state_and_a_returning_link_reloads() {
         ]
     );
     assert!(matches!(&effects[3], Effect::LoadContacts { folder_id, .. } if folder_id == MONTH));
+    // What waits goes at once, not at the end of the sender's back-off (up to 30 s).
+    assert_eq!(effects.last(), Some(&Effect::SendNow));
     // Online again without having been offline: nothing to reload.
     assert!(update(&mut app, Action::Sender(SenderEvent::Online)).is_empty());
+    // The logbook's own check of the link sees it back first, as often as not.
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Offline("refused".into())),
+    );
+    let effects = update(&mut app, Action::LinkProbed(Ok(())));
+    assert_eq!(app.connection, Connection::Online);
+    assert_eq!(effects.last(), Some(&Effect::SendNow));
     // A refused key holds everything back, and says so.
     update(
         &mut app,

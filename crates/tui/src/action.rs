@@ -82,6 +82,9 @@ pub enum Effect {
     Journal(JournalEffect),
     /// For the radio, through the rig poller's connection to rigctld.
     Rig(RigCommand),
+    /// The link is back: the journal's sender goes at once rather than at the end of the
+    /// back-off it took while the link was down (up to 30 s). Answers nothing.
+    SendNow,
 }
 
 // As for Effect: one per event, never stored.

@@ -385,6 +385,7 @@ impl App {
         if let Some(folder) = self.contacts.folder.clone() {
             effects.extend(self.open_folder(folder));
         }
+        effects.push(Effect::SendNow);
         effects
     }
 

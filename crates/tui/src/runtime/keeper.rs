@@ -91,6 +91,12 @@ impl Keeper {
         Action::Journal(answer)
     }
 
+    /// Wakes the sender: while the link was down it asks first whether the service answers,
+    /// then sends what waits.
+    pub fn send_now(&self) {
+        self.wake.notify_one();
+    }
+
     async fn load(&mut self) -> JournalAnswer {
         if self.journal.is_none() {
             let found = match &self.source {

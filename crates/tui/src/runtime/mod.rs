@@ -149,6 +149,7 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
                         let _ = commands.send(command);
                     }
                 }
+                Effect::SendNow => keeper.send_now(),
                 effect => {
                     tasks::spawn(effect, &client, &outside, keeper.journal(), &tx, &mut tasks)
                 }

@@ -241,7 +241,7 @@ pub async fn perform(
             });
         }
         // The run loop hands these to the journal and to the rig poller.
-        Effect::Journal(_) | Effect::Rig(_) => {}
+        Effect::Journal(_) | Effect::Rig(_) | Effect::SendNow => {}
     }
 }
 
