@@ -15,6 +15,7 @@ pub mod ids;
 pub mod key;
 pub mod logbook;
 pub mod mode;
+pub mod needed;
 pub mod packed;
 pub mod page;
 pub mod program;
