@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use chrono::NaiveDate;
-use sha2::{Digest, Sha256};
+use svc_model::once::content_key;
 
 use super::{Record, modes};
 use svc_model::band::{band_for_mhz, band_lower_edge};
@@ -465,28 +465,7 @@ pub fn idempotency_key(imported: &Imported) -> String {
             .map(str::to_owned)
             .or_else(|| imported.notes.clone()),
     ];
-    let mut hasher = Sha256::new();
-    // A version, so that a change of what the key covers cannot collide with old keys.
-    hasher.update(b"svc-adif-key-1");
-    for part in &parts {
-        // Length-prefixed, and absent apart from empty, so that no two lists of fields hash
-        // the same bytes.
-        match part {
-            Some(text) => {
-                hasher.update([1u8]);
-                hasher.update((text.len() as u64).to_be_bytes());
-                hasher.update(text.as_bytes());
-            }
-            None => hasher.update([0u8]),
-        }
-    }
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut key = String::from("adif-");
-    for byte in hasher.finalize() {
-        key.push(char::from(HEX[usize::from(byte >> 4)]));
-        key.push(char::from(HEX[usize::from(byte & 0xF)]));
-    }
-    key
+    content_key("adif-", b"svc-adif-key-1", &parts)
 }
 
 /// MHz with at most six decimals (1 Hz) and no trailing zeros: "14.074", "7".

@@ -16,6 +16,7 @@ pub mod key;
 pub mod logbook;
 pub mod mode;
 pub mod needed;
+pub mod once;
 pub mod packed;
 pub mod page;
 pub mod program;

@@ -8,10 +8,10 @@
 //! them, and a value a field refuses is kept as read under its ADIF name. The fields and
 //! their checks are the model's table; nothing here names a field the model does not.
 
-use sha2::{Digest, Sha256};
 use svc_model::band::band_for_mhz;
 use svc_model::fields::check_adif_entry;
 use svc_model::mode::check_mode;
+use svc_model::once::content_key;
 use svc_model::{ContactInput, Field, Fields, Timestamp};
 
 use super::message::QsoLogged;
@@ -118,27 +118,7 @@ pub fn once_key_for(callsign: &str, time_on: Option<Timestamp>, mhz: f64, mode: 
         band_for_mhz(mhz).map(str::to_owned),
         Some(mode_name(mode)),
     ];
-    let mut hasher = Sha256::new();
-    // A version, so that a change of what the key covers cannot collide with older keys.
-    hasher.update(b"svc-wsjtx-key-1");
-    for part in &parts {
-        // Length-prefixed, absent apart from empty, so that no two lists hash alike.
-        match part {
-            Some(text) => {
-                hasher.update([1u8]);
-                hasher.update((text.len() as u64).to_be_bytes());
-                hasher.update(text.as_bytes());
-            }
-            None => hasher.update([0u8]),
-        }
-    }
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut key = String::from("wsjtx-");
-    for byte in hasher.finalize() {
-        key.push(char::from(HEX[usize::from(byte >> 4)]));
-        key.push(char::from(HEX[usize::from(byte & 0xF)]));
-    }
-    key
+    content_key("wsjtx-", b"svc-wsjtx-key-1", &parts)
 }
 
 /// A mode as the model's table spells it (`ft4` → FT4, FT4 staying FT4 rather than ADIF's
