@@ -1599,3 +1599,51 @@ fn alt_w_wipes_the_contact_being_typed() {
     assert_eq!(f.focus, Field::Callsign);
     assert!(status(&app).contains("cleared"), "{}", status(&app));
 }
+
+/// The spot list marks the parks worked today in the open log from the contacts it has when
+/// it opens, and again when the log's page comes in after (the log read again when the link
+/// came back, under load in the CI run of 2026-11-28).
+#[test]
+fn the_spot_list_marks_what_the_log_shows_when_its_page_comes_after() {
+    let mut app = loaded();
+    let effects = open(&mut app, "2026-11");
+    let Some(Effect::LoadContacts { generation, .. }) = effects.first() else {
+        panic!("{effects:?}")
+    };
+    let generation = *generation;
+    update(&mut app, Action::Tick(at("2026-11-22T15:00:00Z")));
+    let effects = alt(&mut app, 'S');
+    assert!(effects.contains(&Effect::LoadSpots), "{effects:?}");
+    let worked = |app: &svc::tui::App| match &app.dialog {
+        Some(Dialog::Spots(list)) => list.worked.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(worked(&app).is_empty());
+    let mut hunted = contact(
+        "qso_h",
+        MONTH,
+        "W1AW",
+        14.285,
+        "20m",
+        "SSB",
+        "2026-11-22T12:00:00Z",
+    );
+    hunted.sig = Some("POTA".into());
+    hunted.sig_info = Some("US-0001".into());
+    update(
+        &mut app,
+        Action::ContactsLoaded {
+            folder_id: MONTH.into(),
+            generation,
+            source: Source::Service,
+            result: Ok(Page {
+                items: vec![hunted],
+                cursor: None,
+            }),
+        },
+    );
+    assert_eq!(
+        worked(&app).into_iter().collect::<Vec<_>>(),
+        ["W1AW US-0001"]
+    );
+}

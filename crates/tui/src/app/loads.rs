@@ -36,6 +36,7 @@ impl App {
                 self.contacts.page_loaded(from_service, page);
                 self.merge_pending();
                 self.check_callsign();
+                self.mark_worked_spots();
                 if from_service {
                     self.more_contacts()
                 } else {

@@ -49,6 +49,14 @@ impl App {
         vec![Effect::LoadSpots]
     }
 
+    /// The open spot list's marks follow the open log: its page may come after the list opened
+    /// (the log read again when the link came back), with contacts worked today.
+    pub(super) fn mark_worked_spots(&mut self) {
+        if let Some(Dialog::Spots(list)) = &mut self.dialog {
+            list.worked = worked_today(self.contacts.logged(), self.now);
+        }
+    }
+
     /// Enter on a spot: this month's POTA hunting log opens (made if missing, as Alt-M P
     /// makes it), and the form with the spot's call, frequency, mode and park once it is.
     pub(super) fn hunt(&mut self, spot: Spot) -> Vec<Effect> {
