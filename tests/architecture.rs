@@ -11,6 +11,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("svc-datafiles", &["svc-model"]),
     ("svc-adif", &["svc-model"]),
     ("svc-wsjtx", &["svc-model"]),
+    ("svc-n1mm", &["svc-model"]),
     ("svc-store", &["svc-model"]),
     ("svc-pota", &["svc-model", "svc-outbound", "svc-datafiles"]),
     (
@@ -33,7 +34,13 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "svc-cli",
-        &["svc-model", "svc-client", "svc-pota", "svc-adif"],
+        &[
+            "svc-model",
+            "svc-client",
+            "svc-pota",
+            "svc-adif",
+            "svc-wsjtx",
+        ],
     ),
     (
         "svc-mcp",

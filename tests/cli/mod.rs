@@ -13,6 +13,7 @@ mod folders;
 mod hardening;
 mod help;
 mod keychain;
+mod listen;
 mod logbooks;
 mod lookup;
 mod outbox;

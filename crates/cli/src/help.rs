@@ -232,6 +232,15 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         &["svc parks show US-0001", "svc parks show K-0001 --json"],
     ),
     (
+        "listen wsjtx",
+        &[
+            "svc listen wsjtx",
+            "svc listen wsjtx --forward 127.0.0.1:2238",
+            "svc listen wsjtx --bind 127.0.0.1:2239 --month 2026-11",
+            "svc listen wsjtx --folder fld_kig4cpwianj2qdvz --json",
+        ],
+    ),
+    (
         "spot",
         &[
             "svc spot --reference US-0001 --frequency 14.285 --mode SSB",

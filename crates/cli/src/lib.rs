@@ -11,6 +11,7 @@ pub mod folders;
 pub mod help;
 pub mod import;
 pub mod input;
+pub mod listen;
 pub mod logbooks;
 pub mod lookup;
 pub mod outbox;
@@ -111,6 +112,11 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: parks::ParksCommand,
     },
+    /// Listen for the QSOs another program logs and log them here (WSJT-X, JTDX, MSHV)
+    Listen {
+        #[command(subcommand)]
+        command: listen::ListenCommand,
+    },
     /// Spot an activation on POTA: the activator's park, frequency and mode, for hunters
     Spot(spots::SpotArgs),
     /// List the POTA activators on the air now, newest spot first
@@ -146,6 +152,7 @@ impl ClientCommand {
                 None => "lookup".into(),
             },
             ClientCommand::Parks { command } => format!("parks {}", command.name()),
+            ClientCommand::Listen { command } => format!("listen {}", command.name()),
             ClientCommand::Spot(_) => "spot".into(),
             ClientCommand::Spots(_) => "spots".into(),
         }
@@ -472,6 +479,7 @@ pub fn run(global: &GlobalArgs, command: ClientCommand) -> ExitCode {
         ClientCommand::Logbooks { command } => logbooks::run(ctx, command),
         ClientCommand::Lookup(args) => lookup::run(ctx, args),
         ClientCommand::Parks { command } => parks::run(ctx, command),
+        ClientCommand::Listen { command } => listen::run(ctx, command),
         ClientCommand::Spot(args) => spots::spot(ctx, args),
         ClientCommand::Spots(args) => spots::list(ctx, args),
     })

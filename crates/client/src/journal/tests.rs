@@ -1328,3 +1328,68 @@ async fn the_copy_finds_a_contact_by_its_id_without_a_scan_in_old_files_too() {
         .unwrap();
     assert_eq!(version, schema::latest(&MIGRATIONS));
 }
+
+#[tokio::test]
+async fn a_contact_logged_once_under_a_key_is_found_again_by_it() {
+    let (dir, journal) = journal().await;
+    let key = "wsjtx-0123456789abcdef";
+    let first = match journal
+        .log_contact_once(contact(FOLDER, "K1ABC"), key)
+        .await
+        .unwrap()
+    {
+        Logged::New(entry) => entry,
+        other => panic!("not logged anew: {other:?}"),
+    };
+    assert_eq!(first.idempotency_key, key);
+    assert_eq!(first.state, EntryState::Waiting);
+
+    // The same key again, with another body (a re-send that says more): nothing is written.
+    let mut again = contact(FOLDER, "K1ABC");
+    again.rst_sent = Some("-12".into());
+    assert_eq!(
+        journal.log_contact_once(again, key).await.unwrap(),
+        Logged::Already(first.clone())
+    );
+    assert_eq!(journal.entries().await.unwrap(), vec![first.clone()]);
+    assert_eq!(
+        journal.logged_under(key).await.unwrap(),
+        Some(first.clone())
+    );
+    assert_eq!(journal.logged_under("wsjtx-other").await.unwrap(), None);
+
+    // Another key is another contact; a key held by a sent entry is still held, after a
+    // reopen too.
+    let other = journal
+        .log_contact_once(contact(FOLDER, "W1AW"), "wsjtx-other")
+        .await
+        .unwrap();
+    assert!(matches!(other, Logged::New(_)), "{other:?}");
+    sqlx::query("UPDATE entries SET state = 'sent', sent_id = 'qso_x', sent_at = $1 WHERE id = $2")
+        .bind(now_ms())
+        .bind(&first.id)
+        .execute(&journal.pool)
+        .await
+        .unwrap();
+    journal.pool.close().await;
+    let reopened = Journal::open_path(&dir.path().join("j.db")).await.unwrap();
+    let held = reopened
+        .log_contact_once(contact(FOLDER, "K1ABC"), key)
+        .await
+        .unwrap();
+    assert!(
+        matches!(&held, Logged::Already(e) if e.id == first.id && e.state == EntryState::Sent),
+        "{held:?}"
+    );
+    assert_eq!(reopened.entries().await.unwrap().len(), 1);
+
+    // A key the service would refuse is refused before anything is written.
+    for bad in ["", "a key", &"k".repeat(256)] {
+        assert!(matches!(
+            reopened
+                .log_contact_once(contact(FOLDER, "K1ABC"), bad)
+                .await,
+            Err(JournalError::Invalid(_))
+        ));
+    }
+}
