@@ -40,6 +40,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "svc-pota",
             "svc-adif",
             "svc-wsjtx",
+            "svc-n1mm",
         ],
     ),
     (

@@ -1,6 +1,7 @@
 //! `svc listen wsjtx`: the built binary listening on loopback UDP, fed datagrams written by the
 //! QDataStream writer of svc-wsjtx's tests (from WSJT-X's NetworkMessage.hpp), logging
-//! into the real service through its outbox.
+//! into the real service through its outbox. `svc listen adif` and `svc listen n1mm` the same
+//! way, fed ADIF and N1MM Logger+'s XML written here as text.
 //!
 //! On SQLite only: what is tested is the client (its socket, journal and events); the service
 //! stores a contact the same way on either backend, as the server's own tests check.
@@ -47,7 +48,12 @@ struct Listening {
 
 impl Listening {
     fn start(cli: &Cli, args: &[&str]) -> Listening {
-        let mut listening = Listening::spawn(cli, &["--json"], args);
+        Listening::start_on(cli, "wsjtx", args)
+    }
+
+    /// `svc listen PROTOCOL … --json`, once it says it listens.
+    fn start_on(cli: &Cli, protocol: &str, args: &[&str]) -> Listening {
+        let mut listening = Listening::spawn_on(cli, protocol, &["--json"], args);
         listening.next_event("listening");
         listening
     }
@@ -68,9 +74,13 @@ impl Listening {
     }
 
     fn spawn(cli: &Cli, format: &[&str], args: &[&str]) -> Listening {
+        Listening::spawn_on(cli, "wsjtx", format, args)
+    }
+
+    fn spawn_on(cli: &Cli, protocol: &str, format: &[&str], args: &[&str]) -> Listening {
         let mut child = cli
             .std_command()
-            .args(["listen", "wsjtx"])
+            .args(["listen", protocol])
             .args(format)
             .args(args)
             .stdin(Stdio::null())
@@ -416,6 +426,275 @@ fn a_port_taken_is_named_with_what_to_do() {
     let message = run.fails(1, "listen wsjtx", "local_error");
     assert!(message.contains(&bind), "{message}");
     assert!(message.contains("--bind"), "{message}");
+}
+
+/// One ADIF record of an FT8 QSO on 20 m, as JS8Call or WSJT-X's secondary UDP server
+/// writes it.
+fn adif_record(call: &str, at: &When) -> String {
+    let field = |name: &str, value: &str| format!("<{name}:{}>{value} ", value.len());
+    let fields = [
+        field("CALL", call),
+        field("GRIDSQUARE", "FN42"),
+        field("MODE", "FT8"),
+        field("RST_SENT", "-10"),
+        field("RST_RCVD", "-15"),
+        field("QSO_DATE", &at.date),
+        field("TIME_ON", &at.time),
+        field("BAND", "20m"),
+        field("FREQ", "14.074"),
+        field("STATION_CALLSIGN", "W1AW"),
+    ]
+    .concat();
+    format!("{fields}<EOR>\n")
+}
+
+fn adif_records_are_logged_once_under_the_import_key() {
+    let (_server, api, cli) = setup("basic");
+    let bind = format!("127.0.0.1:{}", free_udp_port());
+    let mut listen = Listening::start_on(&cli, "adif", &["--bind", &bind]);
+    let sender = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let send = |text: &str| {
+        sender.send_to(text.as_bytes(), &bind).unwrap();
+    };
+
+    // One record, no header, logged under the ADIF import's key and its folder.
+    let at = when(120);
+    let one = adif_record("K1ABC", &at);
+    send(&one);
+    let logged = listen.next_event("logged");
+    assert_eq!(logged["source"], "ADIF");
+    assert_eq!(logged["callsign"], "K1ABC");
+    assert_eq!(logged["band"], "20m");
+    assert_eq!(logged["mode"], "FT8");
+    assert_eq!(logged["rstSent"], "-10");
+    let key = logged["idempotencyKey"].as_str().unwrap().to_owned();
+    let folder = logged["folderId"].as_str().unwrap().to_owned();
+    assert!(folder.starts_with("fld_"), "{logged}");
+    assert!(key.starts_with("adif-"), "{logged}");
+    assert!(key.ends_with(&format!(":{folder}")), "{logged}");
+
+    // The same record again is a duplicate.
+    send(&one);
+    let duplicate = listen.next_event("duplicate");
+    assert_eq!(duplicate["source"], "ADIF");
+    assert_eq!(duplicate["entry"], logged["entry"]);
+    assert_eq!(duplicate["idempotencyKey"], key.as_str());
+
+    // A datagram of two records, with a header, logs both.
+    let two = format!(
+        "JS8Call log\n<ADIF_VER:5>3.1.0 <PROGRAMID:7>JS8Call <EOH>\n{}{}",
+        adif_record("N0CALL", &when(90)),
+        adif_record("W9XYZ", &when(60)),
+    );
+    send(&two);
+    let first = listen.next_event("logged");
+    assert_eq!(first["callsign"], "N0CALL");
+    assert_eq!(first["id"], "JS8Call");
+    let second = listen.next_event("logged");
+    assert_eq!(second["callsign"], "W9XYZ");
+
+    // Garbage, and a record that makes no contact, are dropped.
+    send("hello, this is not ADIF");
+    let dropped = listen.next_event("dropped");
+    assert!(
+        dropped["message"].as_str().unwrap().starts_with("ADIF: "),
+        "{dropped}"
+    );
+    send("<CALL:5>K2XYZ <MODE:3>FT8 <EOR>");
+    let dropped = listen.next_event("dropped");
+    assert!(
+        dropped["message"].as_str().unwrap().contains("QSO_DATE"),
+        "{dropped}"
+    );
+
+    // The service stores each once.
+    let stored = || {
+        let mut calls: Vec<String> = api
+            .all_contacts(&folder)
+            .iter()
+            .map(|c| c["callsign"].as_str().unwrap().to_owned())
+            .collect();
+        calls.sort();
+        calls
+    };
+    eventually("the three records stored", || stored().len() >= 3);
+    assert_eq!(stored(), ["K1ABC", "N0CALL", "W9XYZ"]);
+    assert_eq!(listen.terminate(), 0);
+    assert_eq!(api.qso_count(), 3);
+}
+
+/// N1MM Logger+'s broadcast of an FT8 contact (crates/n1mm/tests/n1mm/fixtures.rs's N1MM_FT8,
+/// from ptsmonteiro/loghub's tests), its timestamp `at`.
+fn n1mm_contact(root: &str, at: &str) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<{root}>
+        <app>N1MM</app>
+        <contestname>DX</contestname>
+        <contestnr>0</contestnr>
+        <timestamp>{at}</timestamp>
+        <mycall>F4JAW</mycall>
+        <band>28</band>
+        <rxfreq>2807535</rxfreq>
+        <txfreq>2807535</txfreq>
+        <operator>F4JAW</operator>
+        <mode>FT8</mode>
+        <call>EA5EB</call>
+        <countryprefix>EA</countryprefix>
+        <wpxprefix>EA5</wpxprefix>
+        <stationprefix></stationprefix>
+        <continent>EU</continent>
+        <snt>-08</snt>
+        <sntnr>0</sntnr>
+        <rcv>-11</rcv>
+        <rcvnr>0</rcvnr>
+        <gridsquare>IM99</gridsquare>
+        <exchange1></exchange1>
+        <section></section>
+        <comment>Balcony Outback 2000</comment>
+        <qth></qth>
+        <name></name>
+        <power></power>
+        <misctext></misctext>
+        <zone>0</zone>
+        <prec></prec>
+        <ck>0</ck>
+        <ismultiplier1>0</ismultiplier1>
+        <ismultiplier2>0</ismultiplier2>
+        <ismultiplier3>0</ismultiplier3>
+        <points>1</points>
+        <radionr>0</radionr>
+        <run1run2>1</run1run2>
+        <RoverLocation></RoverLocation>
+        <RadioInterfaced>0</RadioInterfaced>
+        <NetworkedCompNr>0</NetworkedCompNr>
+        <IsOriginal>True</IsOriginal>
+        <NetBiosName>8700K</NetBiosName>
+        <IsRunQSO>0</IsRunQSO>
+        <StationName>8700K</StationName>
+        <ID>cc186cb34185419db60f4388391bf508</ID>
+        <IsClaimedQso>1</IsClaimedQso>
+        <oldtimestamp>{at}</oldtimestamp>
+        <oldcall>EA5EB</oldcall>
+</{root}>"#
+    )
+}
+
+fn n1mm_contacts_are_logged_once_and_deletes_ignored() {
+    let (_server, api, cli) = setup("basic");
+    let bind = format!("127.0.0.1:{}", free_udp_port());
+    let mut listen = Listening::start_on(&cli, "n1mm", &["--bind", &bind]);
+    let n1mm = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let send = |text: &str| {
+        n1mm.send_to(text.as_bytes(), &bind).unwrap();
+    };
+    // Two minutes ago, as N1MM writes it: 2023-06-30 18:00:30.
+    let at = when(120);
+    let timestamp = format!(
+        "{}-{}-{} {}:{}:{}",
+        &at.date[..4],
+        &at.date[4..6],
+        &at.date[6..],
+        &at.time[..2],
+        &at.time[2..4],
+        &at.time[4..]
+    );
+
+    let info = n1mm_contact("contactinfo", &timestamp);
+    send(&info);
+    let logged = listen.next_event("logged");
+    assert_eq!(logged["source"], "N1MM+");
+    assert_eq!(logged["id"], "N1MM");
+    assert_eq!(logged["callsign"], "EA5EB");
+    assert_eq!(logged["band"], "10m");
+    assert_eq!(logged["mode"], "FT8");
+    assert_eq!(logged["rstSent"], "-08");
+    assert_eq!(logged["rstReceived"], "-11");
+    let key = logged["idempotencyKey"].as_str().unwrap().to_owned();
+    assert!(key.starts_with("n1mm-"), "{logged}");
+
+    // Heard again, and edited in N1MM: duplicates, nothing logged or changed.
+    send(&info);
+    let duplicate = listen.next_event("duplicate");
+    assert_eq!(duplicate["source"], "N1MM+");
+    assert_eq!(duplicate["entry"], logged["entry"]);
+    assert_eq!(duplicate["idempotencyKey"], key.as_str());
+    send(&n1mm_contact("contactreplace", &timestamp));
+    let edit = listen.next_event("duplicate");
+    assert_eq!(edit["entry"], logged["entry"]);
+    assert!(
+        edit["message"].as_str().unwrap().contains("not applied"),
+        "{edit}"
+    );
+
+    // A RadioInfo is a status event, not a contact.
+    send(
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<RadioInfo>
+  <app>N1MM</app>
+  <StationName>8700K</StationName>
+  <RadioNr>1</RadioNr>
+  <Freq>2807535</Freq>
+  <TXFreq>2807535</TXFreq>
+  <Mode>FT8</Mode>
+  <OpCall>F4JAW</OpCall>
+  <IsRunning>False</IsRunning>
+</RadioInfo>"#,
+    );
+    let status = listen.next_event("status");
+    assert_eq!(status["kind"], "RadioInfo");
+
+    // A delete is named and not applied.
+    send(&format!(
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<contactdelete>
+  <app>N1MM</app>
+  <timestamp>{timestamp}</timestamp>
+  <call>EA5EB</call>
+  <contestnr>0</contestnr>
+  <StationName>8700K</StationName>
+  <ID>cc186cb34185419db60f4388391bf508</ID>
+</contactdelete>"#
+    ));
+    let ignored = listen.next_event("ignored");
+    assert_eq!(ignored["source"], "N1MM+");
+    assert_eq!(ignored["callsign"], "EA5EB");
+    assert_eq!(ignored["idempotencyKey"], key.as_str());
+
+    send("<contactinfo><call>EA5EB</call>");
+    let dropped = listen.next_event("dropped");
+    assert!(
+        dropped["message"].as_str().unwrap().starts_with("N1MM+: "),
+        "{dropped}"
+    );
+
+    // The service stores it once, with its call, band and mode.
+    let folder = api.monthly(&crate::common::this_month().0, None);
+    let stored = || api.all_contacts(&folder);
+    eventually("EA5EB stored", || !stored().is_empty());
+    let contacts = stored();
+    assert_eq!(contacts.len(), 1, "{contacts:#?}");
+    assert_eq!(contacts[0]["callsign"], "EA5EB");
+    assert_eq!(contacts[0]["band"], "10m");
+    assert_eq!(contacts[0]["mode"], "FT8");
+    assert_eq!(listen.terminate(), 0);
+    assert_eq!(api.qso_count(), 1);
+}
+
+#[test]
+fn adif_records() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        adif_records_are_logged_once_under_the_import_key,
+    );
+}
+
+#[test]
+fn n1mm_contacts() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        n1mm_contacts_are_logged_once_and_deletes_ignored,
+    );
 }
 
 #[test]

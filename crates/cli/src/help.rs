@@ -241,6 +241,22 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "listen adif",
+        &[
+            "svc listen adif",
+            "svc listen adif --bind 127.0.0.1:2334 --forward 127.0.0.1:2335",
+            "svc listen adif --month 2026-11 --json",
+        ],
+    ),
+    (
+        "listen n1mm",
+        &[
+            "svc listen n1mm",
+            "svc listen n1mm --folder fld_kig4cpwianj2qdvz",
+            "svc listen n1mm --bind 0.0.0.0:12060 --json",
+        ],
+    ),
+    (
         "spot",
         &[
             "svc spot --reference US-0001 --frequency 14.285 --mode SSB",

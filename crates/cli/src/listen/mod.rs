@@ -3,10 +3,21 @@
 //! under its `svc_wsjtx::once_key`, before the outbox's sender delivers it, so the same QSO
 //! reported again (a restart, its Logged ADIF, a re-send) is stored once; a Logged ADIF is
 //! logged only when no QSO Logged held its key (programs that send only Logged ADIF).
+//!
+//! `svc listen adif` and `svc listen n1mm` share the socket, signals, forwarding, outbox,
+//! sender, folder rule and events: each is a function from a datagram to what it asks of the
+//! listener ([`Heard`]). An ADIF record is keyed as `svc import adif` keys it (its
+//! `svc_adif::contact::idempotency_key` and its folder), so importing the file later stores it
+//! once; an N1MM+ contact under `svc_n1mm::once_key` (its contact ID).
+
+mod adif;
+mod n1mm;
+mod wsjtx;
 
 use std::collections::HashSet;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
@@ -16,13 +27,21 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use super::output::Format;
 use super::{CliError, Ctx, input, outbox};
-use svc_client::journal::{Entry, EntryRequest, Journal, JournalError, Logged, SenderEvent};
+use svc_client::journal::{
+    Entry, EntryRequest, Journal, JournalError, Logged, SenderEvent, is_local_folder_id,
+};
 use svc_model::band::band_for_mhz;
 use svc_model::{ContactInput, Timestamp};
-use svc_wsjtx::{Message, QsoLogged};
 
 /// WSJT-X's own default for its UDP Server.
 pub const DEFAULT_BIND: &str = "127.0.0.1:2237";
+/// The port svc listens on for plain ADIF (WSJT-X's default is taken by `svc listen wsjtx`).
+pub const ADIF_BIND: &str = "127.0.0.1:2333";
+/// N1MM Logger+'s own default for its broadcasts.
+pub const N1MM_BIND: &str = "127.0.0.1:12060";
+/// How long a record waits for the service to make its monthly log, so that its key names the
+/// folder an import would name.
+const FOLDER_WAIT: Duration = Duration::from_secs(3);
 /// The largest UDP datagram.
 const MAX_DATAGRAM: usize = 65_536;
 
@@ -31,12 +50,20 @@ pub enum ListenCommand {
     /// Log each QSO WSJT-X, JTDX or MSHV reports over UDP, as the operator logs it; runs until
     /// SIGINT or SIGTERM
     Wsjtx(WsjtxArgs),
+    /// Log each ADIF record sent over UDP (one or more a datagram: WSJT-X's secondary UDP
+    /// server, JS8Call, …); runs until SIGINT or SIGTERM
+    Adif(AdifArgs),
+    /// Log each contact N1MM Logger+ broadcasts over UDP as it is logged; runs until SIGINT or
+    /// SIGTERM
+    N1mm(N1mmArgs),
 }
 
 impl ListenCommand {
     pub fn name(&self) -> &'static str {
         match self {
             ListenCommand::Wsjtx(_) => "wsjtx",
+            ListenCommand::Adif(_) => "adif",
+            ListenCommand::N1mm(_) => "n1mm",
         }
     }
 }
@@ -46,6 +73,32 @@ pub struct WsjtxArgs {
     /// The UDP address to listen on: WSJT-X's Settings → Reporting → UDP Server and its port
     #[arg(long, value_name = "ADDR", default_value = DEFAULT_BIND, value_parser = socket_addr)]
     bind: SocketAddr,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AdifArgs {
+    /// The UDP address to listen on, where the other program sends its ADIF records
+    #[arg(long, value_name = "ADDR", default_value = ADIF_BIND, value_parser = socket_addr)]
+    bind: SocketAddr,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct N1mmArgs {
+    /// The UDP address to listen on: N1MM+'s Config → Configure Ports… → Broadcast Data →
+    /// Contacts
+    #[arg(long, value_name = "ADDR", default_value = N1MM_BIND, value_parser = socket_addr)]
+    bind: SocketAddr,
+    #[command(flatten)]
+    common: CommonArgs,
+}
+
+/// The flags every `svc listen` takes beside --bind.
+#[derive(Debug, Args)]
+pub struct CommonArgs {
     /// Log into this folder (fld_…) [default: the monthly log of each QSO's month, found or
     /// made]
     #[arg(long, value_parser = input::folder_id, value_name = "ID", conflicts_with = "month")]
@@ -75,20 +128,42 @@ fn socket_addr(text: &str) -> Result<SocketAddr, String> {
 
 pub fn run(ctx: &Ctx, command: ListenCommand) -> Result<(), CliError> {
     match command {
-        ListenCommand::Wsjtx(args) => wsjtx(ctx, args),
+        ListenCommand::Wsjtx(args) => listen(ctx, Protocol::Wsjtx, args.bind, args.common),
+        ListenCommand::Adif(args) => listen(ctx, Protocol::Adif, args.bind, args.common),
+        ListenCommand::N1mm(args) => listen(ctx, Protocol::N1mm, args.bind, args.common),
     }
 }
 
+/// What `svc listen` hears.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    Wsjtx,
+    Adif,
+    N1mm,
+}
+
 /// The failure of binding `addr`, with what to do about it.
-fn bind_error(addr: SocketAddr, e: &std::io::Error) -> CliError {
-    let why = if e.kind() == std::io::ErrorKind::AddrInUse {
-        "the port is taken (by another logger, GridTracker or JTAlert, or another svc listen)"
-            .to_owned()
-    } else {
-        e.to_string()
+fn bind_error(protocol: Protocol, addr: SocketAddr, e: &std::io::Error) -> CliError {
+    let taken = e.kind() == std::io::ErrorKind::AddrInUse;
+    let why = match protocol {
+        Protocol::Wsjtx if taken => {
+            "the port is taken (by another logger, GridTracker or JTAlert, or another svc listen)"
+                .to_owned()
+        }
+        _ if taken => "the port is taken (by another program, or another svc listen)".to_owned(),
+        _ => e.to_string(),
+    };
+    let what = match protocol {
+        Protocol::Wsjtx => {
+            "set WSJT-X's UDP Server to it, or have the other program forward to svc (or use WSJT-X's multicast address for both)"
+        }
+        Protocol::Adif => "send the ADIF records there, or have the other program forward to svc",
+        Protocol::N1mm => {
+            "add it to N1MM+'s Broadcast Data → Contacts (several addresses may be given there)"
+        }
     };
     CliError::local(format!(
-        "cannot listen on UDP {addr}: {why}; give another port with --bind 127.0.0.1:PORT and set WSJT-X's UDP Server to it, or have the other program forward to svc (or use WSJT-X's multicast address for both)"
+        "cannot listen on UDP {addr}: {why}; give another port with --bind 127.0.0.1:PORT and {what}"
     ))
 }
 
@@ -126,15 +201,22 @@ impl Stop {
     }
 }
 
-fn wsjtx(ctx: &Ctx, args: WsjtxArgs) -> Result<(), CliError> {
+/// The loop every protocol shares: the socket, the forwards, the signals, the outbox and its
+/// sender; each datagram goes to the protocol's reading of it.
+fn listen(
+    ctx: &Ctx,
+    protocol: Protocol,
+    bind: SocketAddr,
+    args: CommonArgs,
+) -> Result<(), CliError> {
     let base = ctx.api_base()?;
     let key = ctx.key()?;
     ctx.block_on(async {
         // The port first: a taken one is the likeliest failure, and needs no service to tell.
-        let socket = UdpSocket::bind(args.bind)
+        let socket = UdpSocket::bind(bind)
             .await
-            .map_err(|e| bind_error(args.bind, &e))?;
-        let bound = socket.local_addr().unwrap_or(args.bind);
+            .map_err(|e| bind_error(protocol, bind, &e))?;
+        let bound = socket.local_addr().unwrap_or(bind);
         let forwarder = if args.forward.is_empty() {
             None
         } else {
@@ -159,11 +241,13 @@ fn wsjtx(ctx: &Ctx, args: WsjtxArgs) -> Result<(), CliError> {
         );
         let mut listener = Listener {
             ctx,
+            protocol,
             journal,
             wake,
             folder: args.folder,
             month: args.month,
             heard: HashSet::new(),
+            unmade: Vec::new(),
         };
         listener.listening(bound, &args.forward)?;
         let mut buffer = vec![0u8; MAX_DATAGRAM];
@@ -216,6 +300,8 @@ struct Origin {
 enum Source {
     QsoLogged,
     LoggedAdif,
+    Adif,
+    N1mm,
 }
 
 impl Source {
@@ -223,18 +309,61 @@ impl Source {
         match self {
             Source::QsoLogged => "QSO Logged",
             Source::LoggedAdif => "Logged ADIF",
+            Source::Adif => "ADIF",
+            Source::N1mm => "N1MM+",
         }
     }
 }
 
+/// The idempotency key a contact is logged under.
+enum Key {
+    /// This key, whatever the folder.
+    Fixed(String),
+    /// This key, `:` and the folder the contact goes into, as `svc import adif` keys a record.
+    InFolder(String),
+}
+
+/// What one datagram asks of the listener: a protocol's reading of it.
+enum Heard {
+    /// A contact to log once under its key; `edit` when the sender edited one it sent before
+    /// (not applied when the key is held).
+    Contact {
+        contact: Box<ContactInput>,
+        key: Key,
+        id: String,
+        source: Source,
+        edit: bool,
+    },
+    /// Nothing to log, and why.
+    Dropped { id: Option<String>, message: String },
+    /// A request svc does not carry out (N1MM's deletes).
+    Ignored {
+        id: String,
+        source: Source,
+        callsign: Option<String>,
+        key: String,
+        message: String,
+    },
+    /// Any other message: a status event with --json, nothing in text.
+    Status {
+        id: String,
+        source: Source,
+        kind: String,
+    },
+}
+
 struct Listener<'a> {
     ctx: &'a Ctx,
+    protocol: Protocol,
     journal: Journal,
     wake: Arc<Notify>,
     folder: Option<String>,
     month: Option<String>,
     /// The senders' ids heard so far.
     heard: HashSet<String>,
+    /// The local folders (`loc_…`) the service had not made within [`FOLDER_WAIT`]: records
+    /// keyed with them are found again once they are made.
+    unmade: Vec<String>,
 }
 
 fn band(mhz: f64) -> &'static str {
@@ -261,30 +390,14 @@ impl Listener<'_> {
                 "month": self.month,
             }));
         }
+        let (program, what) = match self.protocol {
+            Protocol::Wsjtx => ("WSJT-X", "each QSO logged there"),
+            Protocol::Adif => ("ADIF records", "each record sent there"),
+            Protocol::N1mm => ("N1MM Logger+", "each contact logged there"),
+        };
         self.ctx.info(&format!(
-            "listening for WSJT-X on UDP {bound}; each QSO logged there is logged here (Ctrl-C ends)"
+            "listening for {program} on UDP {bound}; {what} is logged here (Ctrl-C ends)"
         ));
-        Ok(())
-    }
-
-    /// The first message of a sender names it once; with --json every message is a status
-    /// event.
-    fn hear(&mut self, id: &str, version: Option<&str>, status: Value) -> Result<(), CliError> {
-        let first = self.heard.insert(id.to_owned());
-        if self.json() {
-            let mut event = json!({ "event": "status", "id": id, "first": first });
-            if let (Value::Object(event), Value::Object(status)) = (&mut event, status) {
-                event.extend(status);
-            }
-            return self.event(&event);
-        }
-        if first {
-            let line = match version {
-                Some(version) if !version.is_empty() => format!("hearing WSJT-X {id} {version}\n"),
-                _ => format!("hearing WSJT-X {id}\n"),
-            };
-            return self.ctx.say(&line);
-        }
         Ok(())
     }
 
@@ -293,60 +406,58 @@ impl Listener<'_> {
             from,
             bytes: datagram.len(),
         };
-        let message = match svc_wsjtx::decode(datagram) {
-            Ok(message) => message,
-            Err(e) => return self.dropped(from, None, &e.to_string()),
+        let heard = match self.protocol {
+            Protocol::Wsjtx => return self.wsjtx(datagram, from).await,
+            Protocol::Adif => adif::read(datagram),
+            Protocol::N1mm => n1mm::read(datagram),
         };
-        match message {
-            Message::QsoLogged(qso) => {
-                if !self.heard.contains(&qso.id) {
-                    self.hear(&qso.id, None, json!({ "kind": "qso logged" }))?;
+        for heard in heard {
+            self.act(heard, from).await?;
+        }
+        Ok(())
+    }
+
+    /// Carries out what a protocol read in a datagram.
+    async fn act(&mut self, heard: Heard, from: Origin) -> Result<(), CliError> {
+        match heard {
+            Heard::Contact {
+                contact,
+                key,
+                id,
+                source,
+                edit,
+            } => self.log(*contact, key, &id, source, from, edit).await,
+            Heard::Dropped { id, message } => self.dropped(from, id.as_deref(), &message),
+            Heard::Ignored {
+                id,
+                source,
+                callsign,
+                key,
+                message,
+            } => {
+                if self.json() {
+                    return self.event(&json!({
+                        "event": "ignored",
+                        "id": id,
+                        "source": source.as_str(),
+                        "callsign": callsign,
+                        "idempotencyKey": key,
+                        "message": message,
+                    }));
                 }
-                self.qso_logged(&qso, from).await
+                let what = callsign.unwrap_or_else(|| "a contact".into());
+                self.ctx.say(&format!(
+                    "ignored {}'s delete of {what} (deletes are not applied)\n",
+                    source.as_str()
+                ))
             }
-            Message::LoggedAdif { id, adif } => {
-                if !self.heard.contains(&id) {
-                    self.hear(&id, None, json!({ "kind": "logged adif" }))?;
-                }
-                self.logged_adif(&id, &adif, from).await
-            }
-            Message::Heartbeat(h) => self.hear(
-                &h.id,
-                h.version.as_deref(),
-                json!({
-                    "kind": "heartbeat",
-                    "maxSchema": h.max_schema,
-                    "version": h.version,
-                    "revision": h.revision,
-                }),
-            ),
-            Message::Status(s) => self.hear(
-                &s.id,
-                None,
-                json!({
-                    "kind": "status",
-                    "dialFrequency": s.dial_frequency,
-                    "mode": s.mode,
-                    "dxCall": s.dx_call,
-                    "transmitting": s.transmitting,
-                    "decoding": s.decoding,
-                }),
-            ),
-            Message::Decode(d) => self.hear(
-                &d.id,
-                None,
-                json!({
-                    "kind": "decode",
-                    "snr": d.snr,
-                    "mode": d.mode,
-                    "message": d.message,
-                }),
-            ),
-            Message::Clear { id, .. } => self.hear(&id, None, json!({ "kind": "clear" })),
-            Message::Close { id } => self.hear(&id, None, json!({ "kind": "close" })),
-            Message::Other { kind, id } => {
-                self.hear(&id, None, json!({ "kind": "other", "type": kind }))
-            }
+            Heard::Status { id, source, kind } if self.json() => self.event(&json!({
+                "event": "status",
+                "id": id,
+                "source": source.as_str(),
+                "kind": kind,
+            })),
+            Heard::Status { .. } => Ok(()),
         }
     }
 
@@ -363,50 +474,6 @@ impl Listener<'_> {
         }
         self.ctx
             .say(&format!("dropped a datagram from {from}: {message}\n"))
-    }
-
-    async fn qso_logged(&mut self, qso: &QsoLogged, from: Origin) -> Result<(), CliError> {
-        let key = svc_wsjtx::once_key(qso);
-        match svc_wsjtx::contact(qso, "") {
-            Ok(contact) => {
-                self.log(contact, &key, &qso.id, Source::QsoLogged, from)
-                    .await
-            }
-            Err(e) => self.dropped(from, Some(&qso.id), &e.to_string()),
-        }
-    }
-
-    async fn logged_adif(&mut self, id: &str, adif: &str, from: Origin) -> Result<(), CliError> {
-        let reader = match svc_adif::Reader::new(adif.as_bytes()) {
-            Ok(reader) => reader,
-            Err(e) => {
-                return self.dropped(from, Some(id), &format!("Logged ADIF: {e}"));
-            }
-        };
-        for record in reader {
-            let imported = match record {
-                Ok(record) => svc_adif::contact::imported(&record),
-                Err(e) => Err(e.to_string()),
-            };
-            match imported {
-                Ok(imported) => {
-                    let contact = imported.contact;
-                    let time_on = Timestamp::parse("timeOn", &contact.time_on).ok();
-                    let key = svc_wsjtx::once_key_for(
-                        &contact.callsign,
-                        time_on,
-                        contact.frequency,
-                        &contact.mode,
-                    );
-                    self.log(contact, &key, id, Source::LoggedAdif, from)
-                        .await?;
-                }
-                Err(message) => {
-                    self.dropped(from, Some(id), &format!("Logged ADIF: {message}"))?;
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The folder a contact goes into: --folder, else the monthly log of --month or of the
@@ -428,31 +495,95 @@ impl Listener<'_> {
         Ok(folder.id)
     }
 
+    /// The folder a contact keyed with its folder goes into: a monthly log the service has
+    /// not made yet is waited for a little, so that the key names the folder an import of the
+    /// same record would (with no link, the local one).
+    async fn made(&mut self, folder: String) -> Result<String, JournalError> {
+        if !is_local_folder_id(&folder) || self.unmade.contains(&folder) {
+            return Ok(folder);
+        }
+        self.wake.notify_one();
+        let started = Instant::now();
+        loop {
+            if let Some(made) = self.journal.made_folder(&folder).await? {
+                return Ok(made.id);
+            }
+            if started.elapsed() >= FOLDER_WAIT {
+                self.unmade.push(folder.clone());
+                return Ok(folder);
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// The entry holding `base` keyed with `folder`, or with a local folder made into it.
+    async fn held_in(&self, base: &str, folder: &str) -> Result<Option<Entry>, JournalError> {
+        if let Some(held) = self
+            .journal
+            .logged_under(&format!("{base}:{folder}"))
+            .await?
+        {
+            return Ok(Some(held));
+        }
+        for local in &self.unmade {
+            let made = self.journal.made_folder(local).await?;
+            if made.is_some_and(|made| made.id == folder)
+                && let Some(held) = self
+                    .journal
+                    .logged_under(&format!("{base}:{local}"))
+                    .await?
+            {
+                return Ok(Some(held));
+            }
+        }
+        Ok(None)
+    }
+
     async fn log(
         &mut self,
         mut contact: ContactInput,
-        key: &str,
+        key: Key,
         id: &str,
         source: Source,
         from: Origin,
+        edit: bool,
     ) -> Result<(), CliError> {
-        // A key held already needs no folder: nothing is logged.
-        let logged = match self.journal.logged_under(key).await? {
-            Some(held) => Ok(Logged::Already(held)),
-            None => match self.folder_for(&contact).await {
-                Ok(folder) => {
-                    contact.folder_id = folder;
-                    self.journal.log_contact_once(contact.clone(), key).await
-                }
-                Err(e) => Err(e),
+        let logged = match key {
+            // A key held already needs no folder: nothing is logged.
+            Key::Fixed(key) => match self.journal.logged_under(&key).await? {
+                Some(held) => Ok(Logged::Already(held)),
+                None => match self.folder_for(&contact).await {
+                    Ok(folder) => {
+                        contact.folder_id = folder;
+                        self.journal.log_contact_once(contact.clone(), &key).await
+                    }
+                    Err(e) => Err(e),
+                },
             },
+            Key::InFolder(base) => {
+                let folder = match self.folder_for(&contact).await {
+                    Ok(folder) => self.made(folder).await,
+                    Err(e) => Err(e),
+                };
+                match folder {
+                    Ok(folder) => match self.held_in(&base, &folder).await? {
+                        Some(held) => Ok(Logged::Already(held)),
+                        None => {
+                            let key = format!("{base}:{folder}");
+                            contact.folder_id = folder;
+                            self.journal.log_contact_once(contact.clone(), &key).await
+                        }
+                    },
+                    Err(e) => Err(e),
+                }
+            }
         };
         match logged {
             Ok(Logged::New(entry)) => {
                 self.wake.notify_one();
                 self.logged(&contact, &entry, id, source)
             }
-            Ok(Logged::Already(held)) => self.duplicate(&contact, &held, id, source),
+            Ok(Logged::Already(held)) => self.duplicate(&contact, &held, id, source, edit),
             // A contact the journal cannot take (no frequency, a callsign missing) is dropped,
             // as a malformed datagram is; a journal that cannot write stops the command.
             Err(JournalError::Invalid(message)) => {
@@ -503,9 +634,10 @@ impl Listener<'_> {
         held: &Entry,
         id: &str,
         source: Source,
+        edit: bool,
     ) -> Result<(), CliError> {
         if self.json() {
-            return self.event(&json!({
+            let mut event = json!({
                 "event": "duplicate",
                 "id": id,
                 "source": source.as_str(),
@@ -516,10 +648,21 @@ impl Listener<'_> {
                 "band": band_for_mhz(contact.frequency),
                 "mode": contact.mode,
                 "timeOn": contact.time_on,
-            }));
+            });
+            if edit {
+                event["message"] = json!(
+                    "an edit of a contact logged already: not applied (svc does not edit from N1MM+ yet; edit it in svc)"
+                );
+            }
+            return self.event(&event);
         }
+        let note = if edit {
+            "already logged; the edit is not applied"
+        } else {
+            "already logged"
+        };
         self.ctx.say(&format!(
-            "duplicate {} {} {} (already logged)\n",
+            "duplicate {} {} {} ({note})\n",
             contact.callsign,
             band(contact.frequency),
             contact.mode,
