@@ -12,6 +12,11 @@
 #[path = "../../crates/wsjtx/tests/protocol/qds.rs"]
 mod qds;
 
+// svc-n1mm's captured datagrams; this test uses one.
+#[allow(dead_code)]
+#[path = "../../crates/n1mm/tests/n1mm/fixtures.rs"]
+mod n1mm_fixtures;
+
 use std::io::{BufRead, BufReader};
 use std::net::UdpSocket;
 use std::process::{Child, Stdio};
@@ -523,61 +528,12 @@ fn adif_records_are_logged_once_under_the_import_key() {
     assert_eq!(api.qso_count(), 3);
 }
 
-/// N1MM Logger+'s broadcast of an FT8 contact (crates/n1mm/tests/n1mm/fixtures.rs's N1MM_FT8,
-/// from ptsmonteiro/loghub's tests), its timestamp `at`.
+/// N1MM Logger+'s broadcast of an FT8 contact (svc-n1mm's fixture `N1MM_FT8`, from
+/// ptsmonteiro/loghub's tests) as the message `root`, its timestamps `at`.
 fn n1mm_contact(root: &str, at: &str) -> String {
-    format!(
-        r#"<?xml version="1.0" encoding="utf-8"?>
-<{root}>
-        <app>N1MM</app>
-        <contestname>DX</contestname>
-        <contestnr>0</contestnr>
-        <timestamp>{at}</timestamp>
-        <mycall>F4JAW</mycall>
-        <band>28</band>
-        <rxfreq>2807535</rxfreq>
-        <txfreq>2807535</txfreq>
-        <operator>F4JAW</operator>
-        <mode>FT8</mode>
-        <call>EA5EB</call>
-        <countryprefix>EA</countryprefix>
-        <wpxprefix>EA5</wpxprefix>
-        <stationprefix></stationprefix>
-        <continent>EU</continent>
-        <snt>-08</snt>
-        <sntnr>0</sntnr>
-        <rcv>-11</rcv>
-        <rcvnr>0</rcvnr>
-        <gridsquare>IM99</gridsquare>
-        <exchange1></exchange1>
-        <section></section>
-        <comment>Balcony Outback 2000</comment>
-        <qth></qth>
-        <name></name>
-        <power></power>
-        <misctext></misctext>
-        <zone>0</zone>
-        <prec></prec>
-        <ck>0</ck>
-        <ismultiplier1>0</ismultiplier1>
-        <ismultiplier2>0</ismultiplier2>
-        <ismultiplier3>0</ismultiplier3>
-        <points>1</points>
-        <radionr>0</radionr>
-        <run1run2>1</run1run2>
-        <RoverLocation></RoverLocation>
-        <RadioInterfaced>0</RadioInterfaced>
-        <NetworkedCompNr>0</NetworkedCompNr>
-        <IsOriginal>True</IsOriginal>
-        <NetBiosName>8700K</NetBiosName>
-        <IsRunQSO>0</IsRunQSO>
-        <StationName>8700K</StationName>
-        <ID>cc186cb34185419db60f4388391bf508</ID>
-        <IsClaimedQso>1</IsClaimedQso>
-        <oldtimestamp>{at}</oldtimestamp>
-        <oldcall>EA5EB</oldcall>
-</{root}>"#
-    )
+    n1mm_fixtures::N1MM_FT8
+        .replace("contactinfo>", &format!("{root}>"))
+        .replace("2023-06-30 18:00:30", at)
 }
 
 fn n1mm_contacts_are_logged_once_and_deletes_ignored() {

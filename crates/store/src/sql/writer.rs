@@ -203,8 +203,9 @@ impl Group {
             (Kind::Durable, true, false) => "SAVEPOINT job",
             (Kind::Durable, true, true) => "RELEASE job; SAVEPOINT job",
         };
+        let begins = opening.ends_with("BEGIN IMMEDIATE");
         // A durable job in a transaction of its own runs bare, with no savepoint.
-        let bare = kind == Kind::Durable && opening.ends_with("BEGIN IMMEDIATE");
+        let bare = kind == Kind::Durable && begins;
         if !opening.is_empty() {
             if let Err(e) = conn.execute(opening).await {
                 let message = e.to_string();
@@ -213,7 +214,7 @@ impl Group {
                 self.abort(conn, message).await;
                 return;
             }
-            if opening.ends_with("BEGIN IMMEDIATE") {
+            if begins {
                 self.opened_at = Instant::now();
             }
             self.open = true;
