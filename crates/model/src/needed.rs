@@ -6,9 +6,10 @@
 
 use std::collections::HashSet;
 
-use super::contact::Contact;
+use super::band::band_for_mhz;
+use super::contact::{Contact, ContactInput};
 use super::dxcc::Dxcc;
-use super::fields::Field;
+use super::fields::{Field, Fields};
 use super::time::Timestamp;
 
 /// What working a call now would be; nothing notable is `None` where it is asked.
@@ -43,22 +44,59 @@ impl Worked {
 
     /// Takes one more contact in: one just logged.
     pub fn add(&mut self, dxcc: &Dxcc, contact: &Contact) {
-        let entity = contact
-            .fields
+        self.add_one(
+            dxcc,
+            &contact.fields,
+            &contact.callsign,
+            &contact.band,
+            &contact.mode,
+            contact.time_on,
+        );
+    }
+
+    /// Takes in a contact logged and not yet stored (one waiting to be sent), as the service
+    /// will store it; one it would refuse (no band, no time) counts for nothing.
+    pub fn add_input(&mut self, dxcc: &Dxcc, contact: &ContactInput) {
+        let (Some(band), Ok(time_on)) = (
+            band_for_mhz(contact.frequency),
+            Timestamp::parse("timeOn", &contact.time_on),
+        ) else {
+            return;
+        };
+        self.add_one(
+            dxcc,
+            &contact.fields,
+            &contact.callsign,
+            band,
+            &contact.mode,
+            time_on,
+        );
+    }
+
+    fn add_one(
+        &mut self,
+        dxcc: &Dxcc,
+        fields: &Fields,
+        callsign: &str,
+        band: &str,
+        mode: &str,
+        time_on: Timestamp,
+    ) {
+        let entity = fields
             .get(Field::Dxcc)
             .and_then(|n| n.parse().ok())
-            .or_else(|| dxcc.resolve(&contact.callsign).map(|e| e.dxcc));
-        let band = contact.band.to_ascii_lowercase();
+            .or_else(|| dxcc.resolve(callsign).map(|e| e.dxcc));
+        let band = band.to_ascii_lowercase();
         // Entity 0 is "none" (a maritime mobile): no award counts it.
         if let Some(entity) = entity.filter(|&n| n != 0) {
             self.entities.insert(entity);
             self.entity_bands.insert((entity, band.clone()));
         }
         self.days.insert((
-            contact.callsign.to_ascii_uppercase(),
+            callsign.trim().to_ascii_uppercase(),
             band,
-            contact.mode.to_ascii_uppercase(),
-            contact.time_on.utc_day(),
+            mode.trim().to_ascii_uppercase(),
+            time_on.utc_day(),
         ));
     }
 
@@ -99,7 +137,6 @@ impl Worked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fields::Fields;
 
     fn contact(call: &str, band: &str, mode: &str, at: &str) -> Contact {
         Contact {
@@ -175,5 +212,42 @@ mod tests {
             Some(Need::Dupe)
         );
         assert_eq!(worked.need(&dxcc, "K3AA", "20m", "FT8", now), None);
+    }
+
+    #[test]
+    fn a_contact_waiting_to_be_sent_counts_as_one_stored() {
+        let dxcc = Dxcc::shipped();
+        let waiting: ContactInput = serde_json::from_value(serde_json::json!({
+            "folderId": "fld_aaaaaaaaaaaaaaaa",
+            "callsign": "ja1zzz",
+            "frequency": 14.074,
+            "mode": "FT8",
+            "timeOn": "2026-11-28T11:59:00Z",
+        }))
+        .unwrap();
+        let mut worked = Worked::default();
+        let now = Timestamp::parse("t", "2026-11-28T12:00:00Z").unwrap();
+        assert_eq!(
+            worked.need(&dxcc, "JA1ZZZ", "20m", "FT8", now),
+            Some(Need::NewEntity)
+        );
+        worked.add_input(&dxcc, &waiting);
+        assert_eq!(
+            worked.need(&dxcc, "JA1ZZZ", "20m", "FT8", now),
+            Some(Need::Dupe)
+        );
+        assert_eq!(
+            worked.need(&dxcc, "JA2AAA", "40m", "FT8", now),
+            Some(Need::NewBand)
+        );
+        // One the service would refuse (no band at this frequency) counts for nothing.
+        let mut nowhere = waiting.clone();
+        nowhere.callsign = "VK2AA".into();
+        nowhere.frequency = 1234.5;
+        worked.add_input(&dxcc, &nowhere);
+        assert_eq!(
+            worked.need(&dxcc, "VK3AA", "20m", "FT8", now),
+            Some(Need::NewEntity)
+        );
     }
 }

@@ -123,7 +123,7 @@ pub fn once_key_for(callsign: &str, time_on: Option<Timestamp>, mhz: f64, mode: 
 
 /// A mode as the model's table spells it (`ft4` → FT4, FT4 staying FT4 rather than ADIF's
 /// MFSK), else as sent, upper-cased.
-fn mode_name(mode: &str) -> String {
+pub(crate) fn mode_name(mode: &str) -> String {
     check_mode("mode", mode, true).unwrap_or_else(|_| mode.trim().to_ascii_uppercase())
 }
 

@@ -6,9 +6,11 @@
 //!
 //! [`decode`] reads what WSJT-X sends, [`heartbeat`], [`replay`] and [`highlight_callsign`]
 //! write what svc sends back, and [`contact`] makes of a logged QSO the contact the API
-//! takes, with [`once_key`] to send it safely more than once.
+//! takes, with [`once_key`] to send it safely more than once; [`highlight`] keeps the colours
+//! svc gives the calls WSJT-X decodes.
 
 mod contact;
+pub mod highlight;
 mod message;
 mod read;
 mod time;

@@ -12,10 +12,11 @@
 
 mod adif;
 mod n1mm;
+mod socket;
 mod wsjtx;
 
-use std::collections::HashSet;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::collections::{HashMap, HashSet};
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -73,6 +74,10 @@ pub struct WsjtxArgs {
     /// The UDP address to listen on: WSJT-X's Settings → Reporting → UDP Server and its port
     #[arg(long, value_name = "ADDR", default_value = DEFAULT_BIND, value_parser = socket_addr)]
     bind: SocketAddr,
+    /// Do not colour WSJT-X's decodes (new entity, new band, dupe): JTAlert or another
+    /// program does
+    #[arg(long)]
+    no_highlight: bool,
     #[command(flatten)]
     common: CommonArgs,
 }
@@ -110,6 +115,19 @@ pub struct CommonArgs {
     /// JTAlert); repeat it for several
     #[arg(long, value_name = "ADDR", value_parser = socket_addr)]
     forward: Vec<SocketAddr>,
+    /// Join this multicast group on --bind's port instead (the address the other program
+    /// sends to, e.g. 224.0.0.73), so that GridTracker, JTAlert and other loggers hear the
+    /// same datagrams beside svc
+    #[arg(long, value_name = "GROUP", value_parser = socket::group)]
+    multicast: Option<IpAddr>,
+    /// The network interface to join the group on, by name or address [default: the
+    /// loopback interface]
+    #[arg(long, value_name = "IF", value_parser = socket::interface, requires = "multicast")]
+    interface: Option<socket::Interface>,
+    /// Send each contact logged here as an ADIF record (one a datagram) to this UDP address
+    /// too (GridTracker and the like); repeat it for several
+    #[arg(long, value_name = "ADDR", value_parser = socket_addr)]
+    broadcast_adif: Vec<SocketAddr>,
 }
 
 /// `HOST:PORT`: an IP address, or a name resolved once now.
@@ -128,7 +146,12 @@ fn socket_addr(text: &str) -> Result<SocketAddr, String> {
 
 pub fn run(ctx: &Ctx, command: ListenCommand) -> Result<(), CliError> {
     match command {
-        ListenCommand::Wsjtx(args) => listen(ctx, Protocol::Wsjtx, args.bind, args.common),
+        ListenCommand::Wsjtx(args) => {
+            let protocol = Protocol::Wsjtx {
+                highlight: !args.no_highlight,
+            };
+            listen(ctx, protocol, args.bind, args.common)
+        }
         ListenCommand::Adif(args) => listen(ctx, Protocol::Adif, args.bind, args.common),
         ListenCommand::N1mm(args) => listen(ctx, Protocol::N1mm, args.bind, args.common),
     }
@@ -137,16 +160,35 @@ pub fn run(ctx: &Ctx, command: ListenCommand) -> Result<(), CliError> {
 /// What `svc listen` hears.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Protocol {
-    Wsjtx,
+    /// With `highlight`, decodes are coloured in WSJT-X.
+    Wsjtx {
+        highlight: bool,
+    },
     Adif,
     N1mm,
 }
 
-/// The failure of binding `addr`, with what to do about it.
-fn bind_error(protocol: Protocol, addr: SocketAddr, e: &std::io::Error) -> CliError {
+/// The failure of binding `addr` (or joining `group` on its port), with what to do about it.
+fn bind_error(
+    protocol: Protocol,
+    addr: SocketAddr,
+    group: Option<IpAddr>,
+    failed: &socket::BindError,
+) -> CliError {
+    let e = &failed.error;
+    if let Some(group) = group {
+        let step = if failed.joining {
+            format!("cannot join the multicast group {group}")
+        } else {
+            format!("cannot listen on UDP port {}", addr.port())
+        };
+        return CliError::local(format!(
+            "{step}: {e}; check --multicast and --interface (the interface's name, e.g. lo, or its address; the loopback interface when none is given)"
+        ));
+    }
     let taken = e.kind() == std::io::ErrorKind::AddrInUse;
     let why = match protocol {
-        Protocol::Wsjtx if taken => {
+        Protocol::Wsjtx { .. } if taken => {
             "the port is taken (by another logger, GridTracker or JTAlert, or another svc listen)"
                 .to_owned()
         }
@@ -154,8 +196,8 @@ fn bind_error(protocol: Protocol, addr: SocketAddr, e: &std::io::Error) -> CliEr
         _ => e.to_string(),
     };
     let what = match protocol {
-        Protocol::Wsjtx => {
-            "set WSJT-X's UDP Server to it, or have the other program forward to svc (or use WSJT-X's multicast address for both)"
+        Protocol::Wsjtx { .. } => {
+            "set WSJT-X's UDP Server to it, or have the other program forward to svc; or set WSJT-X's UDP Server to a multicast group (e.g. 224.0.0.73) and give it here with --multicast, so that both hear it"
         }
         Protocol::Adif => "send the ADIF records there, or have the other program forward to svc",
         Protocol::N1mm => {
@@ -213,10 +255,15 @@ fn listen(
     let key = ctx.key()?;
     ctx.block_on(async {
         // The port first: a taken one is the likeliest failure, and needs no service to tell.
-        let socket = UdpSocket::bind(bind)
+        let socket = socket::open(bind, args.multicast, args.interface.as_ref())
             .await
-            .map_err(|e| bind_error(protocol, bind, &e))?;
-        let bound = socket.local_addr().unwrap_or(bind);
+            .map_err(|e| bind_error(protocol, bind, args.multicast, &e))?;
+        let bound = match args.multicast {
+            Some(group) => {
+                SocketAddr::new(group, socket.local_addr().map_or(bind.port(), |a| a.port()))
+            }
+            None => socket.local_addr().unwrap_or(bind),
+        };
         let forwarder = if args.forward.is_empty() {
             None
         } else {
@@ -231,26 +278,46 @@ fn listen(
         };
         let mut stop = Stop::new()?;
         let (journal, client) = outbox::open(ctx, base, &key.key).await?;
+        let client = Arc::new(client);
         let wake = Arc::new(Notify::new());
         let (events, mut received) = unbounded_channel();
         let sender = svc_client::journal::spawn_sender(
             journal.clone(),
-            Arc::new(client),
+            client.clone(),
             wake.clone(),
             events,
         );
+        let (colours, copied) = match protocol {
+            Protocol::Wsjtx { highlight: true } => {
+                let (colours, copied) = wsjtx::Colours::start(&journal, client).await?;
+                (Some(colours), Some(copied))
+            }
+            _ => (None, None),
+        };
+        let mut copied = copied;
         let mut listener = Listener {
             ctx,
             protocol,
+            account: journal
+                .snapshot()
+                .await?
+                .whoami
+                .map(|me| me.callsign)
+                .unwrap_or_default(),
             journal,
             wake,
             folder: args.folder,
             month: args.month,
             heard: HashSet::new(),
+            senders: HashMap::new(),
             unmade: Vec::new(),
+            colours,
+            broadcast_adif: args.broadcast_adif,
+            outgoing: Vec::new(),
         };
         listener.listening(bound, &args.forward)?;
         let mut buffer = vec![0u8; MAX_DATAGRAM];
+        let mut answer = vec![0u8; MAX_DATAGRAM];
         let result = loop {
             let step = tokio::select! {
                 () = stop.wait() => break Ok(()),
@@ -270,8 +337,28 @@ fn listen(
                     // nothing to log, keep listening.
                     Err(_) => Ok(()),
                 },
+                // What a program behind svc sends back to WSJT-X, to the address it had the
+                // datagram from.
+                Some(Ok((length, from))) = async {
+                    Some(forwarder.as_ref()?.recv_from(&mut answer).await)
+                } => {
+                    if args.forward.contains(&from) && matches!(protocol, Protocol::Wsjtx { .. }) {
+                        listener.answered(&answer[..length]);
+                    }
+                    Ok(())
+                }
                 Some(event) = received.recv() => listener.sender_event(event),
+                Some(copy) = async { copied.as_mut()?.recv().await } => {
+                    copied = None;
+                    listener.log_copied(copy).await
+                }
             };
+            // Highlights answer the WSJT-X that sent the decode from the address it sent to,
+            // where it listens for them; ADIF records go from the same socket. A send that
+            // fails (nobody listening) costs nothing logged.
+            for (to, datagram) in listener.outgoing.drain(..) {
+                let _ = socket.send_to(&datagram, to).await;
+            }
             if let Err(e) = step {
                 break Err(e);
             }
@@ -355,15 +442,25 @@ enum Heard {
 struct Listener<'a> {
     ctx: &'a Ctx,
     protocol: Protocol,
+    /// The account's callsign, the ADIF records' STATION_CALLSIGN where a contact names none.
+    account: String,
     journal: Journal,
     wake: Arc<Notify>,
     folder: Option<String>,
     month: Option<String>,
     /// The senders' ids heard so far.
     heard: HashSet<String>,
+    /// Where each WSJT-X instance (by id) sends from.
+    senders: HashMap<String, SocketAddr>,
     /// The local folders (`loc_…`) the service had not made within [`FOLDER_WAIT`]: records
     /// keyed with them are found again once they are made.
     unmade: Vec<String>,
+    /// What WSJT-X's decodes are coloured from (`svc listen wsjtx` without --no-highlight).
+    colours: Option<wsjtx::Colours>,
+    /// Where each contact logged goes as an ADIF record.
+    broadcast_adif: Vec<SocketAddr>,
+    /// Datagrams to send once this one is dealt with.
+    outgoing: Vec<(SocketAddr, Vec<u8>)>,
 }
 
 fn band(mhz: f64) -> &'static str {
@@ -391,7 +488,7 @@ impl Listener<'_> {
             }));
         }
         let (program, what) = match self.protocol {
-            Protocol::Wsjtx => ("WSJT-X", "each QSO logged there"),
+            Protocol::Wsjtx { .. } => ("WSJT-X", "each QSO logged there"),
             Protocol::Adif => ("ADIF records", "each record sent there"),
             Protocol::N1mm => ("N1MM Logger+", "each contact logged there"),
         };
@@ -407,7 +504,7 @@ impl Listener<'_> {
             bytes: datagram.len(),
         };
         let heard = match self.protocol {
-            Protocol::Wsjtx => return self.wsjtx(datagram, from).await,
+            Protocol::Wsjtx { .. } => return self.wsjtx(datagram, from).await,
             Protocol::Adif => adif::read(datagram),
             Protocol::N1mm => n1mm::read(datagram),
         };
@@ -581,6 +678,11 @@ impl Listener<'_> {
         match logged {
             Ok(Logged::New(entry)) => {
                 self.wake.notify_one();
+                self.broadcast(&contact, &entry);
+                if let Some(colours) = &mut self.colours {
+                    self.outgoing
+                        .extend(colours.logged(&contact, &self.senders));
+                }
                 self.logged(&contact, &entry, id, source)
             }
             Ok(Logged::Already(held)) => self.duplicate(&contact, &held, id, source, edit),
@@ -590,6 +692,22 @@ impl Listener<'_> {
                 self.dropped(from, Some(id), &format!("{}: {message}", source.as_str()))
             }
             Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The contact as one ADIF record to each --broadcast-adif address, as the service will
+    /// store it.
+    fn broadcast(&mut self, contact: &ContactInput, entry: &Entry) {
+        if self.broadcast_adif.is_empty() {
+            return;
+        }
+        let contact = contact.pending(&entry.id, Timestamp::now());
+        let record = svc_adif::contact::record_for(&contact, &self.account);
+        // A record the writer cannot write (none today) goes nowhere; the contact is logged.
+        if let Ok(text) = svc_adif::record_text(&record) {
+            for to in &self.broadcast_adif {
+                self.outgoing.push((*to, text.clone().into_bytes()));
+            }
         }
     }
 

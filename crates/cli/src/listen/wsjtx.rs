@@ -1,11 +1,132 @@
 //! WSJT-X's datagrams (JTDX and MSHV speak them too): each sender named once, each QSO Logged
-//! logged under `svc_wsjtx::once_key`, a Logged ADIF only when no QSO Logged held its key.
+//! logged under `svc_wsjtx::once_key`, a Logged ADIF only when no QSO Logged held its key, and
+//! each decoded call coloured in WSJT-X by what working it would bring the log.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use super::{CliError, Key, Listener, Origin, Source};
-use svc_model::Timestamp;
+use svc_client::Client;
+use svc_client::journal::{EntryRequest, EntryState, Journal, JournalError};
+use svc_model::dxcc::Dxcc;
+use svc_model::needed::Worked;
+use svc_model::{ContactInput, Timestamp};
+use svc_wsjtx::highlight::Highlighter;
 use svc_wsjtx::{Message, QsoLogged};
+
+/// What the decodes are coloured from: the log as the journal holds it (its copy of the
+/// service's contacts and the contacts waiting to be sent), so that it works with the link
+/// down, and what each WSJT-X was told.
+pub(super) struct Colours {
+    dxcc: Dxcc,
+    worked: Worked,
+    highlighter: Highlighter,
+}
+
+/// The end of the copy of the whole log from the service, or why it did not happen.
+pub(super) type Copied = Result<(), String>;
+
+impl Colours {
+    /// The log the journal holds now, and a task that copies the service's whole log into the
+    /// journal, answering once it has (the log is read again then).
+    pub(super) async fn start(
+        journal: &Journal,
+        client: Arc<Client>,
+    ) -> Result<(Colours, UnboundedReceiver<Copied>), CliError> {
+        // The country file shipped in svc: the entity of a call no contact names one for.
+        let dxcc = Dxcc::shipped();
+        let worked = worked(journal, &dxcc).await?;
+        let (tell, copied) = unbounded_channel();
+        let copying = journal.clone();
+        tokio::spawn(async move {
+            let _ = tell.send(copy_log(&copying, &client).await);
+        });
+        let colours = Colours {
+            dxcc,
+            worked,
+            highlighter: Highlighter::default(),
+        };
+        Ok((colours, copied))
+    }
+
+    /// A contact just logged: the calls it makes a dupe (or no longer new) change colour.
+    pub(super) fn logged(
+        &mut self,
+        contact: &ContactInput,
+        senders: &HashMap<String, SocketAddr>,
+    ) -> Vec<(SocketAddr, Vec<u8>)> {
+        self.worked.add_input(&self.dxcc, contact);
+        self.refresh(senders)
+    }
+
+    /// Every decoded call judged again against the log, each change to the WSJT-X it is for.
+    fn refresh(&mut self, senders: &HashMap<String, SocketAddr>) -> Vec<(SocketAddr, Vec<u8>)> {
+        let (dxcc, worked, now) = (&self.dxcc, &self.worked, Timestamp::now());
+        let changed = self
+            .highlighter
+            .refresh(|call, band, mode| worked.need(dxcc, call, band, mode, now));
+        let mut out = Vec::new();
+        for (id, datagrams) in changed {
+            if let Some(to) = senders.get(&id) {
+                out.extend(datagrams.into_iter().map(|d| (*to, d)));
+            }
+        }
+        out
+    }
+
+    /// A message of WSJT-X's: the highlights it calls for, to send back to where it came from.
+    fn heard(&mut self, message: &Message, from: SocketAddr) -> Vec<(SocketAddr, Vec<u8>)> {
+        let (dxcc, worked, now) = (&self.dxcc, &self.worked, Timestamp::now());
+        let judge = |call: &str, band: &str, mode: &str| worked.need(dxcc, call, band, mode, now);
+        let datagrams = match message {
+            Message::Status(status) => self.highlighter.status(status, judge),
+            Message::Decode(decode) => self.highlighter.decode(decode, judge).into_iter().collect(),
+            Message::Close { id } => {
+                self.highlighter.forget(id);
+                Vec::new()
+            }
+            _ => Vec::new(),
+        };
+        datagrams.into_iter().map(|d| (from, d)).collect()
+    }
+}
+
+/// The log the journal holds: its copy of the service's contacts, and those waiting to go.
+async fn worked(journal: &Journal, dxcc: &Dxcc) -> Result<Worked, JournalError> {
+    let mut worked = Worked::default();
+    journal
+        .each_cached_contact(|contact| worked.add(dxcc, &contact))
+        .await?;
+    for entry in journal.entries().await? {
+        if let (EntryState::Waiting, EntryRequest::Contact(contact)) = (entry.state, &entry.request)
+        {
+            worked.add_input(dxcc, contact);
+        }
+    }
+    Ok(worked)
+}
+
+/// Copies every folder's contacts from the service into the journal, so that a call is judged
+/// against the whole log, not only the folders this machine has shown.
+async fn copy_log(journal: &Journal, client: &Client) -> Copied {
+    let asked_at = Timestamp::now();
+    let folders = client.all_folders(None).await.map_err(|e| e.to_string())?;
+    for folder in folders {
+        let contacts = client
+            .all_contacts(&folder.id)
+            .await
+            .map_err(|e| e.to_string())?;
+        journal
+            .save_contacts(&folder.id, &contacts, asked_at, true)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
 
 impl Listener<'_> {
     /// The first message of a sender names it once; with --json every message is a status
@@ -35,6 +156,15 @@ impl Listener<'_> {
             Ok(message) => message,
             Err(e) => return self.dropped(from, None, &e.to_string()),
         };
+        // Each instance is answered where it sends from: highlights, and what the programs
+        // behind svc (--forward) send back to it.
+        match &message {
+            Message::Close { id } => self.senders.remove(id),
+            other => self.senders.insert(other.id().to_owned(), from.from),
+        };
+        if let Some(colours) = &mut self.colours {
+            self.outgoing.extend(colours.heard(&message, from.from));
+        }
         match message {
             Message::QsoLogged(qso) => {
                 if !self.heard.contains(&qso.id) {
@@ -144,5 +274,37 @@ impl Listener<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The service's whole log is in the journal now (or could not be had): the decodes are
+    /// judged again against it.
+    pub(super) async fn log_copied(&mut self, copied: Copied) -> Result<(), CliError> {
+        if self.colours.is_none() {
+            return Ok(());
+        }
+        // Not copied (the link is down, or went during the copy): the journal's copy as it
+        // was stays the judge, and the sender says the link is down.
+        if copied.is_err() {
+            return Ok(());
+        }
+        let journal = self.journal.clone();
+        let Some(colours) = &mut self.colours else {
+            return Ok(());
+        };
+        colours.worked = worked(&journal, &colours.dxcc).await?;
+        self.outgoing.extend(colours.refresh(&self.senders));
+        Ok(())
+    }
+
+    /// A datagram a program behind svc (--forward) sent back, as to WSJT-X (a reply to a CQ, a
+    /// highlight): passed on, unchanged, to the instance it names, from the address WSJT-X
+    /// sends to, where it listens.
+    pub(super) fn answered(&mut self, datagram: &[u8]) {
+        let Some(id) = svc_wsjtx::decode(datagram).ok().map(|m| m.id().to_owned()) else {
+            return;
+        };
+        if let Some(to) = self.senders.get(&id) {
+            self.outgoing.push((*to, datagram.to_vec()));
+        }
     }
 }

@@ -337,6 +337,33 @@ impl Journal {
         })
     }
 
+    /// Every contact of the copy, whatever its folder, handed to `each` a page at a time (a
+    /// big log is never held whole): what a logger judges a call against with the link down.
+    pub async fn each_cached_contact(
+        &self,
+        mut each: impl FnMut(Contact),
+    ) -> Result<(), JournalError> {
+        const PAGE: i64 = 1_000;
+        // By rowid, the table's own order: each page a seek, not a scan.
+        let mut after = 0_i64;
+        loop {
+            let rows: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT rowid, contact FROM cached_contacts WHERE rowid > $1 ORDER BY rowid LIMIT $2",
+            )
+            .bind(after)
+            .bind(PAGE)
+            .fetch_all(&self.pool)
+            .await?;
+            let Some((last, _)) = rows.last() else {
+                return Ok(());
+            };
+            after = *last;
+            for (_, contact) in &rows {
+                each(decode("contact", contact)?);
+            }
+        }
+    }
+
     /// The copy of a folder's contacts, newest first (a loc_ id whose folder was sent reads
     /// the real folder's copy).
     pub async fn cached_contacts(

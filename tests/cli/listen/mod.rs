@@ -9,13 +9,16 @@
 // The svc-wsjtx tests' QDataStream writer, written from NetworkMessage.hpp, not svc's encoder;
 // this test uses part of it.
 #[allow(dead_code)]
-#[path = "../../crates/wsjtx/tests/protocol/qds.rs"]
+#[path = "../../../crates/wsjtx/tests/protocol/qds.rs"]
 mod qds;
 
 // svc-n1mm's captured datagrams; this test uses one.
 #[allow(dead_code)]
-#[path = "../../crates/n1mm/tests/n1mm/fixtures.rs"]
+#[path = "../../../crates/n1mm/tests/n1mm/fixtures.rs"]
 mod n1mm_fixtures;
+
+mod highlight;
+mod peers;
 
 use std::io::{BufRead, BufReader};
 use std::net::UdpSocket;
@@ -25,8 +28,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{Cli, setup};
-use crate::common::eventually;
+use super::{Cli, monthly, setup};
+use crate::common::{contact, eventually};
 use qds::{Qds, Spec};
 
 /// How long any one event may take to show.
@@ -154,6 +157,30 @@ impl Listening {
                 Err(RecvTimeoutError::Disconnected) => {
                     panic!("svc ended before a {event} event; so far: {:#?}", self.seen)
                 }
+            }
+        }
+    }
+
+    /// The next event of kind `event`, the status events before it passed over.
+    fn next_after_status(&mut self, event: &str) -> Value {
+        let started = Instant::now();
+        loop {
+            match self
+                .events
+                .recv_timeout(DEADLINE.saturating_sub(started.elapsed()))
+            {
+                Ok(got) if matches!(got["event"].as_str(), Some("status" | "sent" | "online")) => {
+                    self.seen.push(got);
+                }
+                Ok(got) => {
+                    self.seen.push(got.clone());
+                    assert_eq!(got["event"], event, "events so far: {:#?}", self.seen);
+                    return got;
+                }
+                Err(e) => panic!(
+                    "no {event} event within {DEADLINE:?} ({e}): {:#?}",
+                    self.seen
+                ),
             }
         }
     }
