@@ -217,6 +217,13 @@ fn decoded_calls_are_coloured_by_what_they_bring_the_log() {
         ("DL1ABC", new_entity()),
     ]);
     eventually("JA1ZZZ stored", || api.qso_count() == 2);
+
+    // WSJT-X started anew (the same id from another address) shows no colours: it is told
+    // again what it decodes.
+    let mut restarted = Wsjtx::new(&bind);
+    restarted.send(&status(7_074_000));
+    restarted.send(&decode("CQ DL1ABC JO62"));
+    restarted.shows(&[("DL1ABC", new_entity())]);
     assert_eq!(listen.terminate(), 0);
 
     // The service gone: the journal's copy of the log is the judge.

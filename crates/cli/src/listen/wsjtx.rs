@@ -158,11 +158,18 @@ impl Listener<'_> {
         };
         // Each instance is answered where it sends from: highlights, and what the programs
         // behind svc (--forward) send back to it.
-        match &message {
-            Message::Close { id } => self.senders.remove(id),
-            other => self.senders.insert(other.id().to_owned(), from.from),
+        let moved = match &message {
+            Message::Close { id } => self.senders.remove(id).is_some(),
+            other => self
+                .senders
+                .insert(other.id().to_owned(), from.from)
+                .is_some_and(|before| before != from.from),
         };
         if let Some(colours) = &mut self.colours {
+            // From another address, the instance was started anew: it shows no colours.
+            if moved {
+                colours.highlighter.forget(message.id());
+            }
             self.outgoing.extend(colours.heard(&message, from.from));
         }
         match message {
