@@ -264,6 +264,90 @@ fn a_bad_group_or_interface_is_named() {
     assert!(message.contains("nosuchif0"), "{message}");
 }
 
+/// WSJT-X itself, headless (Qt's offscreen platform), its UDP Server set to `port` in a
+/// settings file of its own; `None` as for [`UdpDaemon::start`].
+fn real_wsjtx(home: &std::path::Path, port: u16) -> Option<Child> {
+    if !std::path::Path::new("/usr/bin/wsjtx").is_file() {
+        let why = "WSJT-X is not installed (Debian's wsjtx)";
+        if std::env::var("SVC_TEST_REQUIRE_WSJTX").is_ok_and(|v| v == "1") {
+            panic!("{why}, and SVC_TEST_REQUIRE_WSJTX=1 requires it");
+        }
+        eprintln!("SKIPPED: {why}; svc listen does not hear the real one");
+        return None;
+    }
+    let config = home.join(".config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("WSJT-X.ini"),
+        format!(
+            "[Configuration]\nUDPServer=127.0.0.1\nUDPServerPort={port}\nAcceptUDPRequests=true\nMyCall=W1AW\nMyGrid=FN31\n"
+        ),
+    )
+    .unwrap();
+    let runtime = home.join("runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    Some(
+        Command::new("/usr/bin/wsjtx")
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", &config)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("QT_QPA_PLATFORM", "offscreen")
+            .current_dir(home)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+fn the_real_wsjtx_is_heard() {
+    let (_server, _api, cli) = setup("basic");
+    let port = free_udp_port();
+    let mut listen = Listening::start(&cli, &["--bind", &format!("127.0.0.1:{port}")]);
+    let home = tempfile::tempdir().unwrap();
+    let Some(mut wsjtx) = real_wsjtx(home.path(), port) else {
+        return;
+    };
+    // Its heartbeat names its version; its Status, its mode. Nothing it sends is dropped.
+    let (mut heartbeat, mut status) = (None, None);
+    while heartbeat.is_none() || status.is_none() {
+        let event = listen.next_event("status");
+        assert_eq!(event["id"], "WSJT-X", "{event}");
+        match event["kind"].as_str() {
+            Some("heartbeat") => heartbeat = Some(event),
+            Some("status") => status = Some(event),
+            _ => {}
+        }
+    }
+    // Ended as a desktop ends it, so that it removes its shared memory and its jt9.
+    unsafe { libc::kill(wsjtx.id() as libc::pid_t, libc::SIGTERM) };
+    let asked = Instant::now();
+    while wsjtx.try_wait().unwrap().is_none() {
+        if asked.elapsed() > DEADLINE {
+            let _ = wsjtx.kill();
+            let _ = wsjtx.wait();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (heartbeat, status) = (heartbeat.unwrap(), status.unwrap());
+    assert!(
+        heartbeat["version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("2.")),
+        "{heartbeat}"
+    );
+    assert_eq!(heartbeat["maxSchema"], 3, "{heartbeat}");
+    assert_eq!(status["mode"], "FT8", "{status}");
+    assert_eq!(listen.terminate(), 0);
+}
+
+#[test]
+fn hears_the_real_wsjtx() {
+    crate::common::on(crate::common::Backend::Sqlite, the_real_wsjtx_is_heard);
+}
+
 #[test]
 fn beside_udp_daemon_on_a_multicast_group() {
     crate::common::on(

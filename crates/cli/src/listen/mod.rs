@@ -24,7 +24,7 @@ use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use tokio::net::UdpSocket;
 use tokio::sync::Notify;
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio::sync::mpsc::{Sender, UnboundedReceiver, channel, unbounded_channel};
 
 use super::output::Format;
 use super::{CliError, Ctx, input, outbox};
@@ -45,6 +45,10 @@ pub const N1MM_BIND: &str = "127.0.0.1:12060";
 const FOLDER_WAIT: Duration = Duration::from_secs(3);
 /// The largest UDP datagram.
 const MAX_DATAGRAM: usize = 65_536;
+/// Datagrams received and not yet acted on, at most: 20 seconds of QSO Logged at 1,000 a
+/// second, far beyond what a station sends; beyond it the socket waits, and the kernel's
+/// buffer holds or drops.
+const QUEUE: usize = 20_000;
 
 #[derive(Debug, Subcommand)]
 pub enum ListenCommand {
@@ -316,27 +320,36 @@ fn listen(
             outgoing: Vec::new(),
         };
         listener.listening(bound, &args.forward)?;
-        let mut buffer = vec![0u8; MAX_DATAGRAM];
+        let socket = Arc::new(socket);
+        let forwarder = forwarder.map(Arc::new);
+        // One task takes each datagram off the socket the moment it comes and forwards it,
+        // whatever the outbox's disk is doing: a burst waits here, in order, not in the
+        // kernel's buffer, which drops what it cannot hold.
+        let (queue, mut datagrams) = channel(QUEUE);
+        let reader = tokio::spawn(receive(
+            socket.clone(),
+            forwarder.clone(),
+            args.forward.clone(),
+            queue,
+        ));
         let mut answer = vec![0u8; MAX_DATAGRAM];
         let result = loop {
             let step = tokio::select! {
-                () = stop.wait() => break Ok(()),
-                got = socket.recv_from(&mut buffer) => match got {
-                    Ok((length, from)) => {
-                        let datagram = &buffer[..length];
-                        if let Some(out) = &forwarder {
-                            for to in &args.forward {
-                                // A forward that fails (nobody listening) is not the log's
-                                // business: the datagram was received and is acted on.
-                                let _ = out.send_to(datagram, to).await;
-                            }
+                () = stop.wait() => {
+                    // What was received before the signal is logged before the end.
+                    reader.abort();
+                    let mut result = Ok(());
+                    while let Ok((datagram, from)) = datagrams.try_recv() {
+                        result = listener.datagram(&datagram, from).await;
+                        if result.is_err() {
+                            break;
                         }
-                        listener.datagram(datagram, from).await
                     }
-                    // An ICMP error of an earlier send, or a datagram larger than the buffer:
-                    // nothing to log, keep listening.
-                    Err(_) => Ok(()),
-                },
+                    break result;
+                }
+                Some((datagram, from)) = datagrams.recv() => {
+                    listener.datagram(&datagram, from).await
+                }
                 // What a program behind svc sends back to WSJT-X, to the address it had the
                 // datagram from.
                 Some(Ok((length, from))) = async {
@@ -363,12 +376,40 @@ fn listen(
                 break Err(e);
             }
         };
+        reader.abort();
         // What was logged is in the journal already; whatever the sender had not delivered
         // goes at the next listen, svc outbox push or the logbook.
         sender.abort();
         drain(&mut received);
         result
     })
+}
+
+/// Takes each datagram off the socket, forwards it unchanged, and queues it for the listener.
+async fn receive(
+    socket: Arc<UdpSocket>,
+    forwarder: Option<Arc<UdpSocket>>,
+    forward: Vec<SocketAddr>,
+    queue: Sender<(Vec<u8>, SocketAddr)>,
+) {
+    let mut buffer = vec![0u8; MAX_DATAGRAM];
+    loop {
+        let Ok((length, from)) = socket.recv_from(&mut buffer).await else {
+            // An ICMP error of an earlier send: nothing to log, keep listening.
+            continue;
+        };
+        let datagram = buffer[..length].to_vec();
+        if let Some(out) = &forwarder {
+            for to in &forward {
+                // A forward that fails (nobody listening) is not the log's business: the
+                // datagram was received and is acted on.
+                let _ = out.send_to(&datagram, to).await;
+            }
+        }
+        if queue.send((datagram, from)).await.is_err() {
+            return;
+        }
+    }
 }
 
 fn drain(received: &mut UnboundedReceiver<SenderEvent>) {
