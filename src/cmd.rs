@@ -66,7 +66,7 @@ pub fn main() -> ExitCode {
             None => open_logbook(&cli.global, "svc", cli.logbook),
             Some(Command::Tui(args)) => open_logbook(&cli.global, "tui", args.or(cli.logbook)),
             Some(Command::Demo(args)) => crate::demo::run(&cli.global, args.or(cli.logbook)),
-            // Before another command --rig would be ignored without a word.
+            // Before another command --rig or --wsjtx would be ignored without a word.
             Some(
                 Command::Client(_) | Command::Mcp(_) | Command::Manual(_) | Command::Server(_),
             ) if cli.logbook.rig.is_some() => cli::report(
@@ -74,6 +74,15 @@ pub fn main() -> ExitCode {
                 cli.global.json,
                 &CliError::input(
                     "--rig is for the logbook: svc --rig HOST:PORT, svc tui --rig HOST:PORT or svc demo --rig HOST:PORT",
+                ),
+            ),
+            Some(
+                Command::Client(_) | Command::Mcp(_) | Command::Manual(_) | Command::Server(_),
+            ) if cli.logbook.wsjtx.is_some() => cli::report(
+                "svc",
+                cli.global.json,
+                &CliError::input(
+                    "--wsjtx is for the logbook: svc --wsjtx, svc tui --wsjtx or svc demo --wsjtx (svc listen wsjtx logs from WSJT-X with no logbook open)",
                 ),
             ),
             Some(Command::Client(command)) => cli::run(&cli.global, command),

@@ -116,5 +116,5 @@ async fn demo(path: &Path, journal: PathBuf, options: tui::Options) -> Result<tu
         .revoke_key(&record.id, "user", Timestamp::now())
         .await
         .map_err(|e| format!("cannot revoke the demo key: {e}"))?;
-    ran.map_err(|e| format!("local_error: the terminal failed: {e}"))
+    ran.map_err(|e| format!("local_error: {e}"))
 }

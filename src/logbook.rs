@@ -1,11 +1,31 @@
 //! The logbook's flags (`svc`, `svc tui` and `svc demo` take the same ones) and opening the
 //! logbook with the key and the service the commands use.
 
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::process::ExitCode;
 
 use clap::Args;
 
 use crate::cli::{self, CliError, GlobalArgs};
+
+/// WSJT-X's own default for its UDP Server.
+const WSJTX_DEFAULT: &str = "127.0.0.1:2237";
+
+/// `HOST:PORT`: an IP address, or a name resolved once now.
+fn udp_address(text: &str) -> Result<SocketAddr, String> {
+    let text = text.trim();
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    text.to_socket_addrs()
+        .ok()
+        .and_then(|mut addrs| addrs.next())
+        .ok_or_else(|| {
+            format!(
+                "{text:?} is not a UDP address: give HOST:PORT, e.g. {WSJTX_DEFAULT}; --wsjtx alone means that, last or before another flag"
+            )
+        })
+}
 
 /// The logbook's own flags.
 #[derive(Debug, Clone, Default, Args)]
@@ -13,6 +33,9 @@ pub struct LogbookArgs {
     /// Follow the radio through Hamlib's rigctld at HOST:PORT (a host alone: port 4532); F and M send the form's frequency and mode to it [default: rig in the config file]
     #[arg(long, value_name = "HOST:PORT")]
     pub rig: Option<String>,
+    /// Hear WSJT-X (JTDX, MSHV) on this UDP address, as set in its Settings → Reporting → UDP Server: each QSO it logs is logged into the open log (else its month's), and the status bar shows what it is doing [default when given alone: 127.0.0.1:2237]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = WSJTX_DEFAULT, value_parser = udp_address)]
+    pub wsjtx: Option<SocketAddr>,
     /// Read the country file (AD1C's cty.csv) the form shows a call's entity and zones from [default: cty.csv in the data directory, else the copy shipped in svc]
     #[arg(long, env = "SVC_CTY", value_name = "FILE")]
     pub cty: Option<std::path::PathBuf>,
@@ -35,6 +58,7 @@ impl LogbookArgs {
     pub fn or(self, before: LogbookArgs) -> LogbookArgs {
         LogbookArgs {
             rig: self.rig.or(before.rig),
+            wsjtx: self.wsjtx.or(before.wsjtx),
             cty: self.cty.or(before.cty),
             scp: self.scp.or(before.scp),
             pota_api_url: self.pota_api_url.or(before.pota_api_url),
@@ -76,6 +100,7 @@ pub fn logbook_options(args: LogbookArgs, color: bool) -> Result<crate::tui::Opt
         color,
         label: None,
         rig,
+        wsjtx: args.wsjtx,
         cty: args.cty,
         scp: args.scp,
         pota,

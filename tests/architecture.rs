@@ -30,7 +30,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "svc-tui",
-        &["svc-model", "svc-client", "svc-pota", "svc-datafiles"],
+        &[
+            "svc-model",
+            "svc-client",
+            "svc-pota",
+            "svc-datafiles",
+            "svc-adif",
+            "svc-wsjtx",
+        ],
     ),
     (
         "svc-cli",

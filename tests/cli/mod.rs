@@ -13,7 +13,8 @@ mod folders;
 mod hardening;
 mod help;
 mod keychain;
-mod listen;
+// Its QDataStream writer is the logbook's WSJT-X tests' too (tests/tui/wsjtx.rs).
+pub mod listen;
 mod logbooks;
 mod lookup;
 mod outbox;

@@ -11,12 +11,13 @@ mod rig;
 mod spots;
 mod state;
 mod terminal;
+mod wsjtx;
 
 use std::collections::VecDeque;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
-use svc::client::journal::{Entry, EntryError, EntryRequest, EntryState};
+use svc::client::journal::{Entry, EntryError, EntryRequest, EntryState, Logged};
 use svc::client::{ClientError, ServerError};
 use svc::model::{Contact, Folder, Timestamp, Whoami};
 use svc::tui::action::Source;
@@ -288,6 +289,45 @@ impl FakeJournal {
                 result: Ok(self.next(EntryRequest::Contact(request))),
                 made: None,
             },
+            // Held under its key: the entry made with it, else a new one.
+            JournalEffect::LogContactOnce {
+                mut request,
+                key,
+                month,
+                echo,
+            } => {
+                if let Some(held) = self.made.iter().find(|e| e.idempotency_key == key) {
+                    return JournalAnswer::LoggedOnce {
+                        result: Ok(Logged::Already(held.clone())),
+                        made: None,
+                        monthly: None,
+                        echo,
+                    };
+                }
+                let monthly = month.map(|month| {
+                    let JournalAnswer::FolderLogged(Ok(logged)) =
+                        self.answer(JournalEffect::LogMonthly {
+                            month,
+                            program: None,
+                        })
+                    else {
+                        unreachable!("the fake journal makes every month's log")
+                    };
+                    request.folder_id = logged.1.id.clone();
+                    logged
+                });
+                let mut e = self.next(EntryRequest::Contact(request));
+                e.idempotency_key = key;
+                if let Some(last) = self.made.last_mut() {
+                    last.idempotency_key = e.idempotency_key.clone();
+                }
+                JournalAnswer::LoggedOnce {
+                    result: Ok(Logged::New(e)),
+                    made: None,
+                    monthly,
+                    echo,
+                }
+            }
             JournalEffect::LogActivation(request) => {
                 let start = request.start_time.clone().unwrap();
                 let reference = request.location_reference.clone();

@@ -277,6 +277,51 @@ fn a_stalled_link_shows_offline_within_seconds_and_contacts_go_when_it_returns()
 }
 
 #[test]
+fn a_qso_wsjtx_logs_with_the_service_down_waits_and_goes_once_it_is_up() {
+    use super::wsjtx::{Wsjtx, free_udp_port, logged_adif, qso_logged, when};
+    let server = Server::start();
+    let api = server.account("W1AW", "elevated");
+    let folder = monthly(&api);
+    let link = Link::new(Mode::Up(addr(&server)));
+    let cli = cli_through(&link, &api);
+    first_run(&cli);
+
+    link.set(Mode::Down);
+    let port = free_udp_port();
+    let address = format!("127.0.0.1:{port}");
+    let mut tui = Tui::start(&cli, &["--wsjtx", &address], &[]);
+    tui.wait_for("offline");
+    tui.wait_for(&format!("  {}  ", this_month().0));
+    tui.keys("\x1b[F\r");
+    tui.wait_for(&format!("Contacts · {}", this_month().0));
+    let wsjtx = Wsjtx::new(port);
+    let at = when(svc::model::Timestamp(
+        svc::model::Timestamp::now().millis() - 60_000,
+    ));
+    wsjtx.send(&qso_logged("K1OFF", &at));
+    wsjtx.send(&logged_adif("K1OFF", &at));
+    tui.wait_for("WSJT-X logged K1OFF 20m FT8 -12/-07; it waits in the journal");
+    tui.wait_for("1 waiting");
+    tui.wait_until("K1OFF's row marked waiting", |s| {
+        s.lines().any(|l| l.contains("↑") && l.contains(" K1OFF "))
+    });
+    assert!(api.all_contacts(&folder).is_empty());
+    // The service is back while the logbook is open: it goes by itself, once.
+    link.set(Mode::Up(addr(&server)));
+    tui.wait_for("0 waiting");
+    tui.wait_for("online");
+    let stored = api.all_contacts(&folder);
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0]["callsign"], "K1OFF");
+    // Reported again now the link is up: held in the journal, not sent twice.
+    wsjtx.send(&qso_logged("K1OFF", &at));
+    tui.wait_for("WSJT-X: K1OFF 20m FT8 already logged");
+    assert_eq!(api.all_contacts(&folder).len(), 1);
+    tui.quit();
+    assert_eq!(tui.exit_code(), 0);
+}
+
+#[test]
 fn sigkill_after_enter_loses_nothing_and_stores_nothing_twice() {
     let server = Server::start();
     let api = server.account("W1AW", "elevated");

@@ -48,9 +48,17 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
             "svc tui",
             "svc tui --no-color --api-base https://logbook.example.org",
             "svc tui --rig localhost:4532",
+            "svc tui --rig localhost:4532 --wsjtx",
         ],
     ),
-    ("demo", &["svc demo", "svc demo --rig 192.168.1.20"]),
+    (
+        "demo",
+        &[
+            "svc demo",
+            "svc demo --rig 192.168.1.20",
+            "svc demo --wsjtx 127.0.0.1:2238",
+        ],
+    ),
     (
         "auth login",
         &[

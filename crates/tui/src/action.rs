@@ -149,6 +149,8 @@ pub enum Action {
     RigRead(Result<RigState, String>),
     /// Whether the service could be reached just now (the runtime asks every 2 s).
     LinkProbed(Result<(), ClientError>),
+    /// A message from WSJT-X (JTDX, MSHV), heard on the --wsjtx port.
+    Wsjtx(svc_wsjtx::Message),
     /// What became of an [`Effect::Rig`].
     RigSent {
         command: RigCommand,

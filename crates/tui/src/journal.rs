@@ -5,7 +5,7 @@
 use reqwest::Url;
 use std::path::PathBuf;
 use svc_client::NewActivationRequest;
-use svc_client::journal::{Counts, Entry, EntryRequest, EntryState, Snapshot};
+use svc_client::journal::{Counts, Entry, EntryRequest, EntryState, Logged, Snapshot};
 use svc_model::ContactInput;
 use svc_model::{ApiKey, Folder, Program};
 
@@ -20,6 +20,17 @@ pub enum JournalEffect {
         callsign: String,
     },
     LogContact(ContactInput),
+    /// A contact another program logged (WSJT-X), under the idempotency key that logs it
+    /// once however often it is reported. `month`: no log is open, so it goes into that
+    /// month's log, found or made (unless the key is held already, when nothing is made).
+    /// `echo`: a second report of the same contact (a Logged ADIF after its QSO Logged), whose
+    /// being logged already is expected.
+    LogContactOnce {
+        request: ContactInput,
+        key: String,
+        month: Option<String>,
+        echo: bool,
+    },
     /// An activation started now (its start time set), made on the service by the sender.
     LogActivation(NewActivationRequest),
     /// This month's custom log, or a program's hunting log.
@@ -60,6 +71,15 @@ pub enum JournalAnswer {
     Logged {
         result: Result<Entry, String>,
         made: Option<(String, Box<Folder>)>,
+    },
+    /// The answer to [`JournalEffect::LogContactOnce`]: logged now or found logged, the folder
+    /// made meanwhile as for [`JournalAnswer::Logged`], and the month's log it went into (with
+    /// the entry that makes it, when it was made now).
+    LoggedOnce {
+        result: Result<Logged, String>,
+        made: Option<(String, Box<Folder>)>,
+        monthly: Option<(Option<Entry>, Folder)>,
+        echo: bool,
     },
     /// The folder to log into: a local one with the entry that makes it, or the real one the
     /// journal already knew.

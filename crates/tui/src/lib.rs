@@ -7,7 +7,7 @@
 //! [`runtime`](mod@runtime) is the only part that touches the terminal, the network, the disk and the
 //! clock: every request runs on its own task and answers through a channel, so the screen
 //! keeps up with the keyboard while the network is slow or gone. This module uses only
-//! `client`, `model` and `datafiles`.
+//! `client`, `model`, `pota`, `datafiles`, and `wsjtx` and `adif` for WSJT-X's messages.
 
 pub mod action;
 pub mod app;
@@ -23,6 +23,6 @@ pub use action::{Action, Effect};
 pub use app::{App, Options, update};
 pub use journal::{JournalSource, Left};
 pub use runtime::{
-    ANSWER_TIMEOUT, CONNECT_TIMEOUT, Link, SEND_TIMEOUT, not_a_terminal, on_terminal, run,
-    run_blocking, runtime,
+    ANSWER_TIMEOUT, CONNECT_TIMEOUT, Link, RunError, SEND_TIMEOUT, not_a_terminal, on_terminal,
+    run, run_blocking, runtime,
 };

@@ -76,6 +76,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             connection: &app.connection,
             counts: app.outbox.counts,
             rig: app.rig_label(),
+            wsjtx: app.wsjtx_label(),
             in_flight: app.in_flight,
             theme,
         },

@@ -7,10 +7,10 @@
 //! stores a contact the same way on either backend, as the server's own tests check.
 
 // The svc-wsjtx tests' QDataStream writer, written from NetworkMessage.hpp, not svc's encoder;
-// this test uses part of it.
+// these tests and the logbook's (tests/tui/wsjtx.rs) use part of it.
 #[allow(dead_code)]
 #[path = "../../../crates/wsjtx/tests/protocol/qds.rs"]
-mod qds;
+pub mod qds;
 
 // svc-n1mm's captured datagrams; this test uses one.
 #[allow(dead_code)]

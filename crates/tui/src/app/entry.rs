@@ -71,7 +71,9 @@ impl App {
         effects
     }
 
-    /// The entry form's duplicate warning, from the contacts of its folder when it is open.
+    /// The entry form's duplicate warning, from the contacts of its folder when it is open,
+    /// and who the call is. With no call typed, the call WSJT-X is working stands in, so the
+    /// operator sees who it is before the QSO ends; what is typed wins.
     pub(super) fn check_callsign(&mut self) {
         let Some(form) = &self.entry else { return };
         let same_folder = self
@@ -79,26 +81,51 @@ impl App {
             .folder
             .as_ref()
             .is_some_and(|f| f.id == form.folder_id);
-        let duplicate = same_folder
-            .then(|| form.find_duplicate(self.contacts.logged(), self.now))
-            .flatten()
-            .map(|c| {
-                format!(
-                    "duplicate: {} {} {} logged today at {} UTC; Enter logs it anyway",
-                    c.callsign,
-                    c.band,
-                    c.mode,
-                    hhmm(c.time_on)
-                )
-            });
+        let typed = form.value(Field::Callsign).trim().to_owned();
+        let dx = self
+            .wsjtx
+            .as_ref()
+            .filter(|_| typed.is_empty())
+            .and_then(|w| Some((w, w.dx_call(self.now)?)));
+        let duplicate = match &dx {
+            Some((wsjtx, call)) => same_folder
+                .then(|| wsjtx.duplicate(self.contacts.logged(), self.now))
+                .flatten()
+                .map(|c| {
+                    format!(
+                        "duplicate: WSJT-X works {call}, logged {} {} today at {} UTC",
+                        c.band,
+                        c.mode,
+                        hhmm(c.time_on)
+                    )
+                }),
+            None => same_folder
+                .then(|| form.find_duplicate(self.contacts.logged(), self.now))
+                .flatten()
+                .map(|c| {
+                    format!(
+                        "duplicate: {} {} {} logged today at {} UTC; Enter logs it anyway",
+                        c.callsign,
+                        c.band,
+                        c.mode,
+                        hhmm(c.time_on)
+                    )
+                }),
+        };
         // Who the call is: the entity, and the calls holding what is typed, the log's first.
-        let call = form.value(Field::Callsign);
+        let call = dx
+            .as_ref()
+            .map_or(typed.as_str(), |(_, call)| call.as_str());
         let (who, partials) = match &self.callsigns {
             Some(c) => (
                 c.who(call),
                 c.partials(self.contacts.logged().map(|c| c.callsign.as_str()), call),
             ),
             None => (None, Vec::new()),
+        };
+        let who = match &dx {
+            Some((_, call)) => who.map(|who| format!("WSJT-X works {call}: {who}")),
+            None => who,
         };
         if let Some(form) = &mut self.entry {
             form.duplicate = duplicate;

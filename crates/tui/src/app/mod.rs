@@ -10,6 +10,7 @@ mod loads;
 mod outbox;
 mod radio;
 mod spots;
+mod wsjtx;
 
 use std::sync::Arc;
 
@@ -31,6 +32,7 @@ use super::components::spots::{SpotForm, SpotKey, SpotList, SpotsKey, worked_tod
 use super::components::status::{
     Connection, Status, describe, exported, is_key_error, message_rows,
 };
+use super::components::wsjtx::WsjtxPanel;
 use super::journal::{JournalAnswer, JournalCopy, JournalEffect};
 use super::list::{FilterKey, ListView, Load};
 use super::widgets::{Tone, hhmm, list_heights, short_time};
@@ -94,6 +96,8 @@ pub struct Options {
     pub label: Option<String>,
     /// rigctld, whose radio the entry form follows.
     pub rig: Option<RigAddress>,
+    /// Where to hear WSJT-X's UDP messages, whose logged QSOs are logged here.
+    pub wsjtx: Option<std::net::SocketAddr>,
     /// A country file to read instead of the one in the data directory or shipped.
     pub cty: Option<std::path::PathBuf>,
     /// A super check partial list to read instead of the one in the data directory or shipped.
@@ -142,6 +146,8 @@ pub struct App {
     pub whoami_retry: Option<Timestamp>,
     /// The radio, when the logbook was started with one.
     pub rig: Option<RigPanel>,
+    /// WSJT-X, when the logbook was started to hear it.
+    pub wsjtx: Option<WsjtxPanel>,
     /// The country file and super check partial list, once read (just after start).
     pub callsigns: Option<Arc<Callsigns>>,
     /// A spot picked in the spot list, to log once the POTA hunting log is open.
@@ -162,6 +168,7 @@ impl App {
     /// A new logbook and the requests that fill it.
     pub fn new(options: Options, now: Timestamp, size: (u16, u16)) -> (App, Vec<Effect>) {
         let rig = options.rig.clone().map(RigPanel::new);
+        let wsjtx = options.wsjtx.map(WsjtxPanel::new);
         let mut app = App {
             options,
             now,
@@ -183,6 +190,7 @@ impl App {
             outbox: Outbox::default(),
             whoami_retry: None,
             rig,
+            wsjtx,
             callsigns: None,
             hunt: None,
             last_key: now,
@@ -247,6 +255,11 @@ impl App {
     pub fn rig_label(&self) -> Option<(String, bool)> {
         let rig = self.rig.as_ref()?;
         Some(rig.label(&rig.data_mode(&self.contacts.items)))
+    }
+
+    /// WSJT-X's part of the status bar, and whether it is a failure.
+    pub fn wsjtx_label(&self) -> Option<(String, bool)> {
+        Some(self.wsjtx.as_ref()?.label(self.now))
     }
 
     /// Whether a log is open in Contacts: a folder that takes contacts. Letters and digits
@@ -1005,7 +1018,15 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Tick(now) => {
+            // WSJT-X gone quiet: the who-lines stop following the call it was working.
+            let went_lost = app
+                .wsjtx
+                .as_ref()
+                .is_some_and(|w| w.lost(now) && !w.lost(app.now));
             app.now = now;
+            if went_lost {
+                app.check_callsign();
+            }
             app.activations.now = now;
             let mut effects = app.ask_whoami_again();
             effects.extend(app.ask_callbook(true));
@@ -1101,6 +1122,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Journal(answer) => app.journal_answer(answer),
         Action::Sender(event) => app.sender_event(event),
         Action::RigRead(result) => app.rig_read(result),
+        Action::Wsjtx(message) => app.wsjtx_heard(message),
         Action::LinkProbed(result) => app.link_probed(result),
         Action::RigSent { command, result } => {
             app.rig_sent(command, result);

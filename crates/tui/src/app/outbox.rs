@@ -82,6 +82,12 @@ impl App {
                 );
                 vec![]
             }
+            JournalAnswer::LoggedOnce {
+                result,
+                made,
+                monthly,
+                echo,
+            } => self.logged_once(result, made, monthly, echo),
             JournalAnswer::FolderLogged(Ok((entry, folder))) => self.folder_logged(entry, folder),
             JournalAnswer::FolderLogged(Err(why)) => {
                 self.say(Tone::Error, format!("not started: {why}"));
@@ -193,11 +199,9 @@ impl App {
         if let Some(form) = &mut self.entry {
             form.logged(&row);
         }
-        self.last_frequency_mode = Some((mhz_text(row.frequency), row.mode.clone()));
-        if let Some(rig) = &mut self.rig {
-            rig.mode_used(&row.mode);
-        }
-        // The next contact's frequency and mode come from the radio again.
+        self.shown_logged(&row, entry);
+        // The next contact's frequency and mode come from the radio again (in the data mode
+        // just logged, for its PKTUSB).
         self.follow_rig();
         let mut text = format!(
             "logged {} {} {} at {} UTC",
@@ -210,7 +214,16 @@ impl App {
             text.push_str("; it waits in the journal and goes out once the link is back");
         }
         self.say(Tone::Success, text);
-        self.activations.count(&row);
+    }
+
+    /// A contact newly in the journal, typed or another program's: its row, the counts, the
+    /// activation's count and the duplicate check take it in.
+    pub(super) fn shown_logged(&mut self, row: &Contact, entry: Entry) {
+        self.last_frequency_mode = Some((mhz_text(row.frequency), row.mode.clone()));
+        if let Some(rig) = &mut self.rig {
+            rig.mode_used(&row.mode);
+        }
+        self.activations.count(row);
         self.outbox.add(entry);
         self.merge_pending();
         self.check_callsign();

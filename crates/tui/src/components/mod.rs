@@ -12,3 +12,4 @@ pub mod prompts;
 pub mod rig;
 pub mod spots;
 pub mod status;
+pub mod wsjtx;

@@ -152,7 +152,7 @@ impl Widget for MessageLine<'_> {
 }
 
 /// The bottom line: account, counter, clock, connection, the journal's counts, the radio,
-/// requests in flight.
+/// WSJT-X, requests in flight.
 pub struct StatusBar<'a> {
     /// How the logbook was started (`demo`).
     pub label: Option<&'a str>,
@@ -163,19 +163,24 @@ pub struct StatusBar<'a> {
     pub counts: Counts,
     /// The radio's part, and whether it is a failure.
     pub rig: Option<(String, bool)>,
+    /// WSJT-X's part, and whether it is a failure.
+    pub wsjtx: Option<(String, bool)>,
     pub in_flight: usize,
     pub theme: Theme,
 }
 
-fn clock(t: Timestamp) -> String {
+fn clock(t: Timestamp, seconds: bool) -> String {
     let s = t.to_string();
-    format!("{} UTC", s.get(11..19).unwrap_or(""))
+    let end = if seconds { 19 } else { 16 };
+    format!("{} UTC", s.get(11..end).unwrap_or(""))
 }
 
 /// Parts of the status bar that give way, in this order, when the screen is too narrow for
 /// everything: the plan (the QSO counter shows the free plan's cap anyway), the request
-/// counter, the tier. The counts of waiting and refused contacts never do.
-const DROPPABLE: [&str; 3] = ["plan", "req", "tier"];
+/// counter, the tier, the clock's seconds (the clock stays), the account's callsign (the
+/// operator knows it; the radio's and WSJT-X's parts, last on the line, then still fit 80
+/// columns). The counts of waiting and refused contacts never do.
+const DROPPABLE: [&str; 5] = ["plan", "req", "tier", "seconds", "account"];
 
 impl Widget for StatusBar<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -197,7 +202,7 @@ impl Widget for StatusBar<'_> {
                     base
                 };
                 parts.push((
-                    "",
+                    "account",
                     Span::styled(me.callsign.clone(), base.add_modifier(Modifier::BOLD)),
                 ));
                 parts.push(("plan", Span::styled(me.plan.clone(), base)));
@@ -215,7 +220,7 @@ impl Widget for StatusBar<'_> {
                 ),
             )),
         }
-        parts.push(("", Span::styled(clock(self.now), base)));
+        parts.push(("seconds", Span::styled(clock(self.now, true), base)));
         let (connection, tone) = match self.connection {
             Connection::Connecting => ("connecting", Tone::Info),
             Connection::Online => ("online", Tone::Info),
@@ -245,7 +250,7 @@ impl Widget for StatusBar<'_> {
                 ),
             ));
         }
-        if let Some((label, lost)) = self.rig {
+        for (label, lost) in [self.rig, self.wsjtx].into_iter().flatten() {
             let style = if lost {
                 base.patch(self.theme.tone(Tone::Error))
             } else {
@@ -264,7 +269,16 @@ impl Widget for StatusBar<'_> {
             if width(&parts) <= area.width as usize {
                 break;
             }
-            parts.retain(|(n, _)| *n != name);
+            if name == "seconds" {
+                for (n, span) in &mut parts {
+                    if *n == name {
+                        *n = "";
+                        *span = Span::styled(clock(self.now, false), base);
+                    }
+                }
+            } else {
+                parts.retain(|(n, _)| *n != name);
+            }
         }
         let mut spans = vec![Span::styled(" ", base)];
         for (i, (_, span)) in parts.into_iter().enumerate() {

@@ -13,8 +13,9 @@ use crate::action::Action;
 use crate::journal::{JournalAnswer, JournalCopy, JournalEffect, JournalSource, Left};
 use svc_client::Client;
 use svc_client::journal::{
-    Entry, EntryRequest, Journal, SenderEvent, is_local_folder_id, spawn_sender,
+    Entry, EntryRequest, Journal, Logged, SenderEvent, is_local_folder_id, spawn_sender,
 };
+use svc_model::Folder;
 
 /// The run loop's journal and its sender.
 pub struct Keeper {
@@ -145,22 +146,45 @@ async fn write(journal: &Journal, effect: JournalEffect) -> JournalAnswer {
         JournalEffect::LogContact(request) => {
             let asked = request.folder_id.clone();
             let result = journal.log_contact(request).await.map_err(text);
-            // Logged into the folder the sender made of a local one: the logbook learns of
-            // it here, before the contact, or the contact would be of a folder it does not
-            // know yet.
-            let made = match &result {
-                Ok(Entry {
-                    request: EntryRequest::Contact(c),
-                    ..
-                }) if is_local_folder_id(&asked) && c.folder_id != asked => {
-                    journal.made_folder(&asked).await.ok().flatten()
+            let made = made_meanwhile(journal, &asked, result.as_ref().ok()).await;
+            JournalAnswer::Logged { result, made }
+        }
+        JournalEffect::LogContactOnce {
+            mut request,
+            key,
+            month,
+            echo,
+        } => {
+            let answer = |result, made, monthly| JournalAnswer::LoggedOnce {
+                result,
+                made,
+                monthly,
+                echo,
+            };
+            let mut monthly = None;
+            if let Some(month) = month {
+                // A contact logged already makes no month's log.
+                match journal.logged_under(&key).await {
+                    Ok(Some(held)) => return answer(Ok(Logged::Already(held)), None, None),
+                    Ok(None) => {}
+                    Err(e) => return answer(Err(text(e)), None, None),
                 }
+                match journal.log_monthly(&month, None).await {
+                    Ok((entry, folder)) => {
+                        request.folder_id = folder.id.clone();
+                        monthly = Some((entry, folder));
+                    }
+                    Err(e) => return answer(Err(text(e)), None, None),
+                }
+            }
+            let asked = request.folder_id.clone();
+            let result = journal.log_contact_once(request, &key).await.map_err(text);
+            let logged = match &result {
+                Ok(Logged::New(entry)) => Some(entry),
                 _ => None,
             };
-            JournalAnswer::Logged {
-                result,
-                made: made.map(|folder| (asked, Box::new(folder))),
-            }
+            let made = made_meanwhile(journal, &asked, logged).await;
+            answer(result, made, monthly)
         }
         JournalEffect::LogActivation(request) => {
             JournalAnswer::FolderLogged(journal.log_activation(request).await.map_err(text))
@@ -179,6 +203,28 @@ async fn write(journal: &Journal, effect: JournalEffect) -> JournalAnswer {
     }
 }
 
+/// The folder the sender made of the local one `asked` meanwhile, when `logged` went into it
+/// instead: the logbook learns of it here, before the contact, or the contact would be of a
+/// folder it does not know yet.
+async fn made_meanwhile(
+    journal: &Journal,
+    asked: &str,
+    logged: Option<&Entry>,
+) -> Option<(String, Box<Folder>)> {
+    let Some(Entry {
+        request: EntryRequest::Contact(c),
+        ..
+    }) = logged
+    else {
+        return None;
+    };
+    if !is_local_folder_id(asked) || c.folder_id == asked {
+        return None;
+    }
+    let folder = journal.made_folder(asked).await.ok().flatten()?;
+    Some((asked.to_owned(), Box::new(folder)))
+}
+
 /// The answer to an effect when no journal is open (`update` does not ask then; this keeps
 /// a late key from being lost silently all the same).
 fn unavailable(effect: JournalEffect) -> JournalAnswer {
@@ -188,6 +234,12 @@ fn unavailable(effect: JournalEffect) -> JournalAnswer {
         JournalEffect::LogContact(_) => JournalAnswer::Logged {
             result: Err(why),
             made: None,
+        },
+        JournalEffect::LogContactOnce { echo, .. } => JournalAnswer::LoggedOnce {
+            result: Err(why),
+            made: None,
+            monthly: None,
+            echo,
         },
         JournalEffect::LogActivation(_) | JournalEffect::LogMonthly { .. } => {
             JournalAnswer::FolderLogged(Err(why))

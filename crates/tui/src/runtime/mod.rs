@@ -1,6 +1,7 @@
 //! Where the logbook meets the world: the terminal, the run loop that turns events into
 //! actions and draws after each, the journal's keeper, the background tasks (the network,
-//! the radio, the link check) and the async runtime. Everything else in the logbook is pure.
+//! the radio, WSJT-X's datagrams, the link check) and the async runtime. Everything else in
+//! the logbook is pure.
 
 pub mod keeper;
 pub mod tasks;
@@ -8,6 +9,7 @@ pub mod terminal;
 
 use std::collections::VecDeque;
 use std::io::IsTerminal;
+use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +17,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use ratatui::crossterm::event::{Event, EventStream};
 use reqwest::Url;
+use tokio::net::UdpSocket;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
@@ -93,7 +96,6 @@ fn panic_key() -> Option<char> {
         .and_then(|v| v.chars().next())
 }
 
-/// Runs the logbook on this terminal until the user quits; says what stays in the journal.
 /// POTA's client, at the address given or POTA's own.
 fn pota_client(url: Option<Url>) -> std::io::Result<Pota> {
     let url = match url {
@@ -103,7 +105,51 @@ fn pota_client(url: Option<Url>) -> std::io::Result<Pota> {
     Ok(Pota::new(url))
 }
 
-pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
+/// Why the logbook could not run.
+#[derive(Debug)]
+pub enum RunError {
+    /// The --wsjtx port could not be listened on (before the screen opened), and what to do.
+    Wsjtx(String),
+    Terminal(std::io::Error),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Wsjtx(why) => f.write_str(why),
+            RunError::Terminal(e) => write!(f, "the terminal failed: {e}"),
+        }
+    }
+}
+
+impl From<std::io::Error> for RunError {
+    fn from(e: std::io::Error) -> RunError {
+        RunError::Terminal(e)
+    }
+}
+
+/// The socket WSJT-X's messages come to; a port taken is said with what to do about it.
+async fn listen_wsjtx(addr: SocketAddr) -> Result<UdpSocket, RunError> {
+    UdpSocket::bind(addr).await.map_err(|e| {
+        let why = if e.kind() == std::io::ErrorKind::AddrInUse {
+            "the port is taken by another program (svc listen, GridTracker, JTAlert, another logger)"
+                .to_owned()
+        } else {
+            e.to_string()
+        };
+        RunError::Wsjtx(format!(
+            "cannot listen for WSJT-X on UDP {addr}: {why}; pick another port with --wsjtx 127.0.0.1:PORT and set WSJT-X's UDP Server to it (or have the other program forward to it)"
+        ))
+    })
+}
+
+/// Runs the logbook on this terminal until the user quits; says what stays in the journal.
+pub async fn run(link: Link, options: Options) -> Result<Left, RunError> {
+    // Before the screen opens: a port taken is the likeliest failure, and is said plainly.
+    let wsjtx = match options.wsjtx {
+        Some(addr) => Some(listen_wsjtx(addr).await?),
+        None => None,
+    };
     let client = Arc::new(link.reads);
     let (sender_tx, mut sender_rx) = mpsc::unbounded_channel();
     let mut keeper = keeper::Keeper::new(link.journal, Arc::new(link.sender), sender_tx);
@@ -128,6 +174,9 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
         tasks.spawn(tasks::poll_rig(Rig::new(address), inbox, tx.clone()));
         commands
     });
+    if let Some(socket) = wsjtx {
+        tasks.spawn(tasks::hear_wsjtx(socket, tx.clone()));
+    }
     tasks.spawn(tasks::watch_link(client.clone(), tx.clone()));
     tasks.spawn(tasks::load_callsigns(cty, scp, tx.clone()));
     let mut work = VecDeque::from(effects);
@@ -176,7 +225,7 @@ pub async fn run(link: Link, options: Options) -> std::io::Result<Left> {
                 }
                 Some(Ok(Event::Resize(w, h))) => Action::Resize(w, h),
                 Some(Ok(_)) => continue,
-                Some(Err(e)) => return Err(e),
+                Some(Err(e)) => return Err(e.into()),
                 // The terminal went away: nothing more can be typed.
                 None => break,
             },
@@ -231,7 +280,7 @@ pub fn run_blocking(link: Link, options: Options) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("svc: tui: local_error: the terminal failed: {e}");
+            eprintln!("svc: tui: local_error: {e}");
             ExitCode::FAILURE
         }
     }
