@@ -314,6 +314,7 @@ fn listen(
             month: args.month,
             heard: HashSet::new(),
             senders: HashMap::new(),
+            monthly: HashMap::new(),
             unmade: Vec::new(),
             colours,
             broadcast_adif: args.broadcast_adif,
@@ -493,6 +494,8 @@ struct Listener<'a> {
     heard: HashSet<String>,
     /// Where each WSJT-X instance (by id) sends from.
     senders: HashMap<String, SocketAddr>,
+    /// The service's monthly log of each month (`YYYY-MM`) found so far.
+    monthly: HashMap<String, String>,
     /// The local folders (`loc_…`) the service had not made within [`FOLDER_WAIT`]: records
     /// keyed with them are found again once they are made.
     unmade: Vec<String>,
@@ -616,7 +619,7 @@ impl Listener<'_> {
 
     /// The folder a contact goes into: --folder, else the monthly log of --month or of the
     /// contact's own month (a monthly log holds only its month's contacts).
-    async fn folder_for(&self, contact: &ContactInput) -> Result<String, JournalError> {
+    async fn folder_for(&mut self, contact: &ContactInput) -> Result<String, JournalError> {
         if let Some(folder) = &self.folder {
             return Ok(folder.clone());
         }
@@ -626,9 +629,17 @@ impl Listener<'_> {
                 .map_err(|e| JournalError::Invalid(e.message))?
                 .utc_month(),
         };
+        if let Some(folder) = self.monthly.get(&month) {
+            return Ok(folder.clone());
+        }
         let (entry, folder) = self.journal.log_monthly(&month, None).await?;
         if entry.is_some() {
             self.wake.notify_one();
+        }
+        // A log the service made is that month's for the rest of the run: a burst of QSOs
+        // asks the journal once. A local one is asked again, until it is made.
+        if !is_local_folder_id(&folder.id) {
+            self.monthly.insert(month, folder.id.clone());
         }
         Ok(folder.id)
     }
