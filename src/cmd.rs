@@ -66,7 +66,7 @@ pub fn main() -> ExitCode {
             None => open_logbook(&cli.global, "svc", cli.logbook),
             Some(Command::Tui(args)) => open_logbook(&cli.global, "tui", args.or(cli.logbook)),
             Some(Command::Demo(args)) => crate::demo::run(&cli.global, args.or(cli.logbook)),
-            // Before another command --rig or --wsjtx would be ignored without a word.
+            // Before another command the logbook's flags would be ignored without a word.
             Some(
                 Command::Client(_) | Command::Mcp(_) | Command::Manual(_) | Command::Server(_),
             ) if cli.logbook.rig.is_some() => cli::report(
@@ -83,6 +83,15 @@ pub fn main() -> ExitCode {
                 cli.global.json,
                 &CliError::input(
                     "--wsjtx is for the logbook: svc --wsjtx, svc tui --wsjtx or svc demo --wsjtx (svc listen wsjtx logs from WSJT-X with no logbook open)",
+                ),
+            ),
+            Some(
+                Command::Client(_) | Command::Mcp(_) | Command::Manual(_) | Command::Server(_),
+            ) if cli.logbook.no_highlight || !cli.logbook.broadcast_adif.is_empty() => cli::report(
+                "svc",
+                cli.global.json,
+                &CliError::input(
+                    "--no-highlight and --broadcast-adif before a command are the logbook's: svc --wsjtx --no-highlight, svc tui --broadcast-adif ADDR (svc listen takes its own after listen wsjtx, listen n1mm or listen adif)",
                 ),
             ),
             Some(Command::Client(command)) => cli::run(&cli.global, command),

@@ -36,6 +36,12 @@ pub struct LogbookArgs {
     /// Hear WSJT-X (JTDX, MSHV) on this UDP address, as set in its Settings → Reporting → UDP Server: each QSO it logs is logged into the open log (else its month's), and the status bar shows what it is doing [default when given alone: 127.0.0.1:2237]
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = WSJTX_DEFAULT, value_parser = udp_address)]
     pub wsjtx: Option<SocketAddr>,
+    /// With --wsjtx: do not colour the calls WSJT-X decodes by what working them would bring the log (a new DXCC entity, a new band, a dupe): JTAlert or another program does
+    #[arg(long)]
+    pub no_highlight: bool,
+    /// Send each contact logged here (typed or WSJT-X's) as an ADIF record, one a datagram, to this UDP address too (GridTracker and the like); repeat it for several
+    #[arg(long, value_name = "ADDR", value_parser = udp_address)]
+    pub broadcast_adif: Vec<SocketAddr>,
     /// Read the country file (AD1C's cty.csv) the form shows a call's entity and zones from [default: cty.csv in the data directory, else the copy shipped in svc]
     #[arg(long, env = "SVC_CTY", value_name = "FILE")]
     pub cty: Option<std::path::PathBuf>,
@@ -59,6 +65,12 @@ impl LogbookArgs {
         LogbookArgs {
             rig: self.rig.or(before.rig),
             wsjtx: self.wsjtx.or(before.wsjtx),
+            no_highlight: self.no_highlight || before.no_highlight,
+            broadcast_adif: if self.broadcast_adif.is_empty() {
+                before.broadcast_adif
+            } else {
+                self.broadcast_adif
+            },
             cty: self.cty.or(before.cty),
             scp: self.scp.or(before.scp),
             pota_api_url: self.pota_api_url.or(before.pota_api_url),
@@ -101,6 +113,8 @@ pub fn logbook_options(args: LogbookArgs, color: bool) -> Result<crate::tui::Opt
         label: None,
         rig,
         wsjtx: args.wsjtx,
+        highlight: !args.no_highlight,
+        broadcast_adif: args.broadcast_adif,
         cty: args.cty,
         scp: args.scp,
         pota,

@@ -6,6 +6,7 @@
 
 use std::net::UdpSocket;
 use std::sync::Arc;
+use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -19,6 +20,7 @@ use svc::tui::components::wsjtx::WsjtxPanel;
 use super::state::{form, status};
 use super::terminal::Tui;
 use super::*;
+use crate::cli::listen::highlight::{self, CLEARED, dupe, new_entity};
 use crate::cli::listen::qds::{self, Qds, Spec};
 use crate::cli::{monthly, setup};
 
@@ -424,6 +426,132 @@ fn wsjtxs_status_shows_on_the_status_bar_and_its_call_under_the_form() {
     let screen = tui.wait_for("Callsign  ");
     assert!(!screen.contains("Callsign  DL1ABC"), "{screen}");
     tui.close_form();
+    tui.keys("\x1bq");
+    assert_eq!(tui.exit_code(), 0);
+}
+
+/// The next ADIF record a --broadcast-adif listener gets, upper-cased.
+fn next_record(tracker: &UdpSocket) -> String {
+    let mut buffer = [0u8; 4096];
+    let (n, _) = tracker
+        .recv_from(&mut buffer)
+        .expect("a record within 30 s");
+    String::from_utf8(buffer[..n].to_vec())
+        .unwrap()
+        .to_ascii_uppercase()
+}
+
+#[test]
+fn decodes_are_coloured_in_wsjtx_and_each_contact_logged_is_broadcast() {
+    let (_server, api, cli) = setup("elevated");
+    monthly(&api);
+    // K1ABC worked today on 20 m FT8, in a log the logbook never opens: judged from the copy
+    // of the whole log the logbook makes at start.
+    let hunting = api.monthly(&crate::common::this_month().0, Some("pota"));
+    let stored = api.post("/v1/contacts", crate::common::contact(&hunting, "K1ABC"));
+    assert_eq!(stored.status, 201, "{}", stored.body);
+    let tracker = UdpSocket::bind("127.0.0.1:0").unwrap();
+    tracker
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let to = tracker.local_addr().unwrap().to_string();
+    let (mut tui, hearing) = logbook_hearing(&cli, &["--broadcast-adif", &to]);
+    let mut wsjtx = highlight::Wsjtx::new(&hearing.to);
+    wsjtx.send(&highlight::status(14_074_000));
+    for message in [
+        "CQ JA1ZZZ PM95",
+        "CQ K1ABC FN42",
+        "CQ K2XYZ FN20",
+        "JA1ZZZ DL1ABC JO62",
+    ] {
+        wsjtx.send(&highlight::decode(message));
+    }
+    // JA and DL never worked; K1ABC worked today here; K2XYZ's entity (the USA) on 20 m.
+    wsjtx.shows(&[
+        ("JA1ZZZ", new_entity()),
+        ("DL1ABC", new_entity()),
+        ("K1ABC", dupe()),
+        ("K2XYZ", CLEARED),
+    ]);
+    tui.wait_for("WSJT-X 14.074 FT8");
+
+    // JA1ZZZ typed into the logbook: a dupe now, and sent as ADIF with the account's call.
+    let today = crate::common::this_month().1[..10].replace('-', "");
+    tui.keys("\x1bn");
+    tui.wait_for("Log a contact");
+    tui.keys("ja1zzz\t14.074\tft8\r");
+    tui.wait_for("logged JA1ZZZ 20m FT8");
+    wsjtx.shows(&[("JA1ZZZ", dupe()), ("DL1ABC", new_entity())]);
+    let typed = next_record(&tracker);
+    for field in [
+        "<CALL:6>JA1ZZZ".to_owned(),
+        "<MODE:3>FT8".to_owned(),
+        format!("<QSO_DATE:8>{today}"),
+        "<STATION_CALLSIGN:4>W1AW".to_owned(),
+    ] {
+        assert!(typed.contains(&field), "{field} not in {typed:?}");
+    }
+    assert_eq!(typed.matches("<EOR>").count(), 1, "one record a datagram");
+    tui.close_form();
+
+    // DL1ABC logged in WSJT-X: a dupe too, and sent.
+    let at = when(Timestamp::now());
+    wsjtx.send(&qso_logged("DL1ABC", &at));
+    tui.wait_for("WSJT-X logged DL1ABC 20m FT8");
+    wsjtx.shows(&[("DL1ABC", dupe())]);
+    let logged = next_record(&tracker);
+    for field in [
+        "<CALL:6>DL1ABC".to_owned(),
+        "<MODE:3>FT8".to_owned(),
+        format!("<QSO_DATE:8>{}", at.date),
+    ] {
+        assert!(logged.contains(&field), "{field} not in {logged:?}");
+    }
+    assert_eq!(logged.matches("<EOR>").count(), 1, "one record a datagram");
+    // Reported again: logged nothing, sent nothing.
+    wsjtx.send(&qso_logged("DL1ABC", &at));
+    tui.wait_for("WSJT-X: DL1ABC 20m FT8 already logged");
+    tracker
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .unwrap();
+    let mut buffer = [0u8; 4096];
+    assert!(
+        tracker.recv_from(&mut buffer).is_err(),
+        "a duplicate was broadcast"
+    );
+
+    // WSJT-X started anew (the same id from another address) is told its colours again.
+    let mut restarted = highlight::Wsjtx::new(&hearing.to);
+    restarted.send(&highlight::status(14_074_000));
+    restarted.send(&highlight::decode("CQ JA1ZZZ PM95"));
+    restarted.send(&highlight::decode("CQ VK2ABC QF56"));
+    restarted.shows(&[("JA1ZZZ", dupe()), ("VK2ABC", new_entity())]);
+    tui.keys("\x1bq");
+    assert_eq!(tui.exit_code(), 0);
+}
+
+#[test]
+fn no_highlight_colours_nothing() {
+    let (_server, api, cli) = setup("elevated");
+    monthly(&api);
+    let (mut tui, hearing) = logbook_hearing(&cli, &["--no-highlight"]);
+    let wsjtx = UdpSocket::bind("127.0.0.1:0").unwrap();
+    wsjtx
+        .send_to(&highlight::decode("CQ JA1ZZZ PM95"), &hearing.to)
+        .unwrap();
+    wsjtx
+        .send_to(&highlight::status(14_074_000), &hearing.to)
+        .unwrap();
+    // In order from one socket: once the Status shows, the decode was heard.
+    tui.wait_for("WSJT-X 14.074 FT8");
+    wsjtx
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .unwrap();
+    let mut buffer = [0u8; 2048];
+    assert!(
+        wsjtx.recv_from(&mut buffer).is_err(),
+        "a datagram came back with --no-highlight"
+    );
     tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
 }

@@ -10,15 +10,15 @@ use super::*;
 
 /// NetworkMessage.hpp's QColor as QDataStream writes it: spec (0 invalid), alpha, red, green,
 /// blue, padding; `None` for an invalid (clearing) colour.
-type Colour = Option<(u16, u16, u16)>;
+pub type Colour = Option<(u16, u16, u16)>;
 
 /// A Highlight Callsign (13): the instance it is for, the call, background, foreground.
 #[derive(Debug, Clone, PartialEq)]
-struct Highlight {
-    id: String,
-    call: String,
-    background: Colour,
-    foreground: Colour,
+pub struct Highlight {
+    pub id: String,
+    pub call: String,
+    pub background: Colour,
+    pub foreground: Colour,
 }
 
 /// The test's own reading of a datagram, field by field.
@@ -52,7 +52,7 @@ impl<'a> Cursor<'a> {
     }
 }
 
-fn read_highlight(bytes: &[u8]) -> Highlight {
+pub fn read_highlight(bytes: &[u8]) -> Highlight {
     let mut c = Cursor { bytes, at: 0 };
     assert_eq!(c.u32(), 0xADBC_CBDA, "magic");
     assert!(matches!(c.u32(), 2 | 3), "schema");
@@ -76,19 +76,19 @@ fn wide(red: u8, green: u8, blue: u8) -> Colour {
         u16::from(blue) * 0x101,
     ))
 }
-fn new_entity() -> (Colour, Colour) {
+pub fn new_entity() -> (Colour, Colour) {
     (wide(0xD0, 0x20, 0x20), wide(0xFF, 0xFF, 0xFF))
 }
-fn new_band() -> (Colour, Colour) {
+pub fn new_band() -> (Colour, Colour) {
     (wide(0xFF, 0xA5, 0x00), wide(0, 0, 0))
 }
-fn dupe() -> (Colour, Colour) {
+pub fn dupe() -> (Colour, Colour) {
     (wide(0xD8, 0xD8, 0xD8), wide(0x70, 0x70, 0x70))
 }
-const CLEARED: (Colour, Colour) = (None, None);
+pub const CLEARED: (Colour, Colour) = (None, None);
 
 /// Status (1), schema 2: WSJT-X on `hz` in FT8.
-fn status(hz: u64) -> Vec<u8> {
+pub fn status(hz: u64) -> Vec<u8> {
     let mut q = Qds::header(2, 1, "WSJT-X");
     q.put_u64(hz)
         .put_utf8("FT8")
@@ -107,7 +107,7 @@ fn status(hz: u64) -> Vec<u8> {
 }
 
 /// Decode (2), schema 2: `message` heard now.
-fn decode(message: &str) -> Vec<u8> {
+pub fn decode(message: &str) -> Vec<u8> {
     let mut q = Qds::header(2, 2, "WSJT-X");
     q.put_bool(true)
         .put_qtime(3_600_000)
@@ -122,7 +122,7 @@ fn decode(message: &str) -> Vec<u8> {
 }
 
 /// A WSJT-X of the test's: it sends to svc and reads the highlights svc sends back.
-struct Wsjtx {
+pub struct Wsjtx {
     socket: UdpSocket,
     to: String,
     /// The last colours each call was given.
@@ -130,7 +130,7 @@ struct Wsjtx {
 }
 
 impl Wsjtx {
-    fn new(to: &str) -> Wsjtx {
+    pub fn new(to: &str) -> Wsjtx {
         let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
         socket
             .set_read_timeout(Some(Duration::from_millis(250)))
@@ -142,13 +142,13 @@ impl Wsjtx {
         }
     }
 
-    fn send(&self, datagram: &[u8]) {
+    pub fn send(&self, datagram: &[u8]) {
         self.socket.send_to(datagram, &self.to).unwrap();
     }
 
     /// Reads highlights until each call in `want` shows its colours (a call absent from what
     /// was shown counts as cleared).
-    fn shows(&mut self, want: &[(&str, (Colour, Colour))]) {
+    pub fn shows(&mut self, want: &[(&str, (Colour, Colour))]) {
         let started = Instant::now();
         let mut buffer = [0u8; 2048];
         loop {

@@ -17,7 +17,7 @@ pub mod qds;
 #[path = "../../../crates/n1mm/tests/n1mm/fixtures.rs"]
 mod n1mm_fixtures;
 
-mod highlight;
+pub mod highlight;
 mod peers;
 
 use std::io::{BufRead, BufReader};

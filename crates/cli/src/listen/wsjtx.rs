@@ -11,7 +11,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 use super::{CliError, Key, Listener, Origin, Source};
 use svc_client::Client;
-use svc_client::journal::{EntryRequest, EntryState, Journal, JournalError};
+use svc_client::journal::Journal;
 use svc_model::dxcc::Dxcc;
 use svc_model::needed::Worked;
 use svc_model::{ContactInput, Timestamp};
@@ -39,11 +39,11 @@ impl Colours {
     ) -> Result<(Colours, UnboundedReceiver<Copied>), CliError> {
         // The country file shipped in svc: the entity of a call no contact names one for.
         let dxcc = Dxcc::shipped();
-        let worked = worked(journal, &dxcc).await?;
+        let worked = journal.worked(&dxcc).await?;
         let (tell, copied) = unbounded_channel();
         let copying = journal.clone();
         tokio::spawn(async move {
-            let _ = tell.send(copy_log(&copying, &client).await);
+            let _ = tell.send(copying.copy_whole_log(&client).await);
         });
         let colours = Colours {
             dxcc,
@@ -93,39 +93,6 @@ impl Colours {
         };
         datagrams.into_iter().map(|d| (from, d)).collect()
     }
-}
-
-/// The log the journal holds: its copy of the service's contacts, and those waiting to go.
-async fn worked(journal: &Journal, dxcc: &Dxcc) -> Result<Worked, JournalError> {
-    let mut worked = Worked::default();
-    journal
-        .each_cached_contact(|contact| worked.add(dxcc, &contact))
-        .await?;
-    for entry in journal.entries().await? {
-        if let (EntryState::Waiting, EntryRequest::Contact(contact)) = (entry.state, &entry.request)
-        {
-            worked.add_input(dxcc, contact);
-        }
-    }
-    Ok(worked)
-}
-
-/// Copies every folder's contacts from the service into the journal, so that a call is judged
-/// against the whole log, not only the folders this machine has shown.
-async fn copy_log(journal: &Journal, client: &Client) -> Copied {
-    let asked_at = Timestamp::now();
-    let folders = client.all_folders(None).await.map_err(|e| e.to_string())?;
-    for folder in folders {
-        let contacts = client
-            .all_contacts(&folder.id)
-            .await
-            .map_err(|e| e.to_string())?;
-        journal
-            .save_contacts(&folder.id, &contacts, asked_at, true)
-            .await
-            .map_err(|e| e.to_string())?;
-    }
-    Ok(())
 }
 
 impl Listener<'_> {
@@ -298,7 +265,7 @@ impl Listener<'_> {
         let Some(colours) = &mut self.colours else {
             return Ok(());
         };
-        colours.worked = worked(&journal, &colours.dxcc).await?;
+        colours.worked = journal.worked(&colours.dxcc).await?;
         self.outgoing.extend(colours.refresh(&self.senders));
         Ok(())
     }

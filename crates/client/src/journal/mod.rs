@@ -1287,6 +1287,7 @@ impl Journal {
 
 mod keyed;
 pub use keyed::Logged;
+mod worked;
 
 #[cfg(test)]
 mod tests;

@@ -98,6 +98,11 @@ pub struct Options {
     pub rig: Option<RigAddress>,
     /// Where to hear WSJT-X's UDP messages, whose logged QSOs are logged here.
     pub wsjtx: Option<std::net::SocketAddr>,
+    /// Whether the calls WSJT-X decodes are coloured in it by what working them would bring
+    /// the log (not with --no-highlight).
+    pub highlight: bool,
+    /// Where each contact logged here goes as an ADIF record (--broadcast-adif).
+    pub broadcast_adif: Vec<std::net::SocketAddr>,
     /// A country file to read instead of the one in the data directory or shipped.
     pub cty: Option<std::path::PathBuf>,
     /// A super check partial list to read instead of the one in the data directory or shipped.

@@ -3,9 +3,11 @@
 //! the radio, WSJT-X's datagrams, the link check) and the async runtime. Everything else in
 //! the logbook is pure.
 
+pub mod broadcast;
 pub mod keeper;
 pub mod tasks;
 pub mod terminal;
+pub mod wsjtx;
 
 use std::collections::VecDeque;
 use std::io::IsTerminal;
@@ -110,13 +112,15 @@ fn pota_client(url: Option<Url>) -> std::io::Result<Pota> {
 pub enum RunError {
     /// The --wsjtx port could not be listened on (before the screen opened), and what to do.
     Wsjtx(String),
+    /// No socket for --broadcast-adif could be opened.
+    Broadcast(String),
     Terminal(std::io::Error),
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunError::Wsjtx(why) => f.write_str(why),
+            RunError::Wsjtx(why) | RunError::Broadcast(why) => f.write_str(why),
             RunError::Terminal(e) => write!(f, "the terminal failed: {e}"),
         }
     }
@@ -150,6 +154,10 @@ pub async fn run(link: Link, options: Options) -> Result<Left, RunError> {
         Some(addr) => Some(listen_wsjtx(addr).await?),
         None => None,
     };
+    let broadcast = broadcast::Broadcast::bind(options.broadcast_adif.clone())
+        .await
+        .map_err(RunError::Broadcast)?;
+    let highlight = options.highlight;
     let client = Arc::new(link.reads);
     let (sender_tx, mut sender_rx) = mpsc::unbounded_channel();
     let mut keeper = keeper::Keeper::new(link.journal, Arc::new(link.sender), sender_tx);
@@ -174,8 +182,14 @@ pub async fn run(link: Link, options: Options) -> Result<Left, RunError> {
         tasks.spawn(tasks::poll_rig(Rig::new(address), inbox, tx.clone()));
         commands
     });
+    let mut feed = wsjtx::Feed::default();
     if let Some(socket) = wsjtx {
-        tasks.spawn(tasks::hear_wsjtx(socket, tx.clone()));
+        let fed = highlight.then(|| {
+            let (to, fed) = mpsc::unbounded_channel();
+            feed = wsjtx::Feed::new(to);
+            fed
+        });
+        tasks.spawn(wsjtx::hear_wsjtx(socket, fed, client.clone(), tx.clone()));
     }
     tasks.spawn(tasks::watch_link(client.clone(), tx.clone()));
     tasks.spawn(tasks::load_callsigns(cty, scp, tx.clone()));
@@ -191,6 +205,16 @@ pub async fn run(link: Link, options: Options) -> Result<Left, RunError> {
             match effect {
                 Effect::Journal(effect) => {
                     let answer = keeper.perform(effect).await;
+                    // A contact logged is in the journal now: the colours follow it, and
+                    // --broadcast-adif sends it, before the frame that shows it.
+                    feed.journal(keeper.journal());
+                    feed.action(&answer);
+                    if let Some((entry, contact)) = wsjtx::logged(&answer) {
+                        let account = app.me.as_ref().map(|me| me.callsign.as_str());
+                        broadcast
+                            .send(contact, entry, account.unwrap_or_default())
+                            .await;
+                    }
                     work.extend(update(&mut app, answer));
                 }
                 Effect::Rig(command) => {
@@ -233,6 +257,8 @@ pub async fn run(link: Link, options: Options) -> Result<Left, RunError> {
             Some(event) = sender_rx.recv() => Action::Sender(event),
             _ = clock.tick() => Action::Tick(Timestamp::now()),
         };
+        // The country file, once read, is the colouring task's too.
+        feed.action(&action);
         work.extend(update(&mut app, action));
     }
     // Requests still waiting for a slow service must not hold up quitting.

@@ -362,28 +362,3 @@ pub async fn poll_rig(
         }
     }
 }
-
-/// The largest UDP datagram.
-const MAX_DATAGRAM: usize = 65_536;
-
-/// Turns each datagram WSJT-X sends to `socket` into an [`Action::Wsjtx`] until the logbook
-/// closes. One that is not WSJT-X's, or is malformed, is dropped: whatever sends to the port,
-/// nothing it sends can stop the logbook.
-pub async fn hear_wsjtx(socket: tokio::net::UdpSocket, tx: UnboundedSender<Action>) {
-    let mut buffer = vec![0u8; MAX_DATAGRAM];
-    loop {
-        // An error here is an ICMP report of an earlier send, or a datagram larger than the
-        // buffer: nothing to act on.
-        let Ok((length, _)) = socket.recv_from(&mut buffer).await else {
-            continue;
-        };
-        let message = match svc_wsjtx::decode(&buffer[..length]) {
-            // Decodes come by the dozen each period and the logbook shows none of them.
-            Ok(svc_wsjtx::Message::Decode(_)) | Err(_) => continue,
-            Ok(message) => message,
-        };
-        if tx.send(Action::Wsjtx(message)).is_err() {
-            return;
-        }
-    }
-}
