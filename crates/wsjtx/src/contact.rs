@@ -121,9 +121,16 @@ pub fn once_key_for(callsign: &str, time_on: Option<Timestamp>, mhz: f64, mode: 
     content_key("wsjtx-", b"svc-wsjtx-key-1", &parts)
 }
 
+/// The key of a contact read from a Logged ADIF (or WSJT-X's log file): [`once_key_for`] of
+/// its call, time on, frequency and mode, as the QSO Logged of the same QSO is keyed.
+pub fn once_key_of(contact: &ContactInput) -> String {
+    let time_on = Timestamp::parse("timeOn", &contact.time_on).ok();
+    once_key_for(&contact.callsign, time_on, contact.frequency, &contact.mode)
+}
+
 /// A mode as the model's table spells it (`ft4` → FT4, FT4 staying FT4 rather than ADIF's
 /// MFSK), else as sent, upper-cased.
-pub(crate) fn mode_name(mode: &str) -> String {
+pub fn mode_name(mode: &str) -> String {
     check_mode("mode", mode, true).unwrap_or_else(|_| mode.trim().to_ascii_uppercase())
 }
 

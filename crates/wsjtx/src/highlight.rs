@@ -4,17 +4,20 @@
 //! colour changes with it, or is cleared.
 //!
 //! The judging is the caller's (`svc_model::needed` over the log it holds); what is kept here
-//! is what each WSJT-X instance was told, so that only a change is sent, and the band and mode
-//! its Status last gave, without which a decode cannot be judged.
+//! is what each WSJT-X instance was told, so that only a change is sent, the band and mode
+//! its Status last gave, without which a decode cannot be judged, and the address it sends
+//! from, where it listens for the highlights. `svc listen wsjtx` and the logbook's `--wsjtx`
+//! both colour through it.
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 
 use svc_model::band::band_for_mhz;
 use svc_model::callsign::normalize_callsign;
 use svc_model::needed::Need;
 
 use super::contact::mode_name;
-use super::message::{Decode, Status};
+use super::message::{Decode, Message, Status};
 use super::write::{Rgb, highlight_callsign};
 
 /// The most calls kept per WSJT-X instance: more than a busy band gives in a long session.
@@ -61,16 +64,18 @@ pub fn caller(message: &str) -> Option<String> {
 }
 
 /// What one WSJT-X instance has been told.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Instance {
+    /// Where it sends from, and listens.
+    from: SocketAddr,
     /// The band and mode of its last Status.
     slot: Option<(String, String)>,
     /// Each call decoded, and the judgement its colour shows.
     calls: HashMap<String, Option<Need>>,
 }
 
-/// Highlight Callsign datagrams to send to one WSJT-X instance.
-pub type Highlights = Vec<Vec<u8>>;
+/// A Highlight Callsign datagram and the address of the instance it is for.
+pub type Highlight = (SocketAddr, Vec<u8>);
 
 /// The colours given, per WSJT-X instance (by its id).
 #[derive(Debug, Default)]
@@ -79,66 +84,98 @@ pub struct Highlighter {
 }
 
 impl Highlighter {
-    /// A Status: a band or mode other than the last judges every call again.
-    pub fn status(
+    /// A message from an instance at `from`: the highlights it calls for. A Status with a band
+    /// or mode other than the last judges every call again; a Decode judges its caller; a Close
+    /// forgets the instance. The same id from another address is an instance started anew,
+    /// which shows no colours: it is told them again.
+    pub fn heard(
         &mut self,
-        status: &Status,
+        message: &Message,
+        from: SocketAddr,
         mut judge: impl FnMut(&str, &str, &str) -> Option<Need>,
-    ) -> Highlights {
-        let instance = self.instances.entry(status.id.clone()).or_default();
-        let slot = band_for_mhz(status.dial_frequency as f64 / 1e6)
-            .map(|band| (band.to_owned(), mode_name(&status.mode)));
-        if slot == instance.slot {
+    ) -> Vec<Highlight> {
+        let id = message.id();
+        if let Message::Close { .. } = message {
+            self.instances.remove(id);
             return Vec::new();
         }
-        instance.slot = slot;
-        rejudge(&status.id, instance, &mut judge)
-    }
-
-    /// A decode: its caller judged, and coloured if that changes what WSJT-X was told.
-    pub fn decode(
-        &mut self,
-        decode: &Decode,
-        mut judge: impl FnMut(&str, &str, &str) -> Option<Need>,
-    ) -> Option<Vec<u8>> {
-        let call = caller(&decode.message)?;
-        let instance = self.instances.entry(decode.id.clone()).or_default();
-        if !instance.calls.contains_key(&call) && instance.calls.len() >= MAX_CALLS {
-            return None;
+        if self.instances.get(id).is_some_and(|i| i.from != from) {
+            self.instances.remove(id);
         }
-        let need = match &instance.slot {
-            Some((band, mode)) => judge(&call, band, mode),
-            // Judged once a Status says the band.
-            None => None,
+        let instance = self
+            .instances
+            .entry(id.to_owned())
+            .or_insert_with(|| Instance {
+                from,
+                slot: None,
+                calls: HashMap::new(),
+            });
+        let datagrams = match message {
+            Message::Status(status) => status_changed(instance, status, &mut judge),
+            Message::Decode(decode) => decoded(instance, decode, &mut judge).into_iter().collect(),
+            _ => Vec::new(),
         };
-        let told = instance.calls.insert(call.clone(), need).flatten();
-        (told != need).then(|| datagram(&decode.id, &call, need))
+        datagrams.into_iter().map(|d| (from, d)).collect()
     }
 
-    /// The log changed (a QSO logged, the log read again): every call judged again, each
-    /// instance's changes to send it.
+    /// The log changed (a QSO logged, the log read again): every call judged again, the
+    /// changes to send.
     pub fn refresh(
         &mut self,
         mut judge: impl FnMut(&str, &str, &str) -> Option<Need>,
-    ) -> Vec<(String, Highlights)> {
-        self.instances
-            .iter_mut()
-            .map(|(id, instance)| (id.clone(), rejudge(id, instance, &mut judge)))
-            .filter(|(_, highlights)| !highlights.is_empty())
-            .collect()
+    ) -> Vec<Highlight> {
+        let mut out = Vec::new();
+        for (id, instance) in &mut self.instances {
+            let from = instance.from;
+            out.extend(
+                rejudge(id, instance, &mut judge)
+                    .into_iter()
+                    .map(|d| (from, d)),
+            );
+        }
+        out
     }
+}
 
-    /// The instance closed: what it was told went with it.
-    pub fn forget(&mut self, id: &str) {
-        self.instances.remove(id);
+/// A Status: a band or mode other than the last judges every call again.
+fn status_changed(
+    instance: &mut Instance,
+    status: &Status,
+    judge: &mut impl FnMut(&str, &str, &str) -> Option<Need>,
+) -> Vec<Vec<u8>> {
+    let slot = band_for_mhz(status.dial_frequency as f64 / 1e6)
+        .map(|band| (band.to_owned(), mode_name(&status.mode)));
+    if slot == instance.slot {
+        return Vec::new();
     }
+    instance.slot = slot;
+    rejudge(&status.id, instance, judge)
+}
+
+/// A decode: its caller judged, and coloured if that changes what the instance was told.
+fn decoded(
+    instance: &mut Instance,
+    decode: &Decode,
+    judge: &mut impl FnMut(&str, &str, &str) -> Option<Need>,
+) -> Option<Vec<u8>> {
+    let call = caller(&decode.message)?;
+    if !instance.calls.contains_key(&call) && instance.calls.len() >= MAX_CALLS {
+        return None;
+    }
+    let need = match &instance.slot {
+        Some((band, mode)) => judge(&call, band, mode),
+        // Judged once a Status says the band.
+        None => None,
+    };
+    let told = instance.calls.insert(call.clone(), need).flatten();
+    (told != need).then(|| datagram(&decode.id, &call, need))
 }
 
 fn rejudge(
     id: &str,
     instance: &mut Instance,
     judge: &mut impl FnMut(&str, &str, &str) -> Option<Need>,
-) -> Highlights {
+) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     for (call, told) in &mut instance.calls {
         let need = match &instance.slot {
@@ -236,51 +273,68 @@ mod tests {
         }
     }
 
-    fn told(need: Option<Need>, call: &str) -> Vec<u8> {
+    const WSJTX: &str = "127.0.0.1:50001";
+    const RESTARTED: &str = "127.0.0.1:50002";
+
+    fn told(need: Option<Need>, call: &str) -> Highlight {
         let (background, foreground) = colours(need);
-        highlight_callsign("WSJT-X", call, background, foreground, false)
+        (
+            WSJTX.parse().unwrap(),
+            highlight_callsign("WSJT-X", call, background, foreground, false),
+        )
+    }
+
+    fn heard(h: &mut Highlighter, message: Message) -> Vec<Highlight> {
+        let mut out = h.heard(&message, WSJTX.parse().unwrap(), judge);
+        out.sort();
+        out
     }
 
     #[test]
     fn a_call_is_coloured_once_and_cleared_when_it_stops_being_new() {
         let mut h = Highlighter::default();
+        let cq = |text: &str| Message::Decode(decode("WSJT-X", text));
+        let on = |hz| Message::Status(status("WSJT-X", hz, "FT8"));
         // No Status yet: no band to judge in; the calls wait for one.
-        assert_eq!(h.decode(&decode("WSJT-X", "CQ JA1ZZZ PM95"), judge), None);
-        assert_eq!(h.decode(&decode("WSJT-X", "CQ W9XYZ EN52"), judge), None);
-        let mut first = h.status(&status("WSJT-X", 14_074_000, "FT8"), judge);
-        assert_eq!(first, vec![told(Some(Need::NewEntity), "JA1ZZZ")]);
-        // The same Status again, and the same decode again: nothing new to tell.
-        assert!(
-            h.status(&status("WSJT-X", 14_074_000, "FT8"), judge)
-                .is_empty()
-        );
-        assert_eq!(h.decode(&decode("WSJT-X", "CQ JA1ZZZ PM95"), judge), None);
+        assert!(heard(&mut h, cq("CQ JA1ZZZ PM95")).is_empty());
+        assert!(heard(&mut h, cq("CQ W9XYZ EN52")).is_empty());
         assert_eq!(
-            h.decode(&decode("WSJT-X", "W9XYZ K1ABC -12"), judge),
-            Some(told(Some(Need::Dupe), "K1ABC"))
+            heard(&mut h, on(14_074_000)),
+            vec![told(Some(Need::NewEntity), "JA1ZZZ")]
+        );
+        // The same Status again, and the same decode again: nothing new to tell.
+        assert!(heard(&mut h, on(14_074_000)).is_empty());
+        assert!(heard(&mut h, cq("CQ JA1ZZZ PM95")).is_empty());
+        assert_eq!(
+            heard(&mut h, cq("W9XYZ K1ABC -12")),
+            vec![told(Some(Need::Dupe), "K1ABC")]
         );
         // To 40 m: neither is notable there, both colours cleared.
-        first = h.status(&status("WSJT-X", 7_074_000, "FT8"), judge);
-        first.sort();
         let mut want = vec![told(None, "JA1ZZZ"), told(None, "K1ABC")];
         want.sort();
-        assert_eq!(first, want);
+        assert_eq!(heard(&mut h, on(7_074_000)), want);
         // Back on 20 m, then JA1ZZZ is worked: the log's change clears its colour.
-        assert_eq!(
-            h.status(&status("WSJT-X", 14_074_000, "FT8"), judge).len(),
-            2
-        );
+        assert_eq!(heard(&mut h, on(14_074_000)).len(), 2);
         let worked = |call: &str, band: &str, mode: &str| match call {
             "JA1ZZZ" => None,
             _ => judge(call, band, mode),
         };
-        assert_eq!(
-            h.refresh(worked),
-            vec![("WSJT-X".to_owned(), vec![told(None, "JA1ZZZ")])]
-        );
+        assert_eq!(h.refresh(worked), vec![told(None, "JA1ZZZ")]);
         assert!(h.refresh(worked).is_empty());
-        // A closed instance is forgotten; another instance's calls are its own.
-        h.forget("WSJT-X");
+        // Started anew (another address): told its colours again, there.
+        let again = h.heard(&cq("W9XYZ K1ABC -12"), RESTARTED.parse().unwrap(), judge);
+        assert!(again.is_empty(), "no Status yet from the new instance");
+        let again = h.heard(&on(14_074_000), RESTARTED.parse().unwrap(), judge);
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].0, RESTARTED.parse().unwrap());
+        // A closed instance is forgotten.
+        let close = Message::Close {
+            id: "WSJT-X".into(),
+        };
+        assert!(
+            h.heard(&close, RESTARTED.parse().unwrap(), judge)
+                .is_empty()
+        );
         assert!(h.refresh(judge).is_empty());
     }
 }

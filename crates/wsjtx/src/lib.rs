@@ -16,7 +16,7 @@ mod read;
 mod time;
 mod write;
 
-pub use contact::{ContactError, contact, once_key, once_key_for};
+pub use contact::{ContactError, contact, mode_name, once_key, once_key_for, once_key_of};
 pub use message::{Decode, Heartbeat, MAGIC, Message, QsoLogged, Status, decode};
 pub use read::{DecodeError, Fault};
 pub use time::{QDateTime, TimeError, TimeSpec, UNIX_EPOCH_JULIAN_DAY};

@@ -732,8 +732,7 @@ impl Listener<'_> {
                 self.wake.notify_one();
                 self.broadcast(&contact, &entry);
                 if let Some(colours) = &mut self.colours {
-                    self.outgoing
-                        .extend(colours.logged(&contact, &self.senders));
+                    self.outgoing.extend(colours.logged(&contact));
                 }
                 self.logged(&contact, &entry, id, source)
             }

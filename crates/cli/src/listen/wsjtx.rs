@@ -2,7 +2,6 @@
 //! logged under `svc_wsjtx::once_key`, a Logged ADIF only when no QSO Logged held its key, and
 //! each decoded call coloured in WSJT-X by what working it would bring the log.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -15,7 +14,7 @@ use svc_client::journal::Journal;
 use svc_model::dxcc::Dxcc;
 use svc_model::needed::Worked;
 use svc_model::{ContactInput, Timestamp};
-use svc_wsjtx::highlight::Highlighter;
+use svc_wsjtx::highlight::{Highlight, Highlighter};
 use svc_wsjtx::{Message, QsoLogged};
 
 /// What the decodes are coloured from: the log as the journal holds it (its copy of the
@@ -54,44 +53,24 @@ impl Colours {
     }
 
     /// A contact just logged: the calls it makes a dupe (or no longer new) change colour.
-    pub(super) fn logged(
-        &mut self,
-        contact: &ContactInput,
-        senders: &HashMap<String, SocketAddr>,
-    ) -> Vec<(SocketAddr, Vec<u8>)> {
+    pub(super) fn logged(&mut self, contact: &ContactInput) -> Vec<Highlight> {
         self.worked.add_input(&self.dxcc, contact);
-        self.refresh(senders)
+        self.refresh()
     }
 
     /// Every decoded call judged again against the log, each change to the WSJT-X it is for.
-    fn refresh(&mut self, senders: &HashMap<String, SocketAddr>) -> Vec<(SocketAddr, Vec<u8>)> {
+    fn refresh(&mut self) -> Vec<Highlight> {
         let (dxcc, worked, now) = (&self.dxcc, &self.worked, Timestamp::now());
-        let changed = self
-            .highlighter
-            .refresh(|call, band, mode| worked.need(dxcc, call, band, mode, now));
-        let mut out = Vec::new();
-        for (id, datagrams) in changed {
-            if let Some(to) = senders.get(&id) {
-                out.extend(datagrams.into_iter().map(|d| (*to, d)));
-            }
-        }
-        out
+        self.highlighter
+            .refresh(|call, band, mode| worked.need(dxcc, call, band, mode, now))
     }
 
-    /// A message of WSJT-X's: the highlights it calls for, to send back to where it came from.
-    fn heard(&mut self, message: &Message, from: SocketAddr) -> Vec<(SocketAddr, Vec<u8>)> {
+    /// A message of WSJT-X's: the highlights it calls for, back to where it came from.
+    fn heard(&mut self, message: &Message, from: SocketAddr) -> Vec<Highlight> {
         let (dxcc, worked, now) = (&self.dxcc, &self.worked, Timestamp::now());
-        let judge = |call: &str, band: &str, mode: &str| worked.need(dxcc, call, band, mode, now);
-        let datagrams = match message {
-            Message::Status(status) => self.highlighter.status(status, judge),
-            Message::Decode(decode) => self.highlighter.decode(decode, judge).into_iter().collect(),
-            Message::Close { id } => {
-                self.highlighter.forget(id);
-                Vec::new()
-            }
-            _ => Vec::new(),
-        };
-        datagrams.into_iter().map(|d| (from, d)).collect()
+        self.highlighter.heard(message, from, |call, band, mode| {
+            worked.need(dxcc, call, band, mode, now)
+        })
     }
 }
 
@@ -123,20 +102,13 @@ impl Listener<'_> {
             Ok(message) => message,
             Err(e) => return self.dropped(from, None, &e.to_string()),
         };
-        // Each instance is answered where it sends from: highlights, and what the programs
-        // behind svc (--forward) send back to it.
-        let moved = match &message {
-            Message::Close { id } => self.senders.remove(id).is_some(),
-            other => self
-                .senders
-                .insert(other.id().to_owned(), from.from)
-                .is_some_and(|before| before != from.from),
+        // What the programs behind svc (--forward) send back to an instance goes where it
+        // sends from.
+        match &message {
+            Message::Close { id } => self.senders.remove(id),
+            other => self.senders.insert(other.id().to_owned(), from.from),
         };
         if let Some(colours) = &mut self.colours {
-            // From another address, the instance was started anew: it shows no colours.
-            if moved {
-                colours.highlighter.forget(message.id());
-            }
             self.outgoing.extend(colours.heard(&message, from.from));
         }
         match message {
@@ -225,13 +197,7 @@ impl Listener<'_> {
             match imported {
                 Ok(imported) => {
                     let contact = imported.contact;
-                    let time_on = Timestamp::parse("timeOn", &contact.time_on).ok();
-                    let key = svc_wsjtx::once_key_for(
-                        &contact.callsign,
-                        time_on,
-                        contact.frequency,
-                        &contact.mode,
-                    );
+                    let key = svc_wsjtx::once_key_of(&contact);
                     self.log(
                         contact,
                         Key::Fixed(key),
@@ -266,7 +232,7 @@ impl Listener<'_> {
             return Ok(());
         };
         colours.worked = journal.worked(&colours.dxcc).await?;
-        self.outgoing.extend(colours.refresh(&self.senders));
+        self.outgoing.extend(colours.refresh());
         Ok(())
     }
 

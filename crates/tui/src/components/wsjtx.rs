@@ -7,7 +7,6 @@ use std::net::SocketAddr;
 
 use svc_model::band::band_for_mhz;
 use svc_model::contact::dupe_key;
-use svc_model::mode::check_mode;
 use svc_model::{Contact, ContactInput, Timestamp};
 use svc_wsjtx::{Message, Status};
 
@@ -102,7 +101,7 @@ impl WsjtxPanel {
         let call = self.dx_call(now)?;
         let status = self.status.as_ref()?;
         let band = band_for_mhz(status.dial_frequency as f64 / 1e6)?;
-        let mode = mode_name(&status.mode);
+        let mode = svc_wsjtx::mode_name(&status.mode);
         let key = dupe_key(&call, band, &mode, None, None, now);
         contacts
             .into_iter()
@@ -111,12 +110,7 @@ impl WsjtxPanel {
     }
 }
 
-/// A mode as the model's table spells it, as svc-wsjtx names a logged QSO's.
-fn mode_name(mode: &str) -> String {
-    check_mode("mode", mode, true).unwrap_or_else(|_| mode.trim().to_ascii_uppercase())
-}
-
-/// The contacts a Logged ADIF holds, each with its key: [`svc_wsjtx::once_key_for`], as the
+/// The contacts a Logged ADIF holds, each with its key: [`svc_wsjtx::once_key_of`], as the
 /// QSO Logged of the same QSO keys it, so the two are logged once. Records that make no
 /// contact are passed over: WSJT-X keeps its own log, and its QSO Logged is the one relied on.
 pub fn adif_contacts(adif: &str) -> Vec<(ContactInput, String)> {
@@ -127,15 +121,8 @@ pub fn adif_contacts(adif: &str) -> Vec<(ContactInput, String)> {
         .filter_map(|record| record.ok())
         .filter_map(|record| svc_adif::contact::imported(&record).ok())
         .map(|imported| {
-            let contact = imported.contact;
-            let time_on = Timestamp::parse("timeOn", &contact.time_on).ok();
-            let key = svc_wsjtx::once_key_for(
-                &contact.callsign,
-                time_on,
-                contact.frequency,
-                &contact.mode,
-            );
-            (contact, key)
+            let key = svc_wsjtx::once_key_of(&imported.contact);
+            (imported.contact, key)
         })
         .collect()
 }

@@ -6,7 +6,6 @@
 //! What the judging needs is fed to the task: the journal once it is open, the country file
 //! once it is read, and each contact as it is logged.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -22,7 +21,7 @@ use svc_client::journal::{Entry, EntryRequest, Journal, Logged};
 use svc_model::needed::{Need, Worked};
 use svc_model::{ContactInput, Timestamp};
 use svc_wsjtx::Message;
-use svc_wsjtx::highlight::Highlighter;
+use svc_wsjtx::highlight::{Highlight, Highlighter};
 
 /// The largest UDP datagram.
 const MAX_DATAGRAM: usize = 65_536;
@@ -103,12 +102,10 @@ struct Colours {
     /// coloured.
     worked: Option<Worked>,
     highlighter: Highlighter,
-    /// Where each instance (by its id) sends from, and so listens.
-    senders: HashMap<String, SocketAddr>,
 }
 
 /// Highlight Callsign datagrams, each with where it goes.
-type Out = Vec<(SocketAddr, Vec<u8>)>;
+type Out = Vec<Highlight>;
 
 /// The judge of a call on a band and mode now, against `worked`: none while the log is not
 /// read yet.
@@ -126,39 +123,14 @@ fn judge<'a>(
 impl Colours {
     /// A message of WSJT-X's: the highlights it calls for, back to where it came from.
     fn heard(&mut self, message: &Message, from: SocketAddr) -> Out {
-        let id = message.id();
-        if let Message::Close { .. } = message {
-            self.senders.remove(id);
-            self.highlighter.forget(id);
-            return Vec::new();
-        }
-        // From another address, the instance was started anew: it shows no colours.
-        if self
-            .senders
-            .insert(id.to_owned(), from)
-            .is_some_and(|before| before != from)
-        {
-            self.highlighter.forget(id);
-        }
         let judge = judge(self.callsigns.as_deref(), self.worked.as_ref());
-        let datagrams = match message {
-            Message::Status(status) => self.highlighter.status(status, judge),
-            Message::Decode(decode) => self.highlighter.decode(decode, judge).into_iter().collect(),
-            _ => Vec::new(),
-        };
-        datagrams.into_iter().map(|d| (from, d)).collect()
+        self.highlighter.heard(message, from, judge)
     }
 
     /// Every decoded call judged again against the log, each change to the instance it is for.
     fn refresh(&mut self) -> Out {
         let judge = judge(self.callsigns.as_deref(), self.worked.as_ref());
-        let mut out = Vec::new();
-        for (id, datagrams) in self.highlighter.refresh(judge) {
-            if let Some(to) = self.senders.get(&id) {
-                out.extend(datagrams.into_iter().map(|d| (*to, d)));
-            }
-        }
-        out
+        self.highlighter.refresh(judge)
     }
 
     /// The log read from the journal again, and the changes it makes. One that cannot be read
