@@ -1,7 +1,7 @@
 //! The logbook's flags (`svc`, `svc tui` and `svc demo` take the same ones) and opening the
 //! logbook with the key and the service the commands use.
 
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -11,20 +11,12 @@ use crate::cli::{self, CliError, GlobalArgs};
 /// WSJT-X's own default for its UDP Server.
 const WSJTX_DEFAULT: &str = "127.0.0.1:2237";
 
-/// `HOST:PORT`: an IP address, or a name resolved once now.
+/// `--wsjtx`'s and `--broadcast-adif`'s address; a value that is none may be the command
+/// that was meant to follow a bare `--wsjtx`.
 fn udp_address(text: &str) -> Result<SocketAddr, String> {
-    let text = text.trim();
-    if let Ok(addr) = text.parse::<SocketAddr>() {
-        return Ok(addr);
-    }
-    text.to_socket_addrs()
-        .ok()
-        .and_then(|mut addrs| addrs.next())
-        .ok_or_else(|| {
-            format!(
-                "{text:?} is not a UDP address: give HOST:PORT, e.g. {WSJTX_DEFAULT}; --wsjtx alone means that, last or before another flag"
-            )
-        })
+    cli::input::udp_address(text).map_err(|e| {
+        format!("{e}; --wsjtx alone means {WSJTX_DEFAULT}, last or before another flag")
+    })
 }
 
 /// The logbook's own flags.

@@ -21,85 +21,10 @@ use super::state::{form, status};
 use super::terminal::Tui;
 use super::*;
 use crate::cli::listen::highlight::{self, CLEARED, dupe, new_entity};
-use crate::cli::listen::qds::{self, Qds, Spec};
+use crate::cli::listen::qds::{self, Qds};
 use crate::cli::{monthly, setup};
 
-/// The Julian day of 1970-01-01.
-const UNIX_EPOCH_JULIAN_DAY: i64 = 2_440_588;
-
-/// A loopback UDP port free at the time of asking.
-pub fn free_udp_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A QSO's time on (whole seconds, plus the milliseconds QSO Logged carries and Logged ADIF
-/// drops): its Julian day and ms after midnight, and its ADIF date and time.
-pub struct When {
-    day: i64,
-    ms: u32,
-    date: String,
-    time: String,
-}
-
-pub fn when(at: Timestamp) -> When {
-    let at = at.millis() / 1000 * 1000 + 250;
-    let text = Timestamp(at).to_string();
-    When {
-        day: at.div_euclid(86_400_000) + UNIX_EPOCH_JULIAN_DAY,
-        ms: at.rem_euclid(86_400_000) as u32,
-        date: text[..10].replace('-', ""),
-        time: text[11..19].replace(':', ""),
-    }
-}
-
-/// QSO Logged (5), schema 2, as WSJT-X 2.6 sends it: `call` worked in FT8 on 20 m, -12/-07.
-pub fn qso_logged(call: &str, at: &When) -> Vec<u8> {
-    let mut q = Qds::header(2, 5, "WSJT-X");
-    q.put_qdatetime(at.day, at.ms + 60_000, Spec::Utc)
-        .put_utf8(call)
-        .put_utf8("FN42")
-        .put_u64(14_075_500)
-        .put_utf8("FT8")
-        .put_utf8("-12")
-        .put_utf8("-07")
-        .put_utf8("100")
-        .put_utf8("")
-        .put_utf8("")
-        .put_qdatetime(at.day, at.ms, Spec::Utc)
-        .put_utf8("W1AW")
-        .put_utf8("W1AW")
-        .put_utf8("FN31")
-        .put_utf8("")
-        .put_utf8("")
-        .put_utf8("");
-    q.bytes
-}
-
-/// Logged ADIF (12): the same QSO as WSJT-X writes it, header and one record.
-pub fn logged_adif(call: &str, at: &When) -> Vec<u8> {
-    let field = |name: &str, value: &str| format!("<{name}:{}>{value} ", value.len());
-    let record = [
-        field("call", call),
-        field("gridsquare", "FN42"),
-        field("mode", "FT8"),
-        field("rst_sent", "-12"),
-        field("rst_rcvd", "-07"),
-        field("qso_date", &at.date),
-        field("time_on", &at.time),
-        field("band", "20m"),
-        field("freq", "14.0755"),
-        field("station_callsign", "W1AW"),
-    ]
-    .concat();
-    let text = format!("\n<adif_ver:5>3.1.0\n<programid:6>WSJT-X\n<EOH>\n{record}<EOR>");
-    let mut q = Qds::header(2, 12, "WSJT-X");
-    q.put_utf8(&text);
-    q.bytes
-}
+pub use crate::cli::listen::{free_udp_port, logged_adif, qso_logged, when_at as when};
 
 /// Status (1) while working `dx` on `hz` in `mode`.
 fn status_datagram(hz: u64, mode: &str, dx: &str, transmitting: bool) -> Vec<u8> {

@@ -108,6 +108,21 @@ pub fn until(text: &str) -> Result<Timestamp, String> {
     })
 }
 
+/// A UDP address, `HOST:PORT`: an IP address, or a name resolved once now.
+pub fn udp_address(text: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::{SocketAddr, ToSocketAddrs};
+    let text = text.trim();
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    text.to_socket_addrs()
+        .ok()
+        .and_then(|mut addrs| addrs.next())
+        .ok_or_else(|| {
+            format!("{text:?} is not a UDP address: give HOST:PORT, e.g. 127.0.0.1:2237")
+        })
+}
+
 pub fn month(text: &str) -> Result<String, String> {
     parse_month("month", text).map_err(|e| e.message)
 }

@@ -38,7 +38,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 const UNIX_EPOCH_JULIAN_DAY: i64 = 2_440_588;
 
 /// A loopback UDP port free at the time of asking.
-fn free_udp_port() -> u16 {
+pub fn free_udp_port() -> u16 {
     UdpSocket::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -210,34 +210,36 @@ impl Drop for Listening {
     }
 }
 
-/// A QSO a couple of minutes ago (whole seconds, plus milliseconds QSO Logged carries and
-/// Logged ADIF drops): its Julian day and ms after midnight, and its ADIF date and time.
-struct When {
-    day: i64,
-    ms: u32,
-    date: String,
-    time: String,
+/// A QSO's time on (whole seconds, plus the milliseconds QSO Logged carries and Logged ADIF
+/// drops): its Julian day and ms after midnight, and its ADIF date and time.
+pub struct When {
+    pub day: i64,
+    pub ms: u32,
+    pub date: String,
+    pub time: String,
 }
 
+/// A QSO `seconds_ago`.
 fn when(seconds_ago: i64) -> When {
     let now = svc::model::Timestamp::now().millis();
-    let at = (now / 1000 - seconds_ago) * 1000 + 250;
-    let days = at.div_euclid(86_400_000);
-    let ms = at.rem_euclid(86_400_000) as u32;
-    let text = svc::model::Timestamp(at).to_string();
+    when_at(svc::model::Timestamp((now / 1000 - seconds_ago) * 1000))
+}
+
+/// A QSO at `at`'s whole second.
+pub fn when_at(at: svc::model::Timestamp) -> When {
+    let at = at.millis() / 1000 * 1000 + 250;
     // 2026-11-28T13:01:05.250Z
-    let date = text[..10].replace('-', "");
-    let time = text[11..19].replace(':', "");
+    let text = svc::model::Timestamp(at).to_string();
     When {
-        day: days + UNIX_EPOCH_JULIAN_DAY,
-        ms,
-        date,
-        time,
+        day: at.div_euclid(86_400_000) + UNIX_EPOCH_JULIAN_DAY,
+        ms: at.rem_euclid(86_400_000) as u32,
+        date: text[..10].replace('-', ""),
+        time: text[11..19].replace(':', ""),
     }
 }
 
 /// QSO Logged (5), schema 2, as WSJT-X 2.6 sends it: `call` worked in FT8 on 20 m.
-fn qso_logged(call: &str, at: &When) -> Vec<u8> {
+pub fn qso_logged(call: &str, at: &When) -> Vec<u8> {
     let mut q = Qds::header(2, 5, "WSJT-X");
     q.put_qdatetime(at.day, at.ms + 60_000, Spec::Utc)
         .put_utf8(call)
@@ -260,7 +262,7 @@ fn qso_logged(call: &str, at: &When) -> Vec<u8> {
 }
 
 /// Logged ADIF (12): the same QSO as WSJT-X writes it, header and one record.
-fn logged_adif(call: &str, at: &When) -> Vec<u8> {
+pub fn logged_adif(call: &str, at: &When) -> Vec<u8> {
     let field = |name: &str, value: &str| format!("<{name}:{}>{value} ", value.len());
     let record = [
         field("call", call),

@@ -16,7 +16,7 @@ mod socket;
 mod wsjtx;
 
 use std::collections::{HashMap, HashSet};
-use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -76,7 +76,7 @@ impl ListenCommand {
 #[derive(Debug, Args)]
 pub struct WsjtxArgs {
     /// The UDP address to listen on: WSJT-X's Settings → Reporting → UDP Server and its port
-    #[arg(long, value_name = "ADDR", default_value = DEFAULT_BIND, value_parser = socket_addr)]
+    #[arg(long, value_name = "ADDR", default_value = DEFAULT_BIND, value_parser = input::udp_address)]
     bind: SocketAddr,
     /// Do not colour WSJT-X's decodes (new entity, new band, dupe): JTAlert or another
     /// program does
@@ -89,7 +89,7 @@ pub struct WsjtxArgs {
 #[derive(Debug, Args)]
 pub struct AdifArgs {
     /// The UDP address to listen on, where the other program sends its ADIF records
-    #[arg(long, value_name = "ADDR", default_value = ADIF_BIND, value_parser = socket_addr)]
+    #[arg(long, value_name = "ADDR", default_value = ADIF_BIND, value_parser = input::udp_address)]
     bind: SocketAddr,
     #[command(flatten)]
     common: CommonArgs,
@@ -99,7 +99,7 @@ pub struct AdifArgs {
 pub struct N1mmArgs {
     /// The UDP address to listen on: N1MM+'s Config → Configure Ports… → Broadcast Data →
     /// Contacts
-    #[arg(long, value_name = "ADDR", default_value = N1MM_BIND, value_parser = socket_addr)]
+    #[arg(long, value_name = "ADDR", default_value = N1MM_BIND, value_parser = input::udp_address)]
     bind: SocketAddr,
     #[command(flatten)]
     common: CommonArgs,
@@ -117,7 +117,7 @@ pub struct CommonArgs {
     month: Option<String>,
     /// Re-send every datagram received, unchanged, to this UDP address too (GridTracker,
     /// JTAlert); repeat it for several
-    #[arg(long, value_name = "ADDR", value_parser = socket_addr)]
+    #[arg(long, value_name = "ADDR", value_parser = input::udp_address)]
     forward: Vec<SocketAddr>,
     /// Join this multicast group on --bind's port instead (the address the other program
     /// sends to, e.g. 224.0.0.73), so that GridTracker, JTAlert and other loggers hear the
@@ -130,22 +130,8 @@ pub struct CommonArgs {
     interface: Option<socket::Interface>,
     /// Send each contact logged here as an ADIF record (one a datagram) to this UDP address
     /// too (GridTracker and the like); repeat it for several
-    #[arg(long, value_name = "ADDR", value_parser = socket_addr)]
+    #[arg(long, value_name = "ADDR", value_parser = input::udp_address)]
     broadcast_adif: Vec<SocketAddr>,
-}
-
-/// `HOST:PORT`: an IP address, or a name resolved once now.
-fn socket_addr(text: &str) -> Result<SocketAddr, String> {
-    let text = text.trim();
-    if let Ok(addr) = text.parse::<SocketAddr>() {
-        return Ok(addr);
-    }
-    text.to_socket_addrs()
-        .ok()
-        .and_then(|mut addrs| addrs.next())
-        .ok_or_else(|| {
-            format!("{text:?} is not a UDP address: give HOST:PORT, e.g. 127.0.0.1:2237")
-        })
 }
 
 pub fn run(ctx: &Ctx, command: ListenCommand) -> Result<(), CliError> {
