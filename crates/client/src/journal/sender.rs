@@ -30,6 +30,8 @@ const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// How often an idle sender looks for entries another process logged into the same file.
 const IDLE_POLL: Duration = Duration::from_secs(15);
+/// How long a woken sender waits for more entries before it sends: unnoticed at a keyboard.
+const GATHER: Duration = Duration::from_millis(50);
 /// The shortest pause between two pushes, so no state of the file can make the sender spin.
 const MIN_PAUSE: Duration = Duration::from_millis(250);
 
@@ -126,9 +128,14 @@ async fn drain(
     }
 }
 
+/// Whether the service refused for the key's rate (its burst or a contact budget).
+fn rate_limited(e: &ServerError) -> bool {
+    e.code() == Some(ErrorCode::RateLimited) || e.status == 429
+}
+
 /// How long a rate-limited or failing entry waits before it goes again.
 fn later(e: &ServerError, attempts: u32) -> Duration {
-    if e.code() == Some(ErrorCode::RateLimited) || e.status == 429 {
+    if rate_limited(e) {
         e.retry_after
             .map_or(RATE_LIMIT_WAIT, Duration::from_secs)
             .max(Duration::from_secs(1))
@@ -141,9 +148,7 @@ fn later(e: &ServerError, attempts: u32) -> Duration {
 fn outcome(result: Result<CreatedContact, ServerError>, attempts: u32) -> Outcome {
     match result {
         Ok(created) => Outcome::Sent(created.id),
-        Err(e) if e.code() == Some(ErrorCode::RateLimited) || e.status == 429 => {
-            Outcome::Later(later(&e, attempts))
-        }
+        Err(e) if rate_limited(&e) => Outcome::Later(later(&e, attempts)),
         Err(e) if (400..500).contains(&e.status) => Outcome::Refused(EntryError {
             status: e.status,
             code: e.error,
@@ -293,8 +298,14 @@ async fn send_batch(
                     (entry.id.clone(), decided)
                 })
                 .collect();
+            // Items refused for the key's rate: the next request would be refused whole.
+            let flow = if held.as_ref().is_some_and(rate_limited) {
+                Flow::Stop
+            } else {
+                Flow::Go
+            };
             settle(journal, owner, outcomes, held, report).await?;
-            Ok(Flow::Go)
+            Ok(flow)
         }
         Ok(results) => {
             report.stopped = Some(ClientError::Unexpected {
@@ -312,16 +323,16 @@ async fn send_batch(
             send_singly(journal, client, owner, contacts, report).await
         }
         Err(e) if batch_refused(&e) => send_singly(journal, client, owner, contacts, report).await,
-        Err(ClientError::Server(e))
-            if e.code() == Some(ErrorCode::RateLimited) || e.status == 429 =>
-        {
+        Err(ClientError::Server(e)) if rate_limited(&e) => {
             let wait = later(&e, 0);
             let outcomes = contacts
                 .iter()
                 .map(|entry| (entry.id.clone(), Outcome::Later(wait)))
                 .collect();
             settle(journal, owner, outcomes, Some(*e), report).await?;
-            Ok(Flow::Go)
+            // Whatever else waits would only be refused too, and each refusal counts against
+            // the key: nothing more goes until the service's wait is over.
+            Ok(Flow::Stop)
         }
         Err(e) => {
             report.stopped = Some(e);
@@ -339,9 +350,15 @@ async fn send_singly(
     report: &mut PushReport,
 ) -> Result<Flow, JournalError> {
     let mut outcomes = Vec::new();
-    let mut held = None;
+    let mut held: Option<ServerError> = None;
     let mut flow = Flow::Go;
     for (entry, item) in contacts.iter().zip(items(contacts)) {
+        // Rate limited: the rest wait as long as the service said, unsent.
+        if let Some(e) = held.as_ref().filter(|e| rate_limited(e)) {
+            outcomes.push((entry.id.clone(), Outcome::Later(later(e, 0))));
+            flow = Flow::Stop;
+            continue;
+        }
         report.requests += 1;
         match client
             .create_contact_keyed(&item.contact, &item.idempotency_key)
@@ -411,6 +428,8 @@ pub fn spawn_sender(
     tokio::spawn(async move {
         let mut backoff = FIRST_BACKOFF;
         let mut online: Option<bool> = None;
+        // Until when the service asked for quiet (rate limited).
+        let mut quiet_until: Option<tokio::time::Instant> = None;
         loop {
             let mut said = Vec::new();
             let pause = match push(&journal, &client).await {
@@ -439,6 +458,14 @@ pub fn spawn_sender(
                     }
                     let pause = match report.stopped {
                         Some(ClientError::Transport { .. }) => Some(backoff),
+                        Some(ClientError::Server(e)) if rate_limited(&e) => {
+                            // The service's own wait, which no new entry shortens: a burst of
+                            // contacts would otherwise send a refused request each.
+                            let wait = later(&e, 0);
+                            quiet_until = Some(tokio::time::Instant::now() + wait);
+                            said.push(SenderEvent::Held(ClientError::Server(e)));
+                            Some(wait)
+                        }
                         Some(held) => {
                             said.push(SenderEvent::Held(held));
                             Some(backoff)
@@ -475,11 +502,16 @@ pub fn spawn_sender(
             let due = tokio::time::Instant::now() + pause.max(MIN_PAUSE);
             loop {
                 tokio::select! {
-                    () = wake.notified() => {
+                    () = wake.notified(), if quiet_until.is_none_or(|t| t <= tokio::time::Instant::now()) => {
                         // While the link is down a new entry first asks whether it is back (a
                         // GET that writes nothing), so logging with no link costs the journal
                         // one commit per contact, not three (the entry, a claim, its release).
                         if online != Some(false) || link_is_back(&client).await {
+                            // What else is logged meanwhile goes in the same request: a burst
+                            // (WSJT-X, N1MM+, an import by hand) makes a few pushes, not one
+                            // per contact, each with journal commits of its own that the next
+                            // contact's log would wait on.
+                            tokio::time::sleep(GATHER).await;
                             break;
                         }
                     }
