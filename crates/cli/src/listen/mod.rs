@@ -177,8 +177,12 @@ fn bind_error(
         ));
     }
     let taken = e.kind() == std::io::ErrorKind::AddrInUse;
-    let why = match protocol {
-        Protocol::Wsjtx { .. } if taken => {
+    let why = match (
+        protocol,
+        taken.then(|| socket::holder(addr.port())).flatten(),
+    ) {
+        (_, Some(holder)) => format!("the port is taken by {holder}"),
+        (Protocol::Wsjtx { .. }, None) if taken => {
             "the port is taken (by another logger, GridTracker or JTAlert, or another svc listen)"
                 .to_owned()
         }

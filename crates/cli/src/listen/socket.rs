@@ -134,3 +134,53 @@ fn index(name: &str) -> Result<u32, BindError> {
         std::fs::read_to_string(format!("/sys/class/net/{name}/ifindex")).map_err(|_| unknown())?;
     text.trim().parse().map_err(|_| unknown())
 }
+
+/// The program holding UDP `port` on this computer, as `name (pid N)`, where the system says
+/// (Linux, and a process of this user or any with root): the socket's inode in
+/// `/proc/net/udp` (and `udp6`), then the process with that socket open.
+pub fn holder(port: u16) -> Option<String> {
+    let inodes: Vec<String> = ["/proc/net/udp", "/proc/net/udp6"]
+        .iter()
+        .filter_map(|table| std::fs::read_to_string(table).ok())
+        .flat_map(|table| {
+            table
+                .lines()
+                .skip(1)
+                .filter_map(|line| {
+                    // sl local_address rem_address st tx:rx tr:tm retrnsmt uid timeout inode
+                    let fields: Vec<&str> = line.split_whitespace().collect();
+                    let local_port = fields.get(1)?.rsplit(':').next()?;
+                    (u16::from_str_radix(local_port, 16).ok()? == port)
+                        .then(|| fields.get(9).map(|inode| format!("socket:[{inode}]")))
+                        .flatten()
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if inodes.is_empty() {
+        return None;
+    }
+    for process in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = process
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(fds) = std::fs::read_dir(process.path().join("fd")) else {
+            continue;
+        };
+        let holds = fds.flatten().any(|fd| {
+            std::fs::read_link(fd.path())
+                .is_ok_and(|target| inodes.iter().any(|i| target.as_os_str() == i.as_str()))
+        });
+        if holds {
+            let name = std::fs::read_to_string(process.path().join("comm"))
+                .map(|n| n.trim().to_owned())
+                .unwrap_or_else(|_| "a program".to_owned());
+            return Some(format!("{name} (pid {pid})"));
+        }
+    }
+    None
+}
