@@ -375,8 +375,8 @@ impl Ctx {
     }
 
     /// As [`Ctx::block_on`], with two worker threads beside it, for a command whose spawned
-    /// requests must go on while it works on this thread (an import reads its file while the
-    /// service stores the batch before).
+    /// tasks must go on while it works on this thread (an import reads its file while the
+    /// service stores the batch before; `svc listen` logs a QSO while its sender sends).
     pub fn block_on_with_workers<T>(
         &self,
         work: impl Future<Output = Result<T, CliError>>,

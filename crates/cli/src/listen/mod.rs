@@ -247,7 +247,9 @@ fn listen(
 ) -> Result<(), CliError> {
     let base = ctx.api_base()?;
     let key = ctx.key()?;
-    ctx.block_on(async {
+    // The outbox's sender, the socket's reader and the log's copy run on worker threads, so
+    // that a push the sender is encoding or settling never holds up the QSO that comes next.
+    ctx.block_on_with_workers(async {
         // The port first: a taken one is the likeliest failure, and needs no service to tell.
         let socket = socket::open(bind, args.multicast, args.interface.as_ref())
             .await

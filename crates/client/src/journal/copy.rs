@@ -10,7 +10,7 @@ use super::*;
 /// With `asked_at`, a row of this contact written since then is newer than `contact` and is
 /// kept instead.
 pub(super) async fn copy_contact(
-    tx: &mut Tx,
+    tx: &mut Tx<'_>,
     contact: &Contact,
     asked_at: Option<i64>,
     now: i64,
@@ -48,7 +48,10 @@ pub(super) async fn copy_contact(
 }
 
 /// The folder a contact has in the copy, if the copy has it.
-pub(super) async fn copied_folder(tx: &mut Tx, id: &str) -> Result<Option<String>, JournalError> {
+pub(super) async fn copied_folder(
+    tx: &mut Tx<'_>,
+    id: &str,
+) -> Result<Option<String>, JournalError> {
     Ok(
         sqlx::query_scalar("SELECT folder_id FROM cached_contacts WHERE id = $1 LIMIT 1")
             .bind(id)
@@ -61,7 +64,7 @@ pub(super) async fn copied_folder(tx: &mut Tx, id: &str) -> Result<Option<String
 /// counts its own contacts and a container what is below it, so each change goes to the folder
 /// and every folder above it, in every list it appears in. Never below 0.
 pub(super) async fn add_to_counts(
-    tx: &mut Tx,
+    tx: &mut Tx<'_>,
     changes: &[(String, i64)],
 ) -> Result<(), JournalError> {
     if changes.is_empty() {
@@ -108,7 +111,7 @@ pub(super) async fn add_to_counts(
 }
 
 /// Adds to whoami's QSO count in the copy, when there is a whoami; never below 0.
-pub(super) async fn add_to_whoami(tx: &mut Tx, by: i64) -> Result<(), JournalError> {
+pub(super) async fn add_to_whoami(tx: &mut Tx<'_>, by: i64) -> Result<(), JournalError> {
     if by == 0 {
         return Ok(());
     }
@@ -271,7 +274,7 @@ impl Journal {
     }
 
     pub(super) async fn cached_folder_list(
-        tx: &mut Tx,
+        tx: &mut Tx<'_>,
         list: Option<&str>,
     ) -> Result<Vec<Folder>, JournalError> {
         let rows: Vec<(String,)> = match list {

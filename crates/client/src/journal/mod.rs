@@ -567,7 +567,7 @@ fn check_contact(contact: &ContactInput) -> Result<(), JournalError> {
     Ok(())
 }
 
-type Tx = Transaction<'static, Sqlite>;
+type Tx<'c> = Transaction<'c, Sqlite>;
 
 impl Journal {
     /// The journal this key was last used with on this service, if any (no network).
@@ -608,8 +608,40 @@ impl Journal {
     /// A write transaction that holds SQLite's write lock from its first statement, so a
     /// read-then-write inside it can never be overtaken by another process's write (which in
     /// WAL mode would fail with a busy snapshot instead of waiting).
-    async fn write(&self) -> Result<Tx, JournalError> {
+    async fn write(&self) -> Result<Tx<'static>, JournalError> {
         Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
+    /// `work` in a write transaction whose commit need not be on disk when it returns: a
+    /// sender's lease or what it settled, where a commit the power takes costs a contact sent
+    /// again under its key, which the service replays. Without the fsync of `synchronous =
+    /// FULL` the transaction is short, and a contact logged meanwhile waits less for it; the
+    /// next durable commit writes it out too. The connection goes back to the pool only with
+    /// FULL again.
+    async fn write_relaxed<T>(
+        &self,
+        work: impl AsyncFnOnce(&mut Tx<'_>) -> Result<T, JournalError>,
+    ) -> Result<T, JournalError> {
+        use sqlx::Connection;
+        let mut conn = self.pool.acquire().await?;
+        sqlx::query("PRAGMA synchronous = NORMAL")
+            .execute(&mut *conn)
+            .await?;
+        let result = async {
+            let mut tx = (*conn).begin_with("BEGIN IMMEDIATE").await?;
+            let value = work(&mut tx).await?;
+            tx.commit().await?;
+            Ok(value)
+        }
+        .await;
+        if sqlx::query("PRAGMA synchronous = FULL")
+            .execute(&mut *conn)
+            .await
+            .is_err()
+        {
+            conn.close_on_drop();
+        }
+        result
     }
 
     async fn migrate(&self) -> Result<(), JournalError> {
@@ -631,7 +663,7 @@ impl Journal {
     }
 
     async fn insert_entry(
-        tx: &mut Tx,
+        tx: &mut Tx<'_>,
         request: &EntryRequest,
         folder_id: Option<&str>,
         local_folder_id: Option<&str>,
@@ -640,7 +672,7 @@ impl Journal {
     }
 
     async fn insert_keyed(
-        tx: &mut Tx,
+        tx: &mut Tx<'_>,
         request: &EntryRequest,
         folder_id: Option<&str>,
         local_folder_id: Option<&str>,
@@ -665,7 +697,7 @@ impl Journal {
 
     /// A contact's folder as it should be sent: a loc_ id whose folder was sent becomes the
     /// real id; an unknown loc_ id is refused.
-    async fn folder_for_contact(tx: &mut Tx, folder_id: &str) -> Result<String, JournalError> {
+    async fn folder_for_contact(tx: &mut Tx<'_>, folder_id: &str) -> Result<String, JournalError> {
         if !is_local_folder_id(folder_id) {
             return Ok(folder_id.to_owned());
         }
@@ -1049,15 +1081,17 @@ impl Journal {
                 entry_columns!()
             ),
         };
-        let mut tx = self.write().await?;
-        let rows = sqlx::query(sql)
-            .bind(owner)
-            .bind(until)
-            .bind(now)
-            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
-            .fetch_all(&mut *tx)
+        let rows = self
+            .write_relaxed(async |tx| {
+                Ok(sqlx::query(sql)
+                    .bind(owner)
+                    .bind(until)
+                    .bind(now)
+                    .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+                    .fetch_all(&mut **tx)
+                    .await?)
+            })
             .await?;
-        tx.commit().await?;
         entries_from_rows(&rows)
     }
 
@@ -1071,69 +1105,70 @@ impl Journal {
         outcomes: &[(String, Outcome)],
     ) -> Result<Settled, JournalError> {
         let now = now_ms();
-        let mut settled = Settled::default();
-        let mut counted = Vec::new();
-        let mut tx = self.write().await?;
-        for (id, outcome) in outcomes {
-            match outcome {
-                Outcome::Sent(sent_id) => {
-                    let row = sqlx::query(concat!(
-                        "UPDATE entries SET state = 'sent', sent_id = $2, sent_at = $3, \
+        self.write_relaxed(async |tx| {
+            let mut settled = Settled::default();
+            let mut counted = Vec::new();
+            for (id, outcome) in outcomes {
+                match outcome {
+                    Outcome::Sent(sent_id) => {
+                        let row = sqlx::query(concat!(
+                            "UPDATE entries SET state = 'sent', sent_id = $2, sent_at = $3, \
                          error = NULL, lease_owner = NULL, lease_until = NULL, not_before = NULL \
                          WHERE id = $1 AND state = 'waiting' RETURNING ",
-                        entry_columns!()
-                    ))
-                    .bind(id)
-                    .bind(sent_id)
-                    .bind(now)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                    if let Some(row) = row {
-                        let entry = entry_from_row(&row)?;
-                        if let EntryRequest::Contact(request) = &entry.request {
-                            let contact = request.pending(sent_id, entry.logged_at);
-                            // A contact the copy has already (its answer was lost and it was
-                            // read back before this replay) is not counted twice.
-                            if copied_folder(&mut tx, sent_id).await?.is_none() {
-                                counted.push((contact.folder_id.clone(), 1));
+                            entry_columns!()
+                        ))
+                        .bind(id)
+                        .bind(sent_id)
+                        .bind(now)
+                        .fetch_optional(&mut **tx)
+                        .await?;
+                        if let Some(row) = row {
+                            let entry = entry_from_row(&row)?;
+                            if let EntryRequest::Contact(request) = &entry.request {
+                                let contact = request.pending(sent_id, entry.logged_at);
+                                // A contact the copy has already (its answer was lost and it was
+                                // read back before this replay) is not counted twice.
+                                if copied_folder(tx, sent_id).await?.is_none() {
+                                    counted.push((contact.folder_id.clone(), 1));
+                                }
+                                copy_contact(tx, &contact, None, now).await?;
                             }
-                            copy_contact(&mut tx, &contact, None, now).await?;
+                            settled.sent.push(entry);
                         }
-                        settled.sent.push(entry);
                     }
-                }
-                Outcome::Refused(error) => {
-                    let row = sqlx::query(concat!(
-                        "UPDATE entries SET state = 'refused', error = $2, lease_owner = NULL, \
+                    Outcome::Refused(error) => {
+                        let row = sqlx::query(concat!(
+                            "UPDATE entries SET state = 'refused', error = $2, lease_owner = NULL, \
                          lease_until = NULL, not_before = NULL \
                          WHERE id = $1 AND state = 'waiting' RETURNING ",
-                        entry_columns!()
-                    ))
-                    .bind(id)
-                    .bind(encode(error)?)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                    if let Some(row) = row {
-                        settled.refused.push(entry_from_row(&row)?);
+                            entry_columns!()
+                        ))
+                        .bind(id)
+                        .bind(encode(error)?)
+                        .fetch_optional(&mut **tx)
+                        .await?;
+                        if let Some(row) = row {
+                            settled.refused.push(entry_from_row(&row)?);
+                        }
                     }
-                }
-                Outcome::Later(wait) => {
-                    sqlx::query(
+                    Outcome::Later(wait) => {
+                        sqlx::query(
                         "UPDATE entries SET lease_owner = NULL, lease_until = NULL, not_before = $3
                          WHERE id = $1 AND state = 'waiting' AND lease_owner = $2",
                     )
                     .bind(id)
                     .bind(owner)
                     .bind(now.saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX)))
-                    .execute(&mut *tx)
+                    .execute(&mut **tx)
                     .await?;
+                    }
                 }
             }
-        }
-        add_to_counts(&mut tx, &counted).await?;
-        add_to_whoami(&mut tx, i64::try_from(counted.len()).unwrap_or(i64::MAX)).await?;
-        tx.commit().await?;
-        Ok(settled)
+            add_to_counts(tx, &counted).await?;
+            add_to_whoami(tx, i64::try_from(counted.len()).unwrap_or(i64::MAX)).await?;
+            Ok(settled)
+        })
+        .await
     }
 
     /// Gives back the entries held by senders whose process has ended (see [`sender_ended`]).

@@ -1393,3 +1393,37 @@ async fn a_contact_logged_once_under_a_key_is_found_again_by_it() {
         ));
     }
 }
+
+#[tokio::test]
+async fn a_sender_commits_lazily_and_leaves_every_connection_durable() {
+    let (_dir, journal) = journal().await;
+    let a = journal.log_contact(contact(FOLDER, "A1A")).await.unwrap();
+    journal
+        .claim(Claim::Contacts, 10, LONG, "me")
+        .await
+        .unwrap();
+    journal
+        .settle(
+            "me",
+            &[(a.id.clone(), Outcome::Sent("qso_aaaaaaaaaaaaaaaa".into()))],
+        )
+        .await
+        .unwrap();
+    // Every connection of the pool, held at once so that each is a different one: a contact
+    // logged on any of them is committed with FULL, on disk when its log returns.
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let mut conn = journal.pool.acquire().await.unwrap();
+        let level: i64 = sqlx::query_scalar("PRAGMA synchronous")
+            .fetch_one(&mut *conn)
+            .await
+            .unwrap();
+        assert_eq!(level, 2, "synchronous = FULL on every connection");
+        held.push(conn);
+    }
+    drop(held);
+    assert_eq!(
+        journal.entry(&a.id).await.unwrap().unwrap().state,
+        EntryState::Sent
+    );
+}
