@@ -744,10 +744,8 @@ impl Listener<'_> {
         if self.broadcast_adif.is_empty() {
             return;
         }
-        let contact = contact.pending(&entry.id, Timestamp::now());
-        let record = svc_adif::contact::record_for(&contact, &self.account);
-        // A record the writer cannot write (none today) goes nowhere; the contact is logged.
-        if let Ok(text) = svc_adif::record_text(&record) {
+        if let Some(text) = svc_adif::contact::logged_record_text(contact, &entry.id, &self.account)
+        {
             for to in &self.broadcast_adif {
                 self.outgoing.push((*to, text.clone().into_bytes()));
             }

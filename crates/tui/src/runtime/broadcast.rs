@@ -7,7 +7,7 @@ use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use tokio::net::UdpSocket;
 
 use svc_client::journal::Entry;
-use svc_model::{ContactInput, Timestamp};
+use svc_model::ContactInput;
 
 /// The addresses, and a socket for each family among them.
 #[derive(Debug)]
@@ -44,10 +44,7 @@ impl Broadcast {
         if self.to.is_empty() {
             return;
         }
-        let contact = contact.pending(&entry.id, Timestamp::now());
-        let record = svc_adif::contact::record_for(&contact, account);
-        // A record the writer cannot write (none today) goes nowhere; the contact is logged.
-        let Ok(text) = svc_adif::record_text(&record) else {
+        let Some(text) = svc_adif::contact::logged_record_text(contact, &entry.id, account) else {
             return;
         };
         for to in &self.to {
