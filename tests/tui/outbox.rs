@@ -705,3 +705,31 @@ fn a_count_made_before_a_contact_was_logged_does_not_hide_it() {
     );
     assert_eq!(app.outbox.counts.waiting, 3);
 }
+
+#[test]
+fn a_count_asked_before_a_contact_went_and_answered_after_is_asked_again() {
+    let (mut app, journal) = two_waiting();
+    let before = app.me.as_ref().unwrap().native_qso_count;
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Offline("refused".into())),
+    );
+    // The link returns: whoami is asked; then a contact goes before its answer comes.
+    let effects = update(&mut app, Action::Sender(SenderEvent::Online));
+    assert!(effects.contains(&Effect::LoadWhoami), "{effects:?}");
+    update(
+        &mut app,
+        Action::Sender(SenderEvent::Sent(vec![sent(
+            journal.made[0].clone(),
+            "qso_sent_meanwhile",
+        )])),
+    );
+    assert_eq!(app.me.as_ref().unwrap().native_qso_count, before + 1);
+    // The answer was made before the service stored it: taken, and asked again.
+    let effects = update(&mut app, Action::WhoamiLoaded(Ok(whoami(before))));
+    assert_eq!(effects, vec![Effect::LoadWhoami]);
+    // The second answer holds it, and is the last.
+    let effects = update(&mut app, Action::WhoamiLoaded(Ok(whoami(before + 1))));
+    assert!(effects.is_empty(), "{effects:?}");
+    assert_eq!(app.me.as_ref().unwrap().native_qso_count, before + 1);
+}

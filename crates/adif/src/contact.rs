@@ -16,19 +16,6 @@ use svc_model::fields::{FIELDS, Kind, MAX_ADIF_ENTRIES, check_adif_entry};
 use svc_model::program::normalize_reference_list;
 use svc_model::{Contact, ContactInput, Field, Fields, Timestamp};
 
-/// A contact just logged (`id` its journal entry's), as one ADI record on its own, as the
-/// service will store it: what `--broadcast-adif` sends GridTracker and the like, one a
-/// datagram. `None` for a record the writer cannot write (none today): the contact is logged
-/// all the same.
-pub fn logged_record_text(
-    contact: &ContactInput,
-    id: &str,
-    account_callsign: &str,
-) -> Option<String> {
-    let contact = contact.pending(id, Timestamp::now());
-    crate::write::record_text(&record_for(&contact, account_callsign)).ok()
-}
-
 /// The ADIF record for one stored contact: the seed's fields, then every declared field
 /// (model::fields) under its ADIF name, then the contact's other ADIF fields as they were read.
 ///

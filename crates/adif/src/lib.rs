@@ -22,7 +22,7 @@ mod write;
 pub use read::{Format, ReadError, Reader};
 // The QRZ logbook client reads entity-encoded replies by the same rules as an escaped file.
 pub use read::unescape;
-pub use write::{Writer, record_text};
+pub use write::{Writer, logged_record_text, record_text};
 
 /// One ADIF record: fields in file order, names upper-case ASCII, values as text.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -147,6 +147,19 @@ pub fn record_text(record: &Record) -> io::Result<String> {
     String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
+/// A contact just logged (`id` its journal entry's), as one ADI record on its own, as the
+/// service will store it: what `--broadcast-adif` sends GridTracker and the like, one a
+/// datagram. `None` for a record the writer cannot write (none today): the contact is logged
+/// all the same.
+pub fn logged_record_text(
+    contact: &svc_model::ContactInput,
+    id: &str,
+    account_callsign: &str,
+) -> Option<String> {
+    let contact = contact.pending(id, svc_model::Timestamp::now());
+    record_text(&crate::contact::record_for(&contact, account_callsign)).ok()
+}
+
 /// The fields of a record as ADI carries them: no `_INTL` field, which ADI does not allow,
 /// but its text transliterated into the plain field when the record has no plain one.
 fn adi_fields<'a>(

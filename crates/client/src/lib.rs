@@ -856,3 +856,14 @@ fn encode<B: Serialize>(body: &B) -> Result<Vec<u8>, ClientError> {
         message: format!("cannot encode the request: {e}"),
     })
 }
+
+/// Gives the system back the heap a long-running command freed (glibc keeps freed pages for
+/// the process otherwise): after a start-up that read big things once, so that what runs for
+/// days holds only what it uses.
+pub fn give_back_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of the heap to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}

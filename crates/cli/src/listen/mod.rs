@@ -290,6 +290,9 @@ fn listen(
             }
             _ => (None, None),
         };
+        // Reading the country file and the log for the colours peaks at a few megabytes,
+        // which a station computer's `svc listen` would otherwise hold for days.
+        svc_client::give_back_freed_memory();
         let mut copied = copied;
         let mut listener = Listener {
             ctx,
@@ -744,8 +747,7 @@ impl Listener<'_> {
         if self.broadcast_adif.is_empty() {
             return;
         }
-        if let Some(text) = svc_adif::contact::logged_record_text(contact, &entry.id, &self.account)
-        {
+        if let Some(text) = svc_adif::logged_record_text(contact, &entry.id, &self.account) {
             for to in &self.broadcast_adif {
                 self.outgoing.push((*to, text.clone().into_bytes()));
             }

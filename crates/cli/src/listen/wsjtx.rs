@@ -233,6 +233,8 @@ impl Listener<'_> {
         };
         colours.worked = journal.worked(&colours.dxcc).await?;
         self.outgoing.extend(colours.refresh());
+        // The copy held each folder's contacts in turn.
+        svc_client::give_back_freed_memory();
         Ok(())
     }
 

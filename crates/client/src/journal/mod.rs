@@ -569,6 +569,9 @@ fn check_contact(contact: &ContactInput) -> Result<(), JournalError> {
 
 type Tx<'c> = Transaction<'c, Sqlite>;
 
+/// Entries a sender settles in one transaction.
+const SETTLE_CHUNK: usize = 16;
+
 impl Journal {
     /// The journal this key was last used with on this service, if any (no network).
     pub async fn find(base: &Url, key: &ApiKey) -> Result<Option<Journal>, JournalError> {
@@ -1100,6 +1103,23 @@ impl Journal {
     /// A sent contact joins the copy, with the service's id, and is counted in its folder, the
     /// folders above it and whoami, so the copy is the log even before it is read back.
     pub(crate) async fn settle(
+        &self,
+        owner: &str,
+        outcomes: &[(String, Outcome)],
+    ) -> Result<Settled, JournalError> {
+        let mut settled = Settled::default();
+        // A few entries a transaction: a contact logged meanwhile waits for one short commit,
+        // not for a whole batch's. Each entry is settled on its own, so a sender stopped
+        // between two leaves the rest to its lease.
+        for chunk in outcomes.chunks(SETTLE_CHUNK) {
+            let part = self.settle_chunk(owner, chunk).await?;
+            settled.sent.extend(part.sent);
+            settled.refused.extend(part.refused);
+        }
+        Ok(settled)
+    }
+
+    async fn settle_chunk(
         &self,
         owner: &str,
         outcomes: &[(String, Outcome)],

@@ -102,6 +102,13 @@ impl App {
                     self.journal = JournalState::Opening;
                     return vec![Effect::Journal(JournalEffect::Open { callsign })];
                 }
+                // A contact stored or deleted here since it was asked may be missing from its
+                // count (asked before, answered after): asked again, the count comes right.
+                if self.count_changes != self.whoami_asked_at {
+                    self.me_load = Load::Loading;
+                    self.in_flight += 1;
+                    return vec![Effect::LoadWhoami];
+                }
             }
             Err(_) => {
                 self.me_load = Load::Failed(failure.unwrap_or_default());
@@ -147,6 +154,7 @@ impl App {
             }
             None => self.say(Tone::Success, format!("deleted contact {id}")),
         }
+        self.count_changes += 1;
         if let Some(me) = &mut self.me {
             me.native_qso_count = (me.native_qso_count - 1).max(0);
         }

@@ -133,6 +133,10 @@ pub struct App {
     pub focus: Pane,
     pub me: Option<Whoami>,
     pub me_load: Load,
+    /// Contacts stored or deleted here (each changes `me`'s count by one), and how many had
+    /// been when whoami was last asked: its answer may not hold the ones since.
+    count_changes: u64,
+    whoami_asked_at: u64,
     pub folders: FoldersPane,
     pub contacts: ContactsPane,
     pub activations: ActivationsPane,
@@ -181,6 +185,8 @@ impl App {
             focus: Pane::Folders,
             me: None,
             me_load: Load::Loading,
+            count_changes: 0,
+            whoami_asked_at: 0,
             folders: FoldersPane::default(),
             contacts: ContactsPane::default(),
             activations: ActivationsPane::new(now),
@@ -1008,6 +1014,16 @@ impl App {
 
 /// Applies one action to the state and returns the background work it asks for.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
+    let effects = route(app, action);
+    // What the account's count was changed here by before whoami was asked: an answer that
+    // comes after a later change is asked again (see `whoami_loaded`).
+    if effects.iter().any(|e| matches!(e, Effect::LoadWhoami)) {
+        app.whoami_asked_at = app.count_changes;
+    }
+    effects
+}
+
+fn route(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
         Action::Key(key) => {
             app.last_key = app.now;

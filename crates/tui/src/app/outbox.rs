@@ -411,6 +411,7 @@ impl App {
         };
         self.contacts.stored(&entry.id, qso);
         self.count_contact(&row.folder_id, 1);
+        self.count_changes += 1;
         if let Some(me) = &mut self.me {
             me.native_qso_count += 1;
         }

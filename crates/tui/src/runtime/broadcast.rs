@@ -44,7 +44,7 @@ impl Broadcast {
         if self.to.is_empty() {
             return;
         }
-        let Some(text) = svc_adif::contact::logged_record_text(contact, &entry.id, account) else {
+        let Some(text) = svc_adif::logged_record_text(contact, &entry.id, account) else {
             return;
         };
         for to in &self.to {
