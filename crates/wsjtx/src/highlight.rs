@@ -227,25 +227,7 @@ mod tests {
             id: id.into(),
             dial_frequency: hz,
             mode: mode.into(),
-            dx_call: String::new(),
-            report: String::new(),
-            tx_mode: String::new(),
-            tx_enabled: false,
-            transmitting: false,
-            decoding: false,
-            rx_df: 0,
-            tx_df: 0,
-            de_call: String::new(),
-            de_grid: String::new(),
-            dx_grid: String::new(),
-            tx_watchdog: None,
-            sub_mode: None,
-            fast_mode: None,
-            special_operation_mode: None,
-            frequency_tolerance: None,
-            tr_period: None,
-            configuration_name: None,
-            tx_message: None,
+            ..Status::default()
         }
     }
 

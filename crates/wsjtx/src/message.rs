@@ -80,7 +80,7 @@ pub struct Heartbeat {
 
 /// WSJT-X's state, sent whenever it changes. The fields after `dx_grid` are absent from
 /// older senders.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Status {
     pub id: String,
     /// Hz.

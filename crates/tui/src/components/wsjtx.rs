@@ -158,24 +158,14 @@ mod tests {
             dial_frequency: hz,
             mode: mode.into(),
             dx_call: dx.into(),
-            report: String::new(),
             tx_mode: mode.into(),
             tx_enabled: tx,
             transmitting: tx,
-            decoding: false,
             rx_df: 1500,
             tx_df: 1500,
             de_call: "W1AW".into(),
             de_grid: "FN31".into(),
-            dx_grid: String::new(),
-            tx_watchdog: None,
-            sub_mode: None,
-            fast_mode: None,
-            special_operation_mode: None,
-            frequency_tolerance: None,
-            tr_period: None,
-            configuration_name: None,
-            tx_message: None,
+            ..Status::default()
         })
     }
 
