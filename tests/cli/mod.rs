@@ -17,6 +17,7 @@ mod keychain;
 pub mod listen;
 mod logbooks;
 mod lookup;
+mod lotw;
 mod outbox;
 pub mod pota;
 mod retries;
@@ -212,7 +213,7 @@ impl Cli {
         self.check_no_leak(&run);
         let stores = matches!(
             args,
-            ["auth", ..] | ["lookup", "connect" | "disconnect", ..]
+            ["auth", ..] | ["lookup" | "lotw", "connect" | "disconnect", ..]
         );
         if !stores {
             // Only the commands that store a secret may write the config file.

@@ -8,6 +8,7 @@
 
 pub mod callbook;
 mod cluster;
+pub mod lotw;
 pub mod pota;
 pub mod python;
 pub mod qrz;

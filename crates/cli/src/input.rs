@@ -2,9 +2,10 @@
 //! what to give instead (clap reports them as usage errors, exit 2); and the question asked
 //! on the terminal before a change that cannot be undone.
 
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal, Read};
 
 use super::CliError;
+use svc_client::lookup::Password;
 use svc_model::band::read_mhz;
 use svc_model::callsign::normalize_callsign;
 use svc_model::mode::check_mode;
@@ -202,6 +203,32 @@ pub(super) fn confirm(question: &str) -> Result<bool, CliError> {
         answer.trim().to_ascii_lowercase().as_str(),
         "y" | "yes"
     ))
+}
+
+/// The password: all of stdin with `--password-stdin` (its line end dropped), else a hidden
+/// prompt on a terminal.
+pub fn read_password(title: &str, from_stdin: bool) -> Result<Password, CliError> {
+    let text = if from_stdin {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| CliError::local(format!("cannot read the password from stdin: {e}")))?;
+        text
+    } else if std::io::stdin().is_terminal() {
+        rpassword::prompt_password(format!("{title} password (input hidden): ")).map_err(|e| {
+            CliError::local(format!("cannot read the password from the terminal: {e}"))
+        })?
+    } else {
+        return Err(CliError::input(
+            "no terminal to ask for the password on: give --password-stdin and pipe it in",
+        ));
+    };
+    // Only the line end: spaces can be part of a password.
+    let password = text.trim_end_matches(['\n', '\r']);
+    if password.is_empty() {
+        return Err(CliError::input("no password was given"));
+    }
+    Ok(Password::new(password))
 }
 
 #[cfg(test)]

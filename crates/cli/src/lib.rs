@@ -14,6 +14,7 @@ pub mod input;
 pub mod listen;
 pub mod logbooks;
 pub mod lookup;
+pub mod lotw;
 pub mod outbox;
 pub mod output;
 pub mod parks;
@@ -107,6 +108,11 @@ pub enum ClientCommand {
     },
     /// Look up who a station is in a callbook (QRZ, HamQTH): name, QTH, grid, country
     Lookup(lookup::LookupArgs),
+    /// ARRL's Logbook of The World: download confirmations into the log
+    Lotw {
+        #[command(subcommand)]
+        command: lotw::LotwCommand,
+    },
     /// Look up POTA parks by reference, and keep POTA's park list for use with no link
     Parks {
         #[command(subcommand)]
@@ -151,6 +157,7 @@ impl ClientCommand {
                 Some(command) => format!("lookup {}", command.name()),
                 None => "lookup".into(),
             },
+            ClientCommand::Lotw { command } => format!("lotw {}", command.name()),
             ClientCommand::Parks { command } => format!("parks {}", command.name()),
             ClientCommand::Listen { command } => format!("listen {}", command.name()),
             ClientCommand::Spot(_) => "spot".into(),
@@ -478,6 +485,7 @@ pub fn run(global: &GlobalArgs, command: ClientCommand) -> ExitCode {
         ClientCommand::Import { command } => import::run(ctx, command),
         ClientCommand::Logbooks { command } => logbooks::run(ctx, command),
         ClientCommand::Lookup(args) => lookup::run(ctx, args),
+        ClientCommand::Lotw { command } => lotw::run(ctx, command),
         ClientCommand::Parks { command } => parks::run(ctx, command),
         ClientCommand::Listen { command } => listen::run(ctx, command),
         ClientCommand::Spot(args) => spots::spot(ctx, args),

@@ -3,19 +3,19 @@
 //! account's journal. The callbook password is read from stdin or a hidden prompt, never
 //! from the command line, and written only to the keychain or the 0600 config file.
 
-use std::io::{IsTerminal, Read};
 use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
+use super::input::read_password;
 use super::output::Format;
 use super::{CliError, Ctx, eprintln_safe};
 use svc_client::journal::Journal;
 use svc_client::keystore;
 use svc_client::lookup::{
-    self, Callbook, DEFAULT_HAMQTH_URL, DEFAULT_QRZ_XML_URL, Lookup, LookupError, Password, Place,
-    Service, Urls,
+    self, Callbook, DEFAULT_HAMQTH_URL, DEFAULT_QRZ_XML_URL, Lookup, LookupError, Place, Service,
+    Urls,
 };
 
 #[derive(Debug, Args)]
@@ -236,33 +236,6 @@ fn text(l: &Lookup) -> String {
         .collect()
 }
 
-/// The password: all of stdin with `--password-stdin` (its line end dropped), else a hidden
-/// prompt on a terminal.
-fn read_password(service: Service, from_stdin: bool) -> Result<Password, CliError> {
-    let text = if from_stdin {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| CliError::local(format!("cannot read the password from stdin: {e}")))?;
-        text
-    } else if std::io::stdin().is_terminal() {
-        rpassword::prompt_password(format!("{} password (input hidden): ", service.title()))
-            .map_err(|e| {
-                CliError::local(format!("cannot read the password from the terminal: {e}"))
-            })?
-    } else {
-        return Err(CliError::input(
-            "no terminal to ask for the password on: give --password-stdin and pipe it in",
-        ));
-    };
-    // Only the line end: spaces can be part of a password.
-    let password = text.trim_end_matches(['\n', '\r']);
-    if password.is_empty() {
-        return Err(CliError::input("no password was given"));
-    }
-    Ok(Password::new(password))
-}
-
 fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
     let service = Service::from(args.service);
     let user = args.user.trim();
@@ -272,7 +245,7 @@ fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
         ));
     }
     let urls = args.urls.urls()?;
-    let password = read_password(service, args.password_stdin)?;
+    let password = read_password(service.title(), args.password_stdin)?;
     let callbook = Callbook::new(service, urls.of(service).clone(), user, password.clone())?;
     let said = ctx.block_on(async {
         callbook.login().await.map_err(|e| match e {

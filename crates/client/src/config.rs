@@ -1,7 +1,7 @@
 //! The client's config file, `$XDG_CONFIG_HOME/svc/config.json` (else `~/.config/svc/…`):
-//! `{"apiKey": …, "apiBase": …, "rig": …, "callbook": …, "callbookUser": …}`. It holds the key
-//! (and the callbook's password, `callbookPassword`) only where no keychain works, so it must be
-//! private: the file 0600 in a 0700 folder.
+//! `{"apiKey": …, "apiBase": …, "rig": …, "callbook": …, "callbookUser": …, "lotwUser": …}`. It holds the key (and the callbook's and LoTW's passwords,
+//! `callbookPassword`, `lotwPassword`) only where no keychain works, so it must be private: the
+//! file 0600 in a 0700 folder.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -44,7 +44,7 @@ impl std::fmt::Display for ConfigError {
             ),
             ConfigError::PasswordTooOpen { path, mode } => write!(
                 f,
-                "the config file {} holds the callbook's password but its mode is {mode:04o}, so other users may read it; run chmod 600 {} (and consider the password leaked: change it at the callbook and run svc lookup connect again)",
+                "the config file {} holds a password (the callbook's or LoTW's) but its mode is {mode:04o}, so other users may read it; run chmod 600 {} (and consider the password leaked: change it and run svc lookup connect or svc lotw connect again)",
                 path.display(),
                 path.display()
             ),
@@ -117,6 +117,8 @@ impl Config {
             "callbook",
             "callbookUser",
             "callbookPassword",
+            "lotwUser",
+            "lotwPassword",
         ] {
             if fields
                 .get(name)
@@ -213,9 +215,48 @@ impl Config {
     /// The callbook's password, kept here only where no keychain works; refused when the file
     /// is readable by others.
     pub fn callbook_password(&self) -> Result<Option<&str>, ConfigError> {
+        self.password("callbookPassword")
+    }
+
+    /// The LoTW user name `svc lotw connect` stored.
+    pub fn lotw_user(&self) -> Option<&str> {
+        self.text("lotwUser")
+    }
+
+    /// LoTW's password, kept here only where no keychain works; refused as the callbook's is.
+    pub fn lotw_password(&self) -> Result<Option<&str>, ConfigError> {
+        self.password("lotwPassword")
+    }
+
+    /// Names the LoTW login; `password` is written only where no keychain took it.
+    pub fn set_lotw(&mut self, user: &str, password: Option<&str>) {
+        self.fields
+            .insert("lotwUser".into(), Value::String(user.into()));
+        match password {
+            Some(p) => {
+                self.fields
+                    .insert("lotwPassword".into(), Value::String(p.into()));
+            }
+            None => {
+                self.fields.remove("lotwPassword");
+            }
+        }
+    }
+
+    /// Forgets the LoTW login; whether there was any.
+    pub fn remove_lotw(&mut self) -> bool {
+        let mut removed = false;
+        for name in ["lotwUser", "lotwPassword"] {
+            removed |= self.fields.remove(name).is_some();
+        }
+        removed
+    }
+
+    /// A password kept in the file, refused when the file is readable by others.
+    fn password(&self, name: &str) -> Result<Option<&str>, ConfigError> {
         let Some(password) = self
             .fields
-            .get("callbookPassword")
+            .get(name)
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
         else {

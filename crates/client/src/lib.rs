@@ -9,6 +9,7 @@ pub mod journal;
 pub mod keystore;
 pub mod logbooks;
 pub mod lookup;
+pub mod lotw;
 pub mod rig;
 pub mod types;
 
@@ -25,6 +26,7 @@ pub use types::{
     FolderCreated, NewActivationRequest, NewFolderRequest,
 };
 
+use svc_model::confirm::{ConfirmAnswer, Confirmation};
 use svc_model::ids::{base32, random_bytes};
 use svc_model::text::printable;
 use svc_model::{
@@ -595,6 +597,26 @@ impl Client {
             )
             .await?;
         Ok(response.results)
+    }
+
+    /// `POST /v1/confirmations` (elevated key): up to
+    /// [`svc_model::confirm::MAX_CONFIRMATIONS`] QSOs a QSL
+    /// service confirmed, written into the contacts they confirm. Sending them again is safe:
+    /// a contact that already says so answers `already`.
+    pub async fn confirm(
+        &self,
+        service: &str,
+        items: &[Confirmation],
+    ) -> Result<ConfirmAnswer, ClientError> {
+        let body = encode(&serde_json::json!({ "service": service, "items": items }))?;
+        self.call_keyed(
+            Method::POST,
+            self.url(&["confirmations"]),
+            &[],
+            Some(body),
+            None,
+        )
+        .await
     }
 
     /// `PATCH /v1/contacts/{id}` (elevated key): changes the fields the request names.

@@ -67,6 +67,14 @@ pub fn band_for_mhz(mhz: f64) -> Option<&'static str> {
         .map(|(name, _, _)| *name)
 }
 
+/// A band's name as ADIF spells it, found without case or surrounding blanks (`20M` → `20m`).
+pub fn band_name(name: &str) -> Option<&'static str> {
+    BANDS
+        .iter()
+        .find(|(band, _, _)| band.eq_ignore_ascii_case(name.trim()))
+        .map(|(band, _, _)| *band)
+}
+
 /// The lower edge in MHz of a band named as ADIF names it ("20m", case-insensitive), for
 /// contacts whose log recorded the band but not the frequency.
 pub fn band_lower_edge(name: &str) -> Option<f64> {

@@ -5,6 +5,7 @@
 pub mod activation;
 pub mod band;
 pub mod callsign;
+pub mod confirm;
 pub mod contact;
 pub mod dxcc;
 pub mod error;

@@ -312,6 +312,31 @@ impl PotaMode {
     }
 }
 
+/// LoTW's mode groups: two records of a QSO match when their modes are in the same group
+/// (docs/API.md, "Confirmations").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModeGroup {
+    Cw,
+    /// Phone, digital voice included.
+    Phone,
+    /// SSTV, fax and ATV.
+    Image,
+    /// Every other mode, unknown ones included.
+    Data,
+}
+
+impl ModeGroup {
+    pub fn of(mode: &str) -> ModeGroup {
+        let family = canonical(mode).map(|name| parent(name).unwrap_or(name));
+        match (family, ModeClass::of(mode)) {
+            (Some("SSTV" | "FAX" | "ATV"), _) => ModeGroup::Image,
+            (_, Some(ModeClass::Cw)) => ModeGroup::Cw,
+            (_, Some(ModeClass::Phone | ModeClass::DigitalVoice)) => ModeGroup::Phone,
+            _ => ModeGroup::Data,
+        }
+    }
+}
+
 /// The enumeration's spelling of a mode or submode, found without case or surrounding blanks.
 fn canonical(mode: &str) -> Option<&'static str> {
     let mode = mode.trim();

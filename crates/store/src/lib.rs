@@ -120,6 +120,17 @@ pub struct Principal {
     pub tier: Tier,
 }
 
+/// What one confirmation came to, by the contact's id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfirmOutcome {
+    /// The contact is confirmed now, or gained confirmed details.
+    Confirmed(String),
+    /// The contact already said all of it.
+    Already(String),
+    /// No contact of the log is this QSO.
+    Unmatched,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum AuthOutcome {
     UnknownKey,
@@ -631,6 +642,15 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<Contact>>;
+    /// Writes LoTW's confirmations into the account's contacts, in one transaction: each item
+    /// confirms the contact `svc_model::confirm::nearness` ranks nearest, if any.
+    /// `account_callsign` stands for the station callsign of contacts without one.
+    async fn confirm_contacts(
+        &self,
+        account_id: &str,
+        account_callsign: &str,
+        items: Vec<svc_model::confirm::Confirmation>,
+    ) -> StoreResult<Vec<ConfirmOutcome>>;
 
     /// Connects an external logbook to the account.
     async fn create_logbook(

@@ -314,7 +314,7 @@ impl Password {
         Password(text.into())
     }
 
-    fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }

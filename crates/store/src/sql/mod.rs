@@ -175,6 +175,7 @@ macro_rules! charge_account {
 mod accounts;
 mod backup;
 mod batch;
+mod confirm;
 mod contacts;
 mod edit;
 mod folders;
@@ -756,6 +757,16 @@ impl Store for SqlStore {
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<Contact>> {
         self.update_contact(account_id, contact_id, patch, now, idem)
+            .await
+    }
+
+    async fn confirm_contacts(
+        &self,
+        account_id: &str,
+        account_callsign: &str,
+        items: Vec<svc_model::confirm::Confirmation>,
+    ) -> StoreResult<Vec<ConfirmOutcome>> {
+        self.write_confirmations(account_id, account_callsign, items)
             .await
     }
 

@@ -1,0 +1,278 @@
+//! `svc lotw connect|sync|disconnect`: ARRL's Logbook of The World. The login is the user's
+//! own and stays on this machine (keychain, else the 0600 config file); `sync` downloads the
+//! confirmations since the last report it wrote, checks the report whole, and sends them to
+//! the service, which writes each into the contact it confirms (`POST /v1/confirmations`).
+
+use std::io::IsTerminal;
+
+use clap::{Args, Subcommand};
+use serde_json::json;
+
+use super::input::read_password;
+use super::output::Format;
+use super::{CliError, Ctx, eprintln_safe};
+use svc_client::lookup::Place;
+use svc_client::lotw::{self, DEFAULT_URL, Lotw, LotwError, Query};
+use svc_model::callsign::normalize_callsign;
+use svc_model::confirm::{ConfirmAnswer, ConfirmState, MAX_CONFIRMATIONS};
+
+#[derive(Debug, Subcommand)]
+pub enum LotwCommand {
+    /// Check a LoTW website login with LoTW, then store it on this machine
+    Connect(ConnectArgs),
+    /// Download LoTW's new confirmations and mark the contacts they confirm
+    Sync(SyncArgs),
+    /// Forget the LoTW login
+    Disconnect,
+}
+
+impl LotwCommand {
+    pub fn name(&self) -> &'static str {
+        match self {
+            LotwCommand::Connect(_) => "connect",
+            LotwCommand::Sync(_) => "sync",
+            LotwCommand::Disconnect => "disconnect",
+        }
+    }
+}
+
+/// Where LoTW answers, so a test (or a mirror) can stand in for it.
+#[derive(Debug, Clone, Args)]
+pub struct LotwUrl {
+    /// Address of LoTW's report (lotwreport.adi)
+    #[arg(long, env = "SVC_LOTW_URL", value_name = "URL", default_value = DEFAULT_URL)]
+    lotw_url: String,
+}
+
+impl LotwUrl {
+    fn url(&self) -> Result<reqwest::Url, CliError> {
+        lotw::parse_url(&self.lotw_url)
+            .map_err(|e| CliError::input(format!("--lotw-url (or SVC_LOTW_URL): {e}")))
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ConnectArgs {
+    /// Your LoTW website user name (usually your callsign)
+    #[arg(long, value_name = "CALL")]
+    user: String,
+    /// Read the password from stdin (without it, a hidden prompt on a terminal)
+    #[arg(long)]
+    password_stdin: bool,
+    #[command(flatten)]
+    url: LotwUrl,
+}
+
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// Only the QSOs of this station callsign of the LoTW account
+    #[arg(long, value_name = "CALL")]
+    station_callsign: Option<String>,
+    /// Every confirmation again, not only those since the last sync
+    #[arg(long)]
+    all: bool,
+    #[command(flatten)]
+    url: LotwUrl,
+}
+
+impl From<LotwError> for CliError {
+    fn from(e: LotwError) -> Self {
+        use svc_model::ErrorCode;
+        let (code, exit) = match &e {
+            LotwError::NotConnected(_) | LotwError::Refused(_) => {
+                let code = ErrorCode::Unauthorized;
+                (code.as_str(), code.exit_code())
+            }
+            // The report came cut short or miscounted: as no answer, to be tried again.
+            LotwError::Incomplete(_) => ("lotw_incomplete", 7),
+            LotwError::Unavailable(_) => ("transport_error", 7),
+            LotwError::Store(_) => ("local_error", 1),
+        };
+        CliError::new(code, exit, e.to_string())
+    }
+}
+
+pub fn run(ctx: &Ctx, command: LotwCommand) -> Result<(), CliError> {
+    match command {
+        LotwCommand::Connect(args) => connect(ctx, args),
+        LotwCommand::Sync(args) => sync(ctx, args),
+        LotwCommand::Disconnect => disconnect(ctx),
+    }
+}
+
+fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
+    let user = args.user.trim();
+    if user.is_empty() || user.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(CliError::input(
+            "--user is your LoTW website user name, usually your callsign, e.g. --user W1AW",
+        ));
+    }
+    let url = args.url.url()?;
+    let password = read_password("LoTW", args.password_stdin)?;
+    let lotw = Lotw::new(url, user, password.clone())?;
+    // A report of what LoTW confirmed from today on is small, and proves the login.
+    let today = svc_model::Timestamp::now().utc_date().to_string();
+    ctx.block_on(async {
+        lotw.report(
+            &Query {
+                since: Some(today),
+                owncall: None,
+            },
+            |_| {},
+        )
+        .await
+        .map_err(|e| match e {
+            LotwError::Refused(m) => {
+                CliError::from(LotwError::Refused(format!("{m}; nothing was stored")))
+            }
+            other => other.into(),
+        })
+    })?;
+    let (stored, place) = match lotw::store_login(user, &password)? {
+        Place::Keychain => ("keychain", "the keychain".to_owned()),
+        Place::Config { path, why } => {
+            // Always shown, --quiet or not: the password now sits in a file.
+            eprintln_safe(&format!(
+                "svc: {}: warning: {why}; the password was stored in {} (mode 0600) instead",
+                ctx.command,
+                path.display()
+            ));
+            ("config", path.display().to_string())
+        }
+    };
+    match ctx.format {
+        Format::Text => ctx.say(&format!(
+            "connected to LoTW as {user}; the password is stored in {place}\n"
+        )),
+        _ => ctx.print_json(&json!({"service": "lotw", "user": user, "stored": stored})),
+    }
+}
+
+fn disconnect(ctx: &Ctx) -> Result<(), CliError> {
+    let user = lotw::forget_login()?;
+    match (ctx.format, &user) {
+        (Format::Text, Some(user)) => ctx.say(&format!(
+            "disconnected from LoTW ({user}); its password is forgotten\n"
+        )),
+        (Format::Text, None) => ctx.say("no LoTW login was stored\n"),
+        (_, user) => ctx.print_json(&json!({"service": "lotw", "user": user})),
+    }
+}
+
+/// A confirmation LoTW has and the log does not, for the list `sync` prints.
+fn unmatched_line(c: &svc_model::confirm::Confirmation) -> String {
+    format!(
+        "{}  {:<10} {:<5} {:<6} as {}",
+        c.time_on,
+        c.callsign,
+        c.band.to_lowercase(),
+        c.mode,
+        c.station_callsign
+    )
+}
+
+fn sync(ctx: &Ctx, args: SyncArgs) -> Result<(), CliError> {
+    let url = args.url.url()?;
+    let owncall = args
+        .station_callsign
+        .as_deref()
+        .map(|c| normalize_callsign("--station-callsign", c))
+        .transpose()
+        .map_err(|e| CliError::input(e.message))?;
+    let lotw = Lotw::stored(url)?;
+    let client = ctx.client()?;
+    let progress = std::io::stderr().is_terminal() && !ctx.quiet;
+    ctx.block_on(async {
+        // Where the last sync of this login, account and station reached: two accounts on
+        // one machine never skip each other's confirmations.
+        let account = client.whoami().await?.callsign;
+        let scope = format!(
+            "{} {account} {}",
+            lotw.user(),
+            owncall.as_deref().unwrap_or("*")
+        );
+        let since = if args.all {
+            None
+        } else {
+            lotw::last_qsl(&scope)?
+        };
+        ctx.note(&match &since {
+            Some(since) => format!("asking LoTW ({}) for confirmations since {since}", lotw.user()),
+            None => format!(
+                "asking LoTW ({}) for every confirmation; a first download of a big log can take LoTW minutes",
+                lotw.user()
+            ),
+        });
+        let report = lotw
+            .report(
+                &Query {
+                    since: since.clone(),
+                    owncall: owncall.clone(),
+                },
+                |bytes| {
+                    if progress {
+                        eprint!("\rsvc: lotw sync: {} kB from LoTW", bytes / 1024);
+                    }
+                },
+            )
+            .await?;
+        if progress {
+            eprintln!();
+        }
+        for why in &report.skipped {
+            ctx.warn(&format!("LoTW's report: {why}; skipped"));
+        }
+        let total = report.confirmations.len();
+        let mut answer = ConfirmAnswer::default();
+        let mut unmatched = Vec::new();
+        for chunk in report.confirmations.chunks(MAX_CONFIRMATIONS) {
+            let part = client.confirm("lotw", chunk).await?;
+            for (item, c) in part.items.iter().zip(chunk) {
+                answer.push(item.state, item.qso_id.clone());
+                if item.state == ConfirmState::Unmatched {
+                    unmatched.push(c.clone());
+                }
+            }
+            if progress && total > MAX_CONFIRMATIONS {
+                eprint!(
+                    "\rsvc: lotw sync: {} of {total} confirmations written",
+                    answer.items.len()
+                );
+            }
+        }
+        if progress && total > MAX_CONFIRMATIONS {
+            eprintln!();
+        }
+        // Only a report written whole moves the mark: a sync cut short starts where this
+        // one did, and what it wrote answers `already` the next time.
+        if let Some(last) = &report.last_qsl {
+            lotw::set_last_qsl(&scope, last)?;
+        }
+        let items: Vec<_> = unmatched
+            .iter()
+            .map(|c| serde_json::to_value(c).unwrap_or_default())
+            .collect();
+        match ctx.format {
+            Format::Text => {
+                let mut text = format!(
+                    "LoTW: {total} confirmations read, {} newly confirmed, {} already, {} match no contact\n",
+                    answer.confirmed, answer.already, answer.unmatched
+                );
+                for c in &unmatched {
+                    text.push_str(&format!("  not in the log: {}\n", unmatched_line(c)));
+                }
+                ctx.say(&text)
+            }
+            _ => ctx.print_json(&json!({
+                "service": "lotw",
+                "read": total,
+                "confirmed": answer.confirmed,
+                "already": answer.already,
+                "unmatched": items,
+                "skipped": report.skipped,
+                "since": since,
+                "lastQsl": report.last_qsl,
+            })),
+        }
+    })
+}

@@ -1,0 +1,401 @@
+//! Confirmations from QSL services (LoTW): what a service confirmed, which stored contact it
+//! confirms (matched as the service matches QSOs), and what confirming it writes into the
+//! contact (docs/API.md, "Confirmations").
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::callsign::normalize_callsign;
+use super::fields::{Field, Fields};
+use super::mode::ModeGroup;
+use super::{ApiError, Timestamp};
+
+/// The most confirmations one request takes.
+pub const MAX_CONFIRMATIONS: usize = 1000;
+
+/// How far apart in time LoTW lets the two sides' records of one QSO be: 30 minutes each way.
+pub const LOTW_WINDOW_MS: i64 = 30 * 60 * 1000;
+
+/// The confirmed details LoTW gives of the worked station (`qso_qsldetail=yes`), written into
+/// a contact only where it has none: what the operator typed is never overwritten.
+pub const DETAILS: &[Field] = &[
+    Field::Dxcc,
+    Field::Cqz,
+    Field::Ituz,
+    Field::State,
+    Field::Cnty,
+    Field::Gridsquare,
+    Field::Iota,
+];
+
+/// One QSO a QSL service says it confirmed, as the client sends it to the service.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Confirmation {
+    /// The worked station.
+    pub callsign: String,
+    pub band: String,
+    /// The mode or submode the service has for the QSO; matched by its mode group.
+    pub mode: String,
+    pub time_on: Timestamp,
+    /// Whose QSO it is: the log's station callsign the service holds it under.
+    pub station_callsign: String,
+    /// `SAT` for a satellite QSO, which matches only a satellite contact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prop_mode: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sat_name: Option<String>,
+    /// When the service confirmed it (YYYY-MM-DD).
+    pub confirmed_on: String,
+    /// The confirmed details, by wire name ([`DETAILS`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub details: BTreeMap<String, String>,
+}
+
+impl Confirmation {
+    /// Checks one item of a request, naming it by its place (`items[3].band`), and gives it
+    /// in its stored form.
+    pub fn checked(mut self, at: usize) -> Result<Confirmation, ApiError> {
+        let name = |field: &str| format!("items[{at}].{field}");
+        self.callsign = normalize_callsign(&name("callsign"), &self.callsign)?;
+        self.station_callsign =
+            normalize_callsign(&name("stationCallsign"), &self.station_callsign)?;
+        self.band = super::band::band_name(&self.band)
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                ApiError::field(
+                    &name("band"),
+                    format!(
+                        "{} {:?} is not an ADIF band; write one such as 20m or 70cm",
+                        name("band"),
+                        self.band
+                    ),
+                )
+            })?;
+        let mode = self.mode.trim();
+        if mode.is_empty() || mode.len() > 40 {
+            return Err(ApiError::field(
+                &name("mode"),
+                format!(
+                    "{} must be a mode of 1 to 40 characters, e.g. FT8",
+                    name("mode")
+                ),
+            ));
+        }
+        self.mode = mode.to_uppercase();
+        self.prop_mode = self
+            .prop_mode
+            .map(|p| p.trim().to_uppercase())
+            .filter(|p| !p.is_empty());
+        self.sat_name = self
+            .sat_name
+            .map(|s| s.trim().to_uppercase())
+            .filter(|s| !s.is_empty());
+        self.confirmed_on = Field::LotwQslRdate
+            .def()
+            .check(&self.confirmed_on)
+            .ok()
+            .flatten()
+            .ok_or_else(|| {
+                ApiError::field(
+                    &name("confirmedOn"),
+                    format!(
+                        "{} {:?} is not a date; write YYYY-MM-DD",
+                        name("confirmedOn"),
+                        self.confirmed_on
+                    ),
+                )
+            })?;
+        let mut details = BTreeMap::new();
+        for (wire, value) in self.details {
+            let field = DETAILS
+                .iter()
+                .copied()
+                .find(|f| f.def().wire == wire)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = DETAILS.iter().map(|f| f.def().wire).collect();
+                    ApiError::field(
+                        &name("details"),
+                        format!(
+                            "{} names {wire:?}, which is not a confirmed detail; use {}",
+                            name("details"),
+                            known.join(", ")
+                        ),
+                    )
+                })?;
+            if let Some(value) = field.def().check(&value)? {
+                details.insert(wire, value);
+            }
+        }
+        self.details = details;
+        Ok(self)
+    }
+
+    /// The earliest and latest `time_on` a stored contact may have to be this QSO.
+    pub fn window(&self) -> (i64, i64) {
+        let at = self.time_on.millis();
+        (
+            at.saturating_sub(LOTW_WINDOW_MS),
+            at.saturating_add(LOTW_WINDOW_MS),
+        )
+    }
+}
+
+/// The answer to a confirmations request: the counts, and one item per confirmation sent,
+/// in its order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfirmAnswer {
+    pub confirmed: usize,
+    pub already: usize,
+    pub unmatched: usize,
+    pub items: Vec<ConfirmItem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfirmItem {
+    pub state: ConfirmState,
+    /// The contact confirmed; absent when none matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qso_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfirmState {
+    /// Newly confirmed, or it gained confirmed details.
+    Confirmed,
+    /// The contact already said all of it.
+    Already,
+    /// No contact of the log is this QSO.
+    Unmatched,
+}
+
+impl ConfirmAnswer {
+    /// Adds one item's outcome.
+    pub fn push(&mut self, state: ConfirmState, qso_id: Option<String>) {
+        match state {
+            ConfirmState::Confirmed => self.confirmed += 1,
+            ConfirmState::Already => self.already += 1,
+            ConfirmState::Unmatched => self.unmatched += 1,
+        }
+        self.items.push(ConfirmItem { state, qso_id });
+    }
+}
+
+/// What is compared of a stored contact whose call and time are already within the window.
+pub struct Candidate<'a> {
+    pub band: &'a str,
+    pub mode: &'a str,
+    pub time_on: Timestamp,
+    /// The contact's own station callsign, else the account's.
+    pub station_callsign: &'a str,
+    pub fields: &'a Fields,
+}
+
+/// How near a candidate is to the confirmation: `None` when LoTW would not match them (band,
+/// mode group, station, satellite or time differ); otherwise lower is nearer: the same mode
+/// before the same group, then the nearest in time.
+pub fn nearness(candidate: &Candidate, confirmation: &Confirmation) -> Option<(bool, i64)> {
+    let apart = (candidate.time_on.millis() - confirmation.time_on.millis()).abs();
+    let sat = |p: Option<&str>| p.is_some_and(|p| p.eq_ignore_ascii_case("SAT"));
+    let same = candidate.band.eq_ignore_ascii_case(&confirmation.band)
+        && ModeGroup::of(candidate.mode) == ModeGroup::of(&confirmation.mode)
+        && candidate
+            .station_callsign
+            .eq_ignore_ascii_case(&confirmation.station_callsign)
+        && apart <= LOTW_WINDOW_MS
+        && sat(candidate.fields.get(Field::PropMode)) == sat(confirmation.prop_mode.as_deref())
+        && match (candidate.fields.get(Field::SatName), &confirmation.sat_name) {
+            (Some(ours), Some(theirs)) => ours.eq_ignore_ascii_case(theirs),
+            _ => true,
+        };
+    same.then(|| {
+        let exact = candidate.mode.eq_ignore_ascii_case(&confirmation.mode);
+        (!exact, apart)
+    })
+}
+
+/// What confirming a contact came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confirmed {
+    /// Newly confirmed, or details filled in: the contact changed.
+    Changed,
+    /// It already said all of this.
+    Already,
+}
+
+/// Writes a LoTW confirmation into a contact's fields: LOTW_QSL_RCVD `Y` with its date, LOTW_QSL_SENT
+/// `Y` (LoTW holds the QSO, whoever sent it), and each confirmed detail the contact lacks.
+pub fn apply_lotw(fields: &mut Fields, confirmation: &Confirmation) -> Confirmed {
+    let mut changed = false;
+    let mut set = |fields: &mut Fields, field: Field, value: &str| {
+        if fields.get(field) != Some(value) {
+            fields.set(field, Some(value.to_owned()));
+            changed = true;
+        }
+    };
+    set(fields, Field::LotwQslRcvd, "Y");
+    set(fields, Field::LotwQslRdate, &confirmation.confirmed_on);
+    if fields.get(Field::LotwQslSent) != Some("Y") {
+        set(fields, Field::LotwQslSent, "Y");
+    }
+    for (wire, value) in &confirmation.details {
+        if let Some(field) = Field::by_wire(wire)
+            && fields.get(field).is_none()
+        {
+            set(fields, field, value);
+        }
+    }
+    if changed {
+        Confirmed::Changed
+    } else {
+        Confirmed::Already
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn confirmation() -> Confirmation {
+        Confirmation {
+            callsign: "k1abc".into(),
+            band: "20M".into(),
+            mode: "ft8".into(),
+            time_on: Timestamp::parse("timeOn", "2026-11-01T12:00:30Z").unwrap(),
+            station_callsign: "w9xx".into(),
+            prop_mode: None,
+            sat_name: None,
+            confirmed_on: "20261102".into(),
+            details: [("dxcc", "291"), ("state", "ma"), ("gridsquare", "FN42")]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+        }
+        .checked(0)
+        .unwrap()
+    }
+
+    fn candidate<'a>(fields: &'a Fields, mode: &'a str, at: &str) -> Candidate<'a> {
+        Candidate {
+            band: "20m",
+            mode,
+            time_on: Timestamp::parse("timeOn", at).unwrap(),
+            station_callsign: "W9XX",
+            fields,
+        }
+    }
+
+    #[test]
+    fn an_item_is_checked_into_its_stored_form() {
+        let c = confirmation();
+        assert_eq!(
+            (c.callsign.as_str(), c.band.as_str(), c.mode.as_str()),
+            ("K1ABC", "20m", "FT8")
+        );
+        assert_eq!(c.confirmed_on, "2026-11-02");
+        assert_eq!(c.details.get("state").map(String::as_str), Some("MA"));
+        let mut bad = confirmation();
+        bad.band = "21m".into();
+        let e = bad.checked(4).unwrap_err();
+        assert!(e.message.contains("items[4].band"), "{}", e.message);
+        let mut bad = confirmation();
+        bad.details.insert("name".into(), "Bob".into());
+        assert!(
+            bad.checked(0)
+                .unwrap_err()
+                .message
+                .contains("not a confirmed detail")
+        );
+    }
+
+    #[test]
+    fn lotw_matches_band_mode_group_station_and_thirty_minutes() {
+        let c = confirmation();
+        let fields = Fields::default();
+        assert_eq!(
+            nearness(&candidate(&fields, "FT8", "2026-11-01T12:00:00Z"), &c),
+            Some((false, 30_000))
+        );
+        // Another data mode is the same group, but ranks behind the same mode.
+        assert_eq!(
+            nearness(&candidate(&fields, "FT4", "2026-11-01T12:00:30Z"), &c),
+            Some((true, 0))
+        );
+        assert_eq!(
+            nearness(&candidate(&fields, "SSB", "2026-11-01T12:00:30Z"), &c),
+            None
+        );
+        assert_eq!(
+            nearness(&candidate(&fields, "FT8", "2026-11-01T12:31:00Z"), &c),
+            None
+        );
+        let mut other = candidate(&fields, "FT8", "2026-11-01T12:00:30Z");
+        other.station_callsign = "W9XX/4";
+        assert_eq!(nearness(&other, &c), None);
+        let mut other = candidate(&fields, "FT8", "2026-11-01T12:00:30Z");
+        other.band = "40m";
+        assert_eq!(nearness(&other, &c), None);
+    }
+
+    #[test]
+    fn lotw_s_mode_groups() {
+        use ModeGroup::*;
+        for (mode, group) in [
+            ("USB", Phone),
+            ("SSB", Phone),
+            ("FM", Phone),
+            ("DIGITALVOICE", Phone),
+            ("CW", Cw),
+            ("FT8", Data),
+            ("FT4", Data),
+            ("RTTY", Data),
+            ("SSTV", Image),
+            ("NOT-A-MODE", Data),
+        ] {
+            assert_eq!(ModeGroup::of(mode), group, "{mode}");
+        }
+    }
+
+    #[test]
+    fn a_satellite_qso_matches_only_a_satellite_contact() {
+        let mut c = confirmation();
+        c.prop_mode = Some("SAT".into());
+        c.sat_name = Some("AO-91".into());
+        let plain = Fields::default();
+        assert_eq!(
+            nearness(&candidate(&plain, "FT8", "2026-11-01T12:00:30Z"), &c),
+            None
+        );
+        let mut sat = Fields::default();
+        sat.set(Field::PropMode, Some("SAT".into()));
+        sat.set(Field::SatName, Some("AO-91".into()));
+        assert!(nearness(&candidate(&sat, "FT8", "2026-11-01T12:00:30Z"), &c).is_some());
+        sat.set(Field::SatName, Some("SO-50".into()));
+        assert_eq!(
+            nearness(&candidate(&sat, "FT8", "2026-11-01T12:00:30Z"), &c),
+            None
+        );
+    }
+
+    #[test]
+    fn confirming_fills_only_what_is_missing_and_twice_changes_nothing() {
+        let c = confirmation();
+        let mut fields = Fields::default();
+        fields.set(Field::State, Some("NH".into()));
+        assert_eq!(apply_lotw(&mut fields, &c), Confirmed::Changed);
+        assert_eq!(fields.get(Field::LotwQslRcvd), Some("Y"));
+        assert_eq!(fields.get(Field::LotwQslSent), Some("Y"));
+        assert_eq!(fields.get(Field::LotwQslRdate), Some("2026-11-02"));
+        assert_eq!(fields.get(Field::Dxcc), Some("291"));
+        assert_eq!(
+            fields.get(Field::State),
+            Some("NH"),
+            "the operator's state stays"
+        );
+        assert_eq!(apply_lotw(&mut fields, &c), Confirmed::Already);
+    }
+}

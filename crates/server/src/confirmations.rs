@@ -1,0 +1,120 @@
+//! `POST /v1/confirmations`: what a QSL service (LoTW) confirmed, written into the contacts it
+//! confirms. The client downloads the service's report with the user's own login and sends
+//! the QSOs here, up to [`MAX_CONFIRMATIONS`] a request; the matching is the model's
+//! (`svc_model::confirm`), done in the store in one transaction a request.
+
+use axum::Json;
+use axum::extract::{Request, State};
+use serde_json::Value;
+
+use super::AppState;
+use super::error::ApiResult;
+use super::extract::{Elevated, NoQuery, json_object};
+use svc_model::ApiError;
+use svc_model::confirm::{ConfirmAnswer, ConfirmState, Confirmation, MAX_CONFIRMATIONS};
+use svc_model::program::json_kind;
+use svc_store::ConfirmOutcome;
+
+/// Largest accepted body: room for [`MAX_CONFIRMATIONS`] items with every detail.
+const MAX_BODY_BYTES: usize = 1024 * 1024;
+/// The services whose confirmations the service writes.
+const SERVICES: &[&str] = &["lotw"];
+
+fn read_items(mut body: serde_json::Map<String, Value>) -> Result<Vec<Confirmation>, ApiError> {
+    match body.remove("service") {
+        Some(Value::String(s)) if SERVICES.contains(&s.as_str()) => {}
+        Some(Value::String(s)) => {
+            return Err(ApiError::field(
+                "service",
+                format!(
+                    "service {s:?} is not one whose confirmations this service takes; send {}",
+                    SERVICES.join(" or ")
+                ),
+            ));
+        }
+        None | Some(Value::Null) => {
+            return Err(ApiError::field(
+                "service",
+                "service is required: the QSL service that confirmed the items, lotw",
+            ));
+        }
+        Some(other) => {
+            return Err(ApiError::field(
+                "service",
+                format!(
+                    "service must be a string such as \"lotw\", not {}",
+                    json_kind(&other)
+                ),
+            ));
+        }
+    }
+    let items = match body.remove("items") {
+        Some(Value::Array(items)) if !items.is_empty() && items.len() <= MAX_CONFIRMATIONS => items,
+        Some(Value::Array(items)) => {
+            return Err(ApiError::field(
+                "items",
+                format!(
+                    "items holds {} confirmations; send 1 to {MAX_CONFIRMATIONS} a request",
+                    items.len()
+                ),
+            ));
+        }
+        None | Some(Value::Null) => {
+            return Err(ApiError::field(
+                "items",
+                "items is required: an array of the confirmed QSOs",
+            ));
+        }
+        Some(other) => {
+            return Err(ApiError::field(
+                "items",
+                format!("items must be an array, not {}", json_kind(&other)),
+            ));
+        }
+    };
+    if let Some(name) = body.keys().next() {
+        return Err(ApiError::field(
+            name,
+            format!("{name} is not a field of a confirmations request; send service and items"),
+        ));
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(at, item)| {
+            serde_json::from_value::<Confirmation>(item)
+                .map_err(|e| {
+                    ApiError::field(
+                        &format!("items[{at}]"),
+                        format!(
+                            "items[{at}] is not a confirmation ({e}); send callsign, band, mode, timeOn, stationCallsign and confirmedOn, with propMode, satName and details where known"
+                        ),
+                    )
+                })?
+                .checked(at)
+        })
+        .collect()
+}
+
+pub async fn create(
+    State(state): State<AppState>,
+    Elevated(who): Elevated,
+    _: NoQuery,
+    request: Request,
+) -> ApiResult<Json<ConfirmAnswer>> {
+    let (_, body) = json_object(request, MAX_BODY_BYTES).await?;
+    let items = read_items(body)?;
+    let outcomes = state
+        .store
+        .confirm_contacts(&who.account_id, &who.callsign, items)
+        .await?;
+    let mut answer = ConfirmAnswer::default();
+    for outcome in outcomes {
+        match outcome {
+            ConfirmOutcome::Confirmed(id) => answer.push(ConfirmState::Confirmed, Some(id)),
+            ConfirmOutcome::Already(id) => answer.push(ConfirmState::Already, Some(id)),
+            ConfirmOutcome::Unmatched => answer.push(ConfirmState::Unmatched, None),
+        }
+    }
+    Ok(Json(answer))
+}
