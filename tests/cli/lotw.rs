@@ -284,7 +284,97 @@ fn the_service_refuses_a_bad_confirmation_and_a_basic_key() {
     r.expect_error(403, "tier_insufficient");
 }
 
+/// A real report, as LoTW wrote it in 2013 (tests/data/lotw/SOURCES.md), confirms the
+/// contacts of it that are in the log.
+fn a_real_report_confirms_what_is_in_the_log() {
+    let server = crate::common::Server::start();
+    let api = server.account("2E0SQL", "elevated");
+    let cli = Cli::with_key(&server, &api);
+    let fake = FakeLotw::start("2e0sql", PASSWORD);
+    prepare(&cli, &fake);
+    let report = std::fs::read("tests/data/lotw/lotwreport_Cloudlog.adi").unwrap();
+    fake.serve_file(report);
+    let january = api.monthly("2012-01", None);
+    let march = api.monthly("2012-03", None);
+    let g7vjr = log(
+        &api,
+        &january,
+        "G7VJR",
+        3.525,
+        "CW",
+        "2012-01-08T14:52:06Z",
+        json!({}),
+    );
+    // USB in the log, SSB at LoTW, two minutes apart.
+    let ly7a = log(
+        &api,
+        &march,
+        "LY7A",
+        14.200,
+        "USB",
+        "2012-03-17T16:09:00Z",
+        json!({}),
+    );
+    cli.run_stdin(
+        &["lotw", "connect", "--user", "2e0sql", "--password-stdin"],
+        PASSWORD,
+    )
+    .ok();
+    let sync = cli.run(&["lotw", "sync", "--json"]).ok().json();
+    assert_eq!(sync["read"], 1993, "every record of it");
+    assert_eq!(sync["confirmed"], 2, "{}", sync["confirmed"]);
+    assert_eq!(sync["unmatched"].as_array().unwrap().len(), 1991);
+    assert_eq!(sync["skipped"], json!([]));
+    assert_eq!(sync["lastQsl"], "2013-02-14 19:40:58");
+    let c = contact(&api, &january, &g7vjr);
+    assert_eq!(
+        (
+            &c["lotwQslRcvd"],
+            &c["lotwQslRdate"],
+            &c["gridsquare"],
+            &c["dxcc"]
+        ),
+        (
+            &json!("Y"),
+            &json!("2013-02-14"),
+            &json!("JO02af"),
+            &json!(223)
+        ),
+        "{c}"
+    );
+    let c = contact(&api, &march, &ly7a);
+    assert_eq!(
+        (&c["lotwQslRcvd"], &c["cqz"]),
+        (&json!("Y"), &json!(15)),
+        "{c}"
+    );
+}
+
+/// Real reports that came cut short or miscounted (tests/data/adif/corpus/SOURCES.md) are
+/// refused whole.
+#[test]
+fn real_reports_cut_short_or_miscounted_are_refused() {
+    use svc::client::lotw::{LotwError, report};
+    let corpus = "tests/data/adif/corpus";
+    let cut = std::fs::read(format!("{corpus}/lotw_2013_Cloudlog.adi")).unwrap();
+    assert!(matches!(report::read(&cut), Err(LotwError::Incomplete(_))));
+    let short = std::fs::read(format!("{corpus}/lotw_ham-js-libs.adi")).unwrap();
+    assert!(matches!(
+        report::read(&short),
+        Err(LotwError::Incomplete(_))
+    ));
+    let whole = std::fs::read("tests/data/lotw/lotwreport_Cloudlog.adi").unwrap();
+    let read = report::read(&whole).unwrap();
+    assert_eq!(read.confirmations.len(), 1993);
+    assert!(
+        read.confirmations
+            .iter()
+            .all(|c| c.station_callsign == "2E0SQL")
+    );
+}
+
 both_backends!(
+    a_real_report_confirms_what_is_in_the_log,
     sync_confirms_the_contacts_lotw_matches,
     the_service_refuses_a_bad_confirmation_and_a_basic_key
 );

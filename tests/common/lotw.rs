@@ -36,6 +36,8 @@ struct Lotw {
     user: String,
     password: String,
     qsls: Vec<Qsl>,
+    /// A report served as it is, in place of one written from `qsls`.
+    file: Option<Vec<u8>>,
     cut_next: bool,
     miscount_next: bool,
     seen: Vec<HashMap<String, String>>,
@@ -75,6 +77,11 @@ impl FakeLotw {
         self.state.lock().unwrap().qsls.push(qsl);
     }
 
+    /// Every report from now on is `bytes`, as LoTW once wrote them.
+    pub fn serve_file(&self, bytes: Vec<u8>) {
+        self.state.lock().unwrap().file = Some(bytes);
+    }
+
     /// The next report stops before its end mark, as a dropped connection leaves it.
     pub fn cut_next(&self) {
         self.state.lock().unwrap().cut_next = true;
@@ -100,7 +107,7 @@ fn remarked(name: &str, value: &str, remark: &str) -> String {
     format!("<{name}:{}>{value} // {remark}\n", value.len())
 }
 
-async fn report(State(state): State<Shared>, RawQuery(query): RawQuery) -> String {
+async fn report(State(state): State<Shared>, RawQuery(query): RawQuery) -> Vec<u8> {
     let params: HashMap<String, String> =
         form_urlencoded::parse(query.unwrap_or_default().as_bytes())
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
@@ -113,6 +120,9 @@ async fn report(State(state): State<Shared>, RawQuery(query): RawQuery) -> Strin
                 <p>Username/password incorrect</p><form>Login <input name=\"login\"> \
                 Password <input type=\"password\"></form></body></html>\n"
             .into();
+    }
+    if let Some(file) = &lotw.file {
+        return file.clone();
     }
     // qso_qslsince: QSLs matched on or after that day or moment; the text compares in order.
     let since = get("qso_qslsince");
@@ -168,8 +178,8 @@ async fn report(State(state): State<Shared>, RawQuery(query): RawQuery) -> Strin
         // Cut mid-record, as a dropped connection leaves it.
         let keep = text.len() - text.len() / 4;
         text.truncate(keep);
-        return text;
+        return text.into_bytes();
     }
     text.push_str("\n<APP_LoTW_EOF>\n");
-    text
+    text.into_bytes()
 }

@@ -154,6 +154,11 @@ fn list(ctx: &Ctx, args: ListArgs) -> Result<(), CliError> {
     ctx.print_list(&page, |items| table(ctx, items))
 }
 
+/// `-` for a contact with no confirmation.
+fn or_dash_text(marks: String) -> String {
+    if marks.is_empty() { "-".into() } else { marks }
+}
+
 fn table(ctx: &Ctx, items: &[Contact]) -> String {
     if items.is_empty() {
         return String::new();
@@ -169,13 +174,14 @@ fn table(ctx: &Ctx, items: &[Contact]) -> String {
                 Cell::from(c.mode.as_str()),
                 Cell::from(output::or_dash(&c.rst_sent)),
                 Cell::from(output::or_dash(&c.rst_received)),
+                Cell::from(or_dash_text(svc_model::confirm::marks(&c.fields))),
                 Cell::from(c.id.as_str()),
             ]
         })
         .collect();
     output::table(
         &[
-            "TIME ON", "CALLSIGN", "MHZ", "BAND", "MODE", "SENT", "RCVD", "ID",
+            "TIME ON", "CALLSIGN", "MHZ", "BAND", "MODE", "SENT", "RCVD", "QSL", "ID",
         ],
         rows,
         ctx.color,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::callsign::normalize_callsign;
 use super::fields::{Field, Fields};
-use super::mode::ModeGroup;
+use super::mode::{ModeGroup, check_mode};
 use super::{ApiError, Timestamp};
 
 /// The most confirmations one request takes.
@@ -73,25 +73,25 @@ impl Confirmation {
                     ),
                 )
             })?;
-        let mode = self.mode.trim();
-        if mode.is_empty() || mode.len() > 40 {
-            return Err(ApiError::field(
-                &name("mode"),
-                format!(
-                    "{} must be a mode of 1 to 40 characters, e.g. FT8",
-                    name("mode")
-                ),
-            ));
-        }
-        self.mode = mode.to_uppercase();
-        self.prop_mode = self
-            .prop_mode
-            .map(|p| p.trim().to_uppercase())
-            .filter(|p| !p.is_empty());
-        self.sat_name = self
-            .sat_name
-            .map(|s| s.trim().to_uppercase())
-            .filter(|s| !s.is_empty());
+        // As an import keeps it: LoTW holds what another logger may have uploaded.
+        self.mode = check_mode(&name("mode"), &self.mode, true)?;
+        // A field's own check names the field; the item's place names it here.
+        let placed =
+            |at: String| move |e: ApiError| ApiError::field(&at, format!("{at}: {}", e.message));
+        self.prop_mode = match self.prop_mode {
+            Some(p) => Field::PropMode
+                .def()
+                .check(&p)
+                .map_err(placed(name("propMode")))?,
+            None => None,
+        };
+        self.sat_name = match self.sat_name {
+            Some(s) => Field::SatName
+                .def()
+                .check(&s)
+                .map_err(placed(name("satName")))?,
+            None => None,
+        };
         self.confirmed_on = Field::LotwQslRdate
             .def()
             .check(&self.confirmed_on)
@@ -124,7 +124,8 @@ impl Confirmation {
                         ),
                     )
                 })?;
-            if let Some(value) = field.def().check(&value)? {
+            let checked = field.def().check(&value);
+            if let Some(value) = checked.map_err(placed(name(&format!("details.{wire}"))))? {
                 details.insert(wire, value);
             }
         }
@@ -183,6 +184,30 @@ impl ConfirmAnswer {
         }
         self.items.push(ConfirmItem { state, qso_id });
     }
+}
+
+/// The confirmations a contact has, a letter each, in this order: `L` LoTW, `E` eQSL, `C`
+/// QRZ.com's logbook (its `APP_QRZLOG_STATUS` `C`), `Q` a paper card; empty when it has none.
+/// The CLI's lists and the logbook's rows show them.
+pub fn marks(fields: &Fields) -> String {
+    let yes = |field: Field| {
+        fields
+            .get(field)
+            .is_some_and(|v| v.eq_ignore_ascii_case("Y"))
+    };
+    let qrz = fields
+        .adif
+        .get("APP_QRZLOG_STATUS")
+        .is_some_and(|s| s.trim().eq_ignore_ascii_case("C"));
+    [
+        (yes(Field::LotwQslRcvd), 'L'),
+        (yes(Field::EqslQslRcvd), 'E'),
+        (qrz, 'C'),
+        (yes(Field::QslRcvd), 'Q'),
+    ]
+    .into_iter()
+    .filter_map(|(has, mark)| has.then_some(mark))
+    .collect()
 }
 
 /// What is compared of a stored contact whose call and time are already within the window.
@@ -339,6 +364,19 @@ mod tests {
         let mut other = candidate(&fields, "FT8", "2026-11-01T12:00:30Z");
         other.band = "40m";
         assert_eq!(nearness(&other, &c), None);
+    }
+
+    #[test]
+    fn a_contact_s_marks_name_each_confirmation() {
+        let mut fields = Fields::default();
+        assert_eq!(marks(&fields), "");
+        fields.set(Field::QslRcvd, Some("Y".into()));
+        fields.set(Field::LotwQslRcvd, Some("Y".into()));
+        fields.set(Field::EqslQslRcvd, Some("R".into()));
+        assert_eq!(marks(&fields), "LQ");
+        fields.adif.insert("APP_QRZLOG_STATUS".into(), "C".into());
+        fields.set(Field::EqslQslRcvd, Some("Y".into()));
+        assert_eq!(marks(&fields), "LECQ");
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::list::{ListView, Load};
 use crate::widgets::{Tone, View, no_match, placeholder, short_time};
 use svc_client::journal::{Entry, EntryRequest, EntryState, is_local_folder_id};
 use svc_model::band::mhz_text;
+use svc_model::confirm;
 use svc_model::fields::Field;
 use svc_model::{Contact, Folder, FolderType, Page, Timestamp};
 
@@ -360,6 +361,9 @@ fn contacts_title(pane: &ContactsPane) -> String {
 
 /// The first column: `↑` waits to be sent, `✗` was refused.
 /// Mark, UTC, Call, MHz, Band, Mode, S, R, Name, Notes.
+/// The QSL column: a letter for each confirmation, `LECQ` at most.
+const QSL_WIDTH: u16 = 4;
+
 const CONTACT_WIDTHS: [Constraint; 10] = [
     Constraint::Length(1),
     Constraint::Length(11),
@@ -437,11 +441,16 @@ impl Widget for View<'_, ContactsPane> {
         // The worked station's country, where the pane has room for it beside the notes.
         let countries = inner.width >= COUNTRY_FROM_WIDTH
             && visible().any(|&i| pane.items[i].fields.get(Field::Country).is_some());
+        // The confirmations (LoTW, eQSL, QRZ, a card), where a contact on screen has one.
+        let qsls = visible().any(|&i| !confirm::marks(&pane.items[i].fields).is_empty());
         let mut titles = vec![
             "", "UTC", "Call", "MHz", "Band", "Mode", "S", "R", "Name", "Notes",
         ];
         if parks {
             titles.insert(6, "Park");
+        }
+        if qsls {
+            titles.insert(titles.len() - 2, "QSL");
         }
         if countries {
             titles.insert(titles.len() - 1, "Country");
@@ -490,6 +499,13 @@ impl Widget for View<'_, ContactsPane> {
                 if parks {
                     cells.insert(6, Cell::from(c.sig_info.as_deref().unwrap_or("")));
                 }
+                if qsls {
+                    let marks = confirm::marks(&c.fields);
+                    cells.insert(
+                        cells.len() - 2,
+                        Cell::from(Span::styled(marks, self.theme.tone(Tone::Success))),
+                    );
+                }
                 if countries {
                     let country = c.fields.get(Field::Country).unwrap_or("");
                     cells.insert(cells.len() - 1, Cell::from(country));
@@ -501,6 +517,9 @@ impl Widget for View<'_, ContactsPane> {
         } else {
             CONTACT_WIDTHS.to_vec()
         };
+        if qsls {
+            widths.insert(widths.len() - 2, Constraint::Length(QSL_WIDTH));
+        }
         if countries {
             widths.insert(widths.len() - 1, Constraint::Length(COUNTRY_WIDTH));
         }
