@@ -562,6 +562,68 @@ fn the_free_plan_cap_stops_an_import_and_says_how_many_went_in() {
     assert_eq!(api.qso_count(), 5);
 }
 
+/// Files as sloppy loggers write them lose no contact (files written for the tests after what
+/// those loggers write): a `<` that starts no tag between fields (RUMlog, World Radio League),
+/// records in Windows-1252 and in UTF-8 in one file (DXKeeper), control characters in values
+/// (Ham Radio Deluxe's ADX), which cost their field alone, named in the summary.
+fn sloppy_files_lose_no_contact() {
+    let (_server, api, cli) = account(ROOMY);
+    for (name, records) in [
+        ("stray_lt.adi", 5),
+        ("dxkeeper_mixed.adi", 3),
+        ("hrd_control.adx", 3),
+    ] {
+        let run = import(&cli, &corpus(name), &["--auto", "--json"]);
+        run.ok();
+        let summary = run.json();
+        assert_eq!(summary["records"], records, "{name}: {summary}");
+        assert_eq!(summary["imported"], records, "{name}: {summary}");
+        assert_eq!(summary["refusedCount"], 0, "{name}: {summary}");
+        assert_eq!(summary["fieldProblemCount"], 0, "{name}: {summary}");
+        let not_kept = if name == "hrd_control.adx" {
+            json!({"NAME": 2, "QTH": 1, "RST_SENT": 1})
+        } else {
+            json!({})
+        };
+        assert_eq!(summary["notKept"], not_kept, "{name}: {summary}");
+    }
+    assert_eq!(api.qso_count(), 11);
+    let run = import(&cli, &corpus("hrd_control.adx"), &["--auto", "--dry-run"]);
+    run.ok();
+    assert!(
+        run.stdout
+            .contains("not kept (records that had them): NAME (2), QTH (1), RST_SENT (1)"),
+        "{run:?}"
+    );
+
+    // The service's own copy, as each contact was stored: the exact text (an ADI export
+    // writes ASCII).
+    let stored: Vec<Value> = api
+        .folders("monthly")
+        .iter()
+        .flat_map(|f| api.contacts(f["id"].as_str().unwrap()))
+        .collect();
+    let field = |call: &str, name: &str| {
+        let c = stored
+            .iter()
+            .find(|c| c["callsign"] == call)
+            .unwrap_or_else(|| panic!("{call} was not stored: {stored:?}"));
+        c[name].as_str().map(str::to_owned)
+    };
+    assert_eq!(field("DL1AB", "name").as_deref(), Some("Müller"));
+    assert_eq!(field("DL2CD", "name").as_deref(), Some("Müller"));
+    assert_eq!(field("DL1AB", "qth").as_deref(), Some("Köln"));
+    assert_eq!(field("DL2CD", "qth").as_deref(), Some("Köln"));
+    assert_eq!(field("EI1AB", "name").as_deref(), Some("O\u{2019}Brien"));
+    assert_eq!(field("M6MAU", "comment").as_deref(), Some("great op!"));
+    assert_eq!(field("OR75USL", "rstSent").as_deref(), Some("59"));
+    assert_eq!(field("DL1ABC", "name"), None);
+    assert_eq!(field("DL1ABC", "qth"), None);
+    assert_eq!(field("DL1ABC", "rstSent").as_deref(), Some("59"));
+    assert_eq!(field("SP5ABC", "rstSent"), None);
+    assert_eq!(field("G4ABC", "name").as_deref(), Some("Dave"));
+}
+
 fn a_dry_run_shows_where_each_contact_would_go_and_sends_nothing() {
     let (_server, api, cli) = account(ROOMY);
     let run = import(&cli, &corpus("p2p.adi"), &["--auto", "--dry-run"]);
@@ -678,6 +740,11 @@ fn free_plan_cap() {
         crate::common::Backend::Sqlite,
         the_free_plan_cap_stops_an_import_and_says_how_many_went_in,
     );
+}
+
+#[test]
+fn sloppy_files() {
+    crate::common::on(crate::common::Backend::Sqlite, sloppy_files_lose_no_contact);
 }
 
 #[test]

@@ -12,8 +12,10 @@ use svc_model::once::content_key;
 
 use super::{Record, modes};
 use svc_model::band::{band_for_mhz, band_lower_edge};
+use svc_model::contact::{check_seed_text, check_worked_reference};
 use svc_model::fields::{FIELDS, Kind, MAX_ADIF_ENTRIES, check_adif_entry};
 use svc_model::program::normalize_reference_list;
+use svc_model::seed::{self, Seed};
 use svc_model::{Contact, ContactInput, Field, Fields, Timestamp};
 
 /// The ADIF record for one stored contact: the seed's fields, then every declared field
@@ -199,8 +201,10 @@ pub struct Imported {
     pub changed: Vec<String>,
     /// The names of the record's fields that could not be kept at all (a reference without
     /// its program, a POTA_REF that contradicts SIG_INFO, a field name or value ADIF cannot
-    /// carry), in file order, for the import summary. A field that only repeats a kept value
-    /// (a POTA_REF equal to the SIG_INFO, NAME beside NAME_INTL) is not listed.
+    /// carry, a value the contact's own field refuses: a NAME or RST_SENT with a control
+    /// character), for the import summary; the contact is made without them. A field that
+    /// only repeats a kept value (a POTA_REF equal to the SIG_INFO, NAME beside NAME_INTL) is
+    /// not listed.
     pub dropped: Vec<String>,
 }
 
@@ -290,10 +294,12 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
         }
     };
 
-    let rst_sent = fields.take(&["RST_SENT"]);
-    let rst_received = fields.take(&["RST_RCVD"]);
-    let name = fields.take(&["NAME_INTL", "NAME"]);
-    let notes = fields.take(&["NOTES_INTL", "NOTES"]);
+    let mut dropped: Vec<String> = Vec::new();
+    let d = &mut dropped;
+    let rst_sent = usable(seed::RST_SENT, fields.take(&["RST_SENT"]), d);
+    let rst_received = usable(seed::RST_RECEIVED, fields.take(&["RST_RCVD"]), d);
+    let name = usable(seed::NAME, fields.take(&["NAME_INTL", "NAME"]), d);
+    let notes = usable(seed::NOTES, fields.take(&["NOTES_INTL", "NOTES"]), d);
     let (my_sig, my_sig_info) = fields.sig("MY_SIG", "MY_SIG_INFO", "MY_POTA_REF");
     let (mut sig, sig_info) = fields.sig("SIG", "SIG_INFO", "POTA_REF");
     // HAMRS writes a park-to-park contact's park as SIG_INFO without SIG: in a POTA
@@ -310,15 +316,34 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
         (Some(_), None) => fields.take(&["SIG_INFO"]),
         (_, info) => info,
     };
-    let station_callsign = fields
-        .peek(&["STATION_CALLSIGN", "OPERATOR"])
-        .map(|c| c.to_ascii_uppercase());
+    let d = &mut dropped;
+    let (sig, sig_info) = usable_program((seed::SIG, sig), (seed::SIG_INFO, sig_info), d);
+    // A POTA contact whose worked park is no park reference (or is missing) would be refused
+    // whole: it keeps the rest, without the program and the park.
+    let (sig, sig_info) = match check_worked_reference(sig.as_deref(), sig_info.as_deref()) {
+        Ok(_) => (sig, sig_info),
+        Err(_) => {
+            d.push(seed::SIG.adif.to_owned());
+            if sig_info.is_some() {
+                d.push(seed::SIG_INFO.adif.to_owned());
+            }
+            (None, None)
+        }
+    };
+    let (my_sig, my_sig_info) =
+        usable_program((seed::MY_SIG, my_sig), (seed::MY_SIG_INFO, my_sig_info), d);
+    let station_callsign = usable(
+        seed::STATION_CALLSIGN,
+        fields
+            .peek(&["STATION_CALLSIGN", "OPERATOR"])
+            .map(|c| c.to_ascii_uppercase()),
+        d,
+    );
     fields.used.push("STATION_CALLSIGN".into());
 
     let has_intl = record.fields.iter().any(|(n, _)| n.ends_with("_INTL"));
     let mut kept = Fields::default();
     let mut kept_as_read = Vec::new();
-    let mut dropped: Vec<String> = Vec::new();
     for def in FIELDS {
         if def.kind == Kind::Instant {
             // Time-off is two ADIF fields; without a date of its own it is on the day of
@@ -425,6 +450,43 @@ pub fn imported(record: &Record) -> Result<Imported, String> {
         changed,
         dropped,
     })
+}
+
+/// `value` when its field of the contact takes it on its own; else `None`, and the field's ADIF
+/// name in `dropped`. A value the field refuses (a NAME with a control character of a logger's
+/// mojibake, a report with a space) so costs that field, not the contact, which the service
+/// would refuse whole. The value is kept as read, as the idempotency key has always taken it.
+fn usable(field: Seed, value: Option<String>, dropped: &mut Vec<String>) -> Option<String> {
+    let value = value?;
+    if check_seed_text(field, &value).is_ok() {
+        Some(value)
+    } else {
+        dropped.push(field.adif.to_owned());
+        None
+    }
+}
+
+/// [`usable`] for a program and its reference, which go or stay together: the service
+/// refuses a reference without its program, and a program without the reference it needs.
+fn usable_program(
+    program: (Seed, Option<String>),
+    reference: (Seed, Option<String>),
+    dropped: &mut Vec<String>,
+) -> (Option<String>, Option<String>) {
+    let fits = |(field, value): &(Seed, Option<String>)| {
+        value
+            .as_deref()
+            .is_none_or(|v| check_seed_text(*field, v).is_ok())
+    };
+    if fits(&program) && fits(&reference) {
+        return (program.1, reference.1);
+    }
+    for (field, value) in [program, reference] {
+        if value.is_some() {
+            dropped.push(field.adif.to_owned());
+        }
+    }
+    (None, None)
 }
 
 /// A stable idempotency key for the contact a record makes: "adif-" and the hex SHA-256 of
@@ -896,11 +958,11 @@ mod tests {
         assert_eq!(p2p[1].contact.sig, None);
         assert_eq!(p2p[1].contact.my_sig.as_deref(), Some("POTA"));
         // Records read, and of those the ones that make a contact: in wrong_length.adi one
-        // record's CALL runs into the next tag and is lost.
+        // record's CALL runs into the next tag and is lost, in no_length.adi one has no length.
         for (name, read, good) in [
             ("truncated.adi", 2, 2),
             ("wrong_length.adi", 6, 5),
-            ("no_length.adi", 2, 2),
+            ("no_length.adi", 3, 2),
         ] {
             let records = corpus(name);
             assert_eq!(records.len(), read, "{name}");
@@ -1011,5 +1073,82 @@ mod tests {
         let i = imported(&r).unwrap();
         assert_eq!((i.contact.my_sig, i.contact.my_sig_info), (None, None));
         assert_eq!(i.dropped, ["MY_SIG_INFO"]);
+    }
+
+    #[test]
+    fn an_unusable_value_costs_its_field_not_the_contact() {
+        // Control characters as Ham Radio Deluxe's ADX carries them from a logger's mojibake,
+        // in fields of the contact's own, of the declared table and of the adif map.
+        let r = record(&[
+            ("CALL", "DL1ABC"),
+            ("QSO_DATE", "20261101"),
+            ("TIME_ON", "120000"),
+            ("MODE", "SSB"),
+            ("FREQ", "14.2"),
+            ("NAME", "J\u{1}rgen"),
+            ("RST_SENT", "5 9"),
+            ("RST_RCVD", "57"),
+            ("NOTES", "line one\r\nline\ttwo"),
+            ("SIG", "WW\u{7f}FF"),
+            ("SIG_INFO", "DLFF-0001"),
+            ("STATION_CALLSIGN", "W1AW\u{2}"),
+            ("QTH", "K\u{1b}ln"),
+            ("APP_HRD_MEMO", "a\u{0}b"),
+            ("GRIDSQUARE", "JO30"),
+        ]);
+        let i = imported(&r).unwrap();
+        assert_eq!(i.contact.callsign, "DL1ABC");
+        assert_eq!(i.contact.name, None);
+        assert_eq!(i.contact.rst_sent, None);
+        assert_eq!(i.contact.rst_received.as_deref(), Some("57"));
+        // Tabs and line breaks are no fault.
+        assert_eq!(i.contact.notes.as_deref(), Some("line one\r\nline\ttwo"));
+        assert_eq!((i.contact.sig, i.contact.sig_info), (None, None));
+        assert_eq!(i.contact.station_callsign, None);
+        assert_eq!(i.contact.fields.get(Field::Qth), None);
+        assert_eq!(i.contact.fields.get(Field::Gridsquare), Some("JO30"));
+        assert!(!i.contact.fields.adif.contains_key("APP_HRD_MEMO"));
+        assert_eq!(
+            i.dropped,
+            [
+                "RST_SENT",
+                "NAME",
+                "SIG",
+                "SIG_INFO",
+                "STATION_CALLSIGN",
+                "QTH",
+                "APP_HRD_MEMO"
+            ]
+        );
+        // Each dropped value is one the service refuses on its own.
+        for (field, raw) in [(seed::NAME, "J\u{1}rgen"), (seed::RST_SENT, "5 9")] {
+            assert!(check_seed_text(field, raw).is_err(), "{raw:?}");
+        }
+        // A reference that breaks its rule takes its program with it: the service refuses a
+        // program that needs a reference without one. A POTA contact's park must be one.
+        let mut r = r.clone();
+        r.set("SIG", "POTA");
+        for (info, kept) in [
+            ("US-0001\u{3}", None),
+            ("the park by the lake", None),
+            ("us-0001, US-0002", Some("us-0001, US-0002")),
+        ] {
+            r.set("SIG_INFO", info);
+            let i = imported(&r).unwrap();
+            let dropped: Vec<&str> = i.dropped.iter().map(String::as_str).collect();
+            if kept.is_some() {
+                assert_eq!(i.contact.sig.as_deref(), Some("POTA"), "{info}");
+                assert_eq!(dropped[..2], ["RST_SENT", "NAME"], "{info}");
+                assert_ne!(dropped[2], "SIG", "{info}");
+            } else {
+                assert_eq!(i.contact.sig, None, "{info}");
+                assert_eq!(
+                    dropped[..4],
+                    ["RST_SENT", "NAME", "SIG", "SIG_INFO"],
+                    "{info}"
+                );
+            }
+            assert_eq!(i.contact.sig_info.as_deref(), kept, "{info}");
+        }
     }
 }

@@ -207,6 +207,48 @@ pub struct NewContact {
     pub dupe_key: Option<String>,
 }
 
+/// The rule an optional text field of the seed keeps whatever the rest of the contact says: a
+/// report's letters, digits and signs, one line of name or reference, the notes' lines, a
+/// program's name, a station's callsign; the value as it is kept (trimmed, a report, program or
+/// callsign upper-cased), `None` when blank (a blank station callsign is refused).
+/// [`NewContact::validate`] applies it to each, and
+/// an import drops a field that breaks it rather than the whole contact. Any other field of
+/// the seed has rules of its own and is checked as one line here.
+pub fn check_seed_text(field: Seed, raw: &str) -> Result<Option<String>, ApiError> {
+    let (wire, max) = (field.wire, field.max);
+    if field == seed::RST_SENT || field == seed::RST_RECEIVED {
+        token(wire, raw, max, "+-", "599 or -12")
+    } else if field == seed::SIG || field == seed::MY_SIG {
+        token(wire, raw, max, "-_", "POTA")
+    } else if field == seed::NOTES {
+        multi_line(wire, raw, max)
+    } else if field == seed::STATION_CALLSIGN {
+        normalize_callsign(wire, raw).map(Some)
+    } else {
+        single_line(wire, raw, max)
+    }
+}
+
+/// The rule a worked station's program and reference keep together: a POTA contact names the
+/// worked park or parks (`US-0001,US-0002`), which are returned normalised; any other
+/// program's reference is returned as given. [`NewContact::validate`] applies it, and an import
+/// drops the two rather than the contact.
+pub fn check_worked_reference(
+    sig: Option<&str>,
+    sig_info: Option<&str>,
+) -> Result<Option<String>, ApiError> {
+    if sig.and_then(Program::from_sig) != Some(Program::Pota) {
+        return Ok(sig_info.map(str::to_owned));
+    }
+    let info = sig_info.ok_or_else(|| {
+        ApiError::field(
+            "sigInfo",
+            "sig POTA needs sigInfo with the worked park's reference, e.g. US-1234",
+        )
+    })?;
+    normalize_reference_list("sigInfo", info).map(Some)
+}
+
 fn opt<T>(
     value: &Option<String>,
     check: impl FnOnce(&str) -> Result<Option<T>, ApiError>,
@@ -271,24 +313,16 @@ impl NewContact {
             None => check_mode("mode", &input.mode, input.from_file)?,
         };
         let time_on = Timestamp::parse_plausible("timeOn", &input.time_on, now)?;
-        let report =
-            |f: Seed, v: &Option<String>| opt(v, |v| token(f.wire, v, f.max, "+-", "599 or -12"));
-        let line = |f: Seed, v: &Option<String>| opt(v, |v| single_line(f.wire, v, f.max));
-        let program =
-            |f: Seed, v: &Option<String>| opt(v, |v| token(f.wire, v, f.max, "-_", "POTA"));
-        let rst_sent = report(seed::RST_SENT, &input.rst_sent)?;
-        let rst_received = report(seed::RST_RECEIVED, &input.rst_received)?;
-        let name = line(seed::NAME, &input.name)?;
-        let notes = opt(&input.notes, |v| {
-            multi_line(seed::NOTES.wire, v, seed::NOTES.max)
-        })?;
-        let sig = program(seed::SIG, &input.sig)?;
-        let mut sig_info = line(seed::SIG_INFO, &input.sig_info)?;
-        let mut my_sig = program(seed::MY_SIG, &input.my_sig)?;
-        let mut my_sig_info = line(seed::MY_SIG_INFO, &input.my_sig_info)?;
-        let mut station_callsign = opt(&input.station_callsign, |v| {
-            normalize_callsign("stationCallsign", v).map(Some)
-        })?;
+        let text = |f: Seed, v: &Option<String>| opt(v, |v| check_seed_text(f, v));
+        let rst_sent = text(seed::RST_SENT, &input.rst_sent)?;
+        let rst_received = text(seed::RST_RECEIVED, &input.rst_received)?;
+        let name = text(seed::NAME, &input.name)?;
+        let notes = text(seed::NOTES, &input.notes)?;
+        let sig = text(seed::SIG, &input.sig)?;
+        let sig_info = text(seed::SIG_INFO, &input.sig_info)?;
+        let mut my_sig = text(seed::MY_SIG, &input.my_sig)?;
+        let mut my_sig_info = text(seed::MY_SIG_INFO, &input.my_sig_info)?;
+        let mut station_callsign = text(seed::STATION_CALLSIGN, &input.station_callsign)?;
         let mut activation_id = opt(&input.activation_id, |v| {
             IdKind::Folder.parse("activationId", v).map(Some)
         })?;
@@ -307,15 +341,7 @@ impl NewContact {
         }
         let sig_program = sig.as_deref().and_then(Program::from_sig);
         let my_sig_program = my_sig.as_deref().and_then(Program::from_sig);
-        if sig_program == Some(Program::Pota) {
-            let info = sig_info.as_deref().ok_or_else(|| {
-                ApiError::field(
-                    "sigInfo",
-                    "sig POTA needs sigInfo with the worked park's reference, e.g. US-1234",
-                )
-            })?;
-            sig_info = Some(normalize_reference_list("sigInfo", info)?);
-        }
+        let sig_info = check_worked_reference(sig.as_deref(), sig_info.as_deref())?;
 
         let program_folder = match &role {
             FolderRole::CustomMonthly { month } | FolderRole::HuntingMonthly { month, .. } => {

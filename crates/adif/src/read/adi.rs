@@ -74,7 +74,7 @@ impl<R: BufRead> Reader<R> {
                     self.header.push(&name, value);
                 }
                 // Header text is free-form: a stray `<` or `<b>` in it is not an error.
-                Some(Tag::NoLength(_) | Tag::Bad(_)) => {}
+                Some(Tag::NoLength(_) | Tag::Bad) => {}
             }
         }
     }
@@ -114,6 +114,8 @@ impl<R: BufRead> Reader<R> {
             }
             let tag = match self.input().adi_tag().map_err(|e| self.io(e))? {
                 Some(tag) => tag,
+                // Text after the last record that holds a `<` ends the file as other text does.
+                None if fields == 0 => return Ok(None),
                 None => {
                     return Err(Fail::Fatal(ReadError {
                         record: self.number,
@@ -142,32 +144,40 @@ impl<R: BufRead> Reader<R> {
                 // The end-of-file marks some loggers write (`<EOF>`, LoTW's `<APP_LoTW_EOF>`)
                 // close the file, not a record.
                 Tag::NoLength(name) if end_of_file(&name) => {}
-                Tag::NoLength(name) => {
+                // A field's name without a length: where its value ends cannot be told, so
+                // the text after it is skipped as text, and the field alone is lost. It counts
+                // as a field, so that a run of them is bounded like fields.
+                Tag::NoLength(name) if field_name(&name) => {
+                    fields += 1;
+                    if fields > MAX_FIELDS {
+                        return Err(self.bad(
+                            at,
+                            format!("more than {MAX_FIELDS} fields; is the <EOR> between two records missing?"),
+                        ));
+                    }
                     let mut after = Vec::new();
                     self.input()
                         .read_until(|b| b == b'<', PREVIEW, &mut after)
                         .map_err(|e| self.io(e))?;
-                    let after = text(after);
+                    let after = value_text(after);
                     let value = after.trim();
                     let example = if value.is_empty() || after.len() >= PREVIEW {
                         format!("<{name}:5>K1ABC")
                     } else {
                         format!("<{name}:{}>{value}", value.len())
                     };
-                    return Err(self.bad(
-                        at,
-                        format!("tag <{name}> has no length; ADIF writes {example}"),
-                    ));
-                }
-                Tag::Bad(raw) => {
-                    return Err(self.bad(
-                        at,
-                        format!(
-                            "{:?} is not an ADIF tag; tags look like <CALL:5> or <EOR>",
-                            preview(&format!("<{raw}"))
+                    let field = name.to_ascii_uppercase();
+                    record.problems.push(FieldProblem {
+                        message: format!(
+                            "{field}: tag <{name}> has no length; the field was dropped (ADIF writes {example})"
                         ),
-                    ));
+                        field,
+                    });
                 }
+                // ADIF ignores the text between fields: a `<` that starts no tag (a `<3`, `<->`
+                // or a lone `<` in a remark, as World Radio League's and RUMlog's exports
+                // have) is text, and reading goes on at the next `<`.
+                Tag::NoLength(_) | Tag::Bad => {}
                 Tag::Field { name, len } => {
                     let eof_mark = end_of_file(&name);
                     if !eof_mark {

@@ -14,21 +14,27 @@
 //! ADI is what ADIF 3.1 specifies, with the leniencies real files need: tags in any case,
 //! CRLF or LF, a file whose tags are all HTML-escaped (`&lt;CALL:5&gt;`, as QRZ's logbook
 //! download delivers it) decoded before parsing, header fields written without header text,
-//! remarks after a value or between records (LoTW's `<MY_STATE:2>WI // Wisconsin`) skipped,
-//! lengths counted in UTF-8 bytes (as ADIF says) or in characters (as many loggers write
-//! them), and `<EOF>` or `<APP_LoTW_EOF>` at the end. A length that fits no reading costs its
-//! field, named in [`Record::problems`], and not the record.
+//! text that is no tag skipped wherever it stands (LoTW's remark in
+//! `<MY_STATE:2>WI // Wisconsin`, a `<3` or a lone `<` between fields, as World Radio League's
+//! and RUMlog's exports have), lengths counted in UTF-8 bytes (as ADIF says) or in characters
+//! (as many loggers write them), and `<EOF>` or `<APP_LoTW_EOF>` at the end. A length that
+//! fits no reading, or a field tag without a length, costs its field, named in
+//! [`Record::problems`], and not the record.
 //!
-//! The file is decoded to UTF-8 as it streams: UTF-16 (by its byte order mark, or by the NUL
-//! bytes of its ASCII characters), else UTF-8, else (when its first non-ASCII character is
-//! not UTF-8) Windows-1252, which older Windows loggers write. ADX goes through quick-xml.
+//! UTF-16 (told by its byte order mark, or by the NUL bytes of its ASCII characters) is
+//! decoded to UTF-8 as it streams. Any other ADI file is parsed as its own bytes, and each
+//! value is decoded on its own: UTF-8 when it is, else Windows-1252, which older Windows
+//! loggers write, and DXKeeper beside UTF-8 in one file; so a length counted in bytes counts
+//! the bytes the writer wrote, whichever of the two a record is in. ADX goes through
+//! quick-xml, which takes UTF-8 only: there each byte that is no part of UTF-8 is read as
+//! Windows-1252.
 
 mod adi;
 mod adx;
 
 use std::io::{self, BufRead, Read};
 
-use super::decode::{Decoded, Decoding, Prefixed, encoding, head, read_buffered};
+use super::decode::{Decoded, Decoding, Prefixed, encoding, head, read_buffered, value_text};
 use super::{FieldProblem, Record};
 
 /// The longest value read; anything longer is a damaged length count, not a real value.
@@ -60,9 +66,10 @@ pub struct ReadError {
     /// The 1-based number of the record being read when the error was found; 0 when the
     /// error concerns the header or the file as a whole.
     pub record: u64,
-    /// The byte offset in the file where the problem is. It counts the bytes of the file as
-    /// decoded to UTF-8 (and, for an HTML-escaped file, after the entities were decoded), since
-    /// that is the text the tags are in; for a UTF-8 file that is the file's own bytes.
+    /// The byte offset in the file where the problem is. It counts the bytes the tags were
+    /// read from: the file's own for ADI in UTF-8 or Windows-1252, else the file as decoded to
+    /// UTF-8 (UTF-16; ADX with Windows-1252 bytes) and, for an HTML-escaped file, after the
+    /// entities were decoded.
     pub offset: u64,
     /// What is wrong and what to fix; it begins with "record N" when `record` is not 0.
     pub message: String,
@@ -263,8 +270,9 @@ impl<R: BufRead> Reader<R> {
                 Format::Adx => self.adx_record(),
             };
             match read {
-                // A record without fields (`<EOR><EOR>`, `<RECORD/>`) is nothing to import.
-                Ok(Some(record)) if record.fields.is_empty() => {}
+                // A record without fields (`<EOR><EOR>`, `<RECORD/>`) is nothing to import;
+                // one whose every field was lost is returned, to say what was lost.
+                Ok(Some(record)) if record.fields.is_empty() && record.problems.is_empty() => {}
                 Ok(Some(record)) => {
                     self.number += 1;
                     self.returned = true;
@@ -303,7 +311,7 @@ fn sniff<R: BufRead>(raw: R) -> Result<(Input<R>, Format), ReadError> {
     })
     .map_err(read_failed)?;
     let (how, skip) = encoding(&raw.head);
-    if !matches!(how, Decoding::Other(_)) {
+    if matches!(how, Decoding::Bytes) {
         // Only a file that is not UTF-16 can be told binary by its bytes.
         let end = raw
             .head
@@ -332,7 +340,7 @@ fn sniff<R: BufRead>(raw: R) -> Result<(Input<R>, Format), ReadError> {
     }
     let decoded = Decoded::new(raw, how);
     let mut sniffed = Sniffed::default();
-    let (decoded, eof) = head(decoded, |head| sniffed.enough(head)).map_err(read_failed)?;
+    let (mut decoded, eof) = head(decoded, |head| sniffed.enough(head)).map_err(read_failed)?;
     let body = &decoded.head[..];
     if body.iter().all(|&b| is_blank(b)) && eof {
         return Err(whole("the file is empty".into()));
@@ -372,6 +380,11 @@ fn sniff<R: BufRead>(raw: R) -> Result<(Input<R>, Format), ReadError> {
     } else {
         Format::Adi
     };
+    if format == Format::Adx {
+        let read = &decoded.head[decoded.pos..];
+        decoded.head = decoded.rest.lenient(read);
+        decoded.pos = 0;
+    }
     let src = if entities {
         Source::Unescaped(Unescaped {
             inner: decoded,
@@ -476,11 +489,6 @@ fn swallowed_eor(value: &[u8]) -> Option<usize> {
 fn find_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len())
         .position(|w| w.eq_ignore_ascii_case(needle))
-}
-
-/// Text from the decoded input, which is UTF-8; a cut made at an ASCII delimiter keeps it so.
-fn text(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// At most `PREVIEW` characters of `s`, for quoting in a message.
@@ -616,12 +624,13 @@ fn fit(buf: &[u8], end: usize, stop: Until, complete: bool) -> Result<Fit, Misfi
     })
 }
 
-/// Where a value of `len` characters ends in `buf` when each bare LF counts as the CRLF it was.
-fn crlf_counted_end(buf: &[u8], len: usize) -> Option<usize> {
+/// Where a value of `len` characters ends in `buf` when each bare LF counts as the CRLF it was;
+/// `utf8` when a character is UTF-8's, else each byte is one.
+fn crlf_counted_end(buf: &[u8], len: usize, utf8: bool) -> Option<usize> {
     let mut count = 0;
     let mut bare_lf = false;
     for (i, &b) in buf.iter().enumerate() {
-        if continuation(b) {
+        if utf8 && continuation(b) {
             continue;
         }
         if count == len {
@@ -639,6 +648,14 @@ fn crlf_counted_end(buf: &[u8], len: usize) -> Option<usize> {
 
 fn continuation(b: u8) -> bool {
     b & 0xC0 == 0x80
+}
+
+/// Whether a tag's name is one a field could have (letters, digits and underscores, beginning
+/// with a letter), so that `<CALL>` is taken for a field written without its length and `<3>`
+/// for text.
+fn field_name(name: &str) -> bool {
+    name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// `<EOF>` and LoTW's `<APP_LoTW_EOF>`, which end a file rather than a record.
@@ -671,15 +688,14 @@ enum Tag {
     },
     /// `<CALL>`: a field name without a length.
     NoLength(String),
-    /// Not a tag; the text after the `<`.
-    Bad(String),
+    /// Not a tag: a `<` in text.
+    Bad,
 }
 
 /// The parts of an ADI tag's text (between `<` and `>`).
 fn parse_tag(raw: &[u8]) -> Tag {
-    let bad = || Tag::Bad(text(raw.to_vec()));
     let Ok(s) = std::str::from_utf8(raw) else {
-        return bad();
+        return Tag::Bad;
     };
     let mut parts = s.split(':');
     let name = parts.next().unwrap_or_default().trim();
@@ -688,13 +704,13 @@ fn parse_tag(raw: &[u8]) -> Tag {
             .bytes()
             .all(|b| b.is_ascii_graphic() && !matches!(b, b'<' | b'>' | b',' | b'{' | b'}'));
     if !valid_name {
-        return bad();
+        return Tag::Bad;
     }
     let len = parts.next();
     let kind = parts.next();
     // The data type indicator (`<QSO_DATE:8:D>`) adds nothing the value does not say.
     if parts.next().is_some() || kind.is_some_and(|k| k.contains(char::is_whitespace)) {
-        return bad();
+        return Tag::Bad;
     }
     match len {
         None if name.eq_ignore_ascii_case("EOR") => Tag::Eor,
@@ -703,7 +719,7 @@ fn parse_tag(raw: &[u8]) -> Tag {
         Some(len) => {
             let len = len.trim();
             if len.is_empty() || !len.bytes().all(|b| b.is_ascii_digit()) {
-                return bad();
+                return Tag::Bad;
             }
             Tag::Field {
                 name: name.to_owned(),
@@ -1055,8 +1071,8 @@ impl<R: BufRead> Input<R> {
         }
     }
 
-    /// Whether a length may count UTF-8 bytes: not in a file decoded from Windows-1252 or
-    /// UTF-16, where the bytes of the UTF-8 text are no count any writer made.
+    /// Whether a length may count bytes: not in a file decoded from UTF-16, where the bytes
+    /// of the UTF-8 text are no count any writer made.
     fn counts_bytes(&self) -> bool {
         let decoded = match &self.src {
             Source::Plain(p) => &p.rest,
@@ -1109,7 +1125,12 @@ impl<R: BufRead> Input<R> {
         }
         let mut buf = Vec::new();
         let all_chars = self.read_chars(len, &mut buf)?;
-        let chars_end = buf.len();
+        let mut chars_end = buf.len();
+        // Characters were counted as UTF-8's. A value that is not UTF-8 is Windows-1252
+        // (`value_text`), a character a byte: its count in characters is its count in bytes.
+        if all_chars && chars_end > len && std::str::from_utf8(&buf[..chars_end]).is_err() {
+            chars_end = len;
+        }
         let ahead = buf.len() + LOOKAHEAD;
         let stop = self.read_until(|b| b == b'<', ahead, &mut buf)?;
         let by_chars = fit(&buf, chars_end, stop, all_chars);
@@ -1126,8 +1147,11 @@ impl<R: BufRead> Input<R> {
         };
         let chosen = chosen.or_else(|| {
             // A file whose CRLF line breaks became LF on the way (a git checkout, an FTP text
-            // transfer) keeps the counts made with CRLF: one short for each line break.
-            let end = crlf_counted_end(&buf, len)?;
+            // transfer) keeps the counts made with CRLF: one short for each line break. The
+            // count is of UTF-8's characters, or of bytes where those make no UTF-8.
+            let end = crlf_counted_end(&buf, len, true)
+                .filter(|&end| std::str::from_utf8(&buf[..end]).is_ok())
+                .or_else(|| crlf_counted_end(&buf, len, false))?;
             (fit(&buf, end, stop, true) == Ok(Fit::Clean)).then_some(end)
         });
         let Some(end) = chosen else {
@@ -1160,14 +1184,14 @@ impl<R: BufRead> Input<R> {
             .collect();
         self.unread(&buf[end..]);
         buf.truncate(end);
-        let value = text(buf);
+        let value = value_text(buf);
         // A remark after a value is set off by a blank; text right after it means the count
         // is probably too short, which the import should be able to say.
         let problem = match trailing.first() {
             Some(&b) if !is_blank(b) => Some(FieldProblem {
                 message: format!(
                     "{name}: length {len} leaves {:?} before the next tag; the value was kept as {:?}",
-                    preview(&text(trailing.clone())),
+                    preview(&value_text(trailing.clone())),
                     preview(&value)
                 ),
                 field: name.clone(),
@@ -1186,11 +1210,11 @@ impl<R: BufRead> Input<R> {
         let mut raw = Vec::new();
         match self.read_until(|b| b == b'>' || b == b'<', MAX_TAG, &mut raw)? {
             Until::Eof => Ok(None),
-            Until::Limit => Ok(Some(Tag::Bad(text(raw)))),
+            Until::Limit => Ok(Some(Tag::Bad)),
             Until::Found => {
                 if self.peek()? == Some(b'<') {
                     // Another tag begins before this one closed.
-                    return Ok(Some(Tag::Bad(text(raw))));
+                    return Ok(Some(Tag::Bad));
                 }
                 self.advance(1);
                 Ok(Some(parse_tag(&raw)))
@@ -1322,6 +1346,39 @@ mod tests {
         assert_eq!(recs[0].get("APP_HRD_AWARD"), Some("WAE & DXCC"));
 
         for name in ["lotw.adi", "windows1252.adi", "chars.adi", "hrd_utf16.adx"] {
+            let (_, recs) = records(name);
+            assert!(
+                recs.iter().all(|r| r.problems.is_empty()),
+                "{name}: {recs:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn sloppy_fixture_files_lose_no_record() {
+        // Written for these tests after what RUMlog, DXKeeper and Ham Radio Deluxe write.
+        let (header, recs) = records("stray_lt.adi");
+        assert_eq!(header.get("PROGRAMID"), Some("RUMlogNG"));
+        let calls: Vec<_> = recs.iter().map(|r| r.get("CALL").unwrap()).collect();
+        assert_eq!(calls, ["M6MAU", "OR75USL", "DH5LA", "K1AB", "W1XY"]);
+        assert!(recs.iter().all(|r| r.get("TIME_ON").is_some()));
+        assert_eq!(recs[0].get("COMMENT"), Some("great op!"));
+        assert_eq!(recs[1].get("QSL_VIA"), Some("ON4GDA"));
+        assert_eq!(recs[2].get("RST_SENT"), Some("59"));
+
+        let (_, recs) = records("dxkeeper_mixed.adi");
+        let names: Vec<_> = recs.iter().map(|r| r.get("NAME").unwrap()).collect();
+        assert_eq!(names, ["Müller", "Müller", "O\u{2019}Brien"]);
+        assert_eq!(recs[0].get("QTH"), Some("Köln"));
+        assert_eq!(recs[1].get("QTH"), Some("Köln"));
+
+        // The reader keeps control characters: what a contact can take is the import's call.
+        let (_, recs) = records("hrd_control.adx");
+        assert_eq!(recs.len(), 3);
+        assert_eq!(recs[0].get("NAME"), Some("J\u{1b}rgen"));
+        assert_eq!(recs[1].get("NAME"), Some("Pawe\u{3}"));
+
+        for name in ["stray_lt.adi", "dxkeeper_mixed.adi", "hrd_control.adx"] {
             let (_, recs) = records(name);
             assert!(
                 recs.iter().all(|r| r.problems.is_empty()),
@@ -1535,6 +1592,58 @@ mod tests {
         assert!(r.problems.is_empty(), "{:?}", r.problems);
     }
 
+    #[test]
+    fn each_value_is_utf8_or_windows_1252_on_its_own() {
+        // DXKeeper writes records of both kinds into one file, its lengths counting bytes.
+        // The Windows-1252 record comes first, where it used to decide the whole file.
+        let mut file =
+            b"DXKeeper\n<EOH>\n<CALL:5>DL1AB <NAME:6>M\xFCller <QTH:4>K\xF6ln <EOR>\n".to_vec();
+        file.extend_from_slice("<CALL:5>DL2CD <NAME:7>Müller <QTH:5>Köln <EOR>\n".as_bytes());
+        file.extend_from_slice(b"<CALL:5>DL3EF <NAME:6>M\xFCller<EOR>\n");
+        // Characters counted, as QRZ.com and Log4OM count them.
+        file.extend_from_slice("<CALL:5>DL4GH <NAME:6>Müller<EOR>\n".as_bytes());
+        // Windows-1252 bytes that UTF-8 would take for a character's continuation bytes
+        // (’, ©, ±) count one character each.
+        file.extend_from_slice(b"<CALL:5>EI1AB <NAME:7>O\x92Brien<COMMENT:8>\xA9 2026 \xB1<EOR>\n");
+        let (_, items) = read_all(file);
+        let recs: Vec<Record> = items.into_iter().map(Result::unwrap).collect();
+        let names: Vec<_> = recs.iter().map(|r| r.get("NAME").unwrap()).collect();
+        assert_eq!(
+            names,
+            ["Müller", "Müller", "Müller", "Müller", "O\u{2019}Brien"]
+        );
+        assert_eq!(recs[0].get("QTH"), Some("Köln"));
+        assert_eq!(recs[1].get("QTH"), Some("Köln"));
+        assert_eq!(recs[4].get("COMMENT"), Some("© 2026 ±"));
+        assert!(recs.iter().all(|r| r.problems.is_empty()), "{recs:?}");
+
+        // A multi-line Windows-1252 value counted with CRLF whose line breaks became LF.
+        let (_, items) = read_all(b"<CALL:4>N0AA <ADDRESS:13>\xA92 Road\nTown<EOR>".to_vec());
+        let r = items[0].as_ref().unwrap();
+        assert_eq!(r.get("ADDRESS"), Some("©2 Road\nTown"));
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+
+        // UTF-16 is decoded as a whole, as before: its lengths count characters.
+        let (_, items) = read_all(utf16("<CALL:5>DL1AB <NAME:6>Müller <EOR>", false, true));
+        assert_eq!(items[0].as_ref().unwrap().get("NAME"), Some("Müller"));
+
+        // ADX, which the XML parser takes as UTF-8: a byte that is no part of it is
+        // Windows-1252's.
+        let mut adx =
+            b"<?xml version=\"1.0\"?><ADX><RECORDS><RECORD><NAME>M\xFCller</NAME></RECORD>"
+                .to_vec();
+        adx.extend_from_slice("<RECORD><NAME>Müller</NAME></RECORD></RECORDS></ADX>".as_bytes());
+        // In small chunks, and whole (then every byte was read while the format was told).
+        let whole = Reader::new(adx.as_slice()).unwrap().collect::<Vec<_>>();
+        for items in [read_all(adx.clone()).1, whole] {
+            let names: Vec<_> = items
+                .iter()
+                .map(|i| i.as_ref().unwrap().get("NAME").unwrap())
+                .collect();
+            assert_eq!(names, ["Müller", "Müller"]);
+        }
+    }
+
     fn utf16(text: &str, big_endian: bool, bom: bool) -> Vec<u8> {
         let mut out = Vec::new();
         let units = bom.then_some(0xFEFF).into_iter().chain(text.encode_utf16());
@@ -1639,15 +1748,71 @@ mod tests {
     }
 
     #[test]
-    fn tag_without_length() {
+    fn a_tag_without_length_costs_its_field() {
         let (_, items) = read_all(corpus("no_length.adi"));
-        let e = only_error(&items);
-        assert_eq!(e.record, 2);
+        let recs: Vec<Record> = items.into_iter().map(Result::unwrap).collect();
+        assert_eq!(recs.len(), 3);
+        assert_eq!(recs[1].get("CALL"), None);
         assert_eq!(
-            e.message,
-            "record 2: tag <CALL> has no length; ADIF writes <CALL:5>K1ABC"
+            recs[1].get("TIME_ON"),
+            Some("090100"),
+            "the rest of the record"
         );
-        assert_eq!(items.iter().filter(|i| i.is_ok()).count(), 2);
+        assert_eq!(recs[1].problems.len(), 1);
+        assert_eq!(recs[1].problems[0].field, "CALL");
+        assert_eq!(
+            recs[1].problems[0].message,
+            "CALL: tag <CALL> has no length; the field was dropped (ADIF writes <CALL:5>K1ABC)"
+        );
+        assert_eq!(recs[2].get("CALL"), Some("N0AA"));
+        assert!(recs[0].problems.is_empty() && recs[2].problems.is_empty());
+        // A record whose every field was lost is still returned, to say so.
+        let (_, items) = read_all(b"<CALL>K1ABC <EOR><CALL:4>N0AA <EOR>".to_vec());
+        assert_eq!(items.len(), 2);
+        let lost = items[0].as_ref().unwrap();
+        assert!(lost.fields.is_empty());
+        assert_eq!(lost.problems[0].field, "CALL");
+        // A run of them is bounded as fields are.
+        let mut many = b"<CALL:4>N0AA ".to_vec();
+        many.extend(b"<B>".repeat(MAX_FIELDS));
+        many.extend_from_slice(b"<EOR><CALL:4>W1AW<EOR>");
+        let (_, items) = read_all(many);
+        assert!(
+            items[0]
+                .as_ref()
+                .unwrap_err()
+                .message
+                .contains("1000 fields")
+        );
+        assert_eq!(items[1].as_ref().unwrap().get("CALL"), Some("W1AW"));
+    }
+
+    #[test]
+    fn a_lt_that_starts_no_tag_is_text() {
+        // What World Radio League's and RUMlog's exports are reported to have between fields:
+        // a heart, an arrow, a lone `<`, a `<` at a line's end, one just before a tag, and a
+        // `<` then a tag-like run with a space or a second colon. None costs a record.
+        let file = "ADIF Export from RumLogNG by DL2RUM\n<PROGRAMID:8>RUMlogNG <EOH>\n\
+            <call:5>K1ABC <qso_date:8>20261101 <3 great op <time_on:6>120000 <eor>\n\
+            <call:4>N0AA < <qso_date:8>20261101 <time_on:4>1201 <-- <eor>\n\
+            <call:4>W1AW <comment:6>73 <3 <qso_date:8>20261101 <time_on:4>1202 <<eor>\n\
+            <call:5>W9XYZ <3> <a b> <x:y:z:w> <:5> <qso_date:8>20261101<time_on:4>1203 <\n\
+            <eor>\n\
+            <call:4>K2AB <qso_date:8>20261101 <time_on:4>1204 <eor>\n<3";
+        let (header, items) = read_all(file.as_bytes().to_vec());
+        assert_eq!(header.get("PROGRAMID"), Some("RUMlogNG"));
+        let recs: Vec<Record> = items.into_iter().map(Result::unwrap).collect();
+        let calls: Vec<_> = recs.iter().map(|r| r.get("CALL").unwrap()).collect();
+        assert_eq!(calls, ["K1ABC", "N0AA", "W1AW", "W9XYZ", "K2AB"]);
+        for r in &recs {
+            assert_eq!(r.get("QSO_DATE"), Some("20261101"), "{r:?}");
+            assert!(r.get("TIME_ON").is_some(), "{r:?}");
+            assert!(r.problems.is_empty(), "{r:?}");
+        }
+        assert_eq!(recs[2].get("COMMENT"), Some("73 <3"));
+        // A `<` inside a value is the value's.
+        let (_, items) = read_all(b"<CALL:4>N0AA <COMMENT:9>I <3 CW! <EOR>".to_vec());
+        assert_eq!(items[0].as_ref().unwrap().get("COMMENT"), Some("I <3 CW!"));
     }
 
     #[test]
@@ -1768,12 +1933,12 @@ mod tests {
 
     #[test]
     fn errors_display_their_offset() {
-        let (_, items) = read_all(b"<CALL:5>K1ABC <CALL>K1ABC <EOR>".to_vec());
-        let e = items[0].as_ref().unwrap_err();
-        assert_eq!(e.offset, 14);
+        let (_, items) = read_all(b"<CALL:4>N0AA<EOR>\n<CALL:5>K1ABC <EOH> <EOR>".to_vec());
+        let e = items[1].as_ref().unwrap_err();
+        assert_eq!(e.offset, 32);
         assert_eq!(
             e.to_string(),
-            "record 1: tag <CALL> has no length; ADIF writes <CALL:5>K1ABC (at byte 14)"
+            "record 2: <EOH> among the records; a file has one header, at its start (at byte 32)"
         );
     }
 
