@@ -241,6 +241,22 @@ fn sync_confirms_the_contacts_lotw_matches() {
         (json!(0), json!(3)),
         "{again}"
     );
+
+    // Where the log stands: three of four contacts at LoTW and confirmed, none elsewhere.
+    let status = cli.run(&["confirmations", "status", "--json"]).ok().json();
+    assert_eq!(status["contacts"], 4, "{status}");
+    assert_eq!(
+        status["services"][0],
+        json!({"service": "lotw", "sent": 3, "confirmed": 3, "ignored": 0, "unsent": 1})
+    );
+    assert_eq!(status["services"][2]["service"], "card");
+    assert_eq!(status["services"][2]["unsent"], 4);
+    let text = cli.run(&["confirmations", "status"]).ok().stdout.clone();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "4 contacts", "{text}");
+    assert!(lines[1].starts_with("SERVICE"), "{text}");
+    let lotw: Vec<&str> = lines[2].split_whitespace().collect();
+    assert_eq!(lotw, ["LoTW", "3", "3", "1", "0"], "{text}");
 }
 
 fn the_service_refuses_a_bad_confirmation_and_a_basic_key() {

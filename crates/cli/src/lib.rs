@@ -4,6 +4,7 @@
 pub mod activations;
 pub mod auth;
 pub mod completions;
+pub mod confirmations;
 pub mod contacts;
 pub mod export;
 pub mod fields;
@@ -108,6 +109,11 @@ pub enum ClientCommand {
     },
     /// Look up who a station is in a callbook (QRZ, HamQTH): name, QTH, grid, country
     Lookup(lookup::LookupArgs),
+    /// How far the log is with each QSL service: sent, confirmed, not sent
+    Confirmations {
+        #[command(subcommand)]
+        command: confirmations::ConfirmationsCommand,
+    },
     /// ARRL's Logbook of The World: download confirmations into the log
     Lotw {
         #[command(subcommand)]
@@ -157,6 +163,9 @@ impl ClientCommand {
                 Some(command) => format!("lookup {}", command.name()),
                 None => "lookup".into(),
             },
+            ClientCommand::Confirmations { command } => {
+                format!("confirmations {}", command.name())
+            }
             ClientCommand::Lotw { command } => format!("lotw {}", command.name()),
             ClientCommand::Parks { command } => format!("parks {}", command.name()),
             ClientCommand::Listen { command } => format!("listen {}", command.name()),
@@ -485,6 +494,7 @@ pub fn run(global: &GlobalArgs, command: ClientCommand) -> ExitCode {
         ClientCommand::Import { command } => import::run(ctx, command),
         ClientCommand::Logbooks { command } => logbooks::run(ctx, command),
         ClientCommand::Lookup(args) => lookup::run(ctx, args),
+        ClientCommand::Confirmations { command } => confirmations::run(ctx, command),
         ClientCommand::Lotw { command } => lotw::run(ctx, command),
         ClientCommand::Parks { command } => parks::run(ctx, command),
         ClientCommand::Listen { command } => listen::run(ctx, command),

@@ -26,7 +26,7 @@ pub use types::{
     FolderCreated, NewActivationRequest, NewFolderRequest,
 };
 
-use svc_model::confirm::{ConfirmAnswer, Confirmation};
+use svc_model::confirm::{ConfirmAnswer, Confirmation, ConfirmationStatus};
 use svc_model::ids::{base32, random_bytes};
 use svc_model::text::printable;
 use svc_model::{
@@ -597,6 +597,12 @@ impl Client {
             )
             .await?;
         Ok(response.results)
+    }
+
+    /// `GET /v1/confirmations`: how far the account's contacts are with each QSL service.
+    pub async fn confirmation_status(&self) -> Result<ConfirmationStatus, ClientError> {
+        self.call(Method::GET, self.url(&["confirmations"]), &[], None)
+            .await
     }
 
     /// `POST /v1/confirmations` (elevated key): up to

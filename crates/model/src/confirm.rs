@@ -210,6 +210,38 @@ pub fn marks(fields: &Fields) -> String {
     .collect()
 }
 
+/// The QSL services whose state is the contact's own fields: the service's name, its sent
+/// field and its received field. `svc confirmations status` counts each.
+pub const SERVICES: &[(&str, Field, Field)] = &[
+    ("lotw", Field::LotwQslSent, Field::LotwQslRcvd),
+    ("eqsl", Field::EqslQslSent, Field::EqslQslRcvd),
+    ("card", Field::QslSent, Field::QslRcvd),
+];
+
+/// How far the account's contacts are with each QSL service (`GET /v1/confirmations`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfirmationStatus {
+    /// The account's contacts.
+    pub contacts: i64,
+    pub services: Vec<ServiceStatus>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceStatus {
+    /// `lotw`, `eqsl` or `card` ([`SERVICES`]).
+    pub service: String,
+    /// Sent: the sent field is `Y`.
+    pub sent: i64,
+    /// Confirmed: the received field is `Y`.
+    pub confirmed: i64,
+    /// Marked not to be sent: the sent field is `I`.
+    pub ignored: i64,
+    /// Neither sent nor ignored: what an upload would send.
+    pub unsent: i64,
+}
+
 /// What is compared of a stored contact whose call and time are already within the window.
 pub struct Candidate<'a> {
     pub band: &'a str,

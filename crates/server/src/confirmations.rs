@@ -1,5 +1,5 @@
 //! `POST /v1/confirmations`: what a QSL service (LoTW) confirmed, written into the contacts it
-//! confirms. The client downloads the service's report with the user's own login and sends
+//! confirms; `GET /v1/confirmations`: how far the log is with each QSL service. The client downloads the service's report with the user's own login and sends
 //! the QSOs here, up to [`MAX_CONFIRMATIONS`] a request; the matching is the model's
 //! (`svc_model::confirm`), done in the store in one transaction a request.
 
@@ -9,9 +9,11 @@ use serde_json::Value;
 
 use super::AppState;
 use super::error::ApiResult;
-use super::extract::{Elevated, NoQuery, json_object};
+use super::extract::{Auth, Elevated, NoQuery, json_object};
 use svc_model::ApiError;
-use svc_model::confirm::{ConfirmAnswer, ConfirmState, Confirmation, MAX_CONFIRMATIONS};
+use svc_model::confirm::{
+    ConfirmAnswer, ConfirmState, Confirmation, ConfirmationStatus, MAX_CONFIRMATIONS,
+};
 use svc_model::program::json_kind;
 use svc_store::ConfirmOutcome;
 
@@ -117,4 +119,16 @@ pub async fn create(
         }
     }
     Ok(Json(answer))
+}
+
+/// `GET /v1/confirmations`: how many of the account's contacts each QSL service has been
+/// sent and has confirmed (any key).
+pub async fn status(
+    State(state): State<AppState>,
+    Auth(who): Auth,
+    _: NoQuery,
+) -> ApiResult<Json<ConfirmationStatus>> {
+    Ok(Json(
+        state.store.confirmation_status(&who.account_id).await?,
+    ))
 }

@@ -65,7 +65,10 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/folders/{folder_id}/contacts", get(contacts::list))
         .route("/v1/contacts", post(contacts::create))
         .route("/v1/contacts/batch", post(batch::create))
-        .route("/v1/confirmations", post(confirmations::create))
+        .route(
+            "/v1/confirmations",
+            get(confirmations::status).post(confirmations::create),
+        )
         .route("/v1/adif", get(export::adif))
         .route(
             "/v1/contacts/{qso_id}",

@@ -652,6 +652,12 @@ pub trait Store: Send + Sync + 'static {
         items: Vec<svc_model::confirm::Confirmation>,
     ) -> StoreResult<Vec<ConfirmOutcome>>;
 
+    /// How far the account's contacts are with each QSL service.
+    async fn confirmation_status(
+        &self,
+        account_id: &str,
+    ) -> StoreResult<svc_model::confirm::ConfirmationStatus>;
+
     /// Connects an external logbook to the account.
     async fn create_logbook(
         &self,

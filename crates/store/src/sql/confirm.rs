@@ -6,7 +6,12 @@
 
 use std::collections::HashMap;
 
-use svc_model::confirm::{Candidate, Confirmation, Confirmed, apply_lotw, nearness};
+use std::sync::LazyLock;
+
+use svc_model::confirm::{
+    Candidate, Confirmation, ConfirmationStatus, Confirmed, SERVICES, ServiceStatus, apply_lotw,
+    nearness,
+};
 
 use super::*;
 use crate::ConfirmOutcome;
@@ -44,6 +49,28 @@ const POSTGRES_WRITE: &str = "\
     FROM json_array_elements($2::json) u \
     WHERE c.account_id = $1 AND c.id = u.value->>0";
 
+/// Counts the account's contacts by each QSL service's sent and received fields, read out
+/// of the `fields` JSON: `{0}` is how the backend reads a field by its wire name. Columns
+/// `contacts`, then `{service}_sent`, `_ignored` and `_confirmed` for each of [`SERVICES`].
+fn status_sql(field: fn(&str) -> String) -> String {
+    let mut sql = String::from("SELECT COUNT(*) AS contacts");
+    for (service, sent, rcvd) in SERVICES {
+        let (sent, rcvd) = (field(sent.def().wire), field(rcvd.def().wire));
+        sql.push_str(&format!(
+            ", COALESCE(SUM(CASE WHEN {sent} = 'Y' THEN 1 ELSE 0 END), 0) AS {service}_sent\
+             , COALESCE(SUM(CASE WHEN {sent} = 'I' THEN 1 ELSE 0 END), 0) AS {service}_ignored\
+             , COALESCE(SUM(CASE WHEN {rcvd} = 'Y' THEN 1 ELSE 0 END), 0) AS {service}_confirmed"
+        ));
+    }
+    sql.push_str(" FROM contacts WHERE account_id = $1");
+    sql
+}
+
+static SQLITE_STATUS: LazyLock<String> =
+    LazyLock::new(|| status_sql(|wire| format!("json_extract(fields, '$.{wire}')")));
+static POSTGRES_STATUS: LazyLock<String> =
+    LazyLock::new(|| status_sql(|wire| format!("(fields::json ->> '{wire}')")));
+
 /// A stored contact read as a candidate.
 struct Stored {
     id: String,
@@ -59,6 +86,35 @@ fn encode(value: &serde_json::Value) -> Result<String, sqlx::Error> {
 }
 
 impl SqlStore {
+    pub(super) async fn read_confirmation_status(
+        &self,
+        account_id: &str,
+    ) -> StoreResult<ConfirmationStatus> {
+        let sql = if self.postgres() {
+            POSTGRES_STATUS.as_str()
+        } else {
+            SQLITE_STATUS.as_str()
+        };
+        let row = sqlx::query(sql)
+            .bind(account_id)
+            .fetch_one(&self.reader)
+            .await?;
+        let contacts = row.int("contacts")?;
+        let mut services = Vec::with_capacity(SERVICES.len());
+        for (service, _, _) in SERVICES {
+            let count = |what: &str| row.int(&format!("{service}_{what}"));
+            let (sent, ignored) = (count("sent")?, count("ignored")?);
+            services.push(ServiceStatus {
+                service: (*service).to_owned(),
+                sent,
+                confirmed: count("confirmed")?,
+                ignored,
+                unsent: contacts - sent - ignored,
+            });
+        }
+        Ok(ConfirmationStatus { contacts, services })
+    }
+
     pub(super) async fn write_confirmations(
         &self,
         account_id: &str,

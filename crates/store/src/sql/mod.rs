@@ -770,6 +770,13 @@ impl Store for SqlStore {
             .await
     }
 
+    async fn confirmation_status(
+        &self,
+        account_id: &str,
+    ) -> StoreResult<svc_model::confirm::ConfirmationStatus> {
+        self.read_confirmation_status(account_id).await
+    }
+
     async fn create_logbook(
         &self,
         account_id: &str,
