@@ -173,7 +173,17 @@ impl McpServer {
                 let page = client
                     .contacts(&a.folder_id, paging, a.cursor.as_deref())
                     .await?;
-                page_of(&page.items, page.cursor, CONTACT)
+                let mut out = page_of(&page.items, page.cursor, CONTACT)?;
+                // Which QSL services confirmed each contact, as the CLI's QSL column says.
+                if let Some(items) = out["items"].as_array_mut() {
+                    for (item, contact) in items.iter_mut().zip(&page.items) {
+                        let marks = svc_model::confirm::marks(&contact.fields);
+                        if !marks.is_empty() {
+                            item["confirmed"] = json!(marks);
+                        }
+                    }
+                }
+                Ok(out)
             }
             "list_activations" => {
                 let a: ListActivations = parse(args)?;

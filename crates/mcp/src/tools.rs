@@ -233,6 +233,10 @@ fn contact_item() -> Value {
     for key in CONTACT_TEXT_KEYS {
         properties[key] = string();
     }
+    properties["confirmed"] = described(
+        string(),
+        "The QSL services that confirmed it, a letter each: L LoTW, E eQSL, C QRZ.com, Q a card; absent when none",
+    );
     object(properties, &["id"])
 }
 
