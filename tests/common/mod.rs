@@ -7,6 +7,7 @@
 //! on each backend.
 
 pub mod callbook;
+pub mod clublog;
 mod cluster;
 pub mod pota;
 pub mod python;
