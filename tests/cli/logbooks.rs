@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::common::clublog::{self, FakeClubLog};
 use crate::common::qrz::FakeQrz;
 use crate::common::{Server, contact, this_month};
 
@@ -168,6 +169,68 @@ fn a_new_secret_takes_over_the_keys() {
     assert_eq!(api.get("/v1/logbooks").body["items"][0]["state"], "working");
 }
 
+/// Club Log: the email and callsign as flags, the application password on stdin, the back
+/// log uploaded; the password never printed.
+fn club_log_is_connected_and_uploaded_with_the_password_on_stdin() {
+    const PASSWORD: &str = "cli-app-pass-4Rt8";
+    let club = FakeClubLog::start();
+    club.add_account("op@example.org", PASSWORD, &["W1AW"]);
+    let (server, _secret) = clublog::server_process(&club, &[]);
+    let api = server.account("W1AW", "elevated");
+    let cli = Cli::with_key(&server, &api);
+    cli.secret(PASSWORD);
+    let folder = api.monthly(&this_month().0, None);
+    api.post("/v1/contacts", contact(&folder, "K1OLD")).id();
+
+    let msg = cli
+        .run_stdin(
+            &["logbooks", "connect", "clublog"],
+            &format!("{PASSWORD}\n"),
+        )
+        .fails(2, "logbooks connect", "validation_error");
+    assert!(msg.contains("--email"), "{msg}");
+    let run = cli.run_stdin(
+        &[
+            "logbooks",
+            "connect",
+            "clublog",
+            "--email",
+            "op@example.org",
+            "--callsign",
+            "w1aw",
+        ],
+        &format!("{PASSWORD}\n"),
+    );
+    run.ok();
+    assert!(run.stdout.contains("op@example.org"), "{run:?}");
+    let run = cli.run(&["logbooks", "list", "--json"]);
+    run.ok();
+    let book = run.json()["items"][0].clone();
+    assert_eq!(book["provider"], "clublog");
+    assert_eq!(book["email"], "op@example.org");
+    let id = book["id"].as_str().unwrap().to_owned();
+    let run = cli.run(&["logbooks", "list"]);
+    run.ok();
+    assert!(run.stdout.contains("op@example.org"), "{run:?}");
+
+    let run = cli.run(&["logbooks", "upload", &id]);
+    run.ok();
+    assert!(run.stdout.contains("uploaded 1 contacts"), "{run:?}");
+    assert_eq!(club.calls("W1AW"), ["K1OLD"]);
+    let run = cli.run(&["logbooks", "upload", &id]);
+    run.ok();
+    assert!(run.stdout.contains("nothing to upload"), "{run:?}");
+
+    // The password again, on stdin.
+    let run = cli.run_stdin(
+        &["logbooks", "set", &id, "--password", "--json"],
+        &format!("{PASSWORD}\n"),
+    );
+    run.ok();
+    assert_eq!(run.json()["state"], "working");
+    assert!(!server.logs().contains(PASSWORD));
+}
+
 fn review_and_import_from_the_command_line() {
     let qrz = FakeQrz::start();
     qrz.add_book(QRZ_KEY, "W1AW");
@@ -244,5 +307,13 @@ fn secret_rotation() {
     crate::common::on(
         crate::common::Backend::Sqlite,
         a_new_secret_takes_over_the_keys,
+    );
+}
+
+#[test]
+fn club_log() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        club_log_is_connected_and_uploaded_with_the_password_on_stdin,
     );
 }

@@ -7,6 +7,7 @@
 //! on each backend.
 
 pub mod callbook;
+pub mod clublog;
 mod cluster;
 pub mod lotw;
 pub mod pota;

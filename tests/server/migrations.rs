@@ -242,8 +242,96 @@ fn the_sign_in_delays_migration_keeps_used_up_scopes_waiting() {
         .expect(429, "Too many sign-ups");
 }
 
+/// The migration that lets a logbook be Club Log's rebuilds SQLite's logbooks table (its
+/// provider's CHECK cannot change in place): every book keeps its row, its copies and what it
+/// keeps, nothing that refers to it is cascaded away, and the trigger that queues a new
+/// contact for it still does.
+fn the_clublog_migration_keeps_every_logbook() {
+    use sqlx::Connection;
+    let migrator = migrator();
+    let (db, url) = database_at(&migrator, version_before(&migrator, "clublog"));
+    block_on(async {
+        let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+        for sql in [
+            "INSERT INTO accounts (id, callsign, plan, password_hash, created_at) \
+             VALUES ('acct_old', 'W1OLD', 'paid', 'hash', 1700000000000)",
+            "INSERT INTO logbooks (id, account_id, provider, callsign, key_sealed, key_last4, \
+             auto_push, auto_sync, paused_reason, created_at) VALUES ('lbk_old', 'acct_old', \
+             'qrz', 'W1OLD', $1, '7788', TRUE, FALSE, 'QRZ refused the key', 1700000000000)",
+            "INSERT INTO external_copies (contact_id, logbook_id, account_id, state, log_id, \
+             due_at, via) VALUES ('qso_old', 'lbk_old', 'acct_old', 'pushed', '42', 0, 'push')",
+            "INSERT INTO external_kept (logbook_id, log_id) VALUES ('lbk_old', '41')",
+        ] {
+            sqlx::query(sql)
+                .bind(vec![1u8; 40])
+                .execute(&mut conn)
+                .await
+                .unwrap();
+        }
+    });
+    let out = admin_on(&db.url, &["migrate"], None);
+    assert!(out.status.success(), "{out:?}");
+    // One runtime for the connection: a PostgreSQL connection lives on the one it was made on.
+    block_on(async {
+        let mut conn = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+        if crate::common::backend() == Backend::Sqlite {
+            let broken = sqlx::query("PRAGMA foreign_key_check")
+                .fetch_all(&mut conn)
+                .await
+                .unwrap();
+            assert!(broken.is_empty(), "every reference to logbooks still holds");
+        }
+        let mut count = async |sql: &'static str| -> i64 {
+            sqlx::query_scalar(sql).fetch_one(&mut conn).await.unwrap()
+        };
+        let kept = "SELECT COUNT(*) FROM logbooks WHERE id = 'lbk_old' AND provider = 'qrz' \
+             AND key_last4 = '7788' AND paused_reason IS NOT NULL AND email IS NULL";
+        assert_eq!(count(kept).await, 1);
+        assert_eq!(count("SELECT COUNT(*) FROM external_copies").await, 1);
+        assert_eq!(count("SELECT COUNT(*) FROM external_kept").await, 1);
+
+        let book = "INSERT INTO logbooks (id, account_id, provider, callsign, key_sealed, \
+             key_last4, auto_push, auto_sync, created_at, email) VALUES ($1, 'acct_old', $2, \
+             'W1OLD', $3, '', FALSE, FALSE, 1700000000000, 'op@example.org')";
+        let insert = |id: &'static str, provider: &'static str| {
+            sqlx::query(book)
+                .bind(id)
+                .bind(provider)
+                .bind(vec![1u8; 40])
+        };
+        insert("lbk_club", "clublog")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        assert!(
+            insert("lbk_eqsl", "eqsl").execute(&mut conn).await.is_err(),
+            "the CHECK still refuses other providers"
+        );
+
+        // A contact stored now is queued for the migrated book, by the trigger that reads it.
+        for sql in [
+            "INSERT INTO folders (id, account_id, type, name, created_at) \
+             VALUES ('fld_old', 'acct_old', 'monthly', 'November', 1700000000000)",
+            "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, \
+             time_on, created_at) VALUES ('qso_new', 'acct_old', 'fld_old', 'K1NEW', 14.074, \
+             '20m', 'FT8', 1700000000000, 1700000000000)",
+        ] {
+            sqlx::query(sql).execute(&mut conn).await.unwrap();
+        }
+        let queued: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM external_copies WHERE logbook_id = 'lbk_old' \
+             AND contact_id = 'qso_new' AND state = 'waiting'",
+        )
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        assert_eq!(queued, 1);
+    });
+}
+
 crate::both_backends!(
     migrate_builds_the_schema_from_an_empty_database,
+    the_clublog_migration_keeps_every_logbook,
     migrate_upgrades_every_earlier_schema,
     the_unlimited_plan_migration_keeps_every_account,
     the_sign_in_delays_migration_keeps_used_up_scopes_waiting,

@@ -3,6 +3,7 @@ mod auth;
 mod backup;
 mod bad_input;
 mod batch;
+mod clublog;
 mod connections;
 mod contacts;
 mod dxcc;

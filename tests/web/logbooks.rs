@@ -3,6 +3,7 @@
 //! secret, and the QRZ key kept out of every page, redirect and log line.
 
 use super::{Browser, Page};
+use crate::common::clublog::{self, FakeClubLog};
 use crate::common::qrz::{FakeQrz, Mode, server_process};
 use crate::common::{Server, contact, eventually, this_month};
 
@@ -335,10 +336,81 @@ fn without_a_secret_logbooks_are_not_enabled() {
     assert_no_key(&browser, &server, &[QRZ_KEY]);
 }
 
+/// A Club Log log from the page: connected with its email, callsign and application password,
+/// shown by its account's email (never by any of the password), paused by a 403 and given the
+/// password again.
+fn a_club_log_log_is_connected_paused_and_given_its_password_again() {
+    const PASSWORD: &str = "web-app-pass-3Hn7";
+    let club = FakeClubLog::start();
+    club.add_account("op@example.org", PASSWORD, &["W1AW"]);
+    let (server, _secret) = clublog::server_process(&club, &[]);
+    let browser = Browser::signed_up(&server, "W1AW");
+    let page = browser.submit(
+        "/logbooks",
+        "/logbooks",
+        &[
+            ("provider", "clublog"),
+            ("email", "op@example.org"),
+            ("callsign", "W1AW"),
+            ("password", "  "),
+        ],
+    );
+    page.expect(400, "Type an application password made at Club Log");
+    let page = browser.submit(
+        "/logbooks",
+        "/logbooks",
+        &[
+            ("provider", "clublog"),
+            ("email", "op@example.org"),
+            ("callsign", "w1aw"),
+            ("password", PASSWORD),
+            ("autoPush", "true"),
+        ],
+    );
+    let location = page.location().to_owned();
+    let id = location
+        .strip_prefix("/logbooks?connected=")
+        .unwrap_or_else(|| panic!("{location}"))
+        .to_owned();
+    browser.get(&location).expect(
+        200,
+        "The Club Log logbook of <strong>W1AW</strong> (account op@example.org) is connected",
+    );
+    let book = section(&browser.get("/logbooks"), &id);
+    for says in [
+        "Club Log logbook of W1AW",
+        "<dt>Account</dt><dd>op@example.org</dd>",
+        "name=\"password\"",
+        "<dd>Working</dd>",
+    ] {
+        assert!(book.contains(says), "{says}: {book}");
+    }
+    assert!(!book.contains("name=\"apiKey\""), "{book}");
+
+    // A 403 pauses it; the password again ends the pause, and the contact goes.
+    club.set_mode(crate::common::clublog::Mode::Forbidden);
+    let api = server.new_key("W1AW", "elevated");
+    let folder = api.monthly(&this_month().0, None);
+    api.post("/v1/contacts", contact(&folder, "K1WEB")).id();
+    eventually("the book paused", || {
+        section(&browser.get("/logbooks"), &id).contains("Paused:")
+    });
+    assert!(section(&browser.get("/logbooks"), &id).contains("its application password again"));
+    club.set_mode(crate::common::clublog::Mode::Normal);
+    let page = change(&browser, &id, &[("password", PASSWORD)]);
+    assert_eq!(page.location(), format!("/logbooks?changed={id}"));
+    browser.get(page.location()).expect(200, "are saved");
+    eventually("the contact at Club Log", || {
+        club.calls("W1AW") == ["K1WEB"]
+    });
+    assert_no_key(&browser, &server, &[PASSWORD, clublog::API_KEY]);
+}
+
 crate::both_backends!(
     contacts_waiting_for_review_are_sent_or_kept_from_the_page,
     a_book_is_connected_toggled_and_disconnected,
     bad_keys_say_why_and_keep_nothing,
     a_paused_book_says_why_until_a_new_key_is_given,
     without_a_secret_logbooks_are_not_enabled,
+    a_club_log_log_is_connected_paused_and_given_its_password_again,
 );

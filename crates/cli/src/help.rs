@@ -203,6 +203,7 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         &[
             "svc logbooks connect qrz",
             "svc logbooks connect qrz --auto-push on --json < qrz-key.txt",
+            "svc logbooks connect clublog --email op@example.org --callsign W1AW",
         ],
     ),
     (
@@ -210,11 +211,16 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         &[
             "svc logbooks set lbk_kig4cpwianj2qdvz --auto-push off",
             "svc logbooks set lbk_kig4cpwianj2qdvz --api-key",
+            "svc logbooks set lbk_p2x7dbaq3kr6mzte --password",
         ],
     ),
     (
         "logbooks import",
         &["svc logbooks import lbk_kig4cpwianj2qdvz"],
+    ),
+    (
+        "logbooks upload",
+        &["svc logbooks upload lbk_p2x7dbaq3kr6mzte"],
     ),
     (
         "logbooks review",

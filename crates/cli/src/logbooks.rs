@@ -1,6 +1,7 @@
-//! `svc logbooks list|connect|set|disconnect`: the account's external logbooks (QRZ), with an
-//! elevated key. The provider's API key is read from a hidden prompt or stdin, never from the
-//! command line, where shell history and process lists would keep it.
+//! `svc logbooks list|connect|set|disconnect|import|upload|review`: the account's external
+//! logbooks (QRZ, Club Log), with an elevated key. QRZ's API key and Club Log's application
+//! password are read from a hidden prompt or stdin, never from the command line, where shell
+//! history and process lists would keep them.
 
 use std::io::{BufRead, IsTerminal};
 
@@ -15,15 +16,20 @@ use svc_model::{Logbook, Page};
 pub enum LogbooksCommand {
     /// List the connected logbooks: callsign, state, automatic push and sync, counts
     List,
-    /// Connect a QRZ logbook: its API key is read from a hidden prompt or stdin
+    /// Connect a QRZ logbook (its API key is read from a hidden prompt or stdin) or a Club Log
+    /// log (--email and --callsign; its application password is read the same way)
     Connect(ConnectArgs),
-    /// Change a logbook's settings, or give it a new API key (--api-key reads it from stdin)
+    /// Change a logbook's settings, or give it a new API key or Club Log password (--api-key,
+    /// --password read it from a hidden prompt or stdin)
     Set(SetArgs),
     /// Disconnect a logbook: nothing more goes to it; what is there stays there
     Disconnect(DisconnectArgs),
     /// Read a synced logbook now: contacts logged elsewhere come in (it is read every 5 minutes
     /// anyway)
     Import(DisconnectArgs),
+    /// Send a Club Log logbook, in one file, the contacts of its callsign stored before it was
+    /// connected
+    Upload(DisconnectArgs),
     /// List the contacts the automatic sync could not route, or send one to a book or skip it
     Review(ReviewArgs),
 }
@@ -36,6 +42,7 @@ impl LogbooksCommand {
             LogbooksCommand::Set(_) => "set",
             LogbooksCommand::Disconnect(_) => "disconnect",
             LogbooksCommand::Import(_) => "import",
+            LogbooksCommand::Upload(_) => "upload",
             LogbooksCommand::Review(_) => "review",
         }
     }
@@ -44,6 +51,7 @@ impl LogbooksCommand {
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum ProviderArg {
     Qrz,
+    Clublog,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -63,6 +71,12 @@ pub struct ConnectArgs {
     /// The logbook's provider
     #[arg(value_enum, default_value = "qrz")]
     provider: ProviderArg,
+    /// Club Log: the email address of the Club Log account
+    #[arg(long, value_name = "EMAIL")]
+    email: Option<String>,
+    /// Club Log: the callsign of the log
+    #[arg(long, value_name = "CALL")]
+    callsign: Option<String>,
     /// Push each new contact to the book [default: on]
     #[arg(long, value_enum, value_name = "on|off")]
     auto_push: Option<Switch>,
@@ -80,9 +94,16 @@ pub struct SetArgs {
     auto_push: Option<Switch>,
     #[arg(long, value_enum, value_name = "on|off")]
     auto_sync: Option<Switch>,
-    /// Give the book a new API key (read from a hidden prompt or stdin); ends a pause
-    #[arg(long)]
+    /// Give a QRZ book a new API key (read from a hidden prompt or stdin); ends a pause
+    #[arg(long, conflicts_with = "password")]
     api_key: bool,
+    /// Give a Club Log book its application password again, or a new one (read from a hidden
+    /// prompt or stdin); ends a pause
+    #[arg(long)]
+    password: bool,
+    /// With --password: the Club Log account's new email address
+    #[arg(long, value_name = "EMAIL", requires = "password")]
+    email: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -112,37 +133,68 @@ pub fn run(ctx: &Ctx, command: LogbooksCommand) -> Result<(), CliError> {
         LogbooksCommand::Set(args) => set(ctx, args),
         LogbooksCommand::Disconnect(args) => disconnect(ctx, args),
         LogbooksCommand::Import(args) => import(ctx, args),
+        LogbooksCommand::Upload(args) => upload(ctx, args),
         LogbooksCommand::Review(args) => review(ctx, args),
     }
 }
 
-/// The provider's key: a hidden prompt on a terminal, else one line of stdin.
+/// QRZ's key: a hidden prompt on a terminal, else one line of stdin.
 fn read_provider_key() -> Result<String, CliError> {
+    read_secret(
+        "QRZ logbook API key (Logbook → Settings at qrz.com): ",
+        "the key",
+        "paste the logbook's API key",
+    )
+}
+
+/// Club Log's application password, as QRZ's key is read.
+fn read_clublog_password() -> Result<String, CliError> {
+    read_secret(
+        "Club Log application password (Settings → App Passwords at clublog.org): ",
+        "the password",
+        "type an application password made at Club Log",
+    )
+}
+
+/// A secret: a hidden prompt on a terminal, else the first line of stdin.
+fn read_secret(prompt: &str, what: &str, how: &str) -> Result<String, CliError> {
     let text = if std::io::stdin().is_terminal() {
-        rpassword::prompt_password("QRZ logbook API key (Logbook → Settings at qrz.com): ")
-            .map_err(|e| CliError::local(format!("cannot read the key from the terminal: {e}")))?
+        rpassword::prompt_password(prompt)
+            .map_err(|e| CliError::local(format!("cannot read {what} from the terminal: {e}")))?
     } else {
         let mut line = String::new();
         std::io::stdin()
             .lock()
             .read_line(&mut line)
-            .map_err(|e| CliError::local(format!("cannot read the key from stdin: {e}")))?;
+            .map_err(|e| CliError::local(format!("cannot read {what} from stdin: {e}")))?;
         line
     };
-    let key = text.trim().to_owned();
-    if key.is_empty() {
-        return Err(CliError::input(
-            "no key was given: paste the logbook's API key, or pipe it on stdin",
-        ));
+    let secret = text.trim().to_owned();
+    if secret.is_empty() {
+        return Err(CliError::input(format!(
+            "no {} was given: {how}, or pipe it on stdin",
+            what.trim_start_matches("the ")
+        )));
     }
-    Ok(key)
+    Ok(secret)
+}
+
+/// What names the book's key: the last 4 characters of QRZ's key, Club Log's account email
+/// (nothing of a password is shown).
+fn key_text(l: &Logbook) -> String {
+    match &l.email {
+        Some(email) => email.clone(),
+        None => format!("…{}", l.key_last4),
+    }
 }
 
 fn list(ctx: &Ctx) -> Result<(), CliError> {
     let client = ctx.client()?;
     let items = ctx.block_on(async { Ok(client.logbooks().await?) })?;
     if items.is_empty() {
-        ctx.info("no logbook is connected; svc logbooks connect qrz connects one");
+        ctx.info(
+            "no logbook is connected; svc logbooks connect qrz (or clublog --email E --callsign C) connects one",
+        );
     }
     ctx.print_list(
         &Page {
@@ -176,7 +228,7 @@ fn table(ctx: &Ctx, items: &[Logbook]) -> String {
                 Cell::from(l.id.as_str()),
                 Cell::from(l.provider.as_str()),
                 Cell::from(l.callsign.as_str()),
-                Cell::from(format!("…{}", l.key_last4)),
+                Cell::from(key_text(l)),
                 state,
                 Cell::from(on_off(l.auto_push)),
                 Cell::from(on_off(l.auto_sync)),
@@ -207,34 +259,70 @@ fn show(ctx: &Ctx, verb: &str, l: &Logbook) -> Result<(), CliError> {
         Format::Json => ctx.print_json(l),
         _ if ctx.quiet => ctx.say(&format!("{}\n", l.id)),
         _ => ctx.say(&format!(
-            "{verb} the {} logbook of {} ({}, key …{}): automatic push {}, automatic sync {}\n",
-            l.provider.to_ascii_uppercase(),
+            "{verb} the {} logbook of {} ({}, {}): automatic push {}, automatic sync {}\n",
+            provider_name(&l.provider),
             l.callsign,
             l.id,
-            l.key_last4,
+            match &l.email {
+                Some(email) => format!("account {email}"),
+                None => format!("key …{}", l.key_last4),
+            },
             on_off(l.auto_push),
             on_off(l.auto_sync)
         )),
     }
 }
 
+fn provider_name(provider: &str) -> String {
+    match provider {
+        "clublog" => "Club Log".into(),
+        other => other.to_ascii_uppercase(),
+    }
+}
+
 fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
-    let client = ctx.client()?;
-    let ProviderArg::Qrz = args.provider;
+    let request = match args.provider {
+        ProviderArg::Qrz => {
+            if args.email.is_some() || args.callsign.is_some() {
+                return Err(CliError::input(
+                    "--email and --callsign are Club Log's: a QRZ book is opened by its API key alone",
+                ));
+            }
+            ConnectLogbook {
+                provider: "qrz".into(),
+                api_key: Some(read_provider_key()?),
+                ..ConnectLogbook::default()
+            }
+        }
+        ProviderArg::Clublog => {
+            let (Some(email), Some(callsign)) = (args.email, args.callsign) else {
+                return Err(CliError::input(
+                    "Club Log needs --email (the Club Log account's) and --callsign (the log's)",
+                ));
+            };
+            ConnectLogbook {
+                provider: "clublog".into(),
+                email: Some(email),
+                callsign: Some(callsign),
+                password: Some(read_clublog_password()?),
+                ..ConnectLogbook::default()
+            }
+        }
+    };
     let request = ConnectLogbook {
-        provider: "qrz".into(),
-        api_key: read_provider_key()?,
         auto_push: args.auto_push.map(bool::from),
         auto_sync: args.auto_sync.map(bool::from),
+        ..request
     };
+    let client = ctx.client()?;
     let logbook = ctx.block_on(async { Ok(client.connect_logbook(&request).await?) })?;
     show(ctx, "connected", &logbook)
 }
 
 fn set(ctx: &Ctx, args: SetArgs) -> Result<(), CliError> {
-    if !args.api_key && args.auto_push.is_none() && args.auto_sync.is_none() {
+    if !args.api_key && !args.password && args.auto_push.is_none() && args.auto_sync.is_none() {
         return Err(CliError::input(
-            "nothing to change: give --auto-push on|off, --auto-sync on|off or --api-key",
+            "nothing to change: give --auto-push on|off, --auto-sync on|off, --api-key (QRZ) or --password (Club Log)",
         ));
     }
     let client = ctx.client()?;
@@ -244,6 +332,12 @@ fn set(ctx: &Ctx, args: SetArgs) -> Result<(), CliError> {
         } else {
             None
         },
+        password: if args.password {
+            Some(read_clublog_password()?)
+        } else {
+            None
+        },
+        email: args.email,
         auto_push: args.auto_push.map(bool::from),
         auto_sync: args.auto_sync.map(bool::from),
     };
@@ -272,6 +366,28 @@ fn import(ctx: &Ctx, args: DisconnectArgs) -> Result<(), CliError> {
             "reading logbook {} now; contacts logged elsewhere come in within moments\n",
             args.id
         )),
+    }
+}
+
+fn upload(ctx: &Ctx, args: DisconnectArgs) -> Result<(), CliError> {
+    let client = ctx.client()?;
+    let answer = ctx.block_on(async { Ok(client.upload_logbook(&args.id).await?) })?;
+    match ctx.format {
+        Format::Json => ctx.print_json(&answer),
+        _ => {
+            let sent = answer["uploaded"].as_u64().unwrap_or(0);
+            if sent == 0 {
+                ctx.say(&format!(
+                    "nothing to upload: every contact of logbook {}'s callsign is there or on its way\n",
+                    args.id
+                ))
+            } else {
+                ctx.say(&format!(
+                    "uploaded {sent} contacts to logbook {}; Club Log reads the file within minutes\n",
+                    args.id
+                ))
+            }
+        }
     }
 }
 

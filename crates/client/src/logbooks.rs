@@ -6,28 +6,61 @@ use serde::{Deserialize, Serialize};
 use super::{Client, ClientError, encode};
 use svc_model::{Logbook, Review};
 
-/// Body of `POST /v1/logbooks`.
-#[derive(Debug, Clone, Serialize)]
+/// Body of `POST /v1/logbooks`: QRZ's `api_key`, or Club Log's `email`, `password` and
+/// `callsign`.
+#[derive(Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectLogbook {
     pub provider: String,
-    pub api_key: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub callsign: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auto_push: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auto_sync: Option<bool>,
 }
 
+// The key and the password are secrets of the user's: `Debug` names the request only.
+impl std::fmt::Debug for ConnectLogbook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectLogbook")
+            .field("provider", &self.provider)
+            .field("email", &self.email)
+            .field("callsign", &self.callsign)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Body of `PATCH /v1/logbooks/{id}`: what changes.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChangeLogbook {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub auto_push: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auto_sync: Option<bool>,
+}
+
+impl std::fmt::Debug for ChangeLogbook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChangeLogbook")
+            .field("email", &self.email)
+            .field("auto_push", &self.auto_push)
+            .field("auto_sync", &self.auto_sync)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -80,6 +113,18 @@ impl Client {
         self.call(
             Method::POST,
             self.url(&["logbooks", id, "import"]),
+            &[],
+            Some(b"{}".to_vec()),
+        )
+        .await
+    }
+
+    /// `POST /v1/logbooks/{id}/upload`: the service sends a Club Log book the contacts of
+    /// its callsign stored before it was connected, in one file.
+    pub async fn upload_logbook(&self, id: &str) -> Result<serde_json::Value, ClientError> {
+        self.call(
+            Method::POST,
+            self.url(&["logbooks", id, "upload"]),
             &[],
             Some(b"{}".to_vec()),
         )

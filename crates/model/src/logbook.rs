@@ -1,11 +1,13 @@
-//! External logbooks (QRZ): a connection as the API shows it, and where a contact went
+//! External logbooks (QRZ, Club Log): a connection as the API shows it, and where a contact went
 //! (docs/API.md, "External logbooks").
 
 use serde::{Deserialize, Serialize};
 
 use super::Timestamp;
 
-/// A connected external logbook. Its API key is never part of it: only the last 4 characters.
+/// A connected external logbook. Its API key is never part of it: only the last 4 characters
+/// of a QRZ key, and nothing of a Club Log application password (`key_last4` is empty there,
+/// and `email` names the Club Log account instead).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Logbook {
@@ -14,6 +16,9 @@ pub struct Logbook {
     /// The book's owner, as the provider said when the key was given.
     pub callsign: String,
     pub key_last4: String,
+    /// A Club Log book's account email; absent for QRZ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
     pub auto_push: bool,
     pub auto_sync: bool,
     /// `working`, or `paused` when the provider refused the key.

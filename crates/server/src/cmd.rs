@@ -11,6 +11,7 @@ use super::AppState;
 use super::admin::{DbArgs, Fail, PlanArg, account, audit, fail, open};
 use super::listen::{self, Connections};
 use super::logbooks::Logbooks;
+use super::logbooks::clublog::ClubLog;
 use super::logbooks::qrz::Qrz;
 use super::logbooks::secret::Secret;
 use super::users::{self, UserCommand};
@@ -149,6 +150,19 @@ struct StartArgs {
     /// The QRZ Logbook API's address
     #[arg(long, env = "SVC_QRZ_API_URL", value_name = "URL", default_value = super::logbooks::qrz::DEFAULT_API_URL)]
     qrz_api_url: String,
+    /// Club Log's address: realtime.php, delete.php and putlogs.php are under it
+    #[arg(long, env = "SVC_CLUBLOG_URL", value_name = "URL", default_value = super::logbooks::clublog::DEFAULT_URL)]
+    clublog_url: String,
+    /// The service's Club Log API key (Club Log's helpdesk gives one to each program); without
+    /// it no Club Log book can be connected. Prefer the environment variable: a flag is seen
+    /// in the process list
+    #[arg(
+        long,
+        env = "SVC_CLUBLOG_API_KEY",
+        value_name = "KEY",
+        hide_env_values = true
+    )]
+    clublog_api_key: Option<String>,
     /// The country file (AD1C's cty.csv) contacts' DXCC entity and zones are filled from
     /// [default: cty.csv in the data directory when there is one, else the copy shipped in svc]
     #[arg(long, env = "SVC_CTY", value_name = "FILE")]
@@ -621,7 +635,15 @@ async fn serve_args(
                 ApiError::validation(format!("--qrz-api-url {:?}: {e}", args.qrz_api_url))
             })?;
             let qrz = Qrz::new(url).map_err(|e| fail(e.to_string()))?;
-            Some(Arc::new(Logbooks { qrz, secret }))
+            let url = reqwest::Url::parse(&args.clublog_url).map_err(|e| {
+                ApiError::validation(format!("--clublog-url {:?}: {e}", args.clublog_url))
+            })?;
+            let clublog = ClubLog::new(url, args.clublog_api_key.clone()).map_err(fail)?;
+            Some(Arc::new(Logbooks {
+                qrz,
+                clublog,
+                secret,
+            }))
         }
     };
     let connections = connection_limits(&args);

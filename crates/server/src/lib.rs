@@ -88,6 +88,10 @@ pub fn routes() -> Router<AppState> {
             "/v1/logbooks/{logbook_id}/import",
             post(logbooks::api::import),
         )
+        .route(
+            "/v1/logbooks/{logbook_id}/upload",
+            post(logbooks::api::upload),
+        )
         .route("/v1/logbooks/review/{qso_id}", post(logbooks::api::review))
         .route(
             "/v1/logbooks/{logbook_id}",

@@ -198,6 +198,8 @@ pub struct NewLogbook {
     pub callsign: String,
     pub key_sealed: Vec<u8>,
     pub key_last4: String,
+    /// Club Log's account email; `None` for QRZ.
+    pub email: Option<String>,
     pub auto_push: bool,
     pub auto_sync: bool,
 }
@@ -208,6 +210,8 @@ pub struct LogbookKey {
     pub callsign: String,
     pub key_sealed: Vec<u8>,
     pub key_last4: String,
+    /// A Club Log book's new account email; `None` keeps the one it has.
+    pub email: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -288,6 +292,9 @@ pub struct ExternalJob {
     pub account_id: String,
     pub provider: String,
     pub key_sealed: Vec<u8>,
+    /// The book's callsign (Club Log names the log by it) and a Club Log book's account email.
+    pub book_callsign: String,
+    pub email: Option<String>,
     /// `push`, `sync` or `import`: what a delete here does to the book's copy.
     pub via: String,
     /// Tries so far, this one included.
@@ -720,6 +727,37 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<()>;
     /// Makes the logbook's import due now; false when the account has no such logbook.
     async fn request_import(&self, account_id: &str, id: &str) -> StoreResult<bool>;
+    /// The account's contacts of the book's callsign (their station callsign, else the
+    /// account's) that have no copy bound for the book yet, oldest first, with the account's
+    /// callsign: what an upload of the back log sends.
+    async fn backlog(
+        &self,
+        account_id: &str,
+        logbook_id: &str,
+    ) -> StoreResult<(String, Vec<Contact>)>;
+    /// Binds contacts for the book before an upload sends them, each with its copy's log id:
+    /// a copy on its way (`waiting`, leased until `lease_until` so no worker sends it too). An
+    /// edit while the upload is under way is counted on it as on any copy on its way. The
+    /// contacts bound: one deleted meanwhile, or bound for the book already, is not, and
+    /// nothing is while the book is paused.
+    async fn reserve_upload(
+        &self,
+        account_id: &str,
+        logbook_id: &str,
+        copies: &[(String, String)],
+        lease_until: Timestamp,
+    ) -> StoreResult<Vec<String>>;
+    /// Ends an upload of the contacts [`Store::reserve_upload`] bound. Taken: each is pushed,
+    /// or, edited meanwhile, goes again as a replacement. Not taken: they are unbound, as if
+    /// never sent.
+    async fn settle_upload(
+        &self,
+        logbook_id: &str,
+        contact_ids: &[String],
+        taken: bool,
+    ) -> StoreResult<()>;
+    /// Pauses the book: nothing goes to it until a new key is given; `reason` says why.
+    async fn pause_logbook(&self, logbook_id: &str, reason: &str) -> StoreResult<()>;
     /// The account's contacts waiting for review, oldest first.
     async fn reviews(&self, account_id: &str) -> StoreResult<Vec<Review>>;
     /// Ends a review: the contact goes to `send_to` (a book of the account), or nowhere.

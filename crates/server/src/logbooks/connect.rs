@@ -1,5 +1,7 @@
 //! Connecting, changing and disconnecting an account's external logbooks: the one place that
-//! checks a provider's API key (its shape, then with the provider), seals it and stores it.
+//! checks a provider's API key (its shape, then with the provider) or Club Log's login (its
+//! shape: Club Log has no call that checks it without sending a contact), seals the secret and
+//! stores it.
 //! The API (`api.rs`) and the web page (`server::web::logbooks`) read their requests their own
 //! way and word the answers for their readers, but both come here for the rules.
 
@@ -21,6 +23,14 @@ pub enum LogbookError {
     KeyRefused(String),
     /// The provider could not be asked about the key; the text says so. Trying again may work.
     Unreachable(String),
+    /// A field of a Club Log login (`email`, `password`, `callsign`) is not usable, or the
+    /// request mixes up what QRZ and Club Log take; the text says why.
+    Invalid {
+        field: &'static str,
+        message: String,
+    },
+    /// Club Log cannot be used: the service was started without Club Log's API key.
+    NotConfigured(String),
     /// The account has no logbook with this id.
     NotFound(String),
     Store(StoreError),
@@ -32,15 +42,123 @@ impl From<StoreError> for LogbookError {
     }
 }
 
-/// The one provider there is, from what a client named.
+/// The provider a client named: `qrz` or `clublog`.
 pub fn provider(text: &str) -> Result<&'static str, LogbookError> {
-    if text.trim().eq_ignore_ascii_case("qrz") {
-        Ok("qrz")
-    } else {
-        Err(LogbookError::UnknownProvider(svc_model::ids::truncate(
+    match text.trim().to_ascii_lowercase().as_str() {
+        "qrz" => Ok("qrz"),
+        "clublog" => Ok("clublog"),
+        _ => Err(LogbookError::UnknownProvider(svc_model::ids::truncate(
             text, 20,
-        )))
+        ))),
     }
+}
+
+/// What opens a Club Log log: the account's email, an application password made for svc at
+/// Club Log (Settings → App Passwords), and the log's callsign. The password is a secret of
+/// the user's: `Debug` shows none of it, and it is never answered, not even in part.
+pub struct ClubLogLogin {
+    pub email: String,
+    password: String,
+    pub callsign: String,
+}
+
+impl fmt::Debug for ClubLogLogin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClubLogLogin")
+            .field("email", &self.email)
+            .field("callsign", &self.callsign)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A Club Log account's email, trimmed: one line with an `@`, at most 254 characters.
+pub fn clublog_email(text: &str) -> Result<String, LogbookError> {
+    let email = text.trim();
+    let shaped = email.chars().count() <= 254
+        && email
+            .split_once('@')
+            .is_some_and(|(a, b)| !a.is_empty() && !b.is_empty())
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control());
+    if shaped {
+        Ok(email.to_owned())
+    } else {
+        Err(LogbookError::Invalid {
+            field: "email",
+            message: "email must be the email address of the Club Log account, as you sign in to Club Log with".into(),
+        })
+    }
+}
+
+/// A Club Log application password, trimmed: one line of 1 to 200 characters.
+pub fn clublog_password(text: &str) -> Result<String, LogbookError> {
+    let password = text.trim();
+    if password.is_empty()
+        || password.chars().count() > 200
+        || password.chars().any(|c| c.is_control())
+    {
+        return Err(LogbookError::Invalid {
+            field: "password",
+            message: "password must be an application password made at Club Log (Settings → App Passwords), one line of at most 200 characters".into(),
+        });
+    }
+    Ok(password.to_owned())
+}
+
+impl ClubLogLogin {
+    pub fn parse(email: &str, password: &str, callsign: &str) -> Result<Self, LogbookError> {
+        let callsign =
+            svc_model::callsign::normalize_callsign("callsign", callsign).map_err(|e| {
+                LogbookError::Invalid {
+                    field: "callsign",
+                    message: e.message,
+                }
+            })?;
+        Ok(ClubLogLogin {
+            email: clublog_email(email)?,
+            password: clublog_password(password)?,
+            callsign,
+        })
+    }
+}
+
+/// The service's Club Log part, or why it cannot be used.
+fn clublog_ready(logbooks: &Logbooks) -> Result<(), LogbookError> {
+    if logbooks.clublog.has_api_key() {
+        Ok(())
+    } else {
+        Err(LogbookError::NotConfigured(
+            "Club Log is not enabled on this service: its operator must start it with --clublog-api-key (or SVC_CLUBLOG_API_KEY), the API key Club Log's helpdesk gives each program".into(),
+        ))
+    }
+}
+
+/// Connects the Club Log log `login` names to the account. Club Log has no call that checks
+/// a login without sending a contact: a wrong one shows at the first push, which pauses the
+/// book with Club Log's reason.
+pub async fn connect_clublog(
+    store: &dyn Store,
+    logbooks: &Logbooks,
+    account_id: &str,
+    login: &ClubLogLogin,
+    auto_push: bool,
+    auto_sync: bool,
+) -> Result<LogbookRecord, LogbookError> {
+    clublog_ready(logbooks)?;
+    let id = IdKind::Logbook.generate();
+    let new = NewLogbook {
+        key_sealed: logbooks.secret.seal(&id, &login.password),
+        // Nothing of a password is shown; the email names the account instead.
+        key_last4: String::new(),
+        email: Some(login.email.clone()),
+        id,
+        provider: "clublog".into(),
+        callsign: login.callsign.clone(),
+        auto_push,
+        auto_sync,
+    };
+    Ok(store
+        .create_logbook(account_id, &new, Timestamp::now())
+        .await?)
 }
 
 /// A provider's API key as the user gave it, trimmed and of the right shape. A secret of the
@@ -104,6 +222,7 @@ pub async fn connect(
     let new = NewLogbook {
         key_sealed: logbooks.secret.seal(&id, &key.0),
         key_last4: key.last4(),
+        email: None,
         id,
         provider: "qrz".into(),
         callsign,
@@ -115,16 +234,19 @@ pub async fn connect(
         .await?)
 }
 
-/// What to change of a logbook; `None` leaves it as it is.
+/// What to change of a logbook; `None` leaves it as it is. `key` is a QRZ book's,
+/// `password` (and `email`) a Club Log book's.
 #[derive(Debug, Default)]
 pub struct Changes<'a> {
     pub key: Option<&'a ProviderKey>,
+    pub password: Option<&'a str>,
+    pub email: Option<&'a str>,
     pub auto_push: Option<bool>,
     pub auto_sync: Option<bool>,
 }
 
-/// Changes the account's logbook `id`. A new key is checked with QRZ like a new connection,
-/// and ends a pause. Answers the logbook as it is now.
+/// Changes the account's logbook `id`. A new QRZ key is checked with QRZ like a new
+/// connection; a new key or Club Log password ends a pause. Answers the logbook as it is now.
 pub async fn change(
     store: &dyn Store,
     logbooks: &Logbooks,
@@ -134,16 +256,53 @@ pub async fn change(
 ) -> Result<LogbookRecord, LogbookError> {
     let not_found = || LogbookError::NotFound(id.to_owned());
     // Before QRZ is asked: another account's id must not cost a call with the key.
-    if store.logbook(account_id, id).await?.is_none() {
+    let Some(book) = store.logbook(account_id, id).await? else {
         return Err(not_found());
+    };
+    let clublog = book.logbook.provider == "clublog";
+    let mixed = |field: &'static str, message: &str| {
+        Err(LogbookError::Invalid {
+            field,
+            message: message.to_owned(),
+        })
+    };
+    if clublog && changes.key.is_some() {
+        return mixed(
+            "apiKey",
+            "a Club Log book takes no apiKey: give its application password as password",
+        );
     }
-    let key = match changes.key {
-        Some(key) => Some(LogbookKey {
+    if !clublog && (changes.password.is_some() || changes.email.is_some()) {
+        let field = if changes.password.is_some() {
+            "password"
+        } else {
+            "email"
+        };
+        return mixed(
+            field,
+            "a QRZ book takes no password or email: give its API key as apiKey",
+        );
+    }
+    if clublog && changes.email.is_some() && changes.password.is_none() {
+        return mixed(
+            "password",
+            "a new email needs the application password of that Club Log account with it",
+        );
+    }
+    let key = match (changes.key, changes.password) {
+        (Some(key), _) => Some(LogbookKey {
             callsign: book_callsign(logbooks, key).await?,
             key_sealed: logbooks.secret.seal(id, &key.0),
             key_last4: key.last4(),
+            email: None,
         }),
-        None => None,
+        (None, Some(password)) => Some(LogbookKey {
+            callsign: book.logbook.callsign.clone(),
+            key_sealed: logbooks.secret.seal(id, &clublog_password(password)?),
+            key_last4: String::new(),
+            email: changes.email.map(clublog_email).transpose()?,
+        }),
+        (None, None) => None,
     };
     let change = LogbookChange {
         auto_push: changes.auto_push,
@@ -170,6 +329,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_clublog_login_is_checked_for_shape_and_its_password_never_printed() {
+        let login = ClubLogLogin::parse(" op@example.org ", " s3cret-app-pass\n", "g7vjr").unwrap();
+        assert_eq!(login.email, "op@example.org");
+        assert_eq!(login.callsign, "G7VJR");
+        let shown = format!("{login:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        for (email, password, field) in [
+            ("no-at-sign", "pass", "email"),
+            ("a b@example.org", "pass", "email"),
+            ("op@example.org", "  ", "password"),
+            ("op@example.org", "two\nlines", "password"),
+        ] {
+            assert!(
+                matches!(
+                    ClubLogLogin::parse(email, password, "G7VJR"),
+                    Err(LogbookError::Invalid { field: f, .. }) if f == field
+                ),
+                "{email:?} {password:?}"
+            );
+        }
+    }
+
+    #[test]
     fn keys_are_checked_for_shape_and_never_printed() {
         let key = ProviderKey::parse("  A1B2-C3D4-E5F6-7788\n").unwrap();
         assert_eq!(key.last4(), "7788");
@@ -189,8 +371,9 @@ mod tests {
     }
 
     #[test]
-    fn qrz_is_the_one_provider() {
+    fn the_providers_are_qrz_and_clublog() {
         assert_eq!(provider(" QRZ ").unwrap(), "qrz");
+        assert_eq!(provider("ClubLog").unwrap(), "clublog");
         assert!(matches!(
             provider(&"eqsl".repeat(10)),
             Err(LogbookError::UnknownProvider(p)) if p.chars().count() == 21

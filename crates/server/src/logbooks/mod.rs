@@ -1,13 +1,15 @@
-//! External logbooks (QRZ.com's Logbook API): connections, the durable queue of pushes and
+//! External logbooks (QRZ.com's Logbook API, Club Log's API): connections, the durable queue of pushes and
 //! deletes that triggers fill in each contact's own transaction, and the worker that sends
 //! it (docs/API.md, "External logbooks").
 
 pub mod api;
+pub mod clublog;
 pub mod connect;
 pub mod qrz;
 pub mod secret;
 pub mod worker;
 
+use clublog::ClubLog;
 use qrz::Qrz;
 use secret::Secret;
 
@@ -15,5 +17,6 @@ use secret::Secret;
 #[derive(Debug, Clone)]
 pub struct Logbooks {
     pub qrz: Qrz,
+    pub clublog: ClubLog,
     pub secret: Secret,
 }

@@ -151,7 +151,7 @@ fn http_client(
 
 /// What went wrong on the wire, in words: reqwest's own Display says only "error sending
 /// request", and the cause that tells what happened is the innermost one.
-fn cause(e: &reqwest::Error) -> String {
+pub(super) fn cause(e: &reqwest::Error) -> String {
     if e.is_timeout() {
         return "no answer in time".into();
     }

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::Logbooks;
+use super::clublog::{Account, ClubLogError, CopyKey};
 use super::qrz::{Inserted, Qrz, QrzError};
 use crate::contacts::check_contact;
 use svc_adif as adif;
@@ -81,21 +82,32 @@ async fn push_loop(store: Arc<dyn Store>, logbooks: Arc<Logbooks>) {
             // process's to take, so it is left for the lease to run out.
             let until = now.millis() + LEASE_MS - LEASE_MARGIN_MS;
             tokio::spawn(async move {
-                for job in jobs {
+                let mut jobs = jobs.into_iter();
+                while let Some(job) = jobs.next() {
                     if Timestamp::now().millis() >= until {
                         break;
                     }
                     let outcome = send(&logbooks, &job).await;
-                    if let Err(e) = store
-                        .settle_external(&job, &outcome, Timestamp::now())
-                        .await
-                    {
-                        tracing::warn!(error = %e, logbook = %job.logbook_id, "external logbooks: cannot record a result");
+                    settle(&*store, &job, &outcome).await;
+                    if let ExternalOutcome::Paused(reason) = &outcome {
+                        // The book refused its key or password: not one more request goes to
+                        // it (Club Log blocks an address that goes on), not even for the jobs
+                        // taken with this one. They go back to the queue, held by the pause.
+                        for job in jobs.by_ref() {
+                            settle(&*store, &job, &ExternalOutcome::Paused(reason.clone())).await;
+                        }
+                        break;
                     }
                 }
                 lock(&sending).remove(&book);
             });
         }
+    }
+}
+
+async fn settle(store: &dyn Store, job: &ExternalJob, outcome: &ExternalOutcome) {
+    if let Err(e) = store.settle_external(job, outcome, Timestamp::now()).await {
+        tracing::warn!(error = %e, logbook = %job.logbook_id, "external logbooks: cannot record a result");
     }
 }
 
@@ -123,6 +135,9 @@ async fn send(logbooks: &Logbooks, job: &ExternalJob) -> ExternalOutcome {
                 .into(),
         );
     };
+    if job.provider == "clublog" {
+        return send_clublog(logbooks, job, &key).await;
+    }
     let answer = match &job.action {
         ExternalAction::Push {
             contact,
@@ -164,12 +179,92 @@ async fn send(logbooks: &Logbooks, job: &ExternalJob) -> ExternalOutcome {
             // A copy QRZ no longer has, or will not delete: nothing more to do here.
             ExternalAction::Delete { .. } => ExternalOutcome::Deleted,
         },
-        Err(e @ (QrzError::Transport(_) | QrzError::Malformed(_))) => ExternalOutcome::Retry {
-            error: e.to_string(),
-            due: Timestamp(
-                Timestamp::now().millis() + retry_after(job.attempts).as_millis() as i64,
-            ),
+        Err(e @ (QrzError::Transport(_) | QrzError::Malformed(_))) => retry(job, e.to_string()),
+    }
+}
+
+/// Tried again after the queue's backoff.
+fn retry(job: &ExternalJob, error: String) -> ExternalOutcome {
+    ExternalOutcome::Retry {
+        error,
+        due: Timestamp(Timestamp::now().millis() + retry_after(job.attempts).as_millis() as i64),
+    }
+}
+
+/// Why a Club Log book is paused after a 403, and what to do: shown as the book's
+/// `pausedReason`.
+pub fn clublog_paused_reason(id: &str, said: &str) -> String {
+    format!(
+        "Club Log refused access ({said}); nothing more is sent to this book until its application password is given again (svc logbooks set {id} --password, or PATCH /v1/logbooks/{id} with password): Club Log blocks an address that goes on sending refused requests"
+    )
+}
+
+/// One job for a Club Log book: a contact to realtime.php (an edited one's old copy deleted
+/// first, as Club Log cannot replace a record in place), a deleted one to delete.php. The
+/// copy's log id is how Club Log finds the record again ([`CopyKey`]).
+async fn send_clublog(logbooks: &Logbooks, job: &ExternalJob, password: &str) -> ExternalOutcome {
+    let clublog = &logbooks.clublog;
+    let account = Account {
+        email: job.email.as_deref().unwrap_or_default(),
+        password,
+        callsign: &job.book_callsign,
+    };
+    let answer = match &job.action {
+        ExternalAction::Push {
+            contact,
+            account_callsign,
+            replacing,
+        } => {
+            let record = adif::contact::record_for(contact, account_callsign);
+            let Some(key) = CopyKey::of(&record) else {
+                return ExternalOutcome::Refused("it has no call, date, time or band".into());
+            };
+            let text = match adif::record_text(&record) {
+                Ok(text) => text,
+                Err(e) => return ExternalOutcome::Refused(format!("cannot write its ADIF: {e}")),
+            };
+            let old = replacing
+                .as_ref()
+                .and_then(|r| r.log_id.as_deref())
+                .and_then(CopyKey::parse);
+            let deleted = match &old {
+                // A copy Club Log no longer has, or will not delete, leaves nothing to replace.
+                Some(old) => match clublog.delete(&account, old).await {
+                    Ok(()) | Err(ClubLogError::Rejected(_)) => Ok(()),
+                    Err(e) => Err(e),
+                },
+                None => Ok(()),
+            };
+            match deleted {
+                // Club Log's duplicate is the contact there already: pushed all the same.
+                Ok(()) => clublog
+                    .upload(&account, &text)
+                    .await
+                    .map(|()| ExternalOutcome::Pushed {
+                        log_id: Some(key.log_id()),
+                    }),
+                Err(e) => Err(e),
+            }
+        }
+        ExternalAction::Delete { log_id } => match CopyKey::parse(log_id) {
+            Some(key) => clublog
+                .delete(&account, &key)
+                .await
+                .map(|()| ExternalOutcome::Deleted),
+            None => Ok(ExternalOutcome::Deleted),
         },
+    };
+    match answer {
+        Ok(outcome) => outcome,
+        Err(ClubLogError::Forbidden(said)) => {
+            ExternalOutcome::Paused(clublog_paused_reason(&job.logbook_id, &said))
+        }
+        Err(ClubLogError::Rejected(said)) => match job.action {
+            ExternalAction::Push { .. } => ExternalOutcome::Refused(format!("Club Log: {said}")),
+            // A delete Club Log will not do cannot be helped by asking again.
+            ExternalAction::Delete { .. } => ExternalOutcome::Deleted,
+        },
+        Err(e @ ClubLogError::Unavailable(_)) => retry(job, e.to_string()),
     }
 }
 

@@ -18,7 +18,7 @@ use super::session::{PostForm, Visitor};
 use super::{Layout, Nav, Notice, Problem, respond, see_other, sign_in_first};
 use crate::AppState;
 use crate::logbooks::Logbooks;
-use crate::logbooks::connect::{self, Changes, LogbookError, ProviderKey};
+use crate::logbooks::connect::{self, Changes, ClubLogLogin, LogbookError, ProviderKey};
 use svc_model::{IdKind, Logbook, Review};
 use svc_store::{Account, LogbookRecord, ReviewSettled};
 
@@ -28,6 +28,9 @@ struct LogbookView<'a> {
     provider: &'a str,
     callsign: &'a str,
     last4: &'a str,
+    /// A Club Log book's account email, shown instead of any part of its password; `None`
+    /// for QRZ.
+    email: Option<&'a str>,
     /// Why it is paused; `None` while it works.
     paused: Option<&'a str>,
     last_error: Option<&'a str>,
@@ -45,10 +48,12 @@ impl<'a> From<&'a Logbook> for LogbookView<'a> {
             id: &book.id,
             provider: match book.provider.as_str() {
                 "qrz" => "QRZ.com",
+                "clublog" => "Club Log",
                 other => other,
             },
             callsign: &book.callsign,
             last4: &book.key_last4,
+            email: book.email.as_deref(),
             paused: (book.state == "paused").then(|| {
                 book.paused_reason
                     .as_deref()
@@ -178,13 +183,15 @@ fn refusal(e: LogbookError, unchanged: &str) -> Result<(StatusCode, String), Pro
     let (status, message) = match e {
         LogbookError::UnknownProvider(given) => (
             StatusCode::BAD_REQUEST,
-            format!("The provider {given:?} is not known: choose QRZ.com."),
+            format!("The provider {given:?} is not known: choose QRZ.com or Club Log."),
         ),
         LogbookError::KeyShape => (
             StatusCode::BAD_REQUEST,
             "That is not a logbook API key: copy it as QRZ shows it (Logbook → Settings → API key), 8 to 100 visible characters".to_owned(),
         ),
-        LogbookError::KeyRefused(message) => (StatusCode::BAD_REQUEST, message),
+        LogbookError::KeyRefused(message)
+        | LogbookError::Invalid { message, .. }
+        | LogbookError::NotConfigured(message) => (StatusCode::BAD_REQUEST, message),
         LogbookError::Unreachable(message) => (StatusCode::SERVICE_UNAVAILABLE, message),
         LogbookError::NotFound(id) => return Err(no_such_logbook(&id)),
         LogbookError::Store(e) => return Err(e.into()),
@@ -247,15 +254,25 @@ pub async fn list(
                 .iter()
                 .map(|r| &r.logbook)
                 .find(|b| b.id == value)
-                .map(|b| (b.callsign.clone(), b.key_last4.clone()))
+                .map(|b| {
+                    let (provider, key) = match &b.email {
+                        Some(email) => ("Club Log", format!("account {email}")),
+                        None => ("QRZ", format!("key …{}", b.key_last4)),
+                    };
+                    (provider, b.callsign.clone(), key)
+                })
         };
         notice = match name.as_ref() {
-            "connected" => {
-                named().map(|(callsign, last4)| Notice::LogbookConnected { callsign, last4 })
-            }
-            "changed" => {
-                named().map(|(callsign, last4)| Notice::LogbookChanged { callsign, last4 })
-            }
+            "connected" => named().map(|(provider, callsign, key)| Notice::LogbookConnected {
+                provider,
+                callsign,
+                key,
+            }),
+            "changed" => named().map(|(provider, callsign, key)| Notice::LogbookChanged {
+                provider,
+                callsign,
+                key,
+            }),
             "disconnected" => Some(Notice::Info(
                 "The logbook is disconnected: new contacts no longer go there, and the contacts already in it stay there.",
             )),
@@ -288,7 +305,18 @@ pub async fn connect(State(state): State<AppState>, form: PostForm) -> Result<Re
         auto_sync: checkbox(&form, "autoSync")?,
     };
     let unchanged = "No logbook was connected.";
-    let (status, message) = if form.field("apiKey").trim().is_empty() {
+    let clublog = form
+        .field("provider")
+        .trim()
+        .eq_ignore_ascii_case("clublog");
+    let (status, message) = if clublog && form.field("password").trim().is_empty() {
+        (
+            StatusCode::BAD_REQUEST,
+            format!(
+                "Type an application password made at Club Log (Settings → App Passwords). {unchanged}"
+            ),
+        )
+    } else if !clublog && form.field("apiKey").trim().is_empty() {
         (
             StatusCode::BAD_REQUEST,
             format!(
@@ -325,7 +353,22 @@ async fn connect_from(
     form: &PostForm,
     chosen: &ConnectForm,
 ) -> Result<LogbookRecord, LogbookError> {
-    connect::provider(form.field("provider"))?;
+    if connect::provider(form.field("provider"))? == "clublog" {
+        let login = ClubLogLogin::parse(
+            form.field("email"),
+            form.field("password"),
+            form.field("callsign"),
+        )?;
+        return connect::connect_clublog(
+            &*state.store,
+            logbooks,
+            &account.id,
+            &login,
+            chosen.auto_push,
+            chosen.auto_sync,
+        )
+        .await;
+    }
     let key = ProviderKey::parse(form.field("apiKey"))?;
     connect::connect(
         &*state.store,
@@ -338,8 +381,8 @@ async fn connect_from(
     .await
 }
 
-/// One form of a logbook: a toggle (`autoPush` or `autoSync`, `true` or `false`) or a new key
-/// (`apiKey`).
+/// One form of a logbook: a toggle (`autoPush` or `autoSync`, `true` or `false`), a new QRZ
+/// key (`apiKey`) or a Club Log password (`password`).
 pub async fn change(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -354,9 +397,10 @@ pub async fn change(
         return Err(no_such_logbook(&id));
     }
     let given = form.optional("apiKey");
+    let password = form.optional("password");
     let auto_push = setting(&form, "autoPush")?;
     let auto_sync = setting(&form, "autoSync")?;
-    if given.is_none() && auto_push.is_none() && auto_sync.is_none() {
+    if given.is_none() && password.is_none() && auto_push.is_none() && auto_sync.is_none() {
         return Err(damaged_form());
     }
     let unchanged = "Nothing was changed.";
@@ -365,8 +409,21 @@ pub async fn change(
             StatusCode::BAD_REQUEST,
             format!("Paste the new API key from QRZ (Logbook → Settings → API key). {unchanged}"),
         )
+    } else if password.is_some_and(|p| p.trim().is_empty()) {
+        (
+            StatusCode::BAD_REQUEST,
+            format!(
+                "Type the application password made at Club Log (Settings → App Passwords). {unchanged}"
+            ),
+        )
     } else {
-        let changed = change_from(&state, logbooks, account, &id, given, auto_push, auto_sync);
+        let given = Given {
+            key: given,
+            password,
+            auto_push,
+            auto_sync,
+        };
+        let changed = change_from(&state, logbooks, account, &id, given);
         match changed.await {
             Ok(record) => {
                 return Ok(see_other(&format!(
@@ -389,20 +446,28 @@ pub async fn change(
     ))
 }
 
+/// What one of a logbook's forms sent.
+struct Given<'a> {
+    key: Option<&'a str>,
+    password: Option<&'a str>,
+    auto_push: Option<bool>,
+    auto_sync: Option<bool>,
+}
+
 async fn change_from(
     state: &AppState,
     logbooks: &Logbooks,
     account: &Account,
     id: &str,
-    key: Option<&str>,
-    auto_push: Option<bool>,
-    auto_sync: Option<bool>,
+    given: Given<'_>,
 ) -> Result<LogbookRecord, LogbookError> {
-    let key = key.map(ProviderKey::parse).transpose()?;
+    let key = given.key.map(ProviderKey::parse).transpose()?;
     let changes = Changes {
         key: key.as_ref(),
-        auto_push,
-        auto_sync,
+        password: given.password,
+        email: None,
+        auto_push: given.auto_push,
+        auto_sync: given.auto_sync,
     };
     connect::change(&*state.store, logbooks, &account.id, id, changes).await
 }
@@ -504,6 +569,7 @@ mod tests {
             provider: "qrz".into(),
             callsign: typed.into(),
             key_last4: typed.into(),
+            email: None,
             auto_push: true,
             auto_sync: false,
             state: "working".into(),
@@ -530,8 +596,9 @@ mod tests {
                 callsign: Some("W1AW"),
                 csrf: "token".into(),
                 notice: Some(Notice::LogbookConnected {
+                    provider: "QRZ",
                     callsign: typed.into(),
-                    last4: typed.into(),
+                    key: typed.into(),
                 }),
             },
             enabled: true,

@@ -289,13 +289,17 @@ pub enum Notice {
         name: String,
         prefix: String,
     },
+    /// `provider` as the page names it; `key` what names the book's login: `key …7788` for
+    /// QRZ, `account op@example.org` for Club Log (nothing of a password is ever shown).
     LogbookConnected {
+        provider: &'static str,
         callsign: String,
-        last4: String,
+        key: String,
     },
     LogbookChanged {
+        provider: &'static str,
         callsign: String,
-        last4: String,
+        key: String,
     },
 }
 

@@ -7,7 +7,7 @@ use svc_model::{ExternalCopy, Logbook, Review};
 
 /// The columns of a logbook with its counts, for [`logbook_row`].
 const LOGBOOK_COLS: &str = "l.id, l.account_id, l.provider, l.callsign, l.key_sealed, \
-     l.key_last4, CAST(CASE WHEN l.auto_push THEN 1 ELSE 0 END AS BIGINT) AS auto_push, \
+     l.key_last4, l.email, CAST(CASE WHEN l.auto_push THEN 1 ELSE 0 END AS BIGINT) AS auto_push, \
      CAST(CASE WHEN l.auto_sync THEN 1 ELSE 0 END AS BIGINT) AS auto_sync, l.paused_reason, \
      l.last_error, l.created_at, \
      (SELECT COUNT(*) FROM external_copies c WHERE c.logbook_id = l.id AND c.state = 'waiting') AS waiting, \
@@ -24,6 +24,7 @@ fn logbook_row(row: &AnyRow) -> Result<LogbookRecord, sqlx::Error> {
             provider: row.try_get("provider")?,
             callsign: row.try_get("callsign")?,
             key_last4: row.try_get("key_last4")?,
+            email: row.try_get("email")?,
             auto_push: row.try_get::<i64, _>("auto_push")? != 0,
             auto_sync: row.try_get::<i64, _>("auto_sync")? != 0,
             state: if paused_reason.is_some() {
@@ -75,8 +76,8 @@ impl SqlStore {
             Box::pin(async move {
                 sqlx::query(
                     "INSERT INTO logbooks (id, account_id, provider, callsign, key_sealed, \
-                     key_last4, auto_push, auto_sync, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                     key_last4, auto_push, auto_sync, created_at, email) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                 )
                 .bind(&new.id)
                 .bind(&account_id)
@@ -87,6 +88,7 @@ impl SqlStore {
                 .bind(new.auto_push)
                 .bind(new.auto_sync)
                 .bind(now.millis())
+                .bind(&new.email)
                 .execute(&mut *tx)
                 .await?;
                 Ok(())
@@ -138,12 +140,14 @@ impl SqlStore {
                     // A new key ends a pause: what waited goes now.
                     sqlx::query(
                         "UPDATE logbooks SET callsign = $2, key_sealed = $3, key_last4 = $4, \
-                         paused_reason = NULL, last_error = NULL WHERE id = $1",
+                         email = COALESCE($5, email), paused_reason = NULL, last_error = NULL \
+                         WHERE id = $1",
                     )
                     .bind(&id)
                     .bind(&key.callsign)
                     .bind(&key.key_sealed)
                     .bind(&key.key_last4)
+                    .bind(&key.email)
                     .execute(&mut *tx)
                     .await?;
                 }
@@ -271,14 +275,19 @@ impl SqlStore {
             .await?;
         let mut jobs = Vec::with_capacity(claimed.len());
         for (contact_id, logbook_id, account_id, state, log_id, attempts, via, edits) in claimed {
-            // The provider and key only: the counts of a full logbook row are not needed here.
-            let book = sqlx::query("SELECT provider, key_sealed FROM logbooks WHERE id = $1")
-                .bind(&logbook_id)
-                .fetch_optional(&self.reader)
-                .await?;
+            // The provider and what opens the book only: the counts of a full logbook row are
+            // not needed here.
+            let book = sqlx::query(
+                "SELECT provider, key_sealed, callsign, email FROM logbooks WHERE id = $1",
+            )
+            .bind(&logbook_id)
+            .fetch_optional(&self.reader)
+            .await?;
             let Some(book) = book else { continue };
             let (provider, key_sealed): (String, Vec<u8>) =
                 (book.try_get("provider")?, book.try_get("key_sealed")?);
+            let (book_callsign, email): (String, Option<String>) =
+                (book.try_get("callsign")?, book.try_get("email")?);
             let action = if state == "deleting" {
                 match log_id {
                     Some(log_id) => ExternalAction::Delete { log_id },
@@ -312,6 +321,8 @@ impl SqlStore {
                 account_id,
                 provider,
                 key_sealed,
+                book_callsign,
+                email,
                 via,
                 attempts,
                 edits,
@@ -608,6 +619,7 @@ impl SqlStore {
         let sql = format!(
             "UPDATE logbooks SET import_lease = $1 WHERE id = (\
                SELECT id FROM logbooks WHERE auto_sync AND paused_reason IS NULL \
+               AND provider = 'qrz' \
                AND import_due <= $2 AND (import_lease IS NULL OR import_lease < $2) \
                ORDER BY import_due LIMIT 1 {lock}) \
              RETURNING id, account_id, key_sealed, import_after, \
@@ -780,6 +792,135 @@ impl SqlStore {
                 .await?
                 .rows_affected();
                 Ok(found == 1)
+            })
+        })
+        .await
+    }
+}
+
+impl SqlStore {
+    pub(super) async fn unsent_of_book(
+        &self,
+        account_id: &str,
+        logbook_id: &str,
+    ) -> StoreResult<(String, Vec<Contact>)> {
+        let account_callsign: String =
+            sqlx::query_scalar("SELECT callsign FROM accounts WHERE id = $1")
+                .bind(account_id)
+                .fetch_one(&self.reader)
+                .await?;
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            contact_cols!(),
+            " FROM contacts WHERE account_id = $1 \
+             AND COALESCE(station_callsign, $3) = \
+                 (SELECT callsign FROM logbooks WHERE id = $2 AND account_id = $1) \
+             AND NOT EXISTS (SELECT 1 FROM external_copies x \
+                 WHERE x.contact_id = contacts.id AND x.logbook_id = $2) \
+             ORDER BY time_on, seq"
+        ))
+        .bind(account_id)
+        .bind(logbook_id)
+        .bind(&account_callsign)
+        .fetch_all(&self.reader)
+        .await?;
+        let contacts = rows
+            .iter()
+            .map(contact_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((account_callsign, contacts))
+    }
+
+    pub(super) async fn bind_upload(
+        &self,
+        account_id: &str,
+        logbook_id: &str,
+        copies: &[(String, String)],
+        lease_until: Timestamp,
+    ) -> StoreResult<Vec<String>> {
+        let (account_id, book, copies) = (
+            account_id.to_owned(),
+            logbook_id.to_owned(),
+            copies.to_vec(),
+        );
+        self.write(move |tx| {
+            Box::pin(async move {
+                let mut bound = Vec::with_capacity(copies.len());
+                for (contact_id, log_id) in &copies {
+                    // On its way, as a worker's claimed job is: the edit trigger counts an
+                    // edit on it, the delete trigger turns it into a delete of `log_id`.
+                    let inserted = sqlx::query(
+                        "INSERT INTO external_copies (contact_id, logbook_id, account_id, state, \
+                         log_id, due_at, lease_until, via) \
+                         SELECT $1, $2, $3, 'waiting', $4, 0, $5, 'push' \
+                         WHERE EXISTS (SELECT 1 FROM contacts WHERE id = $1 AND account_id = $3) \
+                         AND EXISTS (SELECT 1 FROM logbooks WHERE id = $2 AND account_id = $3 \
+                             AND paused_reason IS NULL) \
+                         ON CONFLICT (contact_id, logbook_id) DO NOTHING",
+                    )
+                    .bind(contact_id)
+                    .bind(&book)
+                    .bind(&account_id)
+                    .bind(log_id)
+                    .bind(lease_until.millis())
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                    if inserted == 1 {
+                        bound.push(contact_id.clone());
+                    }
+                }
+                Ok(bound)
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn end_upload(
+        &self,
+        logbook_id: &str,
+        contact_ids: &[String],
+        taken: bool,
+    ) -> StoreResult<()> {
+        let (book, ids) = (logbook_id.to_owned(), contact_ids.to_vec());
+        self.write(move |tx| {
+            Box::pin(async move {
+                for contact_id in &ids {
+                    let sql = if taken {
+                        // As a worker settles a push: an edit made on the way sends the
+                        // contact again, as a replacement of the copy just made.
+                        "UPDATE external_copies SET lease_until = NULL, last_error = NULL, \
+                         state = CASE WHEN edits = 0 THEN 'pushed' ELSE 'waiting' END, \
+                         due_at = 0 WHERE contact_id = $1 AND logbook_id = $2 AND state = 'waiting'"
+                    } else {
+                        // Nothing was sent: neither a push nor a delete of it is owed.
+                        "DELETE FROM external_copies WHERE contact_id = $1 AND logbook_id = $2 \
+                         AND state IN ('waiting', 'deleting')"
+                    };
+                    sqlx::query(sql)
+                        .bind(contact_id)
+                        .bind(&book)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn pause_book(&self, logbook_id: &str, reason: &str) -> StoreResult<()> {
+        let (book, reason) = (logbook_id.to_owned(), reason.to_owned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query(
+                    "UPDATE logbooks SET paused_reason = $2, last_error = $2 WHERE id = $1",
+                )
+                .bind(&book)
+                .bind(&reason)
+                .execute(&mut *tx)
+                .await?;
+                Ok(())
             })
         })
         .await

@@ -815,6 +815,38 @@ impl Store for SqlStore {
         self.store_sealed_key(id, sealed).await
     }
 
+    async fn backlog(
+        &self,
+        account_id: &str,
+        logbook_id: &str,
+    ) -> StoreResult<(String, Vec<Contact>)> {
+        self.unsent_of_book(account_id, logbook_id).await
+    }
+
+    async fn reserve_upload(
+        &self,
+        account_id: &str,
+        logbook_id: &str,
+        copies: &[(String, String)],
+        lease_until: Timestamp,
+    ) -> StoreResult<Vec<String>> {
+        self.bind_upload(account_id, logbook_id, copies, lease_until)
+            .await
+    }
+
+    async fn settle_upload(
+        &self,
+        logbook_id: &str,
+        contact_ids: &[String],
+        taken: bool,
+    ) -> StoreResult<()> {
+        self.end_upload(logbook_id, contact_ids, taken).await
+    }
+
+    async fn pause_logbook(&self, logbook_id: &str, reason: &str) -> StoreResult<()> {
+        self.pause_book(logbook_id, reason).await
+    }
+
     async fn claim_external(
         &self,
         now: Timestamp,
