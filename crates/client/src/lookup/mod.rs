@@ -291,8 +291,7 @@ impl LookupError {
         if secret.is_empty() {
             return self;
         }
-        let encoded: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
-        let hide = |text: String| text.replace(secret, "***").replace(&encoded, "***");
+        let hide = hider(secret);
         match self {
             LookupError::NotConnected(m) => LookupError::NotConnected(hide(m)),
             LookupError::Invalid(m) => LookupError::Invalid(hide(m)),
@@ -302,6 +301,20 @@ impl LookupError {
             LookupError::Unavailable(m) => LookupError::Unavailable(hide(m)),
             LookupError::Store(m) => LookupError::Store(hide(m)),
         }
+    }
+}
+
+/// What blots `secret` (and its URL-encoded form) out of a text: a service may quote what it
+/// was sent, the URL of a failed request included.
+pub(crate) fn hider(secret: &str) -> impl Fn(String) -> String {
+    let secret = secret.to_owned();
+    let encoded: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+    // A form writes a space as `+`, a URL's path or another encoder as `%20`.
+    let percent = encoded.replace('+', "%20");
+    move |text: String| {
+        text.replace(&secret, "***")
+            .replace(&encoded, "***")
+            .replace(&percent, "***")
     }
 }
 

@@ -55,8 +55,7 @@ impl LotwError {
         if secret.is_empty() {
             return self;
         }
-        let encoded: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
-        let hide = |text: String| text.replace(secret, "***").replace(&encoded, "***");
+        let hide = crate::lookup::hider(secret);
         match self {
             LotwError::NotConnected(m) => LotwError::NotConnected(hide(m)),
             LotwError::Refused(m) => LotwError::Refused(hide(m)),
@@ -300,4 +299,22 @@ pub fn set_last_qsl(scope: &str, last: &str) -> Result<(), LotwError> {
 /// Reads an address given for LoTW.
 pub fn parse_url(text: &str) -> Result<Url, String> {
     crate::lookup::parse_url(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_password_is_blotted_out_of_errors_plain_and_url_encoded() {
+        let e = LotwError::Unavailable(
+            "GET https://lotw/report?login=W1AW&password=p%20w%26x failed: p w&x".into(),
+        );
+        let text = e.redact("p w&x").to_string();
+        assert!(
+            !text.contains("p w&x") && !text.contains("p%20w%26x"),
+            "{text}"
+        );
+        assert_eq!(text.matches("***").count(), 2, "{text}");
+    }
 }
