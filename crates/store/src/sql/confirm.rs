@@ -1,8 +1,9 @@
 //! Confirmations from QSL services written into the contacts they confirm (`POST
-//! /v1/confirmations`). A request's items find their candidates in one statement (by account
-//! and time, the `contacts_account_page` index), the model picks each item's contact, and the
-//! changed contacts are written in one more, all in one transaction with the rows locked: an
-//! edit racing a confirmation waits for it rather than writing over it.
+//! /v1/confirmations`). A request's items find their candidates by account and time (the
+//! `contacts_account_page` index), the model picks each item's contact, and the changed
+//! contacts are written, all in one transaction with the rows locked: an edit racing a
+//! confirmation waits for it rather than writing over it. PostgreSQL is asked once for all
+//! the items and written once; SQLite, in the process, once an item.
 
 use std::collections::HashMap;
 
@@ -16,34 +17,33 @@ use svc_model::confirm::{
 use super::*;
 use crate::ConfirmOutcome;
 
-/// The candidates of every item: contacts of the account with the item's call whose time on
-/// lies in its window. `$2` is `[[call, earliest, latest], …]` in the items' order.
+/// The candidates of one item on SQLite: contacts of the account with its call whose time on
+/// lies in its window, found by `contacts_account_page`. SQLite runs in the process, so one
+/// statement an item costs microseconds; a statement over a JSON list of items left its planner
+/// free to scan the account once per item.
 const SQLITE_CANDIDATES: &str = "\
-    SELECT CAST(q.key AS INTEGER) AS item, c.id, c.band, c.mode, c.time_on, c.station_callsign, \
-        c.fields \
-    FROM json_each($2) q \
-    JOIN contacts c ON c.account_id = $1 \
-        AND c.time_on BETWEEN json_extract(q.value, '$[1]') AND json_extract(q.value, '$[2]') \
-        AND c.callsign = json_extract(q.value, '$[0]') \
-    ORDER BY item, c.seq";
+    SELECT id, band, mode, time_on, station_callsign, fields FROM contacts \
+    WHERE account_id = $1 AND time_on BETWEEN $2 AND $3 AND callsign = $4 \
+    ORDER BY seq";
 
+const SQLITE_WRITE: &str = "UPDATE contacts SET fields = $3 WHERE id = $1 AND account_id = $2";
+
+/// The candidates of every item on PostgreSQL, in one round trip: `$2` is `[[call, earliest,
+/// latest], …]` in the items' order. Each item's contacts are found by the index and locked
+/// (the lateral join keeps the planner from hashing the whole account instead).
 const POSTGRES_CANDIDATES: &str = "\
     SELECT CAST(q.ord - 1 AS BIGINT) AS item, c.id, c.band, c.mode, c.time_on, \
         c.station_callsign, c.fields \
     FROM json_array_elements($2::json) WITH ORDINALITY AS q (value, ord) \
-    JOIN contacts c ON c.account_id = $1 \
-        AND c.time_on BETWEEN (q.value->>1)::BIGINT AND (q.value->>2)::BIGINT \
-        AND c.callsign = q.value->>0 \
-    ORDER BY item, c.seq \
-    FOR UPDATE OF c";
+    CROSS JOIN LATERAL ( \
+        SELECT id, band, mode, time_on, station_callsign, fields, seq FROM contacts \
+        WHERE account_id = $1 \
+        AND time_on BETWEEN (q.value->>1)::BIGINT AND (q.value->>2)::BIGINT \
+        AND callsign = q.value->>0 \
+        FOR UPDATE) c \
+    ORDER BY item, c.seq";
 
 /// The new `fields` of each changed contact: `$2` is `[[id, fields], …]`.
-const SQLITE_WRITE: &str = "\
-    UPDATE contacts SET fields = \
-        (SELECT json_extract(u.value, '$[1]') FROM json_each($2) u \
-         WHERE json_extract(u.value, '$[0]') = contacts.id) \
-    WHERE account_id = $1 AND id IN (SELECT json_extract(u.value, '$[0]') FROM json_each($2) u)";
-
 const POSTGRES_WRITE: &str = "\
     UPDATE contacts c SET fields = u.value->>1 \
     FROM json_array_elements($2::json) u \
@@ -125,30 +125,12 @@ impl SqlStore {
         let (account_id, account_callsign) = (account_id.to_owned(), account_callsign.to_owned());
         self.write(move |tx| {
             Box::pin(async move {
-                let wanted: Vec<serde_json::Value> = items
-                    .iter()
-                    .map(|c| {
-                        let (earliest, latest) = c.window();
-                        serde_json::json!([c.callsign, earliest, latest])
-                    })
-                    .collect();
-                let rows = sqlx::query(if postgres {
-                    POSTGRES_CANDIDATES
-                } else {
-                    SQLITE_CANDIDATES
-                })
-                .bind(&account_id)
-                .bind(encode(&serde_json::Value::Array(wanted))?)
-                .fetch_all(&mut *tx)
-                .await?;
+                // Each item's candidates, by index into `stored`, where a contact that is a
+                // candidate of several items is read once.
                 let mut candidates: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
                 let mut stored: Vec<Stored> = Vec::new();
                 let mut known: HashMap<String, usize> = HashMap::new();
-                for row in &rows {
-                    let item = usize::try_from(row.int("item")?)
-                        .ok()
-                        .filter(|i| *i < items.len())
-                        .ok_or_else(|| decode_err("a candidate of no item".into()))?;
+                let mut take = |item: usize, row: &AnyRow| -> Result<(), sqlx::Error> {
                     let id = row.text("id")?;
                     let at = match known.get(&id) {
                         Some(at) => *at,
@@ -166,6 +148,42 @@ impl SqlStore {
                         }
                     };
                     candidates[item].push(at);
+                    Ok(())
+                };
+                if postgres {
+                    let wanted: Vec<serde_json::Value> = items
+                        .iter()
+                        .map(|c| {
+                            let (earliest, latest) = c.window();
+                            serde_json::json!([c.callsign, earliest, latest])
+                        })
+                        .collect();
+                    let rows = sqlx::query(POSTGRES_CANDIDATES)
+                        .bind(&account_id)
+                        .bind(encode(&serde_json::Value::Array(wanted))?)
+                        .fetch_all(&mut *tx)
+                        .await?;
+                    for row in &rows {
+                        let item = usize::try_from(row.int("item")?)
+                            .ok()
+                            .filter(|i| *i < items.len())
+                            .ok_or_else(|| decode_err("a candidate of no item".into()))?;
+                        take(item, row)?;
+                    }
+                } else {
+                    for (item, c) in items.iter().enumerate() {
+                        let (earliest, latest) = c.window();
+                        let rows = sqlx::query(SQLITE_CANDIDATES)
+                            .bind(&account_id)
+                            .bind(earliest)
+                            .bind(latest)
+                            .bind(&c.callsign)
+                            .fetch_all(&mut *tx)
+                            .await?;
+                        for row in &rows {
+                            take(item, row)?;
+                        }
+                    }
                 }
                 let mut changed = vec![false; stored.len()];
                 let mut outcomes = Vec::with_capacity(items.len());
@@ -202,24 +220,29 @@ impl SqlStore {
                         }
                     });
                 }
-                let writes: Vec<serde_json::Value> = stored
-                    .iter()
-                    .zip(&changed)
-                    .filter(|(_, changed)| **changed)
-                    .map(|(s, _)| {
-                        serde_json::json!([s.id, super::contacts::fields_json(&s.fields)])
-                    })
-                    .collect();
-                if !writes.is_empty() {
-                    sqlx::query(if postgres {
-                        POSTGRES_WRITE
-                    } else {
-                        SQLITE_WRITE
-                    })
-                    .bind(&account_id)
-                    .bind(encode(&serde_json::Value::Array(writes))?)
-                    .execute(&mut *tx)
-                    .await?;
+                let changed = stored.iter().zip(&changed).filter(|(_, c)| **c);
+                if postgres {
+                    let writes: Vec<serde_json::Value> = changed
+                        .map(|(s, _)| {
+                            serde_json::json!([s.id, super::contacts::fields_json(&s.fields)])
+                        })
+                        .collect();
+                    if !writes.is_empty() {
+                        sqlx::query(POSTGRES_WRITE)
+                            .bind(&account_id)
+                            .bind(encode(&serde_json::Value::Array(writes))?)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                } else {
+                    for (s, _) in changed {
+                        sqlx::query(SQLITE_WRITE)
+                            .bind(&s.id)
+                            .bind(&account_id)
+                            .bind(super::contacts::fields_json(&s.fields))
+                            .execute(&mut *tx)
+                            .await?;
+                    }
                 }
                 Ok(outcomes)
             })
