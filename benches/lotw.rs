@@ -65,7 +65,7 @@ fn report(ns: impl Iterator<Item = usize>, matched: &str) -> Vec<u8> {
     let mut count = 0;
     for n in ns {
         let (call, month, day, time) = contact(n);
-        records.push_str("\n");
+        records.push('\n');
         records.push_str(&field("APP_LoTW_OWNCALL", "BENCH1"));
         records.push_str(&field("STATION_CALLSIGN", "BENCH1"));
         records.push_str(&field("CALL", &call));

@@ -66,6 +66,7 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/contacts", post(contacts::create))
         .route("/v1/contacts/batch", post(batch::create))
         .route("/v1/confirmations", post(confirmations::create))
+        .route("/v1/confirmations/sent", post(confirmations::sent))
         .route("/v1/adif", get(export::adif))
         .route(
             "/v1/contacts/{qso_id}",

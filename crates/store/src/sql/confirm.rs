@@ -2,14 +2,18 @@
 //! /v1/confirmations`). A request's items find their candidates in one statement (by account
 //! and time, the `contacts_account_page` index), the model picks each item's contact, and the
 //! changed contacts are written in one more, all in one transaction with the rows locked: an
-//! edit racing a confirmation waits for it rather than writing over it.
+//! edit racing a confirmation waits for it rather than writing over it. Contacts uploaded to a
+//! QSL service are marked sent the same way (`POST /v1/confirmations/sent`): read by id in one
+//! statement, written in one more.
 
 use std::collections::HashMap;
 
-use svc_model::confirm::{Candidate, Confirmation, Confirmed, apply_lotw, nearness};
+use svc_model::confirm::{
+    Candidate, Confirmation, Confirmed, Sent, apply_lotw, apply_lotw_sent, nearness,
+};
 
 use super::*;
-use crate::ConfirmOutcome;
+use crate::{ConfirmOutcome, SentOutcome};
 
 /// The candidates of every item: contacts of the account with the item's call whose time on
 /// lies in its window. `$2` is `[[call, earliest, latest], …]` in the items' order.
@@ -44,6 +48,16 @@ const POSTGRES_WRITE: &str = "\
     FROM json_array_elements($2::json) u \
     WHERE c.account_id = $1 AND c.id = u.value->>0";
 
+/// The contacts of the account among `$2`, `[id, …]`, for marking them sent.
+const SQLITE_SENT: &str = "\
+    SELECT c.id, c.fields FROM contacts c \
+    WHERE c.account_id = $1 AND c.id IN (SELECT value FROM json_each($2))";
+
+const POSTGRES_SENT: &str = "\
+    SELECT c.id, c.fields FROM contacts c \
+    WHERE c.account_id = $1 AND c.id IN (SELECT json_array_elements_text($2::json)) \
+    FOR UPDATE OF c";
+
 /// A stored contact read as a candidate.
 struct Stored {
     id: String,
@@ -58,7 +72,80 @@ fn encode(value: &serde_json::Value) -> Result<String, sqlx::Error> {
     serde_json::to_string(value).map_err(|e| sqlx::Error::Encode(e.into()))
 }
 
+/// Writes the changed contacts' `fields`, `[(id, fields)]`, in one statement.
+async fn write_fields(
+    tx: &mut sqlx::AnyConnection,
+    postgres: bool,
+    account_id: &str,
+    writes: Vec<serde_json::Value>,
+) -> Result<(), sqlx::Error> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    sqlx::query(if postgres {
+        POSTGRES_WRITE
+    } else {
+        SQLITE_WRITE
+    })
+    .bind(account_id)
+    .bind(encode(&serde_json::Value::Array(writes))?)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
 impl SqlStore {
+    /// Marks contacts sent to LoTW: one statement reads (and on PostgreSQL locks) them, the
+    /// model writes each, one more stores the changed ones, in one transaction. An id twice
+    /// answers `already` the second time.
+    pub(super) async fn write_sent(
+        &self,
+        account_id: &str,
+        items: Vec<Sent>,
+    ) -> StoreResult<Vec<SentOutcome>> {
+        let postgres = self.postgres();
+        let account_id = account_id.to_owned();
+        self.write(move |tx| {
+            Box::pin(async move {
+                let ids: Vec<serde_json::Value> =
+                    items.iter().map(|s| s.qso_id.clone().into()).collect();
+                let rows = sqlx::query(if postgres { POSTGRES_SENT } else { SQLITE_SENT })
+                    .bind(&account_id)
+                    .bind(encode(&serde_json::Value::Array(ids))?)
+                    .fetch_all(&mut *tx)
+                    .await?;
+                let mut stored: HashMap<String, (svc_model::Fields, bool)> = HashMap::new();
+                for row in &rows {
+                    let fields = fields_of(row.opt_text("fields")?.as_deref())?;
+                    stored.insert(row.text("id")?, (fields, false));
+                }
+                let outcomes = items
+                    .iter()
+                    .map(|sent| match stored.get_mut(&sent.qso_id) {
+                        None => SentOutcome::Missing,
+                        Some((fields, changed)) => match apply_lotw_sent(fields, sent) {
+                            Confirmed::Changed => {
+                                *changed = true;
+                                SentOutcome::Sent
+                            }
+                            Confirmed::Already => SentOutcome::Already,
+                        },
+                    })
+                    .collect();
+                let writes = stored
+                    .iter()
+                    .filter(|(_, (_, changed))| *changed)
+                    .map(|(id, (fields, _))| {
+                        serde_json::json!([id, super::contacts::fields_json(fields)])
+                    })
+                    .collect();
+                write_fields(&mut *tx, postgres, &account_id, writes).await?;
+                Ok(outcomes)
+            })
+        })
+        .await
+    }
+
     pub(super) async fn write_confirmations(
         &self,
         account_id: &str,
@@ -154,17 +241,7 @@ impl SqlStore {
                         serde_json::json!([s.id, super::contacts::fields_json(&s.fields)])
                     })
                     .collect();
-                if !writes.is_empty() {
-                    sqlx::query(if postgres {
-                        POSTGRES_WRITE
-                    } else {
-                        SQLITE_WRITE
-                    })
-                    .bind(&account_id)
-                    .bind(encode(&serde_json::Value::Array(writes))?)
-                    .execute(&mut *tx)
-                    .await?;
-                }
+                write_fields(&mut *tx, postgres, &account_id, writes).await?;
                 Ok(outcomes)
             })
         })
