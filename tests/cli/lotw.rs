@@ -389,8 +389,565 @@ fn real_reports_cut_short_or_miscounted_are_refused() {
     );
 }
 
+/// A stand-in `tqsl`, first on PATH: it keeps its arguments, its environment and a copy of
+/// the file it was given, says on stderr what `say` holds and exits with the code `exit` holds (both files
+/// of its folder, so that a test changes them between runs).
+struct FakeTqsl {
+    dir: tempfile::TempDir,
+}
+
+impl FakeTqsl {
+    fn install(cli: &Cli) -> FakeTqsl {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let script = format!(
+            "#!/bin/sh\n\
+             n=$(ls {d}/runs 2>/dev/null | wc -l)\n\
+             mkdir -p {d}/runs/$n\n\
+             for a in \"$@\"; do printf '%s\\n' \"$a\" >> {d}/runs/$n/args; last=\"$a\"; done\n\
+             cp \"$last\" {d}/runs/$n/file\n\
+             env > {d}/runs/$n/env\n\
+             cat {d}/say >&2\n\
+             exit $(cat {d}/exit)\n"
+        );
+        let program = dir.path().join("tqsl");
+        std::fs::write(&program, script).unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let fake = FakeTqsl { dir };
+        fake.answer(0, "Final Status: Success(0)\n");
+        cli.set_env(
+            "PATH",
+            &format!("{}:/usr/bin:/bin", fake.dir.path().display()),
+        );
+        fake
+    }
+
+    /// The next runs exit `code` after saying `say`.
+    fn answer(&self, code: i32, say: &str) {
+        std::fs::write(self.dir.path().join("exit"), code.to_string()).unwrap();
+        std::fs::write(self.dir.path().join("say"), say).unwrap();
+    }
+
+    fn runs(&self) -> usize {
+        std::fs::read_dir(self.dir.path().join("runs")).map_or(0, |d| d.count())
+    }
+
+    /// The last run's arguments and the ADIF file it was given.
+    fn last(&self) -> (Vec<String>, String) {
+        let run = self
+            .dir
+            .path()
+            .join("runs")
+            .join((self.runs() - 1).to_string());
+        let args = std::fs::read_to_string(run.join("args")).unwrap();
+        (
+            args.lines().map(str::to_owned).collect(),
+            std::fs::read_to_string(run.join("file")).unwrap(),
+        )
+    }
+}
+
+/// TQSL's station locations, as TQSL keeps them in ~/.tqsl/station_data.
+fn station_locations(cli: &Cli, names: &[&str]) {
+    let dir = cli.home.path().join(".tqsl");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<StationDataFile>\n");
+    for name in names {
+        text.push_str(&format!(
+            "  <StationData name=\"{name}\">\n    <CALL>W1AW</CALL>\n    <DXCC>291</DXCC>\n    <GRIDSQUARE>FN31</GRIDSQUARE>\n  </StationData>\n"
+        ));
+    }
+    text.push_str("</StationDataFile>\n");
+    std::fs::write(dir.join("station_data"), text).unwrap();
+}
+
+/// The records of an ADI file, each its fields by upper-case name, read here by the ADIF
+/// specification's `<NAME:LENGTH>` rule (not with svc's reader): what follows `<EOH>`, split
+/// at `<EOR>`.
+fn adi_records(text: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let lower = text.to_ascii_lowercase();
+    let body = &text[lower.find("<eoh>").expect("an ADI header") + 5..];
+    let mut records = Vec::new();
+    let mut record = std::collections::BTreeMap::new();
+    let mut rest = body;
+    while let Some(open) = rest.find('<') {
+        let close = open + rest[open..].find('>').unwrap();
+        let tag = &rest[open + 1..close];
+        if tag.eq_ignore_ascii_case("eor") {
+            records.push(std::mem::take(&mut record));
+            rest = &rest[close + 1..];
+            continue;
+        }
+        let mut parts = tag.split(':');
+        let name = parts.next().unwrap().to_ascii_uppercase();
+        let len: usize = parts.next().unwrap().parse().unwrap();
+        let value = &rest[close + 1..close + 1 + len];
+        record.insert(name, value.to_owned());
+        rest = &rest[close + 1 + len..];
+    }
+    assert!(record.is_empty(), "a record without <EOR>: {record:?}");
+    records
+}
+
+fn today() -> String {
+    svc::model::Timestamp::now().utc_date().to_string()
+}
+
+fn upload_sends_only_what_lotw_lacks_and_marks_it_sent() {
+    let (_server, api, cli) = setup("elevated");
+    let tqsl = FakeTqsl::install(&cli);
+    let folder = api.monthly("2026-11", None);
+    let ft8 = log(
+        &api,
+        &folder,
+        "K1ABC",
+        14.074,
+        "FT8",
+        "2026-11-01T12:00:30Z",
+        json!({"name": "Bob", "myGridsquare": "FN42"}),
+    );
+    let usb = log(
+        &api,
+        &folder,
+        "DL1AB",
+        14.250,
+        "USB",
+        "2026-11-01T13:48:00Z",
+        json!({}),
+    );
+    let sat = log(
+        &api,
+        &folder,
+        "G4XYZ",
+        145.900,
+        "FM",
+        "2026-11-02T09:15:00Z",
+        json!({"propMode": "SAT", "satName": "AO-91", "bandRx": "70cm", "freqRx": 435.250}),
+    );
+    // Never to LoTW, and already there by another way: neither goes.
+    let ignored = log(
+        &api,
+        &folder,
+        "JA1ZZZ",
+        14.074,
+        "FT8",
+        "2026-11-03T10:00:00Z",
+        json!({"lotwQslSent": "I"}),
+    );
+    let elsewhere = log(
+        &api,
+        &folder,
+        "VK2AA",
+        14.074,
+        "FT8",
+        "2026-11-03T11:00:00Z",
+        json!({"lotwQslSent": "Y"}),
+    );
+
+    // Without a station location named, and TQSL holding none or several: say to name one.
+    let message = cli
+        .run(&["lotw", "upload"])
+        .fails(2, "lotw upload", "validation_error");
+    assert!(message.contains("--station-location"), "{message}");
+    station_locations(&cli, &["Home", "Portable"]);
+    let message = cli
+        .run(&["lotw", "upload"])
+        .fails(2, "lotw upload", "validation_error");
+    assert!(message.contains("Home, Portable"), "{message}");
+    assert_eq!(tqsl.runs(), 0, "TQSL was not run");
+    // TQSL's only station location is the default.
+    station_locations(&cli, &["Home"]);
+
+    let first = cli.run(&["lotw", "upload", "--json"]).ok().json();
+    assert_eq!(
+        first,
+        json!({"service": "lotw", "stationLocation": "Home", "uploaded": 3, "tqslStatus": 0,
+               "marked": 3, "already": 0, "missing": 0})
+    );
+    let (args, file) = tqsl.last();
+    let env = std::fs::read_to_string(tqsl.dir.path().join("runs/0/env")).unwrap();
+    assert!(!env.contains("SVC_API_KEY"), "TQSL is not given svc's key");
+    assert_eq!(
+        args[..7],
+        ["-q", "-d", "-u", "-a", "compliant", "-l", "Home"],
+        "{args:?}"
+    );
+    let records = adi_records(&file);
+    let calls: Vec<&str> = records.iter().map(|r| r["CALL"].as_str()).collect();
+    assert_eq!(calls, ["K1ABC", "DL1AB", "G4XYZ"], "oldest first: {file}");
+    let r = &records[0];
+    assert_eq!(
+        (
+            r["QSO_DATE"].as_str(),
+            r["TIME_ON"].as_str(),
+            r["BAND"].as_str(),
+            r["MODE"].as_str()
+        ),
+        ("20261101", "120030", "20m", "FT8")
+    );
+    assert_eq!(r["STATION_CALLSIGN"], "W1AW");
+    assert!(
+        !r.contains_key("NAME") && !r.contains_key("MY_GRIDSQUARE"),
+        "only what TQSL signs; the station is TQSL's: {r:?}"
+    );
+    assert_eq!(
+        (records[1]["MODE"].as_str(), records[1]["SUBMODE"].as_str()),
+        ("SSB", "USB")
+    );
+    let s = &records[2];
+    assert_eq!(
+        (
+            s["PROP_MODE"].as_str(),
+            s["SAT_NAME"].as_str(),
+            s["BAND"].as_str(),
+            s["BAND_RX"].as_str()
+        ),
+        ("SAT", "AO-91", "2m", "70cm")
+    );
+    for id in [&ft8, &usb, &sat] {
+        let c = contact(&api, &folder, id);
+        assert_eq!(c["lotwQslSent"], "Y", "{c}");
+        assert_eq!(c["lotwQslSdate"], today(), "{c}");
+        assert!(c["adif"]["APP_SVC_LOTW_SENT"].is_string(), "{c}");
+    }
+    assert_eq!(contact(&api, &folder, &ignored)["lotwQslSent"], "I");
+    assert!(contact(&api, &folder, &elsewhere).get("adif").is_none());
+
+    // Nothing unchanged is sent again: TQSL is not even run.
+    let again = cli.run(&["lotw", "upload"]);
+    assert_eq!(
+        again.ok().stdout,
+        "LoTW: nothing to upload; every contact is at LoTW\n"
+    );
+    assert_eq!(tqsl.runs(), 1);
+
+    // An edit of what TQSL signs sends the contact again; one of anything else does not.
+    let edit = |id: &str, body: Value| {
+        let r = api.raw(
+            "PATCH",
+            &format!("/v1/contacts/{id}"),
+            body.to_string().into_bytes(),
+            &[("Content-Type", "application/json")],
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+    };
+    edit(&ft8, json!({"timeOn": "2026-11-01T12:01:30Z"}));
+    edit(&usb, json!({"name": "Hans", "comment": "tnx"}));
+    let text = cli.run(&["lotw", "upload", "--station-location", "Home"]);
+    assert_eq!(
+        text.ok().stdout,
+        "LoTW: 1 contacts uploaded through TQSL (station location Home), 1 marked sent\n"
+    );
+    let records = adi_records(&tqsl.last().1);
+    assert_eq!(records.len(), 1);
+    assert_eq!(
+        (records[0]["CALL"].as_str(), records[0]["TIME_ON"].as_str()),
+        ("K1ABC", "120130")
+    );
+}
+
+fn upload_marks_nothing_when_tqsl_fails() {
+    let (server, api, cli) = setup("elevated");
+    let tqsl = FakeTqsl::install(&cli);
+    station_locations(&cli, &["Home"]);
+    let folder = api.monthly("2026-11", None);
+    let id = log(
+        &api,
+        &folder,
+        "K1ABC",
+        14.074,
+        "FT8",
+        "2026-11-01T12:00:30Z",
+        json!({}),
+    );
+    let unsent = || contact(&api, &folder, &id).get("lotwQslSent").is_none();
+    for (code, exit, words) in [
+        (1, 1, "cancelled"),
+        (2, 1, "rejected by LoTW"),
+        (3, 7, "unexpected response"),
+        (4, 1, "TQSL error"),
+        (5, 1, "TQSL library error"),
+        (6, 1, "unable to open the input file"),
+        (7, 1, "unable to open the output file"),
+        (10, 2, "command syntax error"),
+        (11, 7, "LoTW connection error"),
+        (42, 1, "not one of TQSL's exit codes"),
+    ] {
+        tqsl.answer(code, &format!("Final Status: Whatever({code})\n"));
+        let message = cli
+            .run(&["lotw", "upload"])
+            .fails(exit, "lotw upload", "tqsl_failed");
+        assert!(
+            message.contains(&format!("exit code {code}, {words}")),
+            "{code}: {message}"
+        );
+        assert!(message.contains("nothing was marked sent"), "{message}");
+        assert!(unsent(), "{code} marked nothing");
+    }
+    // A success TQSL's own words deny: LoTW not reached, or no certificate to sign with.
+    tqsl.answer(0, "Final Status: LoTW Connection Failed(11)\n");
+    let message = cli
+        .run(&["lotw", "upload"])
+        .fails(7, "lotw upload", "tqsl_failed");
+    assert!(message.contains("exit code 11"), "{message}");
+    tqsl.answer(
+        8,
+        "There are no valid callsign certificates for callsign W1AW in entity UNITED STATES OF AMERICA.\nSigning aborted.\nNo records to upload\nFinal Status: No QSOs written(8)\n",
+    );
+    let message = cli
+        .run(&["lotw", "upload"])
+        .fails(1, "lotw upload", "tqsl_failed");
+    assert!(message.contains("signing aborted"), "{message}");
+    assert!(
+        message.contains("no valid callsign certificates"),
+        "TQSL's words are quoted: {message}"
+    );
+    assert!(unsent());
+    let runs = tqsl.runs();
+
+    // 8 (every QSO was at LoTW already) and 9 (some were): LoTW has them all.
+    tqsl.answer(
+        8,
+        "No records to upload\nFinal Status: No QSOs written(8)\n",
+    );
+    let done = cli.run(&["lotw", "upload", "--json"]).ok().json();
+    assert_eq!(
+        (done["tqslStatus"].clone(), done["marked"].clone()),
+        (json!(8), json!(1)),
+        "{done}"
+    );
+    assert!(!unsent());
+    let other = log(
+        &api,
+        &folder,
+        "DL1AB",
+        14.074,
+        "FT8",
+        "2026-11-01T13:00:00Z",
+        json!({}),
+    );
+    tqsl.answer(9, "Final Status: Some QSOs suppressed(9)\n");
+    let text = cli.run(&["lotw", "upload"]);
+    assert!(
+        text.ok().stdout.contains("some QSOs were already uploaded"),
+        "{text:?}"
+    );
+    assert_eq!(contact(&api, &folder, &other)["lotwQslSent"], "Y");
+    assert_eq!(tqsl.runs(), runs + 2);
+
+    // A basic key cannot mark them sent: found out before TQSL uploads anything.
+    let basic = Cli::with_key(&server, &server.new_key("W1AW", "basic"));
+    basic.set_env(
+        "PATH",
+        &format!("{}:/usr/bin:/bin", tqsl.dir.path().display()),
+    );
+    station_locations(&basic, &["Home"]);
+    log(
+        &api,
+        &folder,
+        "G4XYZ",
+        14.074,
+        "FT8",
+        "2026-11-01T14:00:00Z",
+        json!({}),
+    );
+    let message = basic
+        .run(&["lotw", "upload"])
+        .fails(5, "lotw upload", "tier_insufficient");
+    assert!(message.contains("nothing was uploaded"), "{message}");
+    assert_eq!(tqsl.runs(), runs + 2, "TQSL was not run");
+
+    // Without TQSL: how to get it, and nothing asked of anyone.
+    let empty = tempfile::tempdir().unwrap();
+    cli.set_env("PATH", &empty.path().display().to_string());
+    let message = cli
+        .run(&["lotw", "upload"])
+        .fails(1, "lotw upload", "tqsl_missing");
+    assert!(message.contains("apt install trustedqsl"), "{message}");
+    assert!(
+        message.contains("https://www.arrl.org/tqsl-download"),
+        "{message}"
+    );
+}
+
+fn the_service_marks_contacts_sent_once() {
+    let (server, api, _cli) = setup("elevated");
+    let folder = api.monthly("2026-11", None);
+    let id = log(
+        &api,
+        &folder,
+        "K1ABC",
+        14.074,
+        "FT8",
+        "2026-11-01T12:00:30Z",
+        json!({}),
+    );
+    let item = json!({"qsoId": id, "sentOn": "2026-11-02", "fingerprint": "0123456789abcdef"});
+    let gone = json!({"qsoId": "qso_aaaaaaaaaaaaaaaa", "sentOn": "2026-11-02", "fingerprint": "0123456789abcdef"});
+    let body = json!({"service": "lotw", "items": [item.clone(), gone]});
+    let r = api.post("/v1/confirmations/sent", body.clone());
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.body,
+        json!({"sent": 1, "already": 0, "missing": 1, "items": [
+            {"state": "sent", "qsoId": id}, {"state": "missing", "qsoId": "qso_aaaaaaaaaaaaaaaa"}]})
+    );
+    let c = contact(&api, &folder, &id);
+    assert_eq!(
+        (
+            &c["lotwQslSent"],
+            &c["lotwQslSdate"],
+            &c["adif"]["APP_SVC_LOTW_SENT"]
+        ),
+        (
+            &json!("Y"),
+            &json!("2026-11-02"),
+            &json!("0123456789abcdef")
+        )
+    );
+    let r = api.post("/v1/confirmations/sent", body);
+    assert_eq!(r.body["already"], 1, "{}", r.body);
+
+    let mut bad = item.clone();
+    bad["fingerprint"] = json!("xyz");
+    let r = api.post(
+        "/v1/confirmations/sent",
+        json!({"service": "lotw", "items": [item.clone(), bad]}),
+    );
+    assert!(
+        r.expect_error(400, "validation_error")
+            .contains("items[1].fingerprint")
+    );
+    let r = api.post(
+        "/v1/confirmations/sent",
+        json!({"service": "lotw", "items": []}),
+    );
+    assert!(
+        r.expect_error(400, "validation_error")
+            .contains("1 to 1000")
+    );
+    let r = api.post(
+        "/v1/confirmations/sent",
+        json!({"service": "lotw", "items": [item], "more": 1}),
+    );
+    assert!(r.expect_error(400, "validation_error").contains("more"));
+    let basic = server.new_key("W1AW", "basic");
+    let r = basic.post(
+        "/v1/confirmations/sent",
+        json!({"service": "lotw", "items": [{"qsoId": id, "sentOn": "2026-11-02", "fingerprint": "0123456789abcdef"}]}),
+    );
+    r.expect_error(403, "tier_insufficient");
+}
+
+/// Debian's real `tqsl` (trustedqsl), with no certificate: it needs a display even in batch
+/// mode, so it gets GTK's Broadway backend (`broadwayd` of libgtk-3-bin, on a Unix socket in
+/// the test's own folder: no X server, no TCP port), and proxies that go nowhere in case it
+/// reached out. Where either is missing the test says so and passes, unless
+/// SVC_TEST_REQUIRE_TQSL=1 (as CI sets it).
+struct Broadway {
+    child: std::process::Child,
+}
+
+impl Broadway {
+    fn start(cli: &Cli) -> Option<Broadway> {
+        for (program, package) in [
+            ("/usr/bin/tqsl", "trustedqsl"),
+            ("/usr/bin/broadwayd", "libgtk-3-bin"),
+        ] {
+            if !std::path::Path::new(program).is_file() {
+                let why = format!("{program} is not installed (Debian's {package})");
+                if std::env::var("SVC_TEST_REQUIRE_TQSL").is_ok_and(|v| v == "1") {
+                    panic!("{why}, and SVC_TEST_REQUIRE_TQSL=1 requires it");
+                }
+                eprintln!("SKIPPED: {why}; svc lotw upload is not tried with the real TQSL");
+                return None;
+            }
+        }
+        let run = cli.home.path().join("run");
+        std::fs::create_dir_all(&run).unwrap();
+        let mut child = std::process::Command::new("/usr/bin/broadwayd")
+            .arg("--unixsocket")
+            .arg(run.join("http.sock"))
+            .arg(":5")
+            .env("XDG_RUNTIME_DIR", &run)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // It says "Listening on …" once display :5 takes clients (an abstract socket, named
+        // after XDG_RUNTIME_DIR, so no file to wait for).
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        assert!(line.starts_with("Listening on"), "broadwayd said {line:?}");
+        cli.set_env("XDG_RUNTIME_DIR", &run.display().to_string());
+        cli.set_env("GDK_BACKEND", "broadway");
+        cli.set_env("BROADWAY_DISPLAY", ":5");
+        cli.set_env("PATH", "/usr/bin:/bin");
+        for proxy in ["http_proxy", "https_proxy", "HTTPS_PROXY", "ALL_PROXY"] {
+            cli.set_env(proxy, "http://127.0.0.1:9");
+        }
+        // svc's own client honours them too: the service is on loopback.
+        for none in ["no_proxy", "NO_PROXY"] {
+            cli.set_env(none, "127.0.0.1,localhost");
+        }
+        Some(Broadway { child })
+    }
+}
+
+impl Drop for Broadway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn the_real_tqsl_uploads_nothing_without_a_location_or_certificate() {
+    let (_server, api, cli) = setup("elevated");
+    let Some(_display) = Broadway::start(&cli) else {
+        return;
+    };
+    let folder = api.monthly("2026-11", None);
+    let id = log(
+        &api,
+        &folder,
+        "K1ABC",
+        14.074,
+        "FT8",
+        "2026-11-01T12:00:30Z",
+        json!({}),
+    );
+    // A station location TQSL does not have: its command syntax error, 10.
+    let message = cli
+        .run(&["lotw", "upload", "--station-location", "Nowhere"])
+        .fails(2, "lotw upload", "tqsl_failed");
+    assert!(message.contains("exit code 10"), "{message}");
+    assert!(
+        message.contains("station location could not be found"),
+        "{message}"
+    );
+    // One it has, with no certificate for its callsign: TQSL aborts the signing and exits 8,
+    // as for an upload of QSOs all at LoTW already; its words tell the two apart.
+    station_locations(&cli, &["Home"]);
+    let message = cli
+        .run(&["lotw", "upload"])
+        .fails(1, "lotw upload", "tqsl_failed");
+    assert!(message.contains("TQSL exited 8"), "{message}");
+    assert!(message.contains("signing aborted"), "{message}");
+    assert!(contact(&api, &folder, &id).get("lotwQslSent").is_none());
+}
+
 both_backends!(
     a_real_report_confirms_what_is_in_the_log,
     sync_confirms_the_contacts_lotw_matches,
-    the_service_refuses_a_bad_confirmation_and_a_basic_key
+    the_service_refuses_a_bad_confirmation_and_a_basic_key,
+    upload_sends_only_what_lotw_lacks_and_marks_it_sent,
+    upload_marks_nothing_when_tqsl_fails,
+    the_service_marks_contacts_sent_once,
+    the_real_tqsl_uploads_nothing_without_a_location_or_certificate
 );

@@ -187,6 +187,25 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
     ),
     ("lookup disconnect", &["svc lookup disconnect"]),
     (
+        "lotw connect",
+        &["svc lotw connect --user W1AW --password-stdin < lotw-password.txt"],
+    ),
+    (
+        "lotw sync",
+        &[
+            "svc lotw sync",
+            "svc lotw sync --station-callsign W1AW/P --all",
+        ],
+    ),
+    (
+        "lotw upload",
+        &[
+            "svc lotw upload",
+            "svc lotw upload --station-location \"Home QTH\" --json",
+        ],
+    ),
+    ("lotw disconnect", &["svc lotw disconnect"]),
+    (
         "mcp",
         &[
             "svc mcp",

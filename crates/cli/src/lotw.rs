@@ -2,6 +2,8 @@
 //! own and stays on this machine (keychain, else the 0600 config file); `sync` downloads the
 //! confirmations since the last report it wrote, checks the report whole, and sends them to
 //! the service, which writes each into the contact it confirms (`POST /v1/confirmations`).
+//! `upload` goes the other way: the contacts not yet at LoTW, signed and uploaded by TQSL with
+//! the user's certificate, then marked sent (`POST /v1/confirmations/sent`).
 
 use std::io::IsTerminal;
 
@@ -12,9 +14,14 @@ use super::input::read_password;
 use super::output::Format;
 use super::{CliError, Ctx, eprintln_safe};
 use svc_client::lookup::Place;
+use svc_client::lotw::tqsl::{self, TqslError};
 use svc_client::lotw::{self, DEFAULT_URL, Lotw, LotwError, Query};
 use svc_model::callsign::normalize_callsign;
-use svc_model::confirm::{ConfirmAnswer, ConfirmState, MAX_CONFIRMATIONS};
+use svc_model::confirm::{
+    ConfirmAnswer, ConfirmState, MAX_CONFIRMATIONS, Sent, SentAnswer, lotw_fingerprint,
+    lotw_upload_due,
+};
+use svc_model::{Contact, ErrorCode, FolderType, Tier};
 
 #[derive(Debug, Subcommand)]
 pub enum LotwCommand {
@@ -22,6 +29,8 @@ pub enum LotwCommand {
     Connect(ConnectArgs),
     /// Download LoTW's new confirmations and mark the contacts they confirm
     Sync(SyncArgs),
+    /// Sign and upload the contacts not yet at LoTW through TQSL, then mark them sent
+    Upload(UploadArgs),
     /// Forget the LoTW login
     Disconnect,
 }
@@ -31,6 +40,7 @@ impl LotwCommand {
         match self {
             LotwCommand::Connect(_) => "connect",
             LotwCommand::Sync(_) => "sync",
+            LotwCommand::Upload(_) => "upload",
             LotwCommand::Disconnect => "disconnect",
         }
     }
@@ -75,9 +85,38 @@ pub struct SyncArgs {
     url: LotwUrl,
 }
 
+#[derive(Debug, Args)]
+pub struct UploadArgs {
+    /// TQSL's station location to sign with (default: TQSL's only one)
+    #[arg(long, value_name = "NAME")]
+    station_location: Option<String>,
+}
+
+impl From<TqslError> for CliError {
+    fn from(e: TqslError) -> Self {
+        let exit = match &e {
+            TqslError::Missing(_) | TqslError::Io(_) => 1,
+            TqslError::NoLocation(_) => 2,
+            // As the service's kinds of failure: LoTW not reached or not answering as it
+            // should, 7; a station location TQSL does not have, 2; any other, 1.
+            TqslError::Failed { code, .. } => match code {
+                Some(3 | 11) => 7,
+                Some(10) => 2,
+                _ => 1,
+            },
+        };
+        let code = match &e {
+            TqslError::Missing(_) => "tqsl_missing",
+            TqslError::NoLocation(_) => ErrorCode::ValidationError.as_str(),
+            TqslError::Failed { .. } => "tqsl_failed",
+            TqslError::Io(_) => "local_error",
+        };
+        CliError::new(code, exit, e.to_string())
+    }
+}
+
 impl From<LotwError> for CliError {
     fn from(e: LotwError) -> Self {
-        use svc_model::ErrorCode;
         let (code, exit) = match &e {
             LotwError::NotConnected(_) | LotwError::Refused(_) => {
                 let code = ErrorCode::Unauthorized;
@@ -96,6 +135,7 @@ pub fn run(ctx: &Ctx, command: LotwCommand) -> Result<(), CliError> {
     match command {
         LotwCommand::Connect(args) => connect(ctx, args),
         LotwCommand::Sync(args) => sync(ctx, args),
+        LotwCommand::Upload(args) => upload(ctx, args),
         LotwCommand::Disconnect => disconnect(ctx),
     }
 }
@@ -275,4 +315,126 @@ fn sync(ctx: &Ctx, args: SyncArgs) -> Result<(), CliError> {
             })),
         }
     })
+}
+
+/// The account's contacts due for LoTW (`svc_model::confirm::lotw_upload_due`), oldest first:
+/// the All Contacts folder read page by page, 200 contacts a request, keeping only those.
+async fn due_contacts(
+    client: &svc_client::Client,
+    account: &str,
+) -> Result<Vec<Contact>, CliError> {
+    let folders = client.all_folders(None).await?;
+    let Some(root) = folders
+        .iter()
+        .find(|f| f.folder_type == FolderType::Category && f.parent_id.is_none())
+    else {
+        return Ok(Vec::new());
+    };
+    let mut due = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = client
+            .contacts(&root.id, Some(svc_client::FULL_PAGE), cursor.as_deref())
+            .await?;
+        due.extend(
+            page.items
+                .into_iter()
+                .filter(|c| lotw_upload_due(c, account)),
+        );
+        match page.cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    due.sort_by_key(|c| c.time_on);
+    Ok(due)
+}
+
+fn upload(ctx: &Ctx, args: UploadArgs) -> Result<(), CliError> {
+    // TQSL and its station location first: nothing is asked of the service without them.
+    let program = tqsl::find()?;
+    let location = match args.station_location.as_deref().map(str::trim) {
+        Some("") => {
+            return Err(CliError::input(
+                "--station-location names one of TQSL's station locations, e.g. --station-location Home",
+            ));
+        }
+        Some(name) => name.to_owned(),
+        None => tqsl::default_location()?,
+    };
+    let client = ctx.client()?;
+    let (account, due) = ctx.block_on(async {
+        let me = client.whoami().await?;
+        // Marking them sent needs an elevated key: found out before TQSL uploads anything.
+        if me.tier != Tier::Elevated {
+            let code = ErrorCode::TierInsufficient;
+            return Err(CliError::new(
+                code.as_str(),
+                code.exit_code(),
+                "svc lotw upload marks the contacts it uploads sent, which needs an elevated key; nothing was uploaded",
+            ));
+        }
+        let due = due_contacts(&client, &me.callsign).await?;
+        Ok((me.callsign, due))
+    })?;
+    let report = |uploaded: usize, status: Option<i32>, answer: &SentAnswer| match ctx.format {
+        Format::Text => {
+            let mut text = if uploaded == 0 {
+                "LoTW: nothing to upload; every contact is at LoTW\n".to_owned()
+            } else {
+                format!(
+                    "LoTW: {uploaded} contacts uploaded through TQSL (station location {location}), {} marked sent\n",
+                    answer.sent + answer.already
+                )
+            };
+            if let Some(code @ (8 | 9)) = status {
+                text.push_str(&format!("  TQSL: {}\n", tqsl::meaning(code)));
+            }
+            if answer.missing > 0 {
+                text.push_str(&format!(
+                    "  {} were deleted from the log meanwhile\n",
+                    answer.missing
+                ));
+            }
+            ctx.say(&text)
+        }
+        _ => ctx.print_json(&json!({
+            "service": "lotw",
+            "stationLocation": location,
+            "uploaded": uploaded,
+            "tqslStatus": status,
+            "marked": answer.sent,
+            "already": answer.already,
+            "missing": answer.missing,
+        })),
+    };
+    if due.is_empty() {
+        return report(0, None, &SentAnswer::default());
+    }
+    // What was signed, fixed before TQSL runs: an edit meanwhile makes the contact due again.
+    let sent_on = svc_model::Timestamp::now().utc_date().to_string();
+    let items: Vec<Sent> = due
+        .iter()
+        .map(|c| Sent {
+            qso_id: c.id.clone(),
+            sent_on: sent_on.clone(),
+            fingerprint: lotw_fingerprint(c, &account),
+        })
+        .collect();
+    ctx.info(&format!(
+        "lotw upload: signing and uploading {} contacts with TQSL, station location {location}",
+        due.len()
+    ));
+    let uploaded = tqsl::sign_and_upload(&program, &location, &due, &account)?;
+    let answer = ctx.block_on(async {
+        let mut answer = SentAnswer::default();
+        for chunk in items.chunks(MAX_CONFIRMATIONS) {
+            let part = client.mark_sent("lotw", chunk).await?;
+            for item in part.items {
+                answer.push(item.state, item.qso_id);
+            }
+        }
+        Ok(answer)
+    })?;
+    report(due.len(), Some(uploaded.code), &answer)
 }

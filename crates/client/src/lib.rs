@@ -625,6 +625,25 @@ impl Client {
         .await
     }
 
+    /// `POST /v1/confirmations/sent` (elevated key): up to
+    /// [`svc_model::confirm::MAX_CONFIRMATIONS`] contacts the user sent to a QSL service, marked
+    /// sent. Sending them again is safe: a contact that already says so answers `already`.
+    pub async fn mark_sent(
+        &self,
+        service: &str,
+        items: &[svc_model::confirm::Sent],
+    ) -> Result<svc_model::confirm::SentAnswer, ClientError> {
+        let body = encode(&serde_json::json!({ "service": service, "items": items }))?;
+        self.call_keyed(
+            Method::POST,
+            self.url(&["confirmations", "sent"]),
+            &[],
+            Some(body),
+            None,
+        )
+        .await
+    }
+
     /// `PATCH /v1/contacts/{id}` (elevated key): changes the fields the request names.
     pub async fn edit_contact(
         &self,

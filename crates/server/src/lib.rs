@@ -69,6 +69,7 @@ pub fn routes() -> Router<AppState> {
             "/v1/confirmations",
             get(confirmations::status).post(confirmations::create),
         )
+        .route("/v1/confirmations/sent", post(confirmations::sent))
         .route("/v1/adif", get(export::adif))
         .route(
             "/v1/contacts/{qso_id}",

@@ -131,6 +131,17 @@ pub enum ConfirmOutcome {
     Unmatched,
 }
 
+/// What marking one contact sent to a QSL service came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SentOutcome {
+    /// Marked sent now, or with what was sent this time.
+    Sent,
+    /// The contact already said all of it.
+    Already,
+    /// The account has no contact of that id.
+    Missing,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum AuthOutcome {
     UnknownKey,
@@ -658,6 +669,13 @@ pub trait Store: Send + Sync + 'static {
         account_callsign: &str,
         items: Vec<svc_model::confirm::Confirmation>,
     ) -> StoreResult<Vec<ConfirmOutcome>>;
+    /// Marks the account's contacts uploaded to LoTW (`svc_model::confirm::apply_lotw_sent`),
+    /// in one transaction; an outcome per item, in order.
+    async fn mark_sent(
+        &self,
+        account_id: &str,
+        items: Vec<svc_model::confirm::Sent>,
+    ) -> StoreResult<Vec<SentOutcome>>;
 
     /// How far the account's contacts are with each QSL service.
     async fn confirmation_status(

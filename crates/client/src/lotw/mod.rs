@@ -5,6 +5,7 @@
 //! or one whose record count disagrees with its header, changes nothing.
 
 pub mod report;
+pub mod tqsl;
 
 use std::time::Duration;
 

@@ -2,20 +2,21 @@
 //! /v1/confirmations`). A request's items find their candidates by account and time (the
 //! `contacts_account_page` index), the model picks each item's contact, and the changed
 //! contacts are written, all in one transaction with the rows locked: an edit racing a
-//! confirmation waits for it rather than writing over it. PostgreSQL is asked once for all
-//! the items and written once; SQLite, in the process, once an item.
+//! confirmation waits for it rather than writing over it. Contacts uploaded to a QSL service
+//! are marked sent the same way (`POST /v1/confirmations/sent`), read by id. PostgreSQL is
+//! asked once for all the items and written once; SQLite, in the process, once an item: a
+//! statement over a JSON list of items left its planner free to scan the account per item.
 
 use std::collections::HashMap;
-
 use std::sync::LazyLock;
 
 use svc_model::confirm::{
-    Candidate, Confirmation, ConfirmationStatus, Confirmed, SERVICES, ServiceStatus, apply_lotw,
-    nearness,
+    Candidate, Confirmation, ConfirmationStatus, Confirmed, SERVICES, Sent, ServiceStatus,
+    apply_lotw, apply_lotw_sent, nearness,
 };
 
 use super::*;
-use crate::ConfirmOutcome;
+use crate::{ConfirmOutcome, SentOutcome};
 
 /// The candidates of one item on SQLite: contacts of the account with its call whose time on
 /// lies in its window, found by `contacts_account_page`. SQLite runs in the process, so one
@@ -71,6 +72,15 @@ static SQLITE_STATUS: LazyLock<String> =
 static POSTGRES_STATUS: LazyLock<String> =
     LazyLock::new(|| status_sql(|wire| format!("(fields::json ->> '{wire}')")));
 
+/// A contact of the account, by id, for marking it sent.
+const SQLITE_SENT: &str = "SELECT id, fields FROM contacts WHERE id = $2 AND account_id = $1";
+
+/// The contacts of the account among `$2`, `[id, …]`, for marking them sent.
+const POSTGRES_SENT: &str = "\
+    SELECT c.id, c.fields FROM contacts c \
+    WHERE c.account_id = $1 AND c.id IN (SELECT json_array_elements_text($2::json)) \
+    FOR UPDATE OF c";
+
 /// A stored contact read as a candidate.
 struct Stored {
     id: String,
@@ -83,6 +93,40 @@ struct Stored {
 
 fn encode(value: &serde_json::Value) -> Result<String, sqlx::Error> {
     serde_json::to_string(value).map_err(|e| sqlx::Error::Encode(e.into()))
+}
+
+/// Writes the changed contacts' `fields`, `(id, fields)`: on PostgreSQL in one statement, on
+/// SQLite one an id.
+async fn write_fields(
+    tx: &mut sqlx::AnyConnection,
+    postgres: bool,
+    account_id: &str,
+    writes: Vec<(String, Option<String>)>,
+) -> Result<(), sqlx::Error> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    if postgres {
+        let writes: Vec<serde_json::Value> = writes
+            .into_iter()
+            .map(|(id, fields)| serde_json::json!([id, fields]))
+            .collect();
+        sqlx::query(POSTGRES_WRITE)
+            .bind(account_id)
+            .bind(encode(&serde_json::Value::Array(writes))?)
+            .execute(&mut *tx)
+            .await?;
+    } else {
+        for (id, fields) in writes {
+            sqlx::query(SQLITE_WRITE)
+                .bind(id)
+                .bind(account_id)
+                .bind(fields)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    Ok(())
 }
 
 impl SqlStore {
@@ -113,6 +157,69 @@ impl SqlStore {
             });
         }
         Ok(ConfirmationStatus { contacts, services })
+    }
+
+    /// Marks contacts sent to LoTW: one statement reads (and on PostgreSQL locks) them, the
+    /// model writes each, one more stores the changed ones, in one transaction. An id twice
+    /// answers `already` the second time.
+    pub(super) async fn write_sent(
+        &self,
+        account_id: &str,
+        items: Vec<Sent>,
+    ) -> StoreResult<Vec<SentOutcome>> {
+        let postgres = self.postgres();
+        let account_id = account_id.to_owned();
+        self.write(move |tx| {
+            Box::pin(async move {
+                let rows = if postgres {
+                    let ids: Vec<serde_json::Value> =
+                        items.iter().map(|s| s.qso_id.clone().into()).collect();
+                    sqlx::query(POSTGRES_SENT)
+                        .bind(&account_id)
+                        .bind(encode(&serde_json::Value::Array(ids))?)
+                        .fetch_all(&mut *tx)
+                        .await?
+                } else {
+                    let mut rows = Vec::with_capacity(items.len());
+                    for sent in &items {
+                        rows.extend(
+                            sqlx::query(SQLITE_SENT)
+                                .bind(&account_id)
+                                .bind(&sent.qso_id)
+                                .fetch_optional(&mut *tx)
+                                .await?,
+                        );
+                    }
+                    rows
+                };
+                let mut stored: HashMap<String, (svc_model::Fields, bool)> = HashMap::new();
+                for row in &rows {
+                    let fields = fields_of(row.opt_text("fields")?.as_deref())?;
+                    stored.insert(row.text("id")?, (fields, false));
+                }
+                let outcomes = items
+                    .iter()
+                    .map(|sent| match stored.get_mut(&sent.qso_id) {
+                        None => SentOutcome::Missing,
+                        Some((fields, changed)) => match apply_lotw_sent(fields, sent) {
+                            Confirmed::Changed => {
+                                *changed = true;
+                                SentOutcome::Sent
+                            }
+                            Confirmed::Already => SentOutcome::Already,
+                        },
+                    })
+                    .collect();
+                let writes = stored
+                    .iter()
+                    .filter(|(_, (_, changed))| *changed)
+                    .map(|(id, (fields, _))| (id.clone(), super::contacts::fields_json(fields)))
+                    .collect();
+                write_fields(&mut *tx, postgres, &account_id, writes).await?;
+                Ok(outcomes)
+            })
+        })
+        .await
     }
 
     pub(super) async fn write_confirmations(
@@ -220,30 +327,13 @@ impl SqlStore {
                         }
                     });
                 }
-                let changed = stored.iter().zip(&changed).filter(|(_, c)| **c);
-                if postgres {
-                    let writes: Vec<serde_json::Value> = changed
-                        .map(|(s, _)| {
-                            serde_json::json!([s.id, super::contacts::fields_json(&s.fields)])
-                        })
-                        .collect();
-                    if !writes.is_empty() {
-                        sqlx::query(POSTGRES_WRITE)
-                            .bind(&account_id)
-                            .bind(encode(&serde_json::Value::Array(writes))?)
-                            .execute(&mut *tx)
-                            .await?;
-                    }
-                } else {
-                    for (s, _) in changed {
-                        sqlx::query(SQLITE_WRITE)
-                            .bind(&s.id)
-                            .bind(&account_id)
-                            .bind(super::contacts::fields_json(&s.fields))
-                            .execute(&mut *tx)
-                            .await?;
-                    }
-                }
+                let writes = stored
+                    .iter()
+                    .zip(&changed)
+                    .filter(|(_, changed)| **changed)
+                    .map(|(s, _)| (s.id.clone(), super::contacts::fields_json(&s.fields)))
+                    .collect();
+                write_fields(&mut *tx, postgres, &account_id, writes).await?;
                 Ok(outcomes)
             })
         })

@@ -777,6 +777,14 @@ impl Store for SqlStore {
         self.read_confirmation_status(account_id).await
     }
 
+    async fn mark_sent(
+        &self,
+        account_id: &str,
+        items: Vec<svc_model::confirm::Sent>,
+    ) -> StoreResult<Vec<SentOutcome>> {
+        self.write_sent(account_id, items).await
+    }
+
     async fn create_logbook(
         &self,
         account_id: &str,
