@@ -1,6 +1,7 @@
 //! LoTW benchmark: `svc lotw sync` against a 100,000-contact log on a `svc server start`
 //! (SQLite, the service's default limits), fed by a LoTW stand-in on loopback: a first sync
-//! of 20,000 confirmations, then an incremental one of the 25 LoTW matched since. Prints the
+//! of 20,000 confirmations, then an incremental one of the 25 LoTW matched since. The log is
+//! 1,000 days of 100 contacts a day ([`contact`]). Prints the
 //! wall time of each and the client's peak RSS; exits non-zero only if a confirmation is not
 //! written as it should be.
 //!
@@ -22,19 +23,17 @@ const LATER: usize = 25;
 const PASSWORD: &str = "bench-pw";
 const FIRST_LAST_QSL: &str = "2026-11-20 00:00:00";
 
-/// The `n`th contact of the log: its call and when it was made (month, day, HHMMSS).
-fn contact(n: usize) -> (String, usize, usize, String) {
-    let month = 1 + n % 10;
-    let day = 1 + (n / 10) % 28;
-    let second = n / 280;
-    let time = format!(
-        "{:02}{:02}{:02}",
-        (second / 3600) % 24,
-        (second / 60) % 60,
-        second % 60
-    );
+/// The `n`th contact of the log: its call, and when it was made as ADIF writes it (QSO_DATE,
+/// TIME_ON). A hundred a day, 14.4 minutes apart, from 2024-01-01 on (1,000 days): a
+/// ±30-minute window around a QSO holds four or five contacts, as in a log built over years.
+fn contact(n: usize) -> (String, String, String) {
+    const START_MS: i64 = 1_704_067_200_000; // 2024-01-01T00:00:00Z
+    let at = START_MS + (n / 100) as i64 * 86_400_000 + (n % 100) as i64 * 864_000;
+    let text = svc::model::Timestamp(at).to_string(); // 2024-01-01T00:14:24Z
+    let date = text[..10].replace('-', "");
+    let time = text[11..19].replace(':', "");
     let call = format!("K{}A{}{}", n % 10, char::from(b'A' + (n % 26) as u8), n % 7);
-    (call, month, day, time)
+    (call, date, time)
 }
 
 /// The log as WSJT-X writes it, for `svc import adif --auto`.
@@ -42,10 +41,10 @@ fn write_log(path: &std::path::Path) {
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     writeln!(out, "WSJT-X ADIF Export\n<adif_ver:5>3.1.0\n<EOH>").unwrap();
     for n in 0..CONTACTS {
-        let (call, month, day, time) = contact(n);
+        let (call, date, time) = contact(n);
         writeln!(
             out,
-            "<call:{}>{call} <mode:3>FT8 <qso_date:8>2026{month:02}{day:02} <time_on:6>{time} \
+            "<call:{}>{call} <mode:3>FT8 <qso_date:8>{date} <time_on:6>{time} \
              <band:3>20m <freq:9>14.075123 <station_callsign:6>BENCH1 <eor>",
             call.len()
         )
@@ -64,14 +63,14 @@ fn report(ns: impl Iterator<Item = usize>, matched: &str) -> Vec<u8> {
     let mut records = String::new();
     let mut count = 0;
     for n in ns {
-        let (call, month, day, time) = contact(n);
+        let (call, date, time) = contact(n);
         records.push('\n');
         records.push_str(&field("APP_LoTW_OWNCALL", "BENCH1"));
         records.push_str(&field("STATION_CALLSIGN", "BENCH1"));
         records.push_str(&field("CALL", &call));
         records.push_str(&field("BAND", "20M"));
         records.push_str(&field("MODE", "FT8"));
-        records.push_str(&format!("<QSO_DATE:8>2026{month:02}{day:02} // QSO Date\n"));
+        records.push_str(&format!("<QSO_DATE:8>{date} // QSO Date\n"));
         records.push_str(&format!("<TIME_ON:6>{time} // Time\n"));
         records.push_str(&field("QSL_RCVD", "Y"));
         records.push_str(&field("QSLRDATE", &matched[..10].replace('-', "")));
