@@ -358,6 +358,13 @@ fn a_real_report_confirms_what_is_in_the_log() {
         ),
         "{c}"
     );
+    // As text, a long list is cut after 20 lines.
+    let text = cli.run(&["lotw", "sync", "--all"]).ok().stdout.clone();
+    assert_eq!(text.lines().count(), 1 + 20 + 1, "{text}");
+    assert!(
+        text.ends_with("  … and 1971 more (--json lists them all)\n"),
+        "{text}"
+    );
     let c = contact(&api, &march, &ly7a);
     assert_eq!(
         (&c["lotwQslRcvd"], &c["cqz"]),

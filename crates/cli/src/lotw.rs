@@ -199,6 +199,9 @@ fn disconnect(ctx: &Ctx) -> Result<(), CliError> {
     }
 }
 
+/// How many of the confirmations that match no contact `sync` lists as text.
+const UNMATCHED_SHOWN: usize = 20;
+
 /// A confirmation LoTW has and the log does not, for the list `sync` prints.
 fn unmatched_line(c: &svc_model::confirm::Confirmation) -> String {
     format!(
@@ -298,8 +301,16 @@ fn sync(ctx: &Ctx, args: SyncArgs) -> Result<(), CliError> {
                     "LoTW: {total} confirmations read, {} newly confirmed, {} already, {} match no contact\n",
                     answer.confirmed, answer.already, answer.unmatched
                 );
-                for c in &unmatched {
+                // A first sync of a log begun here may list years of QSOs from before it:
+                // the first few say what they are, --json has them all.
+                for c in unmatched.iter().take(UNMATCHED_SHOWN) {
                     text.push_str(&format!("  not in the log: {}\n", unmatched_line(c)));
+                }
+                if unmatched.len() > UNMATCHED_SHOWN {
+                    text.push_str(&format!(
+                        "  … and {} more (--json lists them all)\n",
+                        unmatched.len() - UNMATCHED_SHOWN
+                    ));
                 }
                 ctx.say(&text)
             }
