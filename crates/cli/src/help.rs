@@ -187,6 +187,13 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
     ),
     ("lookup disconnect", &["svc lookup disconnect"]),
     (
+        "confirmations status",
+        &[
+            "svc confirmations status",
+            "svc confirmations status --json | jq '.services[] | select(.service == \"lotw\")'",
+        ],
+    ),
+    (
         "lotw connect",
         &["svc lotw connect --user W1AW --password-stdin < lotw-password.txt"],
     ),
