@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::common::clublog::{self, FakeClubLog};
+use crate::common::eqsl::{self, FakeEqsl};
 use crate::common::qrz::FakeQrz;
 use crate::common::{Server, contact, this_month};
 
@@ -231,6 +232,63 @@ fn club_log_is_connected_and_uploaded_with_the_password_on_stdin() {
     assert!(!server.logs().contains(PASSWORD));
 }
 
+/// eQSL: the user name as a flag, the password on stdin and never printed; each contact then
+/// uploaded and marked sent to eQSL.
+fn eqsl_is_connected_with_the_password_on_stdin() {
+    const PASSWORD: &str = "cli-eqsl-pass-6Wz3";
+    let fake = FakeEqsl::start();
+    fake.add_account("W1AW", PASSWORD);
+    let (server, _secret) = eqsl::server_process(&fake);
+    let api = server.account("W1AW", "elevated");
+    let cli = Cli::with_key(&server, &api);
+    cli.secret(PASSWORD);
+
+    let msg = cli
+        .run_stdin(&["logbooks", "connect", "eqsl"], &format!("{PASSWORD}\n"))
+        .fails(2, "logbooks connect", "validation_error");
+    assert!(msg.contains("--user"), "{msg}");
+    let msg = cli
+        .run_stdin(
+            &[
+                "logbooks", "connect", "eqsl", "--user", "W1AW", "--email", "a@b.c",
+            ],
+            &format!("{PASSWORD}\n"),
+        )
+        .fails(2, "logbooks connect", "validation_error");
+    assert!(msg.contains("--email"), "{msg}");
+    let run = cli.run_stdin(
+        &["logbooks", "connect", "eqsl", "--user", "w1aw"],
+        &format!("{PASSWORD}\n"),
+    );
+    run.ok();
+    assert!(run.stdout.contains("eQSL user W1AW"), "{run:?}");
+    let run = cli.run(&["logbooks", "list", "--json"]);
+    run.ok();
+    let book = run.json()["items"][0].clone();
+    assert_eq!(book["provider"], "eqsl");
+    assert_eq!(book["callsign"], "W1AW");
+    let id = book["id"].as_str().unwrap().to_owned();
+
+    let folder = api.monthly(&this_month().0, None);
+    let qso = api.post("/v1/contacts", contact(&folder, "K1NEW")).id();
+    crate::common::eventually("uploaded", || fake.calls("W1AW") == ["K1NEW"]);
+    crate::common::eventually("marked sent", || {
+        let listed = api.contacts(&folder);
+        listed
+            .iter()
+            .any(|c| c["id"] == qso && c["eqslQslSent"] == "Y")
+    });
+
+    // The password again, on stdin.
+    let run = cli.run_stdin(
+        &["logbooks", "set", &id, "--password", "--json"],
+        &format!("{PASSWORD}\n"),
+    );
+    run.ok();
+    assert_eq!(run.json()["state"], "working");
+    assert!(!server.logs().contains(PASSWORD));
+}
+
 fn review_and_import_from_the_command_line() {
     let qrz = FakeQrz::start();
     qrz.add_book(QRZ_KEY, "W1AW");
@@ -307,6 +365,14 @@ fn secret_rotation() {
     crate::common::on(
         crate::common::Backend::Sqlite,
         a_new_secret_takes_over_the_keys,
+    );
+}
+
+#[test]
+fn eqsl() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        eqsl_is_connected_with_the_password_on_stdin,
     );
 }
 

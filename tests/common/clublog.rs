@@ -394,7 +394,7 @@ fn time_text(time: &str) -> String {
 }
 
 /// The fields of a `multipart/form-data` body (RFC 7578), by name; a file's content as text.
-fn multipart(content_type: &str, body: &[u8]) -> Option<HashMap<String, String>> {
+pub(super) fn multipart(content_type: &str, body: &[u8]) -> Option<HashMap<String, String>> {
     let boundary = content_type
         .split(';')
         .find_map(|p| p.trim().strip_prefix("boundary="))?

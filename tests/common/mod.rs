@@ -9,6 +9,7 @@
 pub mod callbook;
 pub mod clublog;
 mod cluster;
+pub mod eqsl;
 pub mod lotw;
 pub mod pota;
 pub mod python;

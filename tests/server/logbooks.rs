@@ -257,7 +257,7 @@ fn bad_connections_are_refused_and_keep_nothing() {
     for (body, field, says) in [
         (json!({ "provider": "qrz" }), "apiKey", "apiKey is required"),
         (
-            json!({ "provider": "eqsl", "apiKey": QRZ_KEY }),
+            json!({ "provider": "lotw", "apiKey": QRZ_KEY }),
             "provider",
             "not known",
         ),

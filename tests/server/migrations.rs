@@ -242,8 +242,8 @@ fn the_sign_in_delays_migration_keeps_used_up_scopes_waiting() {
         .expect(429, "Too many sign-ups");
 }
 
-/// The migration that lets a logbook be Club Log's rebuilds SQLite's logbooks table (its
-/// provider's CHECK cannot change in place): every book keeps its row, its copies and what it
+/// The migrations that let a logbook be Club Log's, then eQSL's, rebuild SQLite's logbooks
+/// table (its provider's CHECK cannot change in place): every book keeps its row, its copies and what it
 /// keeps, nothing that refers to it is cascaded away, and the trigger that queues a new
 /// contact for it still does.
 fn the_clublog_migration_keeps_every_logbook() {
@@ -303,8 +303,10 @@ fn the_clublog_migration_keeps_every_logbook() {
             .execute(&mut conn)
             .await
             .unwrap();
+        // eQSL's migration rebuilt the table again, after Club Log's.
+        insert("lbk_eqsl", "eqsl").execute(&mut conn).await.unwrap();
         assert!(
-            insert("lbk_eqsl", "eqsl").execute(&mut conn).await.is_err(),
+            insert("lbk_lotw", "lotw").execute(&mut conn).await.is_err(),
             "the CHECK still refuses other providers"
         );
 

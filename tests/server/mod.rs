@@ -8,6 +8,7 @@ mod connections;
 mod contacts;
 mod dxcc;
 mod edits;
+mod eqsl;
 mod errors;
 mod export;
 mod fields;

@@ -4,6 +4,7 @@
 
 use super::{Browser, Page};
 use crate::common::clublog::{self, FakeClubLog};
+use crate::common::eqsl::{self, FakeEqsl};
 use crate::common::qrz::{FakeQrz, Mode, server_process};
 use crate::common::{Server, contact, eventually, this_month};
 
@@ -153,10 +154,16 @@ fn bad_keys_say_why_and_keep_nothing() {
         ("qrz", "short", 400, "That is not a logbook API key"),
         ("qrz", "   ", 400, "Paste the logbook&#39;s API key"),
         (
+            "lotw",
+            QRZ_KEY,
+            400,
+            "The provider &quot;lotw&quot; is not known",
+        ),
+        (
             "eqsl",
             QRZ_KEY,
             400,
-            "The provider &quot;eqsl&quot; is not known",
+            "Type the password of the eQSL.cc account.",
         ),
         ("qrz", "<script>x</script>", 400, "QRZ refused this key"),
     ] {
@@ -406,7 +413,61 @@ fn a_club_log_log_is_connected_paused_and_given_its_password_again() {
     assert_no_key(&browser, &server, &[PASSWORD, clublog::API_KEY]);
 }
 
+/// An eQSL account from the page: connected with its user name and password, shown by its user
+/// name (never by any of the password), paused by a refused login and given the password again.
+fn an_eqsl_account_is_connected_paused_and_given_its_password_again() {
+    const PASSWORD: &str = "web-eqsl-pass-8Vb2";
+    const WRONG: &str = "web-eqsl-wrong-5Mc1";
+    let fake = FakeEqsl::start();
+    fake.add_account("W1AW", PASSWORD);
+    let (server, _secret) = eqsl::server_process(&fake);
+    let browser = Browser::signed_up(&server, "W1AW");
+    let page = browser.submit(
+        "/logbooks",
+        "/logbooks",
+        &[
+            ("provider", "eqsl"),
+            ("user", "w1aw"),
+            ("password", WRONG),
+            ("autoPush", "true"),
+        ],
+    );
+    let location = page.location().to_owned();
+    let id = location
+        .strip_prefix("/logbooks?connected=")
+        .unwrap_or_else(|| panic!("{location}"))
+        .to_owned();
+    browser.get(&location).expect(
+        200,
+        "The eQSL logbook of <strong>W1AW</strong> (user W1AW) is connected",
+    );
+    let book = section(&browser.get("/logbooks"), &id);
+    for says in [
+        "eQSL.cc logbook of W1AW",
+        "<dt>eQSL user</dt><dd>W1AW</dd>",
+        "name=\"password\"",
+        "<dd>Working</dd>",
+    ] {
+        assert!(book.contains(says), "{says}: {book}");
+    }
+    assert!(!book.contains("name=\"apiKey\""), "{book}");
+
+    // The wrong password pauses it at the first upload; the right one ends the pause.
+    let api = server.new_key("W1AW", "elevated");
+    let folder = api.monthly(&this_month().0, None);
+    api.post("/v1/contacts", contact(&folder, "K1WEB")).id();
+    eventually("the book paused", || {
+        section(&browser.get("/logbooks"), &id).contains("Paused:")
+    });
+    assert!(section(&browser.get("/logbooks"), &id).contains("its eQSL password again"));
+    let page = change(&browser, &id, &[("password", PASSWORD)]);
+    assert_eq!(page.location(), format!("/logbooks?changed={id}"));
+    eventually("the contact at eQSL", || fake.calls("W1AW") == ["K1WEB"]);
+    assert_no_key(&browser, &server, &[PASSWORD, WRONG]);
+}
+
 crate::both_backends!(
+    an_eqsl_account_is_connected_paused_and_given_its_password_again,
     contacts_waiting_for_review_are_sent_or_kept_from_the_page,
     a_book_is_connected_toggled_and_disconnected,
     bad_keys_say_why_and_keep_nothing,

@@ -230,6 +230,7 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
             "svc logbooks connect qrz",
             "svc logbooks connect qrz --auto-push on --json < qrz-key.txt",
             "svc logbooks connect clublog --email op@example.org --callsign W1AW",
+            "svc logbooks connect eqsl --user W1AW",
         ],
     ),
     (

@@ -102,7 +102,7 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: import::ImportCommand,
     },
-    /// Connect external logbooks (QRZ) that new contacts are pushed to
+    /// Connect external logbooks (QRZ, Club Log, eQSL) that new contacts are pushed to
     Logbooks {
         #[command(subcommand)]
         command: logbooks::LogbooksCommand,

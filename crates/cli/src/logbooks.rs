@@ -1,6 +1,6 @@
 //! `svc logbooks list|connect|set|disconnect|import|upload|review`: the account's external
-//! logbooks (QRZ, Club Log), with an elevated key. QRZ's API key and Club Log's application
-//! password are read from a hidden prompt or stdin, never from the command line, where shell
+//! logbooks (QRZ, Club Log, eQSL), with an elevated key. QRZ's API key and Club Log's
+//! application password or eQSL's password are read from a hidden prompt or stdin, never from the command line, where shell
 //! history and process lists would keep them.
 
 use std::io::{BufRead, IsTerminal};
@@ -16,16 +16,17 @@ use svc_model::{Logbook, Page};
 pub enum LogbooksCommand {
     /// List the connected logbooks: callsign, state, automatic push and sync, counts
     List,
-    /// Connect a QRZ logbook (its API key is read from a hidden prompt or stdin) or a Club Log
-    /// log (--email and --callsign; its application password is read the same way)
+    /// Connect a QRZ logbook (its API key is read from a hidden prompt or stdin), a Club Log
+    /// log (--email and --callsign; its application password is read the same way) or an eQSL
+    /// account (--user; its password is read the same way)
     Connect(ConnectArgs),
-    /// Change a logbook's settings, or give it a new API key or Club Log password (--api-key,
-    /// --password read it from a hidden prompt or stdin)
+    /// Change a logbook's settings, or give it a new API key or Club Log or eQSL password
+    /// (--api-key, --password read it from a hidden prompt or stdin)
     Set(SetArgs),
     /// Disconnect a logbook: nothing more goes to it; what is there stays there
     Disconnect(DisconnectArgs),
-    /// Read a synced logbook now: contacts logged elsewhere come in (it is read every 5 minutes
-    /// anyway)
+    /// Read a synced QRZ logbook now (contacts logged elsewhere come in), or an eQSL book's
+    /// Inbox (its cards confirm contacts); both are read every 5 minutes anyway
     Import(DisconnectArgs),
     /// Send a Club Log logbook, in one file, the contacts of its callsign stored before it was
     /// connected
@@ -52,6 +53,7 @@ impl LogbooksCommand {
 pub enum ProviderArg {
     Qrz,
     Clublog,
+    Eqsl,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -77,6 +79,9 @@ pub struct ConnectArgs {
     /// Club Log: the callsign of the log
     #[arg(long, value_name = "CALL")]
     callsign: Option<String>,
+    /// eQSL: the eQSL.cc user name (the account's callsign)
+    #[arg(long, value_name = "USER")]
+    user: Option<String>,
     /// Push each new contact to the book [default: on]
     #[arg(long, value_enum, value_name = "on|off")]
     auto_push: Option<Switch>,
@@ -97,8 +102,8 @@ pub struct SetArgs {
     /// Give a QRZ book a new API key (read from a hidden prompt or stdin); ends a pause
     #[arg(long, conflicts_with = "password")]
     api_key: bool,
-    /// Give a Club Log book its application password again, or a new one (read from a hidden
-    /// prompt or stdin); ends a pause
+    /// Give a Club Log book its application password, or an eQSL book its password, again or
+    /// a new one (read from a hidden prompt or stdin); ends a pause
     #[arg(long)]
     password: bool,
     /// With --password: the Club Log account's new email address
@@ -147,6 +152,24 @@ fn read_provider_key() -> Result<String, CliError> {
     )
 }
 
+/// eQSL's password, as QRZ's key is read.
+fn read_eqsl_password() -> Result<String, CliError> {
+    read_secret(
+        "eQSL.cc password: ",
+        "the password",
+        "type the password of the eQSL.cc account",
+    )
+}
+
+/// A Club Log or eQSL book's password, for `set`, which does not know the book's provider.
+fn read_book_password() -> Result<String, CliError> {
+    read_secret(
+        "Password (Club Log: an application password; eQSL: the account's password): ",
+        "the password",
+        "type the book's password",
+    )
+}
+
 /// Club Log's application password, as QRZ's key is read.
 fn read_clublog_password() -> Result<String, CliError> {
     read_secret(
@@ -184,6 +207,8 @@ fn read_secret(prompt: &str, what: &str, how: &str) -> Result<String, CliError> 
 fn key_text(l: &Logbook) -> String {
     match &l.email {
         Some(email) => email.clone(),
+        // An eQSL book's user name is its callsign, shown beside; nothing of its password is.
+        None if l.provider == "eqsl" => format!("user {}", l.callsign),
         None => format!("…{}", l.key_last4),
     }
 }
@@ -193,7 +218,7 @@ fn list(ctx: &Ctx) -> Result<(), CliError> {
     let items = ctx.block_on(async { Ok(client.logbooks().await?) })?;
     if items.is_empty() {
         ctx.info(
-            "no logbook is connected; svc logbooks connect qrz (or clublog --email E --callsign C) connects one",
+            "no logbook is connected; svc logbooks connect qrz (or clublog --email E --callsign C, or eqsl --user U) connects one",
         );
     }
     ctx.print_list(
@@ -265,6 +290,7 @@ fn show(ctx: &Ctx, verb: &str, l: &Logbook) -> Result<(), CliError> {
             l.id,
             match &l.email {
                 Some(email) => format!("account {email}"),
+                None if l.provider == "eqsl" => format!("eQSL user {}", l.callsign),
                 None => format!("key …{}", l.key_last4),
             },
             on_off(l.auto_push),
@@ -276,6 +302,7 @@ fn show(ctx: &Ctx, verb: &str, l: &Logbook) -> Result<(), CliError> {
 fn provider_name(provider: &str) -> String {
     match provider {
         "clublog" => "Club Log".into(),
+        "eqsl" => "eQSL".into(),
         other => other.to_ascii_uppercase(),
     }
 }
@@ -283,9 +310,9 @@ fn provider_name(provider: &str) -> String {
 fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
     let request = match args.provider {
         ProviderArg::Qrz => {
-            if args.email.is_some() || args.callsign.is_some() {
+            if args.email.is_some() || args.callsign.is_some() || args.user.is_some() {
                 return Err(CliError::input(
-                    "--email and --callsign are Club Log's: a QRZ book is opened by its API key alone",
+                    "--email and --callsign are Club Log's, --user eQSL's: a QRZ book is opened by its API key alone",
                 ));
             }
             ConnectLogbook {
@@ -295,6 +322,11 @@ fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
             }
         }
         ProviderArg::Clublog => {
+            if args.user.is_some() {
+                return Err(CliError::input(
+                    "--user is eQSL's: a Club Log log is named by --email and --callsign",
+                ));
+            }
             let (Some(email), Some(callsign)) = (args.email, args.callsign) else {
                 return Err(CliError::input(
                     "Club Log needs --email (the Club Log account's) and --callsign (the log's)",
@@ -305,6 +337,24 @@ fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
                 email: Some(email),
                 callsign: Some(callsign),
                 password: Some(read_clublog_password()?),
+                ..ConnectLogbook::default()
+            }
+        }
+        ProviderArg::Eqsl => {
+            if args.email.is_some() || args.callsign.is_some() {
+                return Err(CliError::input(
+                    "--email and --callsign are Club Log's: an eQSL account is named by --user, its callsign",
+                ));
+            }
+            let Some(user) = args.user else {
+                return Err(CliError::input(
+                    "eQSL needs --user: the eQSL.cc user name, which is the account's callsign",
+                ));
+            };
+            ConnectLogbook {
+                provider: "eqsl".into(),
+                user: Some(user),
+                password: Some(read_eqsl_password()?),
                 ..ConnectLogbook::default()
             }
         }
@@ -322,7 +372,7 @@ fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
 fn set(ctx: &Ctx, args: SetArgs) -> Result<(), CliError> {
     if !args.api_key && !args.password && args.auto_push.is_none() && args.auto_sync.is_none() {
         return Err(CliError::input(
-            "nothing to change: give --auto-push on|off, --auto-sync on|off, --api-key (QRZ) or --password (Club Log)",
+            "nothing to change: give --auto-push on|off, --auto-sync on|off, --api-key (QRZ) or --password (Club Log, eQSL)",
         ));
     }
     let client = ctx.client()?;
@@ -333,7 +383,7 @@ fn set(ctx: &Ctx, args: SetArgs) -> Result<(), CliError> {
             None
         },
         password: if args.password {
-            Some(read_clublog_password()?)
+            Some(read_book_password()?)
         } else {
             None
         },
@@ -363,7 +413,7 @@ fn import(ctx: &Ctx, args: DisconnectArgs) -> Result<(), CliError> {
     match ctx.format {
         Format::Json => ctx.print_json(&answer),
         _ => ctx.say(&format!(
-            "reading logbook {} now; contacts logged elsewhere come in within moments\n",
+            "reading logbook {} now; what it holds (contacts logged elsewhere, or an eQSL Inbox's confirmations) comes in within moments\n",
             args.id
         )),
     }

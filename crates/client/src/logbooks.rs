@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use super::{Client, ClientError, encode};
 use svc_model::{Logbook, Review};
 
-/// Body of `POST /v1/logbooks`: QRZ's `api_key`, or Club Log's `email`, `password` and
-/// `callsign`.
+/// Body of `POST /v1/logbooks`: QRZ's `api_key`, Club Log's `email`, `password` and
+/// `callsign`, or eQSL's `user` and `password`.
 #[derive(Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectLogbook {
@@ -21,6 +21,8 @@ pub struct ConnectLogbook {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub callsign: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub auto_push: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub auto_sync: Option<bool>,
@@ -33,6 +35,7 @@ impl std::fmt::Debug for ConnectLogbook {
             .field("provider", &self.provider)
             .field("email", &self.email)
             .field("callsign", &self.callsign)
+            .field("user", &self.user)
             .finish_non_exhaustive()
     }
 }

@@ -1,5 +1,5 @@
-//! Confirmations from QSL services (LoTW): what a service confirmed, which stored contact it
-//! confirms (matched as the service matches QSOs), and what confirming it writes into the
+//! Confirmations from QSL services (LoTW, eQSL): what a service confirmed, which stored contact
+//! it confirms (matched as the service matches QSOs), and what confirming it writes into the
 //! contact (docs/API.md, "Confirmations").
 
 use std::collections::BTreeMap;
@@ -16,7 +16,19 @@ use super::{ApiError, Contact, IdKind, Timestamp};
 pub const MAX_CONFIRMATIONS: usize = 1000;
 
 /// How far apart in time LoTW lets the two sides' records of one QSO be: 30 minutes each way.
+/// eQSL's card is matched the same way (its own "Verified" match allows the two logs' times to
+/// differ too), so one window serves both services.
 pub const LOTW_WINDOW_MS: i64 = 30 * 60 * 1000;
+
+/// A QSL service whose confirmations are written into the contacts they confirm: it decides
+/// which fields a confirmation sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QslService {
+    /// LoTW's report, sent by the client (`POST /v1/confirmations`).
+    Lotw,
+    /// eQSL's Inbox, read by the service for a connected eQSL book.
+    Eqsl,
+}
 
 /// The confirmed details LoTW gives of the worked station (`qso_qsldetail=yes`), written into
 /// a contact only where it has none: what the operator typed is never overwritten.
@@ -285,9 +297,11 @@ pub enum Confirmed {
     Already,
 }
 
-/// Writes a LoTW confirmation into a contact's fields: LOTW_QSL_RCVD `Y` with its date, LOTW_QSL_SENT
-/// `Y` (LoTW holds the QSO, whoever sent it), and each confirmed detail the contact lacks.
-pub fn apply_lotw(fields: &mut Fields, confirmation: &Confirmation) -> Confirmed {
+/// Writes a confirmation into a contact's fields. LoTW's: LOTW_QSL_RCVD `Y` with its date,
+/// LOTW_QSL_SENT `Y` (LoTW holds the QSO, whoever sent it), and each confirmed detail the
+/// contact lacks. eQSL's: EQSL_QSL_RCVD `Y` with its date only: a card arrives in the Inbox
+/// whether or not this log was sent to eQSL, and its details are the sender's word alone.
+pub fn apply(service: QslService, fields: &mut Fields, confirmation: &Confirmation) -> Confirmed {
     let mut changed = false;
     let mut set = |fields: &mut Fields, field: Field, value: &str| {
         if fields.get(field) != Some(value) {
@@ -295,6 +309,15 @@ pub fn apply_lotw(fields: &mut Fields, confirmation: &Confirmation) -> Confirmed
             changed = true;
         }
     };
+    if service == QslService::Eqsl {
+        set(fields, Field::EqslQslRcvd, "Y");
+        set(fields, Field::EqslQslRdate, &confirmation.confirmed_on);
+        return if changed {
+            Confirmed::Changed
+        } else {
+            Confirmed::Already
+        };
+    }
     set(fields, Field::LotwQslRcvd, "Y");
     set(fields, Field::LotwQslRdate, &confirmation.confirmed_on);
     if fields.get(Field::LotwQslSent) != Some("Y") {
@@ -615,7 +638,7 @@ mod tests {
         let c = confirmation();
         let mut fields = Fields::default();
         fields.set(Field::State, Some("NH".into()));
-        assert_eq!(apply_lotw(&mut fields, &c), Confirmed::Changed);
+        assert_eq!(apply(QslService::Lotw, &mut fields, &c), Confirmed::Changed);
         assert_eq!(fields.get(Field::LotwQslRcvd), Some("Y"));
         assert_eq!(fields.get(Field::LotwQslSent), Some("Y"));
         assert_eq!(fields.get(Field::LotwQslRdate), Some("2026-11-02"));
@@ -625,7 +648,25 @@ mod tests {
             Some("NH"),
             "the operator's state stays"
         );
-        assert_eq!(apply_lotw(&mut fields, &c), Confirmed::Already);
+        assert_eq!(apply(QslService::Lotw, &mut fields, &c), Confirmed::Already);
+    }
+
+    #[test]
+    fn an_eqsl_card_sets_eqsls_received_fields_only() {
+        let c = confirmation();
+        let mut fields = Fields::default();
+        assert_eq!(apply(QslService::Eqsl, &mut fields, &c), Confirmed::Changed);
+        assert_eq!(fields.get(Field::EqslQslRcvd), Some("Y"));
+        assert_eq!(fields.get(Field::EqslQslRdate), Some("2026-11-02"));
+        for untouched in [
+            Field::EqslQslSent,
+            Field::LotwQslRcvd,
+            Field::Dxcc,
+            Field::State,
+        ] {
+            assert_eq!(fields.get(untouched), None, "{untouched:?}");
+        }
+        assert_eq!(apply(QslService::Eqsl, &mut fields, &c), Confirmed::Already);
     }
 
     fn uploaded() -> Contact {

@@ -93,6 +93,11 @@ impl Timestamp {
         self.utc_date().format("%Y%m%d").to_string()
     }
 
+    /// `YYYYMMDDHHMM` of the UTC minute, as eQSL's `RcvdSince` takes a time.
+    pub fn utc_date_minute(self) -> String {
+        self.datetime().format("%Y%m%d%H%M").to_string()
+    }
+
     /// Milliseconds until the next UTC midnight.
     pub fn millis_to_next_utc_day(self) -> i64 {
         DAY_MS - self.0.rem_euclid(DAY_MS)

@@ -12,6 +12,7 @@ use super::admin::{DbArgs, Fail, PlanArg, account, audit, fail, open};
 use super::listen::{self, Connections};
 use super::logbooks::Logbooks;
 use super::logbooks::clublog::ClubLog;
+use super::logbooks::eqsl::Eqsl;
 use super::logbooks::qrz::Qrz;
 use super::logbooks::secret::Secret;
 use super::users::{self, UserCommand};
@@ -163,6 +164,9 @@ struct StartArgs {
         hide_env_values = true
     )]
     clublog_api_key: Option<String>,
+    /// eQSL.cc's address: qslcard/ImportADIF.cfm is under it
+    #[arg(long, env = "SVC_EQSL_URL", value_name = "URL", default_value = super::logbooks::eqsl::DEFAULT_URL)]
+    eqsl_url: String,
     /// The country file (AD1C's cty.csv) contacts' DXCC entity and zones are filled from
     /// [default: cty.csv in the data directory when there is one, else the copy shipped in svc]
     #[arg(long, env = "SVC_CTY", value_name = "FILE")]
@@ -639,9 +643,14 @@ async fn serve_args(
                 ApiError::validation(format!("--clublog-url {:?}: {e}", args.clublog_url))
             })?;
             let clublog = ClubLog::new(url, args.clublog_api_key.clone()).map_err(fail)?;
+            let url = reqwest::Url::parse(&args.eqsl_url).map_err(|e| {
+                ApiError::validation(format!("--eqsl-url {:?}: {e}", args.eqsl_url))
+            })?;
+            let eqsl = Eqsl::new(url).map_err(fail)?;
             Some(Arc::new(Logbooks {
                 qrz,
                 clublog,
+                eqsl,
                 secret,
             }))
         }

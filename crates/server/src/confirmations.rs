@@ -119,7 +119,12 @@ pub async fn create(
     )?;
     let outcomes = state
         .store
-        .confirm_contacts(&who.account_id, &who.callsign, items)
+        .confirm_contacts(
+            &who.account_id,
+            &who.callsign,
+            items,
+            svc_model::confirm::QslService::Lotw,
+        )
         .await?;
     let mut answer = ConfirmAnswer::default();
     for outcome in outcomes {

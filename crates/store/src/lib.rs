@@ -237,10 +237,16 @@ pub struct LogbookChange {
 pub struct ImportJob {
     pub logbook_id: String,
     pub account_id: String,
+    /// `qrz`, whose book is read for contacts, or `eqsl`, whose Inbox is read for
+    /// confirmations.
+    pub provider: String,
     /// The account's callsign: the activator of a record that names no station callsign.
     pub callsign: String,
+    /// The book's callsign: an eQSL book's user name, whose QSOs its Inbox confirms.
+    pub book_callsign: String,
     pub key_sealed: Vec<u8>,
-    /// The last log id read (the next page starts after it).
+    /// Where the next read starts: QRZ's last log id read (the next page starts after it), or
+    /// eQSL's `RcvdSince` (YYYYMMDDHHMM: cards received on or after it).
     pub after: Option<String>,
 }
 
@@ -334,6 +340,10 @@ pub struct QueueDepth {
 pub enum ExternalOutcome {
     /// In the book (`log_id` unknown when the book said it had it already).
     Pushed { log_id: Option<String> },
+    /// Taken by eQSL (added, or a duplicate of one it has), which gives its copies no id: in
+    /// the book, and the contact's `eqslQslSent` is `Y` and its `eqslQslSdate` the day it was
+    /// settled, written in the transaction that settles the copy.
+    SentToEqsl,
     /// Deleted there, or gone there already.
     Deleted,
     /// The book refused the contact; it stays failed with the reason.
@@ -660,14 +670,16 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<Contact>>;
-    /// Writes LoTW's confirmations into the account's contacts, in one transaction: each item
-    /// confirms the contact `svc_model::confirm::nearness` ranks nearest, if any.
+    /// Writes a QSL service's confirmations into the account's contacts, in one transaction:
+    /// each item confirms the contact `svc_model::confirm::nearness` ranks nearest, if any, as
+    /// `svc_model::confirm::apply` writes the service's confirmation.
     /// `account_callsign` stands for the station callsign of contacts without one.
     async fn confirm_contacts(
         &self,
         account_id: &str,
         account_callsign: &str,
         items: Vec<svc_model::confirm::Confirmation>,
+        service: svc_model::confirm::QslService,
     ) -> StoreResult<Vec<ConfirmOutcome>>;
     /// Marks the account's contacts uploaded to LoTW (`svc_model::confirm::apply_lotw_sent`),
     /// in one transaction; an outcome per item, in order.
@@ -723,7 +735,8 @@ pub trait Store: Send + Sync + 'static {
         outcome: &ExternalOutcome,
         now: Timestamp,
     ) -> StoreResult<()>;
-    /// Takes one synced logbook whose import is due, for `lease_ms`, for one process.
+    /// Takes one logbook whose import is due, for `lease_ms`, for one process: a synced QRZ
+    /// book, or any eQSL book (its Inbox holds confirmations, which route no contact).
     async fn claim_import(&self, now: Timestamp, lease_ms: i64) -> StoreResult<Option<ImportJob>>;
     /// Files one page read from the book, in one transaction: each record the book had from
     /// here, or that was deleted here, is skipped; one matching a contact here is linked to
@@ -743,6 +756,9 @@ pub trait Store: Send + Sync + 'static {
         next: Timestamp,
         error: Option<&str>,
     ) -> StoreResult<()>;
+    /// Records where the next read of the book starts (an eQSL book's `RcvdSince`), once what
+    /// was read is written.
+    async fn set_import_after(&self, logbook_id: &str, after: &str) -> StoreResult<()>;
     /// Makes the logbook's import due now; false when the account has no such logbook.
     async fn request_import(&self, account_id: &str, id: &str) -> StoreResult<bool>;
     /// The account's contacts of the book's callsign (their station callsign, else the

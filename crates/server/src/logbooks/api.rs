@@ -1,8 +1,8 @@
 //! `/v1/logbooks`: connecting, changing and disconnecting external logbooks, and uploading a
 //! Club Log book's back log, with an elevated key (docs/API.md, "External logbooks"). A QRZ
 //! key is checked with QRZ, sealed with the server's secret and never answered: only its last
-//! 4 characters. A Club Log application password is sealed the same way and never answered at
-//! all. The rules are in `connect.rs`; this reads the JSON and words the errors for the API.
+//! 4 characters. A Club Log application password or an eQSL password is sealed the same way
+//! and never answered at all. The rules are in `connect.rs`; this reads the JSON and words the errors for the API.
 
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::Logbooks;
 use super::clublog::{Account, ClubLogError, CopyKey};
-use super::connect::{self, Changes, ClubLogLogin, LogbookError, ProviderKey};
+use super::connect::{self, Changes, ClubLogLogin, EqslLogin, LogbookError, ProviderKey};
 use crate::AppState;
 use crate::error::{ApiResult, Failure};
 use crate::extract::{Auth, JsonBody, NoQuery};
@@ -24,6 +24,7 @@ const CONNECT_FIELDS: &[&str] = &["provider", "apiKey", "autoPush", "autoSync"];
 const CONNECT_CLUBLOG_FIELDS: &[&str] = &[
     "provider", "email", "password", "callsign", "autoPush", "autoSync",
 ];
+const CONNECT_EQSL_FIELDS: &[&str] = &["provider", "user", "password", "autoPush", "autoSync"];
 const CHANGE_FIELDS: &[&str] = &["apiKey", "password", "email", "autoPush", "autoSync"];
 
 impl From<LogbookError> for Failure {
@@ -31,7 +32,7 @@ impl From<LogbookError> for Failure {
         Failure(match e {
             LogbookError::UnknownProvider(given) => ApiError::field(
                 "provider",
-                format!("provider {given:?} is not known; the providers are qrz and clublog"),
+                format!("provider {given:?} is not known; the providers are qrz, clublog and eqsl"),
             ),
             LogbookError::KeyShape => ApiError::field(
                 "apiKey",
@@ -98,8 +99,10 @@ pub async fn connect(
 ) -> ApiResult<(StatusCode, Json<Logbook>)> {
     auth.require_elevated()?;
     let logbooks = enabled(&state)?;
-    if connect::provider(&body.required_string("provider", "qrz")?)? == "clublog" {
-        return connect_clublog(&state, &logbooks, &auth, body).await;
+    match connect::provider(&body.required_string("provider", "qrz")?)? {
+        "clublog" => return connect_clublog(&state, &logbooks, &auth, body).await,
+        "eqsl" => return connect_eqsl(&state, &logbooks, &auth, body).await,
+        _ => {}
     }
     let key = api_key(&mut body)?.ok_or_else(|| {
         ApiError::field(
@@ -160,6 +163,36 @@ async fn connect_clublog(
     Ok((StatusCode::CREATED, Json(record.logbook)))
 }
 
+/// `{"provider": "eqsl", "user", "password"}`: the password is sealed and never answered.
+async fn connect_eqsl(
+    state: &AppState,
+    logbooks: &Logbooks,
+    auth: &Auth,
+    mut body: JsonBody,
+) -> ApiResult<(StatusCode, Json<Logbook>)> {
+    let mut required = |name: &str, what: &str| {
+        body.string(name)?.ok_or_else(|| {
+            ApiError::field(name, format!("{name} is required to connect eQSL: {what}"))
+        })
+    };
+    let user = required("user", "the eQSL.cc user name, the account's callsign")?;
+    let password = required("password", "the password of the eQSL.cc account")?;
+    let auto_push = boolean(&mut body, "autoPush")?.unwrap_or(true);
+    let auto_sync = boolean(&mut body, "autoSync")?.unwrap_or(false);
+    body.finish(CONNECT_EQSL_FIELDS)?;
+    let login = EqslLogin::parse(&user, &password)?;
+    let record = connect::connect_eqsl(
+        &*state.store,
+        logbooks,
+        &auth.0.account_id,
+        &login,
+        auto_push,
+        auto_sync,
+    )
+    .await?;
+    Ok((StatusCode::CREATED, Json(record.logbook)))
+}
+
 pub async fn change(
     State(state): State<AppState>,
     auth: Auth,
@@ -200,7 +233,8 @@ pub async fn disconnect(
 }
 
 /// Reads the book now instead of at the next turn (every 5 minutes): contacts logged
-/// elsewhere come into the account. Only a synced book is read.
+/// elsewhere come into the account from a synced QRZ book, confirmations from an eQSL book's
+/// Inbox.
 pub async fn import(
     State(state): State<AppState>,
     auth: Auth,
@@ -223,7 +257,9 @@ pub async fn import(
         )
         .into());
     }
-    if !book.logbook.auto_sync {
+    // An eQSL book's Inbox is read whether or not the book is synced: its cards confirm
+    // contacts and route none.
+    if book.logbook.provider == "qrz" && !book.logbook.auto_sync {
         return Err(ApiError::field(
             "autoSync",
             format!(
@@ -258,10 +294,15 @@ pub async fn upload(
         return Err(LogbookError::NotFound(id).into());
     };
     if book.logbook.provider != "clublog" {
+        let name = if book.logbook.provider == "eqsl" {
+            "an eQSL"
+        } else {
+            "a QRZ"
+        };
         return Err(ApiError::field(
             "logbookId",
             format!(
-                "logbook {id} is a QRZ book: only a Club Log book takes an upload (a QRZ book gets each contact pushed)"
+                "logbook {id} is {name} book: only a Club Log book takes an upload ({name} book gets each contact pushed)"
             ),
         )
         .into());

@@ -309,7 +309,7 @@ impl ClubLog {
                     .body(body)
             }
             Some(file) => {
-                let (content_type, body) = multipart(&all, file);
+                let (content_type, body) = multipart(&all, "file", file);
                 request
                     .timeout(FILE_TIMEOUT)
                     .header(CONTENT_TYPE, content_type)
@@ -329,9 +329,9 @@ impl ClubLog {
     }
 }
 
-/// A `multipart/form-data` body of `fields` and the ADI file as `file`, and its content type.
-/// The boundary is random, so no text of the file can end a part early.
-fn multipart(fields: &[(&str, &str)], file: &str) -> (String, String) {
+/// A `multipart/form-data` body of `fields` and the ADI file as the field `file_field`, and its
+/// content type. The boundary is random, so no text of the file can end a part early.
+pub(super) fn multipart(fields: &[(&str, &str)], file_field: &str, file: &str) -> (String, String) {
     let boundary: String = svc_model::ids::random_bytes::<16>()
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -343,16 +343,16 @@ fn multipart(fields: &[(&str, &str)], file: &str) -> (String, String) {
             "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
         ));
     }
-    // Club Log reads the file's type from its name: an .adi.
+    // Club Log and eQSL read the file's type from its name: an .adi.
     body.push_str(&format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"svc.adi\"\r\n\
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"{file_field}\"; filename=\"svc.adi\"\r\n\
          Content-Type: application/octet-stream\r\n\r\n{file}\r\n--{boundary}--\r\n"
     ));
     (format!("multipart/form-data; boundary={boundary}"), body)
 }
 
-/// `text` with each secret blotted out: Club Log may quote what it was sent.
-fn redact(text: &str, secrets: &[&str]) -> String {
+/// `text` with each secret blotted out: Club Log (and eQSL) may quote what it was sent.
+pub(super) fn redact(text: &str, secrets: &[&str]) -> String {
     secrets
         .iter()
         .map(|s| s.trim())
@@ -360,7 +360,7 @@ fn redact(text: &str, secrets: &[&str]) -> String {
         .fold(text.to_owned(), |text, secret| text.replace(secret, "***"))
 }
 
-fn preview(text: &str) -> String {
+pub(super) fn preview(text: &str) -> String {
     match text.char_indices().nth(PREVIEW) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),

@@ -1,7 +1,7 @@
 //! Connecting, changing and disconnecting an account's external logbooks: the one place that
-//! checks a provider's API key (its shape, then with the provider) or Club Log's login (its
-//! shape: Club Log has no call that checks it without sending a contact), seals the secret and
-//! stores it.
+//! checks a provider's API key (its shape, then with the provider) or Club Log's or eQSL's login
+//! (its shape: neither has a call that checks it without sending a contact), seals the secret
+//! and stores it.
 //! The API (`api.rs`) and the web page (`server::web::logbooks`) read their requests their own
 //! way and word the answers for their readers, but both come here for the rules.
 
@@ -42,11 +42,12 @@ impl From<StoreError> for LogbookError {
     }
 }
 
-/// The provider a client named: `qrz` or `clublog`.
+/// The provider a client named: `qrz`, `clublog` or `eqsl`.
 pub fn provider(text: &str) -> Result<&'static str, LogbookError> {
     match text.trim().to_ascii_lowercase().as_str() {
         "qrz" => Ok("qrz"),
         "clublog" => Ok("clublog"),
+        "eqsl" => Ok("eqsl"),
         _ => Err(LogbookError::UnknownProvider(svc_model::ids::truncate(
             text, 20,
         ))),
@@ -119,6 +120,83 @@ impl ClubLogLogin {
             callsign,
         })
     }
+}
+
+/// What opens an eQSL account: its user name, which is the account's callsign (eQSL names
+/// accounts by callsign), and its password. The password is a secret of the user's: `Debug`
+/// shows none of it, and it is never answered, not even in part.
+pub struct EqslLogin {
+    pub user: String,
+    password: String,
+}
+
+impl fmt::Debug for EqslLogin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EqslLogin")
+            .field("user", &self.user)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An eQSL password, trimmed: one line of 1 to 200 characters.
+pub fn eqsl_password(text: &str) -> Result<String, LogbookError> {
+    let password = text.trim();
+    if password.is_empty()
+        || password.chars().count() > 200
+        || password.chars().any(|c| c.is_control())
+    {
+        return Err(LogbookError::Invalid {
+            field: "password",
+            message: "password must be the password of the eQSL.cc account, one line of at most 200 characters".into(),
+        });
+    }
+    Ok(password.to_owned())
+}
+
+impl EqslLogin {
+    pub fn parse(user: &str, password: &str) -> Result<Self, LogbookError> {
+        let user = svc_model::callsign::normalize_callsign("user", user).map_err(|e| {
+            LogbookError::Invalid {
+                field: "user",
+                message: format!(
+                    "user must be the eQSL.cc user name, which is the account's callsign: {}",
+                    e.message
+                ),
+            }
+        })?;
+        Ok(EqslLogin {
+            user,
+            password: eqsl_password(password)?,
+        })
+    }
+}
+
+/// Connects the eQSL account `login` names to the account. eQSL has no call that checks a
+/// login without sending a contact: a wrong one shows at the first push, which pauses the book
+/// with eQSL's words.
+pub async fn connect_eqsl(
+    store: &dyn Store,
+    logbooks: &Logbooks,
+    account_id: &str,
+    login: &EqslLogin,
+    auto_push: bool,
+    auto_sync: bool,
+) -> Result<LogbookRecord, LogbookError> {
+    let id = IdKind::Logbook.generate();
+    let new = NewLogbook {
+        key_sealed: logbooks.secret.seal(&id, &login.password),
+        // Nothing of a password is shown; the callsign is the user name.
+        key_last4: String::new(),
+        email: None,
+        id,
+        provider: "eqsl".into(),
+        callsign: login.user.clone(),
+        auto_push,
+        auto_sync,
+    };
+    Ok(store
+        .create_logbook(account_id, &new, Timestamp::now())
+        .await?)
 }
 
 /// The service's Club Log part, or why it cannot be used.
@@ -235,7 +313,7 @@ pub async fn connect(
 }
 
 /// What to change of a logbook; `None` leaves it as it is. `key` is a QRZ book's,
-/// `password` (and `email`) a Club Log book's.
+/// `password` a Club Log or eQSL book's, `email` a Club Log book's.
 #[derive(Debug, Default)]
 pub struct Changes<'a> {
     pub key: Option<&'a ProviderKey>,
@@ -246,7 +324,7 @@ pub struct Changes<'a> {
 }
 
 /// Changes the account's logbook `id`. A new QRZ key is checked with QRZ like a new
-/// connection; a new key or Club Log password ends a pause. Answers the logbook as it is now.
+/// connection; a new key or Club Log or eQSL password ends a pause. Answers the logbook as it is now.
 pub async fn change(
     store: &dyn Store,
     logbooks: &Logbooks,
@@ -260,6 +338,7 @@ pub async fn change(
         return Err(not_found());
     };
     let clublog = book.logbook.provider == "clublog";
+    let eqsl = book.logbook.provider == "eqsl";
     let mixed = |field: &'static str, message: &str| {
         Err(LogbookError::Invalid {
             field,
@@ -272,7 +351,18 @@ pub async fn change(
             "a Club Log book takes no apiKey: give its application password as password",
         );
     }
-    if !clublog && (changes.password.is_some() || changes.email.is_some()) {
+    if eqsl && (changes.key.is_some() || changes.email.is_some()) {
+        let field = if changes.key.is_some() {
+            "apiKey"
+        } else {
+            "email"
+        };
+        return mixed(
+            field,
+            "an eQSL book takes no apiKey or email: give its eQSL password as password",
+        );
+    }
+    if !clublog && !eqsl && (changes.password.is_some() || changes.email.is_some()) {
         let field = if changes.password.is_some() {
             "password"
         } else {
@@ -294,6 +384,12 @@ pub async fn change(
             callsign: book_callsign(logbooks, key).await?,
             key_sealed: logbooks.secret.seal(id, &key.0),
             key_last4: key.last4(),
+            email: None,
+        }),
+        (None, Some(password)) if eqsl => Some(LogbookKey {
+            callsign: book.logbook.callsign.clone(),
+            key_sealed: logbooks.secret.seal(id, &eqsl_password(password)?),
+            key_last4: String::new(),
             email: None,
         }),
         (None, Some(password)) => Some(LogbookKey {
@@ -371,11 +467,33 @@ mod tests {
     }
 
     #[test]
-    fn the_providers_are_qrz_and_clublog() {
+    fn an_eqsl_login_is_a_callsign_and_a_password_never_printed() {
+        let login = EqslLogin::parse(" w1aw ", " s3cret\n").unwrap();
+        assert_eq!(login.user, "W1AW");
+        assert!(!format!("{login:?}").contains("s3cret"));
+        for (user, password, field) in [
+            ("not a call", "pass", "user"),
+            ("", "pass", "user"),
+            ("W1AW", " ", "password"),
+            ("W1AW", "two\nlines", "password"),
+        ] {
+            assert!(
+                matches!(
+                    EqslLogin::parse(user, password),
+                    Err(LogbookError::Invalid { field: f, .. }) if f == field
+                ),
+                "{user:?} {password:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_providers_are_qrz_clublog_and_eqsl() {
         assert_eq!(provider(" QRZ ").unwrap(), "qrz");
         assert_eq!(provider("ClubLog").unwrap(), "clublog");
+        assert_eq!(provider("eQSL").unwrap(), "eqsl");
         assert!(matches!(
-            provider(&"eqsl".repeat(10)),
+            provider(&"lotw".repeat(10)),
             Err(LogbookError::UnknownProvider(p)) if p.chars().count() == 21
         ));
     }

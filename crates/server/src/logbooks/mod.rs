@@ -1,15 +1,17 @@
-//! External logbooks (QRZ.com's Logbook API, Club Log's API): connections, the durable queue of pushes and
+//! External logbooks (QRZ.com's Logbook API, Club Log's API, eQSL.cc's upload): connections, the durable queue of pushes and
 //! deletes that triggers fill in each contact's own transaction, and the worker that sends
 //! it (docs/API.md, "External logbooks").
 
 pub mod api;
 pub mod clublog;
 pub mod connect;
+pub mod eqsl;
 pub mod qrz;
 pub mod secret;
 pub mod worker;
 
 use clublog::ClubLog;
+use eqsl::Eqsl;
 use qrz::Qrz;
 use secret::Secret;
 
@@ -18,5 +20,6 @@ use secret::Secret;
 pub struct Logbooks {
     pub qrz: Qrz,
     pub clublog: ClubLog,
+    pub eqsl: Eqsl,
     pub secret: Secret,
 }

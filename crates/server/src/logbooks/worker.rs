@@ -9,9 +9,11 @@ use std::time::Duration;
 
 use super::Logbooks;
 use super::clublog::{Account, ClubLogError, CopyKey};
+use super::eqsl::EqslError;
 use super::qrz::{Inserted, Qrz, QrzError};
 use crate::contacts::check_contact;
 use svc_adif as adif;
+use svc_model::confirm::{Confirmation, MAX_CONFIRMATIONS, QslService};
 use svc_model::dxcc::Dxcc;
 use svc_model::filing::{Filed, Place};
 use svc_model::{
@@ -135,8 +137,10 @@ async fn send(logbooks: &Logbooks, job: &ExternalJob) -> ExternalOutcome {
                 .into(),
         );
     };
-    if job.provider == "clublog" {
-        return send_clublog(logbooks, job, &key).await;
+    match job.provider.as_str() {
+        "clublog" => return send_clublog(logbooks, job, &key).await,
+        "eqsl" => return send_eqsl(logbooks, job, &key).await,
+        _ => {}
     }
     let answer = match &job.action {
         ExternalAction::Push {
@@ -268,6 +272,58 @@ async fn send_clublog(logbooks: &Logbooks, job: &ExternalJob, password: &str) ->
     }
 }
 
+/// Why an eQSL book is paused after eQSL refused its login, and what to do: shown as the
+/// book's `pausedReason`.
+fn eqsl_paused_reason(id: &str, said: &str) -> String {
+    format!(
+        "eQSL refused the login ({said}); nothing more is sent to this book until its eQSL password is given again (svc logbooks set {id} --password, or PATCH /v1/logbooks/{id} with password)"
+    )
+}
+
+/// One job for an eQSL book: a new contact to ImportADIF.cfm, as an ADI file of one record.
+/// eQSL can neither delete nor replace what it was sent, so nothing is sent for a deleted
+/// contact or for an edit of one eQSL has: its copy there stays as it was sent. The copy
+/// keeps no log id (eQSL gives none), so a deleted contact's copy is simply forgotten; an
+/// edited one comes here as a replacement, and settles as pushed without a request.
+async fn send_eqsl(logbooks: &Logbooks, job: &ExternalJob, password: &str) -> ExternalOutcome {
+    let (contact, account_callsign) = match &job.action {
+        ExternalAction::Push {
+            replacing: Some(_), ..
+        } => return ExternalOutcome::Pushed { log_id: None },
+        ExternalAction::Delete { .. } => return ExternalOutcome::Deleted,
+        ExternalAction::Push {
+            contact,
+            account_callsign,
+            replacing: None,
+        } => (contact, account_callsign),
+    };
+    let record = adif::contact::record_for(contact, account_callsign);
+    let file = match adif_file(&record) {
+        Ok(file) => file,
+        Err(e) => return ExternalOutcome::Refused(format!("cannot write its ADIF: {e}")),
+    };
+    match logbooks
+        .eqsl
+        .upload(&job.book_callsign, password, &file)
+        .await
+    {
+        Ok(()) => ExternalOutcome::SentToEqsl,
+        Err(EqslError::Refused(said)) => {
+            ExternalOutcome::Paused(eqsl_paused_reason(&job.logbook_id, &said))
+        }
+        Err(EqslError::Rejected(said)) => ExternalOutcome::Refused(format!("eQSL: {said}")),
+        Err(e @ EqslError::Unavailable(_)) => retry(job, e.to_string()),
+    }
+}
+
+/// An ADI file of one record, with its header: eQSL takes a file, not a lone record.
+fn adif_file(record: &adif::Record) -> std::io::Result<String> {
+    let mut writer = adif::Writer::new(Vec::new(), chrono::Utc::now())?;
+    writer.record(record)?;
+    String::from_utf8(writer.finish()?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
 /// Sends an edited contact over the book's copy of it. The copy is deleted by its log id
 /// first: QRZ's `REPLACE` finds the copy to overwrite by call, band, mode and time, so a
 /// corrected callsign alone would add a record and leave the wrong one. `REPLACE` then
@@ -303,7 +359,11 @@ async fn import_loop(
             tokio::time::sleep(IDLE).await;
             continue;
         };
-        let error = import(&store, &logbooks, &limits, &dxcc, &job).await.err();
+        let error = if job.provider == "eqsl" {
+            import_eqsl(&store, &logbooks, &job).await.err()
+        } else {
+            import(&store, &logbooks, &limits, &dxcc, &job).await.err()
+        };
         if let Some(e) = &error {
             tracing::warn!(logbook = %job.logbook_id, error = %e, "external logbooks: import stopped");
         }
@@ -315,6 +375,117 @@ async fn import_loop(
             tracing::warn!(error = %e, "external logbooks: cannot record an import");
         }
     }
+}
+
+/// Reads the book's Inbox from where the last read stopped (its `RcvdSince`) and writes each
+/// card into the contact it confirms (eQSL's received flag and date); a card that confirms no
+/// contact here changes nothing. The next read starts at the minute this one began: eQSL
+/// counts `RcvdSince` inclusively, and a card read twice confirms nothing new.
+async fn import_eqsl(
+    store: &Arc<dyn Store>,
+    logbooks: &Logbooks,
+    job: &ImportJob,
+) -> Result<(), String> {
+    let password = logbooks
+        .secret
+        .open(&job.logbook_id, &job.key_sealed)
+        .ok_or(
+            "the service cannot open this logbook's password (its secret changed); give the password again",
+        )?;
+    let began = Timestamp::now();
+    let records = match logbooks
+        .eqsl
+        .inbox(&job.book_callsign, &password, job.after.as_deref())
+        .await
+    {
+        Ok(records) => records,
+        Err(EqslError::Refused(said)) => {
+            // As a refused upload does: nothing more goes to eQSL with this login.
+            let reason = eqsl_paused_reason(&job.logbook_id, &said);
+            store
+                .pause_logbook(&job.logbook_id, &reason)
+                .await
+                .map_err(|e| e.to_string())?;
+            return Err(reason);
+        }
+        Err(e) => return Err(format!("reading the eQSL Inbox: {e}")),
+    };
+    let today = began.utc_compact_date();
+    let mut unread = 0u64;
+    let mut cards = Vec::with_capacity(records.len());
+    for (at, record) in records.iter().enumerate() {
+        match card(record, &job.book_callsign, &today).and_then(|c| c.checked(at).ok()) {
+            Some(card) => cards.push(card),
+            None => unread += 1,
+        }
+    }
+    // A first read brings the whole Inbox: written as a request of the API would be, at most
+    // MAX_CONFIRMATIONS in a transaction.
+    for chunk in cards.chunks(MAX_CONFIRMATIONS) {
+        store
+            .confirm_contacts(
+                &job.account_id,
+                &job.callsign,
+                chunk.to_vec(),
+                QslService::Eqsl,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    store
+        .set_import_after(&job.logbook_id, &began.utc_date_minute())
+        .await
+        .map_err(|e| e.to_string())?;
+    if unread > 0 {
+        return Err(format!(
+            "{unread} cards from the eQSL Inbox could not be read (no call, band, mode, date or time)"
+        ));
+    }
+    Ok(())
+}
+
+/// One card of eQSL's Inbox as the confirmation of a QSO of the book's: the sender is the
+/// worked station, the book's callsign the log's; its date received is eQSL's QSLRDATE, else
+/// the day it was read. `None` for a card without a call, band, mode, date or time.
+fn card(record: &adif::Record, book_callsign: &str, today: &str) -> Option<Confirmation> {
+    let date = record.get("QSO_DATE")?.trim();
+    let time = record.get("TIME_ON")?.trim();
+    if date.len() != 8
+        || !(time.len() == 4 || time.len() == 6)
+        || !date.is_ascii()
+        || !time.is_ascii()
+    {
+        return None;
+    }
+    let time = format!("{time:0<6}");
+    let at = format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &date[..4],
+        &date[4..6],
+        &date[6..],
+        &time[..2],
+        &time[2..4],
+        &time[4..]
+    );
+    let mode = record
+        .get("SUBMODE")
+        .filter(|m| !m.trim().is_empty())
+        .or_else(|| record.get("MODE"))?;
+    Some(Confirmation {
+        callsign: record.get("CALL")?.to_owned(),
+        band: record.get("BAND")?.to_owned(),
+        mode: mode.to_owned(),
+        time_on: Timestamp::parse("timeOn", &at).ok()?,
+        station_callsign: book_callsign.to_owned(),
+        prop_mode: record.get("PROP_MODE").map(str::to_owned),
+        sat_name: record.get("SAT_NAME").map(str::to_owned),
+        confirmed_on: record
+            .get("QSLRDATE")
+            .or_else(|| record.get("EQSL_QSLRDATE"))
+            .unwrap_or(today)
+            .to_owned(),
+        details: Default::default(),
+    })
 }
 
 /// Reads the book from where the last import stopped, page by page, and files each page.
@@ -452,6 +623,37 @@ async fn filed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_eqsl_card_is_the_confirmation_of_the_books_qso() {
+        let mut record = adif::Record::default();
+        for (name, value) in [
+            ("CALL", "K1ABC"),
+            ("QSO_DATE", "20261101"),
+            ("TIME_ON", "1205"),
+            ("BAND", "20M"),
+            ("MODE", "MFSK"),
+            ("SUBMODE", "FT4"),
+        ] {
+            record.set(name, value);
+        }
+        let c = card(&record, "W1AW", "20261128").unwrap();
+        assert_eq!(c.callsign, "K1ABC");
+        assert_eq!(c.station_callsign, "W1AW", "the book's QSO");
+        assert_eq!(c.mode, "FT4", "the submode, when there is one");
+        assert_eq!(c.time_on.to_string(), "2026-11-01T12:05:00Z");
+        assert_eq!(
+            c.confirmed_on, "20261128",
+            "no QSLRDATE: the day it was read"
+        );
+        record.set("QSLRDATE", "20261102");
+        assert_eq!(
+            card(&record, "W1AW", "20261128").unwrap().confirmed_on,
+            "20261102"
+        );
+        record.set("TIME_ON", "12");
+        assert_eq!(card(&record, "W1AW", "20261128"), None);
+    }
 
     #[test]
     fn retries_wait_longer_each_time_up_to_fifteen_minutes() {

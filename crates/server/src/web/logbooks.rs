@@ -18,7 +18,7 @@ use super::session::{PostForm, Visitor};
 use super::{Layout, Nav, Notice, Problem, respond, see_other, sign_in_first};
 use crate::AppState;
 use crate::logbooks::Logbooks;
-use crate::logbooks::connect::{self, Changes, ClubLogLogin, LogbookError, ProviderKey};
+use crate::logbooks::connect::{self, Changes, ClubLogLogin, EqslLogin, LogbookError, ProviderKey};
 use svc_model::{IdKind, Logbook, Review};
 use svc_store::{Account, LogbookRecord, ReviewSettled};
 
@@ -31,6 +31,8 @@ struct LogbookView<'a> {
     /// A Club Log book's account email, shown instead of any part of its password; `None`
     /// for QRZ.
     email: Option<&'a str>,
+    /// An eQSL book, opened by a password like a Club Log one; its user name is its callsign.
+    eqsl: bool,
     /// Why it is paused; `None` while it works.
     paused: Option<&'a str>,
     last_error: Option<&'a str>,
@@ -49,11 +51,13 @@ impl<'a> From<&'a Logbook> for LogbookView<'a> {
             provider: match book.provider.as_str() {
                 "qrz" => "QRZ.com",
                 "clublog" => "Club Log",
+                "eqsl" => "eQSL.cc",
                 other => other,
             },
             callsign: &book.callsign,
             last4: &book.key_last4,
             email: book.email.as_deref(),
+            eqsl: book.provider == "eqsl",
             paused: (book.state == "paused").then(|| {
                 book.paused_reason
                     .as_deref()
@@ -183,7 +187,7 @@ fn refusal(e: LogbookError, unchanged: &str) -> Result<(StatusCode, String), Pro
     let (status, message) = match e {
         LogbookError::UnknownProvider(given) => (
             StatusCode::BAD_REQUEST,
-            format!("The provider {given:?} is not known: choose QRZ.com or Club Log."),
+            format!("The provider {given:?} is not known: choose QRZ.com, Club Log or eQSL.cc."),
         ),
         LogbookError::KeyShape => (
             StatusCode::BAD_REQUEST,
@@ -257,6 +261,7 @@ pub async fn list(
                 .map(|b| {
                     let (provider, key) = match &b.email {
                         Some(email) => ("Club Log", format!("account {email}")),
+                        None if b.provider == "eqsl" => ("eQSL", format!("user {}", b.callsign)),
                         None => ("QRZ", format!("key …{}", b.key_last4)),
                     };
                     (provider, b.callsign.clone(), key)
@@ -305,10 +310,8 @@ pub async fn connect(State(state): State<AppState>, form: PostForm) -> Result<Re
         auto_sync: checkbox(&form, "autoSync")?,
     };
     let unchanged = "No logbook was connected.";
-    let clublog = form
-        .field("provider")
-        .trim()
-        .eq_ignore_ascii_case("clublog");
+    let provider = form.field("provider").trim().to_ascii_lowercase();
+    let (clublog, eqsl) = (provider == "clublog", provider == "eqsl");
     let (status, message) = if clublog && form.field("password").trim().is_empty() {
         (
             StatusCode::BAD_REQUEST,
@@ -316,7 +319,12 @@ pub async fn connect(State(state): State<AppState>, form: PostForm) -> Result<Re
                 "Type an application password made at Club Log (Settings → App Passwords). {unchanged}"
             ),
         )
-    } else if !clublog && form.field("apiKey").trim().is_empty() {
+    } else if eqsl && form.field("password").trim().is_empty() {
+        (
+            StatusCode::BAD_REQUEST,
+            format!("Type the password of the eQSL.cc account. {unchanged}"),
+        )
+    } else if !clublog && !eqsl && form.field("apiKey").trim().is_empty() {
         (
             StatusCode::BAD_REQUEST,
             format!(
@@ -353,7 +361,20 @@ async fn connect_from(
     form: &PostForm,
     chosen: &ConnectForm,
 ) -> Result<LogbookRecord, LogbookError> {
-    if connect::provider(form.field("provider"))? == "clublog" {
+    let provider = connect::provider(form.field("provider"))?;
+    if provider == "eqsl" {
+        let login = EqslLogin::parse(form.field("user"), form.field("password"))?;
+        return connect::connect_eqsl(
+            &*state.store,
+            logbooks,
+            &account.id,
+            &login,
+            chosen.auto_push,
+            chosen.auto_sync,
+        )
+        .await;
+    }
+    if provider == "clublog" {
         let login = ClubLogLogin::parse(
             form.field("email"),
             form.field("password"),

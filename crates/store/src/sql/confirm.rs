@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use svc_model::confirm::{
-    Candidate, Confirmation, ConfirmationStatus, Confirmed, SERVICES, Sent, ServiceStatus,
-    apply_lotw, apply_lotw_sent, nearness,
+    Candidate, Confirmation, ConfirmationStatus, Confirmed, QslService, SERVICES, Sent,
+    ServiceStatus, apply, apply_lotw_sent, nearness,
 };
 
 use super::*;
@@ -227,6 +227,7 @@ impl SqlStore {
         account_id: &str,
         account_callsign: &str,
         items: Vec<Confirmation>,
+        service: QslService,
     ) -> StoreResult<Vec<ConfirmOutcome>> {
         let postgres = self.postgres();
         let (account_id, account_callsign) = (account_id.to_owned(), account_callsign.to_owned());
@@ -317,7 +318,7 @@ impl SqlStore {
                         None => ConfirmOutcome::Unmatched,
                         Some(at) => {
                             let s = &mut stored[at];
-                            match apply_lotw(&mut s.fields, confirmation) {
+                            match apply(service, &mut s.fields, confirmation) {
                                 Confirmed::Changed => {
                                     changed[at] = true;
                                     ConfirmOutcome::Confirmed(s.id.clone())

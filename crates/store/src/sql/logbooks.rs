@@ -3,7 +3,36 @@
 //! delete; here they are claimed with a lease by the workers of any process and settled.
 
 use super::*;
+use std::sync::LazyLock;
+
 use svc_model::{ExternalCopy, Logbook, Review};
+
+/// Marks a contact (`$1`) sent to eQSL on `$2` (`YYYY-MM-DD`): its `fields` JSON gets
+/// `eqslQslSent` `Y` and `eqslQslSdate`, in the statement, so that nothing written to the contact
+/// meanwhile is lost. The contact repush trigger leaves these two fields out (migrations
+/// `*_eqsl.sql`), so this sends the contact to no book again.
+static SQLITE_EQSL_SENT: LazyLock<String> = LazyLock::new(|| {
+    let (sent, date) = eqsl_sent_fields();
+    format!(
+        "UPDATE contacts SET fields = json_set(COALESCE(fields, '{{}}'), '$.{sent}', 'Y', \
+         '$.{date}', $2) WHERE id = $1"
+    )
+});
+static POSTGRES_EQSL_SENT: LazyLock<String> = LazyLock::new(|| {
+    let (sent, date) = eqsl_sent_fields();
+    format!(
+        "UPDATE contacts SET fields = (COALESCE(fields, '{{}}')::jsonb \
+         || jsonb_build_object('{sent}', 'Y', '{date}', CAST($2 AS TEXT)))::text WHERE id = $1"
+    )
+});
+
+/// The wire names of eQSL's sent flag and date, as the `fields` JSON keys them.
+fn eqsl_sent_fields() -> (&'static str, &'static str) {
+    (
+        svc_model::Field::EqslQslSent.def().wire,
+        svc_model::Field::EqslQslSdate.def().wire,
+    )
+}
 
 /// The columns of a logbook with its counts, for [`logbook_row`].
 const LOGBOOK_COLS: &str = "l.id, l.account_id, l.provider, l.callsign, l.key_sealed, \
@@ -339,11 +368,30 @@ impl SqlStore {
         now: Timestamp,
     ) -> StoreResult<()> {
         let (job, outcome) = (job.clone(), outcome.clone());
+        let postgres = self.postgres();
         self.write(move |tx| {
             Box::pin(async move {
                 let (contact, book) = (job.contact_id.as_str(), job.logbook_id.as_str());
                 match &outcome {
-                    ExternalOutcome::Pushed { log_id } => {
+                    ExternalOutcome::Pushed { .. } | ExternalOutcome::SentToEqsl => {
+                        let log_id = match &outcome {
+                            ExternalOutcome::Pushed { log_id } => log_id.clone(),
+                            _ => None,
+                        };
+                        if matches!(outcome, ExternalOutcome::SentToEqsl) {
+                            // Whatever became of the copy here since (the contact edited or
+                            // deleted, the book disconnected), eQSL has the contact now.
+                            sqlx::query(sqlx::AssertSqlSafe(if postgres {
+                                POSTGRES_EQSL_SENT.as_str()
+                            } else {
+                                SQLITE_EQSL_SENT.as_str()
+                            }))
+                            .bind(contact)
+                            // As every date field is stored (and answered): YYYY-MM-DD.
+                            .bind(now.utc_date().to_string())
+                            .execute(&mut *tx)
+                            .await?;
+                        }
                         // Edited while it was on its way: what arrived is out of date, and goes
                         // again as a replacement of the copy just made.
                         let marked = sqlx::query(
@@ -355,13 +403,13 @@ impl SqlStore {
                         )
                         .bind(contact)
                         .bind(book)
-                        .bind(log_id)
+                        .bind(&log_id)
                         .bind(job.edits)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
                         if marked == 0
-                            && let Some(log_id) = log_id
+                            && let Some(log_id) = &log_id
                         {
                             // Deleted here while it was on its way: a pushed copy goes there
                             // too, a synced one stays there and is remembered, as the delete
@@ -618,11 +666,12 @@ impl SqlStore {
         };
         let sql = format!(
             "UPDATE logbooks SET import_lease = $1 WHERE id = (\
-               SELECT id FROM logbooks WHERE auto_sync AND paused_reason IS NULL \
-               AND provider = 'qrz' \
+               SELECT id FROM logbooks WHERE paused_reason IS NULL \
+               AND ((auto_sync AND provider = 'qrz') OR provider = 'eqsl') \
                AND import_due <= $2 AND (import_lease IS NULL OR import_lease < $2) \
                ORDER BY import_due LIMIT 1 {lock}) \
-             RETURNING id, account_id, key_sealed, import_after, \
+             RETURNING id, account_id, provider, callsign AS book_callsign, key_sealed, \
+               import_after, \
                (SELECT callsign FROM accounts WHERE accounts.id = logbooks.account_id) AS callsign"
         );
         self.write(move |tx| {
@@ -636,7 +685,9 @@ impl SqlStore {
                 Ok(Some(ImportJob {
                     logbook_id: row.try_get("id")?,
                     account_id: row.try_get("account_id")?,
+                    provider: row.try_get("provider")?,
                     callsign: row.try_get("callsign")?,
+                    book_callsign: row.try_get("book_callsign")?,
                     key_sealed: row.try_get("key_sealed")?,
                     after: row.try_get("import_after")?,
                 }))
@@ -903,6 +954,25 @@ impl SqlStore {
                         .execute(&mut *tx)
                         .await?;
                 }
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn store_import_after(
+        &self,
+        logbook_id: &str,
+        after: &str,
+    ) -> StoreResult<()> {
+        let (book, after) = (logbook_id.to_owned(), after.to_owned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                sqlx::query("UPDATE logbooks SET import_after = $2 WHERE id = $1")
+                    .bind(&book)
+                    .bind(&after)
+                    .execute(&mut *tx)
+                    .await?;
                 Ok(())
             })
         })

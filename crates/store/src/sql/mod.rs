@@ -765,8 +765,9 @@ impl Store for SqlStore {
         account_id: &str,
         account_callsign: &str,
         items: Vec<svc_model::confirm::Confirmation>,
+        service: svc_model::confirm::QslService,
     ) -> StoreResult<Vec<ConfirmOutcome>> {
-        self.write_confirmations(account_id, account_callsign, items)
+        self.write_confirmations(account_id, account_callsign, items, service)
             .await
     }
 
@@ -849,6 +850,10 @@ impl Store for SqlStore {
         taken: bool,
     ) -> StoreResult<()> {
         self.end_upload(logbook_id, contact_ids, taken).await
+    }
+
+    async fn set_import_after(&self, logbook_id: &str, after: &str) -> StoreResult<()> {
+        self.store_import_after(logbook_id, after).await
     }
 
     async fn pause_logbook(&self, logbook_id: &str, reason: &str) -> StoreResult<()> {
