@@ -4,7 +4,7 @@ use std::sync::{Arc, Barrier};
 
 use serde_json::{Value, json};
 
-use crate::common::{Api, Server};
+use crate::common::{Api, Server, contact, this_month};
 
 fn start(api: &Api, body: Value) -> crate::common::Resp {
     api.post("/v1/activations", body)
@@ -255,7 +255,69 @@ fn ending_an_activation() {
     assert_eq!(again.body["endTime"], "2026-11-20T12:30:00Z");
 }
 
+/// A club's call (K1CLB) activated by the member W1XYZ: each contact names W1XYZ as its
+/// operator, so that POTA and LoTW credit the member; the member's own activation names none,
+/// and an operator the contact names is kept. Single creates, batches and imports alike.
+fn a_club_call_credits_the_member_as_operator() {
+    let s = Server::start();
+    let api = s.account("W1XYZ", "basic");
+    let club = api.activation("US-1234", "K1CLB");
+    let own = api.activation("US-1234", "W1XYZ");
+    // A create answers its id; the contact as stored says who operated.
+    let operator = |body: Value| {
+        let folder = body["folderId"].as_str().unwrap().to_owned();
+        let r = api.post("/v1/contacts", body);
+        assert_eq!(r.status, 201, "{}", r.body);
+        let id = r.id();
+        let stored = api
+            .all_contacts(&folder)
+            .into_iter()
+            .find(|c| c["id"] == id);
+        stored.expect("the contact stored")["operator"].clone()
+    };
+    assert_eq!(operator(contact(&club, "K1ABC")), "W1XYZ");
+    assert_eq!(operator(contact(&own, "K1ABC")), Value::Null);
+    let mut guest = contact(&club, "K2ABC");
+    guest["operator"] = json!("k2op");
+    assert_eq!(operator(guest), "K2OP");
+    // A station callsign of another call in the monthly log, and an import's batch: the same.
+    let (month, _) = this_month();
+    let monthly = api.monthly(&month, None);
+    let mut club_station = contact(&monthly, "K3ABC");
+    club_station["stationCallsign"] = json!("K1CLB");
+    assert_eq!(operator(club_station), "W1XYZ");
+    assert_eq!(operator(contact(&monthly, "K3ABC")), Value::Null);
+    let batch = api.post(
+        "/v1/contacts/batch",
+        json!({ "contacts": [
+            { "idempotencyKey": "club-1", "folderId": club, "callsign": "K6ABC", "frequency": 14.074, "mode": "FT8", "timeOn": this_month().1 },
+            { "idempotencyKey": "club-2", "folderId": club, "callsign": "K4ABC", "frequency": 14.074, "mode": "FT8", "timeOn": this_month().1, "adif": { "OPERATOR": "K2OP (guest)" } },
+            { "idempotencyKey": "club-3", "folderId": own, "callsign": "K7ABC", "frequency": 14.074, "mode": "FT8", "timeOn": this_month().1 },
+        ], "import": true }),
+    );
+    assert_eq!(batch.status, 200, "{}", batch.body);
+    let by_call = |folder: &str, call: &str| {
+        api.all_contacts(folder)
+            .into_iter()
+            .find(|c| c["callsign"] == call)
+            .unwrap_or_else(|| panic!("no {call}"))
+    };
+    assert_eq!(by_call(&club, "K6ABC")["operator"], "W1XYZ");
+    let kept = by_call(&club, "K4ABC");
+    assert_eq!(kept["operator"], Value::Null, "{kept}");
+    assert_eq!(kept["adif"]["OPERATOR"], "K2OP (guest)");
+    assert_eq!(by_call(&own, "K7ABC")["operator"], Value::Null);
+    // The club activation's ADIF credits the member.
+    let adif = api.send("GET", &format!("/v1/adif?folderId={club}"), None, &[]);
+    let Value::String(text) = adif.body else {
+        panic!("not ADIF: {}", adif.body)
+    };
+    assert!(text.contains("<STATION_CALLSIGN:5>K1CLB"), "{text}");
+    assert_eq!(text.matches("<OPERATOR:5>W1XYZ").count(), 2, "{text}");
+}
+
 crate::both_backends!(
+    a_club_call_credits_the_member_as_operator,
     an_activation_is_created_once_per_identity,
     concurrent_identical_requests_get_one_folder,
     programs_are_checked,

@@ -270,6 +270,32 @@ impl NewContact {
         Self::check(input, None, None, folder, now)
     }
 
+    /// Names `account` (the account's callsign) as the operator of a new contact made on the
+    /// air under another call: a club station's (K1CLB, worked by the member W1XYZ), or the
+    /// account's own call with a prefix or suffix (W1XYZ/P). POTA and LoTW credit OPERATOR when
+    /// a record has it and STATION_CALLSIGN when not, so without it a club activation would
+    /// credit the club and not the member. An operator the contact names (a field, or the
+    /// `adif` map's OPERATOR as a file wrote it) is kept, and a contact of the account's own
+    /// call, or with no station callsign, is left without one, as before. The service applies
+    /// it to every create (single, batch, import, an external logbook's import), not to edits,
+    /// which change only what they name.
+    pub fn credit_operator(&mut self, account: &str) {
+        let Some(station) = self.station_callsign.as_deref() else {
+            return;
+        };
+        // The `adif` map's names are upper-case (`check_adif_entry`).
+        let named =
+            self.fields.get(Field::Operator).is_some() || self.fields.adif.contains_key("OPERATOR");
+        if named || station.eq_ignore_ascii_case(account.trim()) {
+            return;
+        }
+        // The account's callsign was checked when the account was made; one that is not a
+        // callsign now (an old account) names nobody rather than failing the create.
+        if let Ok(Some(operator)) = Field::Operator.def().check(account) {
+            self.fields.set(Field::Operator, Some(operator));
+        }
+    }
+
     /// [`NewContact::validate`], with the frequency already read when `read` is given (then
     /// `input.frequency` is not looked at), and likewise the mode when `kept_mode` is.
     fn check(
@@ -1190,5 +1216,42 @@ mod tests {
         let after = same.apply(&before, &f, now()).unwrap();
         assert_eq!(after.activation_id.as_deref(), Some(f.id.as_str()));
         assert_eq!(after.station_callsign.as_deref(), Some("W1AW"));
+    }
+
+    #[test]
+    fn another_station_call_credits_the_account_as_operator() {
+        let club = activation(); // activated as W1AW
+        let credited = |f: &Folder, i: &ContactInput, account: &str| {
+            let mut c = NewContact::validate(i, f, now()).unwrap();
+            c.credit_operator(account);
+            c.fields.get(Field::Operator).map(str::to_owned)
+        };
+        assert_eq!(credited(&club, &input(), "w1xyz").as_deref(), Some("W1XYZ"));
+        // The account's own call, in an activation or as a station callsign, names nobody.
+        assert_eq!(credited(&club, &input(), "W1AW"), None);
+        let monthly = folder(FolderType::Monthly, None, Some("2026-11"));
+        assert_eq!(credited(&monthly, &input(), "W1XYZ"), None);
+        let mut own = input();
+        own.station_callsign = Some("w1xyz".into());
+        assert_eq!(credited(&monthly, &own, "W1XYZ"), None);
+        let mut portable = input();
+        portable.station_callsign = Some("W1XYZ/P".into());
+        assert_eq!(
+            credited(&monthly, &portable, "W1XYZ").as_deref(),
+            Some("W1XYZ")
+        );
+        // An operator the contact names is kept, as a field or as a file wrote it.
+        let mut named = input();
+        named.fields.set(Field::Operator, Some("K2OP".into()));
+        assert_eq!(credited(&club, &named, "W1XYZ").as_deref(), Some("K2OP"));
+        let mut as_read = input();
+        as_read
+            .fields
+            .adif
+            .insert("OPERATOR".into(), "K2OP (guest)".into());
+        let mut c = NewContact::validate(&as_read, &club, now()).unwrap();
+        c.credit_operator("W1XYZ");
+        assert_eq!(c.fields.get(Field::Operator), None);
+        assert_eq!(c.fields.adif["OPERATOR"], "K2OP (guest)");
     }
 }

@@ -264,7 +264,7 @@ pub async fn create(
                         folder
                     }
                 };
-                check_contact(&input, folder.as_ref(), now, &state.dxcc)
+                check_contact(&input, folder.as_ref(), now, &state.dxcc, &who.callsign)
                     .map(|contact| (idem, contact))
             }
             Err(e) => Err(e),

@@ -94,16 +94,20 @@ pub(super) fn read_contact(mut body: JsonBody, known: &[&str]) -> Result<Contact
 }
 
 /// Applies the rules of the contact's folder, which must be the account's, and fills the
-/// DXCC entity and zones the contact lacks from its callsign.
+/// DXCC entity and zones the contact lacks from its callsign, and the operator of one made
+/// under another call than `account`, the account's callsign
+/// ([`NewContact::credit_operator`]). Every create goes through here.
 pub(super) fn check_contact(
     input: &ContactInput,
     folder: Option<&Folder>,
     now: Timestamp,
     dxcc: &Dxcc,
+    account: &str,
 ) -> Result<NewContact, ApiError> {
     let folder = folder.ok_or_else(|| folder_not_found(&input.folder_id))?;
     let mut contact = NewContact::validate(input, folder, now)?;
     dxcc.fill(&contact.callsign, &mut contact.fields);
+    contact.credit_operator(account);
     Ok(contact)
 }
 
@@ -121,7 +125,7 @@ pub async fn create(
         .folder_for_contacts(&who.account_id, &input.folder_id)
         .await?;
     let now = Timestamp::now();
-    let contact = check_contact(&input, folder.as_ref(), now, &state.dxcc)?;
+    let contact = check_contact(&input, folder.as_ref(), now, &state.dxcc, &who.callsign)?;
     let (created, replayed) = state
         .store
         .create_contact(&who.account_id, &contact, &state.limits, now, idem.as_ref())

@@ -617,7 +617,7 @@ async fn filed(
         my_sig_info: if own { None } else { c.my_sig_info },
         ..c
     };
-    check_contact(&input, Some(&folder), now, dxcc).map_err(|e| e.message)
+    check_contact(&input, Some(&folder), now, dxcc, &job.callsign).map_err(|e| e.message)
 }
 
 #[cfg(test)]
