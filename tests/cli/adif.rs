@@ -651,6 +651,7 @@ fn a_dry_run_shows_where_each_contact_would_go_and_sends_nothing() {
 crate::both_backends!(
     corpus_goes_in_comes_out_and_goes_into_a_fresh_account_the_same,
     a_two_fer_gets_one_pota_file_per_park,
+    a_two_fer_s_files_import_back_as_one_two_fer,
 );
 
 /// A two-fer activation (US-1234,US-5678) writes one file per park, every contact in each,
@@ -753,4 +754,103 @@ fn dry_run() {
         crate::common::Backend::Sqlite,
         a_dry_run_shows_where_each_contact_would_go_and_sends_nothing,
     );
+}
+
+/// A two-fer's POTA files (one per park, every QSO in each) imported together into a fresh
+/// account: one activation of both parks, each QSO once; the same files again, in either
+/// order, change nothing.
+fn a_two_fer_s_files_import_back_as_one_two_fer() {
+    let (_server, api, cli) = account(ROOMY);
+    let yesterday = svc::model::Timestamp(svc::model::Timestamp::now().millis() - 86_400_000);
+    let date = yesterday.utc_date().format("%Y-%m-%d").to_string();
+    let r = api.post(
+        "/v1/activations",
+        json!({ "locationReference": "US-5678,US-1234", "callsign": "W1AW", "startTime": format!("{date}T12:00:00Z") }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let activation = r.id();
+    for (call, time, worked) in [
+        ("N0AA", "12:10:00", None),
+        ("K2PTP", "12:20:00", Some("US-0001")),
+        ("W9XYZ", "12:30:00", None),
+    ] {
+        let mut body = json!({
+            "folderId": activation, "callsign": call, "frequency": 14.062,
+            "mode": "CW", "timeOn": format!("{date}T{time}Z"),
+        });
+        if let Some(park) = worked {
+            body["sig"] = json!("POTA");
+            body["sigInfo"] = json!(park);
+        }
+        assert_eq!(api.post("/v1/contacts", body.clone()).status, 201, "{body}");
+    }
+    let out = tempfile::tempdir().unwrap();
+    let answer = cli
+        .run(&[
+            "activations",
+            "export",
+            &activation,
+            "--dir",
+            out.path().to_str().unwrap(),
+            "--json",
+        ])
+        .json();
+    let path_of = |answer: &Value, park: &str| {
+        let files = answer["files"].as_array().unwrap();
+        assert_eq!(files.len(), 2, "{answer}");
+        let file = files.iter().find(|f| f["park"] == park).unwrap();
+        file["path"].as_str().unwrap().to_owned()
+    };
+    let files = [path_of(&answer, "US-1234"), path_of(&answer, "US-5678")];
+    let one_file = lines(&records(Path::new(&files[0])));
+
+    let (_other, other_api, other) = account(ROOMY);
+    let run = other.run(&["import", "adif", &files[0], &files[1], "--auto", "--json"]);
+    run.ok();
+    let summary = run.json();
+    assert_eq!(summary["imported"], 3, "{summary}");
+    assert_eq!(summary["alreadyThere"], 3, "{summary}");
+    assert_eq!(summary["twoFer"], 6, "{summary}");
+    let activations = other_api.folders("activation");
+    assert_eq!(activations.len(), 1, "{activations:?}");
+    assert_eq!(activations[0]["locationReference"], "US-1234,US-5678");
+    let id = activations[0]["id"].as_str().unwrap();
+    let contacts = other_api.all_contacts(id);
+    let calls: BTreeSet<&str> = contacts
+        .iter()
+        .map(|c| c["callsign"].as_str().unwrap())
+        .collect();
+    assert_eq!(contacts.len(), 3, "{contacts:?}");
+    assert_eq!(calls, BTreeSet::from(["N0AA", "K2PTP", "W9XYZ"]));
+    assert!(
+        contacts.iter().all(|c| c["mySigInfo"] == "US-1234,US-5678"),
+        "{contacts:?}"
+    );
+    assert_eq!(other_api.qso_count(), 3);
+
+    // Again, and the other way round: nothing new.
+    for order in [[&files[0], &files[1]], [&files[1], &files[0]]] {
+        let summary = other
+            .run(&["import", "adif", order[0], order[1], "--auto", "--json"])
+            .json();
+        assert_eq!(summary["imported"], 0, "{summary}");
+        assert_eq!(summary["alreadyThere"], 6, "{summary}");
+    }
+    assert_eq!(other_api.folders("activation").len(), 1);
+    assert_eq!(other_api.qso_count(), 3);
+
+    // Its export is the two files that went in.
+    let again = tempfile::tempdir().unwrap();
+    let answer = other
+        .run(&[
+            "activations",
+            "export",
+            id,
+            "--dir",
+            again.path().to_str().unwrap(),
+            "--json",
+        ])
+        .json();
+    let first = path_of(&answer, "US-1234");
+    assert_eq!(lines(&records(Path::new(&first))), one_file);
 }

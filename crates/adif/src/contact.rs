@@ -496,7 +496,20 @@ fn usable_program(
 /// file, or the same contact exported by another logger with other field order, case or
 /// number format, gives the same key and the server stores the contact once.
 pub fn idempotency_key(imported: &Imported) -> String {
-    let imported = &imported.contact;
+    content("adif-", &imported.contact, true)
+}
+
+/// What tells the QSO a record stands for from others whatever park of the activator's the
+/// record names: [`idempotency_key`]'s parts without `MY_SIG_INFO`, so that the records of one
+/// QSO in a two-fer's files (one per park, as POTA takes them) meet
+/// ([`svc_model::filing::TwoFers`]). Never sent: no contact is stored under it.
+pub fn qso_key(imported: &Imported) -> String {
+    content("qso-", &imported.contact, false)
+}
+
+/// The hash of the contact's parts that [`idempotency_key`] names, its own parks with them
+/// when `parks`.
+fn content(prefix: &str, imported: &ContactInput, parks: bool) -> String {
     let upper = |v: &Option<String>| v.as_deref().map(str::to_ascii_uppercase);
     let references = |v: &Option<String>| {
         v.as_deref().map(|s| {
@@ -515,7 +528,7 @@ pub fn idempotency_key(imported: &Imported) -> String {
         upper(&imported.sig),
         references(&imported.sig_info),
         upper(&imported.my_sig),
-        references(&imported.my_sig_info),
+        references(&imported.my_sig_info).filter(|_| parks),
         imported.rst_sent.clone(),
         imported.rst_received.clone(),
         imported.name.clone(),
@@ -527,7 +540,7 @@ pub fn idempotency_key(imported: &Imported) -> String {
             .map(str::to_owned)
             .or_else(|| imported.notes.clone()),
     ];
-    content_key("adif-", b"svc-adif-key-1", &parts)
+    content_key(prefix, b"svc-adif-key-1", &parts)
 }
 
 /// MHz with at most six decimals (1 Hz) and no trailing zeros: "14.074", "7".
@@ -983,6 +996,29 @@ mod tests {
         let mut changed = wsjtx[0].clone();
         changed.contact.notes = Some(String::new());
         assert_ne!(idempotency_key(&changed), key, "empty is not absent");
+    }
+
+    #[test]
+    fn a_qso_in_two_parks_files_has_one_qso_key() {
+        let at = |park: &str, call: &str| {
+            imported(&record(&[
+                ("CALL", call),
+                ("QSO_DATE", "20261101"),
+                ("TIME_ON", "1200"),
+                ("MODE", "CW"),
+                ("FREQ", "7.03"),
+                ("STATION_CALLSIGN", "K1CLB"),
+                ("MY_SIG", "POTA"),
+                ("MY_SIG_INFO", park),
+                ("MY_POTA_REF", park),
+            ]))
+            .unwrap()
+        };
+        let (a, b) = (at("US-1234", "N0AA"), at("US-5678", "N0AA"));
+        assert_eq!(qso_key(&a), qso_key(&b));
+        assert!(qso_key(&a).starts_with("qso-"));
+        assert_ne!(idempotency_key(&a), idempotency_key(&b));
+        assert_ne!(qso_key(&a), qso_key(&at("US-1234", "N0AB")));
     }
 
     fn record(fields: &[(&str, &str)]) -> Record {

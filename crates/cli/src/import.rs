@@ -5,6 +5,11 @@
 //! long the log is. Each record's idempotency key derives from its content and its folder:
 //! importing the same file again stores nothing new, and an import cut short is finished by
 //! running it again.
+//!
+//! With `--auto`, the files are read once before they are sent, for the parks each activator's
+//! QSO was read with: POTA takes a two-fer as one file per park, each with every QSO, and the
+//! QSOs of those files, imported together, go once into one activation of all their parks
+//! ([`TwoFers`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -17,12 +22,12 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use super::{Answer, CliError, Ctx, Format, input};
-use svc_adif::contact::{Imported, idempotency_key, imported};
+use svc_adif::contact::{Imported, idempotency_key, imported, qso_key};
 use svc_adif::{ReadError, Reader};
 use svc_client::{
     BatchItem, BatchResult, Client, ClientError, NewActivationRequest, NewFolderRequest,
 };
-use svc_model::filing::Place;
+use svc_model::filing::{Place, TwoFers};
 use svc_model::{ContactInput, ErrorCode};
 
 /// Items per batch: the most `POST /v1/contacts/batch` takes.
@@ -46,9 +51,9 @@ impl ImportCommand {
 
 #[derive(Debug, Args)]
 pub struct AdifArgs {
-    /// The ADIF file: .adi or .adx, from any logger
-    #[arg(value_name = "FILE")]
-    file: PathBuf,
+    /// The ADIF files: .adi or .adx, from any logger (a two-fer's files, one per park, together)
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
     /// Put every contact into this folder (fld_…)
     #[arg(long, value_parser = input::folder_id, value_name = "ID", conflicts_with = "auto")]
     folder: Option<String>,
@@ -71,6 +76,9 @@ pub fn run(ctx: &Ctx, command: ImportCommand) -> Result<(), CliError> {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Refusal {
+    /// The file of the record, when the import read several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
     record: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     callsign: Option<String>,
@@ -83,6 +91,8 @@ struct Refusal {
 /// A field of an imported record that was dropped or repaired as it was read.
 #[derive(Debug, Clone, Serialize)]
 struct FieldNote {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
     record: u64,
     field: String,
     message: String,
@@ -92,6 +102,7 @@ struct FieldNote {
 #[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Summary {
+    /// The file read; the files, joined by ", ", when there were several.
     file: String,
     dry_run: bool,
     records: u64,
@@ -116,6 +127,9 @@ struct Summary {
     kept_first: u64,
     /// Records with BAND and no FREQ: stored at the band's lower edge.
     band_only: u64,
+    /// Records of a QSO read from several parks' files (a two-fer's, one per park): filed into
+    /// one activation of all its parks, each QSO once.
+    two_fer: u64,
     /// Where the contacts went (or would go, in a dry run), by folder.
     folders: BTreeMap<String, u64>,
     /// Why the import stopped before the end of the file, if it did.
@@ -124,10 +138,16 @@ struct Summary {
 }
 
 impl Summary {
-    fn field_problem(&mut self, record: u64, problem: &svc_adif::FieldProblem) {
+    fn field_problem(
+        &mut self,
+        file: Option<String>,
+        record: u64,
+        problem: &svc_adif::FieldProblem,
+    ) {
         self.field_problem_count += 1;
         if self.field_problems.len() < SHOWN_REFUSALS {
             self.field_problems.push(FieldNote {
+                file,
                 record,
                 field: problem.field.clone(),
                 message: problem.message.clone(),
@@ -145,6 +165,7 @@ impl Summary {
 
 /// A record on its way: its place in the file, what it became, and its folder.
 struct Pending {
+    file: Option<String>,
     record: u64,
     item: BatchItem,
     folder: String,
@@ -170,7 +191,21 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
             "say where the contacts go: --folder <id> puts them all into one folder, --auto files each where an operator would (activations by park and day, monthly logs by month)",
         ));
     }
-    let (reader, size, read) = open(&args.file)?;
+    // Every file is opened before anything is sent, so that a missing one stops the import
+    // before it begins; the bar counts the bytes of them all.
+    let read = Arc::new(AtomicU64::new(0));
+    let mut readers = Vec::with_capacity(args.files.len());
+    let mut size = 0;
+    for path in &args.files {
+        let (reader, bytes) = open(path, read.clone())?;
+        size += bytes;
+        readers.push((path.display().to_string(), reader));
+    }
+    let several = readers.len() > 1;
+    let two_fers = match &args.folder {
+        None => two_fers(&args.files)?,
+        Some(_) => TwoFers::default(),
+    };
     let bar = progress(ctx, size);
     let client = if args.dry_run {
         None
@@ -180,7 +215,11 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
         ))
     };
     let mut summary = Summary {
-        file: args.file.display().to_string(),
+        file: readers
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
         dry_run: args.dry_run,
         ..Summary::default()
     };
@@ -195,15 +234,21 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
             account,
             folder: args.folder.clone(),
             places: HashMap::new(),
+            two_fers,
+            file: None,
             pending: Vec::with_capacity(BATCH),
             summary: &mut summary,
         };
-        let outcome = importer.run(reader, || {
-            if let Some(bar) = &bar {
-                bar.set_position(read.load(Ordering::Relaxed));
-            }
-        });
-        outcome.await
+        for (name, reader) in readers {
+            importer.file = several.then_some(name);
+            let outcome = importer.run(reader, || {
+                if let Some(bar) = &bar {
+                    bar.set_position(read.load(Ordering::Relaxed));
+                }
+            });
+            outcome.await?;
+        }
+        Ok(())
     });
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -231,19 +276,35 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
 
 type FileReader = Reader<BufReader<Counting<File>>>;
 
-/// The file as a stream of records, its size and a counter of the bytes read so far.
-fn open(path: &Path) -> Result<(FileReader, u64, Arc<AtomicU64>), CliError> {
+/// The file as a stream of records, which adds the bytes it reads to `read`, and its size.
+fn open(path: &Path, read: Arc<AtomicU64>) -> Result<(FileReader, u64), CliError> {
     let file = File::open(path)
         .map_err(|e| CliError::input(format!("cannot read {}: {e}", path.display())))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let read = Arc::new(AtomicU64::new(0));
-    let counting = Counting {
-        inner: file,
-        read: read.clone(),
-    };
+    let counting = Counting { inner: file, read };
     let reader = Reader::new(BufReader::with_capacity(64 * 1024, counting))
         .map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
-    Ok((reader, size, read))
+    Ok((reader, size))
+}
+
+/// The parks each activator's QSO is read with over all the files ([`TwoFers`]), from a first
+/// reading of them before anything is filed: a two-fer's QSOs are in one file per park. A
+/// record that cannot be read is left to the import, which says why.
+fn two_fers(files: &[PathBuf]) -> Result<TwoFers, CliError> {
+    let mut two = TwoFers::default();
+    for path in files {
+        let (reader, _) = open(path, Arc::default())?;
+        for record in reader.flatten() {
+            // Only an activator's record names its park; the others need no closer reading.
+            if record.get("MY_SIG").is_none() && record.get("MY_POTA_REF").is_none() {
+                continue;
+            }
+            if let Ok(c) = imported(&record) {
+                two.note(qso_key(&c), &c.contact.filed());
+            }
+        }
+    }
+    Ok(two)
 }
 
 /// Says when the import waits for the service (a limit with its Retry-After, a failure tried
@@ -299,6 +360,10 @@ struct Importer<'a> {
     folder: Option<String>,
     /// Folders found or made for `--auto`, or why one could not be.
     places: HashMap<Place, Result<(String, String), Refusal>>,
+    /// The parks of each activator's QSO over all the files, for `--auto`.
+    two_fers: TwoFers,
+    /// The file being read, when there are several: named beside its records' numbers.
+    file: Option<String>,
     pending: Vec<Pending>,
     summary: &'a mut Summary,
 }
@@ -338,12 +403,14 @@ impl Importer<'_> {
                     match imported(&record) {
                         Ok(contact) => {
                             for problem in &record.problems {
-                                self.summary.field_problem(number, problem);
+                                self.summary
+                                    .field_problem(self.file.clone(), number, problem);
                             }
                             self.take(number, contact).await?
                         }
                         // What the reader could not read is often why: say it too.
                         Err(message) => self.summary.refuse(Refusal {
+                            file: self.file.clone(),
                             record: number,
                             callsign,
                             error: ErrorCode::ValidationError.as_str().into(),
@@ -365,6 +432,7 @@ impl Importer<'_> {
                         .strip_prefix(&format!("record {record}: "))
                         .map_or(message.clone(), str::to_owned);
                     self.summary.refuse(Refusal {
+                        file: self.file.clone(),
                         record,
                         callsign: None,
                         error: ErrorCode::ValidationError.as_str().into(),
@@ -385,7 +453,7 @@ impl Importer<'_> {
     }
 
     /// A readable record: counted, filed, and queued for the next batch.
-    async fn take(&mut self, record: u64, contact: Imported) -> Result<(), CliError> {
+    async fn take(&mut self, record: u64, mut contact: Imported) -> Result<(), CliError> {
         for name in &contact.dropped {
             *self.summary.not_kept.entry(name.clone()).or_default() += 1;
         }
@@ -397,6 +465,17 @@ impl Importer<'_> {
         }
         if contact.band_only {
             self.summary.band_only += 1;
+        }
+        // A QSO of a two-fer's files is the two-fer's, whichever park's file this record came
+        // from: one activation of all the parks, and one key, so that the QSO's record in the
+        // next park's file is the same contact, there already.
+        if self.folder.is_none()
+            && let Some(parks) = self
+                .two_fers
+                .parks(&qso_key(&contact), &contact.contact.filed())
+        {
+            contact.contact.my_sig_info = Some(parks);
+            self.summary.two_fer += 1;
         }
         let (folder, name) = match &self.folder {
             Some(id) => (id.clone(), id.clone()),
@@ -414,6 +493,7 @@ impl Importer<'_> {
         }
         let key = format!("{}:{folder}", idempotency_key(&contact));
         self.pending.push(Pending {
+            file: self.file.clone(),
             record,
             folder: name,
             item: BatchItem {
@@ -437,6 +517,7 @@ impl Importer<'_> {
         let place = place(c, self.account.as_deref());
         if let Some(known) = self.places.get(&place) {
             return Ok(known.clone().map_err(|r| Refusal {
+                file: self.file.clone(),
                 record,
                 callsign: Some(c.callsign.clone()),
                 ..r
@@ -475,6 +556,7 @@ impl Importer<'_> {
             Ok(created) => Ok((created.folder.id.clone(), created.folder.name.clone())),
             // The place itself was refused (a malformed park reference): its records are.
             Err(ClientError::Server(e)) if e.exit_code() == 2 || e.status == 404 => Err(Refusal {
+                file: self.file.clone(),
                 record,
                 callsign: Some(c.callsign.clone()),
                 error: e.error.clone(),
@@ -574,6 +656,7 @@ impl Importer<'_> {
                     });
                 }
                 self.summary.refuse(Refusal {
+                    file: p.file,
                     record: p.record,
                     callsign: Some(p.item.contact.callsign),
                     error: e.error,
@@ -602,6 +685,11 @@ fn place(c: &ContactInput, account: Option<&str>) -> Place {
     Place::of(&c.filed(), account.or(Some("your callsign")))
 }
 
+/// The file a record is in, before its number, when the import read several.
+fn in_file(file: Option<&str>) -> String {
+    file.map(|f| format!("{f} ")).unwrap_or_default()
+}
+
 fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
     if ctx.format == Format::Json {
         return ctx.print_json(s);
@@ -627,7 +715,8 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
         out.push_str("refused:\n");
         for r in &s.refused {
             out.push_str(&format!(
-                "  record {}  {}  {}: {}\n",
+                "  {}record {}  {}  {}: {}\n",
+                in_file(r.file.as_deref()),
                 r.record,
                 r.callsign.as_deref().unwrap_or("-"),
                 r.error,
@@ -649,7 +738,12 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
     if !s.field_problems.is_empty() {
         out.push_str("fields read with a fault (the rest of each record went in):\n");
         for p in &s.field_problems {
-            out.push_str(&format!("  record {}  {}\n", p.record, p.message));
+            out.push_str(&format!(
+                "  {}record {}  {}\n",
+                in_file(p.file.as_deref()),
+                p.record,
+                p.message
+            ));
         }
         let unshown = s.field_problem_count - s.field_problems.len() as u64;
         if unshown > 0 {
@@ -685,6 +779,12 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
         };
         out.push_str(&format!(
             "{n} {had} BAND and no FREQ: stored as band-only, at the band's lower edge (20m as 14.000 MHz), and exported with BAND alone\n"
+        ));
+    }
+    if s.two_fer > 0 {
+        out.push_str(&format!(
+            "{} records of QSOs read with several parks (a two-fer's files, one per park): filed into one activation of all the parks, each QSO once\n",
+            s.two_fer
         ));
     }
     if let Some(why) = &s.stopped {

@@ -1,6 +1,8 @@
 //! Where a contact read from another program's log is filed: the rule of `svc import adif
 //! --auto` and of the imports from an external logbook (docs/CLI.md, "svc import adif").
 
+use std::collections::{BTreeSet, HashMap};
+
 use super::program::{Program, normalize_reference_list};
 
 /// The folder a read contact belongs in.
@@ -75,6 +77,49 @@ impl Place {
             } => format!("monthly log {month}"),
         }
     }
+}
+
+/// The parks each QSO of an activator was read with, over every record of an import. POTA
+/// takes a two-fer (one activation of several parks at once) as one file per park, each with
+/// every QSO and that park's `MY_SIG_INFO`: the same QSO read with US-1234 from one file and
+/// with US-5678 from the other was made at both parks at once, and is one contact of the
+/// two-fer `US-1234,US-5678`. A QSO is told by what its record says apart from its own park
+/// (the importer's key for it), so the records of one activator's QSO meet, and no others.
+#[derive(Debug, Default)]
+pub struct TwoFers {
+    parks: HashMap<String, BTreeSet<String>>,
+}
+
+impl TwoFers {
+    /// Notes the parks a record of the QSO `qso` was made at, when it is an activator's record
+    /// (`MY_SIG` POTA with its parks, as [`Place::of`] reads it).
+    pub fn note(&mut self, qso: String, c: &Filed) {
+        if let Some(own) = own_parks(c) {
+            self.parks.entry(qso).or_default().extend(own);
+        }
+    }
+
+    /// The parks of the QSO `qso` when its records named more than this one, `c`, does: the
+    /// two-fer's list, each park once, sorted, so that the files give one list whatever order
+    /// they are read in; `None` when `c` names every park the QSO was read with.
+    pub fn parks(&self, qso: &str, c: &Filed) -> Option<String> {
+        let own = own_parks(c)?;
+        let all = self.parks.get(qso)?;
+        (all.len() > own.len()).then(|| all.iter().cloned().collect::<Vec<_>>().join(","))
+    }
+}
+
+/// The parks of an activator's record, each once; `None` for another record, or one whose
+/// parks are no park references (it is filed as it is, and refused as it is).
+fn own_parks(c: &Filed) -> Option<BTreeSet<String>> {
+    if !c
+        .my_sig
+        .is_some_and(|s| s.trim().eq_ignore_ascii_case("POTA"))
+    {
+        return None;
+    }
+    let list = normalize_reference_list("mySigInfo", c.my_sig_info?).ok()?;
+    Some(list.split(',').map(str::to_owned).collect())
 }
 
 #[cfg(test)]
@@ -157,5 +202,37 @@ mod tests {
             Place::of(&wwff, Some("K1ABC")),
             Place::Monthly { .. }
         ));
+    }
+
+    #[test]
+    fn one_qso_read_with_two_parks_is_a_two_fer() {
+        let at = |park| Filed {
+            my_sig: Some("POTA"),
+            my_sig_info: Some(park),
+            ..filed("2026-11-22T14:05:00Z")
+        };
+        let mut two = TwoFers::default();
+        // Each park's file holds the QSO; the second file is read first here.
+        two.note("q1".into(), &at("us-5678"));
+        two.note("q1".into(), &at("US-1234"));
+        two.note("q2".into(), &at("US-1234"));
+        two.note("q3".into(), &at("US-1234,US-5678"));
+        // A hunter's record and an unreadable park are no activator's.
+        two.note("q4".into(), &filed("2026-11-22T14:05:00Z"));
+        two.note("q5".into(), &at("nonsense"));
+        assert_eq!(
+            two.parks("q1", &at("US-1234")).as_deref(),
+            Some("US-1234,US-5678")
+        );
+        assert_eq!(
+            two.parks("q1", &at("US-5678")).as_deref(),
+            Some("US-1234,US-5678")
+        );
+        // A QSO read at one park, or from one record that names the two-fer: as it is.
+        assert_eq!(two.parks("q2", &at("US-1234")), None);
+        assert_eq!(two.parks("q3", &at("US-5678,US-1234")), None);
+        assert_eq!(two.parks("q4", &filed("2026-11-22T14:05:00Z")), None);
+        assert_eq!(two.parks("q5", &at("nonsense")), None);
+        assert_eq!(two.parks("unknown", &at("US-1234")), None);
     }
 }
