@@ -125,6 +125,21 @@ pub async fn connect(
     Ok((StatusCode::CREATED, Json(record.logbook)))
 }
 
+/// A text field a connection of `provider` needs; `what` says what it holds.
+fn required(
+    body: &mut JsonBody,
+    provider: &str,
+    name: &str,
+    what: &str,
+) -> Result<String, ApiError> {
+    body.string(name)?.ok_or_else(|| {
+        ApiError::field(
+            name,
+            format!("{name} is required to connect {provider}: {what}"),
+        )
+    })
+}
+
 /// `{"provider": "clublog", "email", "password", "callsign"}`: the password is sealed and
 /// never answered.
 async fn connect_clublog(
@@ -133,14 +148,7 @@ async fn connect_clublog(
     auth: &Auth,
     mut body: JsonBody,
 ) -> ApiResult<(StatusCode, Json<Logbook>)> {
-    let mut required = |name: &str, what: &str| {
-        body.string(name)?.ok_or_else(|| {
-            ApiError::field(
-                name,
-                format!("{name} is required to connect Club Log: {what}"),
-            )
-        })
-    };
+    let mut required = |name: &str, what: &str| required(&mut body, "Club Log", name, what);
     let email = required("email", "the email address of the Club Log account")?;
     let password = required(
         "password",
@@ -170,11 +178,7 @@ async fn connect_eqsl(
     auth: &Auth,
     mut body: JsonBody,
 ) -> ApiResult<(StatusCode, Json<Logbook>)> {
-    let mut required = |name: &str, what: &str| {
-        body.string(name)?.ok_or_else(|| {
-            ApiError::field(name, format!("{name} is required to connect eQSL: {what}"))
-        })
-    };
+    let mut required = |name: &str, what: &str| required(&mut body, "eQSL", name, what);
     let user = required("user", "the eQSL.cc user name, the account's callsign")?;
     let password = required("password", "the password of the eQSL.cc account")?;
     let auto_push = boolean(&mut body, "autoPush")?.unwrap_or(true);

@@ -90,8 +90,9 @@ pub fn clublog_email(text: &str) -> Result<String, LogbookError> {
     }
 }
 
-/// A Club Log application password, trimmed: one line of 1 to 200 characters.
-pub fn clublog_password(text: &str) -> Result<String, LogbookError> {
+/// A login's password, trimmed: one line of 1 to 200 characters; `what` says what it must be
+/// when it is not.
+fn password_line(text: &str, what: &str) -> Result<String, LogbookError> {
     let password = text.trim();
     if password.is_empty()
         || password.chars().count() > 200
@@ -99,10 +100,18 @@ pub fn clublog_password(text: &str) -> Result<String, LogbookError> {
     {
         return Err(LogbookError::Invalid {
             field: "password",
-            message: "password must be an application password made at Club Log (Settings → App Passwords), one line of at most 200 characters".into(),
+            message: format!("password must be {what}, one line of at most 200 characters"),
         });
     }
     Ok(password.to_owned())
+}
+
+/// A Club Log application password, trimmed: one line of 1 to 200 characters.
+pub fn clublog_password(text: &str) -> Result<String, LogbookError> {
+    password_line(
+        text,
+        "an application password made at Club Log (Settings → App Passwords)",
+    )
 }
 
 impl ClubLogLogin {
@@ -140,17 +149,7 @@ impl fmt::Debug for EqslLogin {
 
 /// An eQSL password, trimmed: one line of 1 to 200 characters.
 pub fn eqsl_password(text: &str) -> Result<String, LogbookError> {
-    let password = text.trim();
-    if password.is_empty()
-        || password.chars().count() > 200
-        || password.chars().any(|c| c.is_control())
-    {
-        return Err(LogbookError::Invalid {
-            field: "password",
-            message: "password must be the password of the eQSL.cc account, one line of at most 200 characters".into(),
-        });
-    }
-    Ok(password.to_owned())
+    password_line(text, "the password of the eQSL.cc account")
 }
 
 impl EqslLogin {
