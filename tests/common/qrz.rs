@@ -58,6 +58,7 @@ struct Books {
     stalled: std::collections::HashSet<String>,
     by_key: HashMap<String, Book>,
     requests: Vec<(String, String)>,
+    fetches: Vec<String>,
     /// Log ids are QRZ-wide, not per book, as QRZ's are.
     next_log_id: u64,
     next_book_id: u64,
@@ -68,6 +69,13 @@ struct Book {
     book_id: u64,
     /// By log id; each record holds its id as `APP_QRZLOG_LOGID`, as QRZ hands them out.
     records: BTreeMap<u64, Record>,
+    /// The UTC day (YYYY-MM-DD) each record last changed, which `MODSINCE` selects by.
+    modified: BTreeMap<u64, String>,
+}
+
+/// Today, as QRZ dates a record's last change.
+fn today() -> String {
+    chrono::Utc::now().format("%Y-%m-%d").to_string()
 }
 
 type Shared = Arc<Mutex<Books>>;
@@ -79,6 +87,7 @@ impl FakeQrz {
             stalled: Default::default(),
             by_key: HashMap::new(),
             requests: Vec::new(),
+            fetches: Vec::new(),
             next_log_id: 1_300_000_001,
             next_book_id: 400_001,
         }));
@@ -140,6 +149,7 @@ impl FakeQrz {
                 callsign: callsign.to_owned(),
                 book_id,
                 records: BTreeMap::new(),
+                modified: BTreeMap::new(),
             },
         );
     }
@@ -152,6 +162,31 @@ impl FakeQrz {
             .iter()
             .map(|(id, record)| (id.to_string(), record.clone()))
             .collect()
+    }
+
+    /// The other station logged the record's QSO too: QRZ marks it confirmed
+    /// (`APP_QRZLOG_STATUS` `C`, `APP_QRZLOG_QSLDATE` the day, YYYYMMDD), a change of today.
+    pub fn confirm(&self, key: &str, log_id: &str, day: &str) {
+        let mut books = self.state.lock().unwrap();
+        let book = books.by_key.get_mut(key).expect("a book of that key");
+        let id: u64 = log_id.parse().expect("a log id");
+        let record = book.records.get_mut(&id).expect("a record of that id");
+        record.set("APP_QRZLOG_STATUS", "C".to_owned());
+        record.set("APP_QRZLOG_QSLDATE", day.to_owned());
+        book.modified.insert(id, today());
+    }
+
+    /// Dates the record's last change `day` (YYYY-MM-DD), as if it were made then.
+    pub fn set_modified(&self, key: &str, log_id: &str, day: &str) {
+        let mut books = self.state.lock().unwrap();
+        let book = books.by_key.get_mut(key).expect("a book of that key");
+        let id: u64 = log_id.parse().expect("a log id");
+        book.modified.insert(id, day.to_owned());
+    }
+
+    /// The `OPTION` of every FETCH so far, in order.
+    pub fn fetch_options(&self) -> Vec<String> {
+        self.state.lock().unwrap().fetches.clone()
     }
 
     pub fn set_mode(&self, mode: Mode) {
@@ -273,7 +308,10 @@ async fn api(
             param("OPTION") == "REPLACE",
         ),
         "DELETE" => delete(book, param("LOGIDS")),
-        "FETCH" => fetch(book, param("OPTION")),
+        "FETCH" => {
+            books.fetches.push(param("OPTION").to_owned());
+            fetch(book, param("OPTION"))
+        }
         other => format!("RESULT=FAIL&REASON=unknown action {other}"),
     })
 }
@@ -305,6 +343,7 @@ fn insert(book: &mut Book, next_log_id: &mut u64, adif: &str, replace: bool) -> 
     };
     record.set("APP_QRZLOG_LOGID", log_id.to_string());
     book.records.insert(log_id, record);
+    book.modified.insert(log_id, today());
     format!("RESULT={result}&LOGID={log_id}&COUNT=1")
 }
 
@@ -357,11 +396,13 @@ fn delete(book: &mut Book, log_ids: &str) -> String {
     }
 }
 
-/// FETCH with `MAX:n,AFTERLOGID:n,TYPE:ADIF`: the records whose log id is at least AFTERLOGID,
-/// as the guide describes it, at most MAX of them; COUNT is all that match.
+/// FETCH with `MAX:n,AFTERLOGID:n,MODSINCE:YYYY-MM-DD,TYPE:ADIF`: the records whose log id is at
+/// least AFTERLOGID, as the guide describes it, changed on or after MODSINCE's day, at most
+/// MAX of them; COUNT is all that match.
 fn fetch(book: &Book, option: &str) -> String {
     let mut max = usize::MAX;
     let mut after = 0;
+    let mut since: Option<String> = None;
     for part in option.split(',') {
         match part.split_once(':') {
             Some(("MAX", n)) => match n.parse() {
@@ -372,11 +413,24 @@ fn fetch(book: &Book, option: &str) -> String {
                 Ok(n) => after = n,
                 Err(_) => return format!("RESULT=FAIL&REASON=bad AFTERLOGID {n}"),
             },
+            Some(("MODSINCE", day))
+                if day.len() == 10
+                    && chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_ok() =>
+            {
+                since = Some(day.to_owned())
+            }
             Some(("TYPE", "ADIF")) => {}
             _ => return format!("RESULT=FAIL&REASON=unsupported option {part}"),
         }
     }
-    let matching: Vec<(&u64, &Record)> = book.records.range(after..).collect();
+    let matching: Vec<(&u64, &Record)> = book
+        .records
+        .range(after..)
+        .filter(|(id, _)| match &since {
+            Some(day) => book.modified.get(id).is_some_and(|changed| changed >= day),
+            None => true,
+        })
+        .collect();
     if matching.is_empty() {
         return "RESULT=FAIL&COUNT=0".into();
     }

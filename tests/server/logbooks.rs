@@ -812,7 +812,113 @@ fn an_edited_contact_replaces_its_copy_in_the_book() {
     );
 }
 
+/// QRZ's confirmed status comes home: on the first read of a synced book for the copies sent
+/// from here, and later for the records changed since the last read (MODSINCE), without
+/// sending anything back to the book.
+fn qrzs_confirmations_are_read_into_the_contacts_and_send_nothing_back() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    let (server, _secret) = server(&qrz, &["--burst-limit", "100000"]);
+    let api = server.account("W1AW", "elevated");
+    let (month, _) = this_month();
+    let day = month.replace('-', "") + "01";
+    let folder = api.monthly(&month, None);
+    let r = api.post(
+        "/v1/logbooks",
+        json!({ "provider": "qrz", "apiKey": QRZ_KEY, "autoPush": true, "autoSync": true }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let import = || {
+        let r = api.post(&format!("/v1/logbooks/{id}/import"), json!({}));
+        assert_eq!(r.status, 202, "{}", r.body);
+    };
+    let mut sent = contact(&folder, "K1SENT");
+    sent["timeOn"] = json!(format!("{month}-01T00:10:00Z"));
+    let sent = api.post("/v1/contacts", sent).id();
+    eventually("the push", || {
+        copy(&api, &folder, &sent)["state"] == "pushed"
+    });
+    let sent_log_id = copy(&api, &folder, &sent)["logId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Confirmed before the book was first read: the first read brings it.
+    qrz.confirm(QRZ_KEY, &sent_log_id, &day);
+    logged_at_qrz(&qrz, QRZ_KEY, "K2ELSE", &format!("{day}002000"));
+    logged_at_qrz(&qrz, QRZ_KEY, "K3OLD", &format!("{day}003000"));
+    let pushes = inserts(&qrz);
+    import();
+    let status = |call: &str| {
+        let all = api.all_contacts(&folder);
+        let c = all.iter().find(|c| c["callsign"] == call).unwrap().clone();
+        c["adif"]["APP_QRZLOG_STATUS"].clone()
+    };
+    eventually("K1SENT confirmed and the others imported", || {
+        api.qso_count() == 3 && status("K1SENT") == "C"
+    });
+    assert!(status("K2ELSE").is_null());
+    let all = api.all_contacts(&folder);
+    let k1 = all.iter().find(|c| c["callsign"] == "K1SENT").unwrap();
+    assert_eq!(k1["adif"]["APP_QRZLOG_QSLDATE"], day.as_str(), "{k1}");
+
+    // Confirmed after: the next import reads what changed since its day, and only that.
+    let records = qrz.records(QRZ_KEY);
+    let log_id = |call: &str| {
+        records
+            .iter()
+            .find(|(_, r)| r.get("CALL") == Some(call))
+            .unwrap()
+            .0
+            .clone()
+    };
+    qrz.confirm(QRZ_KEY, &log_id("K2ELSE"), &day);
+    qrz.confirm(QRZ_KEY, &log_id("K3OLD"), &day);
+    qrz.set_modified(QRZ_KEY, &log_id("K3OLD"), "2020-01-01");
+    import();
+    eventually("K2ELSE confirmed", || status("K2ELSE") == "C");
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    assert!(
+        qrz.fetch_options()
+            .iter()
+            .any(|o| o.contains(&format!("MODSINCE:{today}"))),
+        "{:?}",
+        qrz.fetch_options()
+    );
+    // Read in the same page as K2ELSE's, had it been asked for.
+    assert!(
+        status("K3OLD").is_null(),
+        "a record changed before the mark is not read again"
+    );
+    // Nor is LoTW's confirmation, with its details: where a contact was confirmed is the
+    // contact's record, not an edit of what QRZ holds.
+    let r = api.post(
+        "/v1/confirmations",
+        json!({ "service": "lotw", "items": [{
+            "callsign": "K1SENT", "band": "20m", "mode": "FT8",
+            "timeOn": format!("{month}-01T00:10:00Z"), "stationCallsign": "W1AW",
+            "confirmedOn": "2026-11-02",
+        }]}),
+    );
+    assert_eq!(r.body["confirmed"], 1, "{}", r.body);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        inserts(&qrz),
+        pushes,
+        "QSL states (QRZ's, LoTW's) are not sent back to QRZ"
+    );
+    assert_eq!(copy(&api, &folder, &sent)["state"], "pushed");
+    // The mark shows in the contact list's confirmations.
+    let k2 = api.all_contacts(&folder);
+    let k2 = k2.iter().find(|c| c["callsign"] == "K2ELSE").unwrap();
+    assert_eq!(
+        copy(&api, &folder, k2["id"].as_str().unwrap())["state"],
+        "pushed"
+    );
+}
+
 crate::both_backends!(
+    qrzs_confirmations_are_read_into_the_contacts_and_send_nothing_back,
     a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back,
     a_books_activator_records_go_to_their_activations,
     a_hung_book_delays_only_itself,

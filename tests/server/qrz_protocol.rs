@@ -224,7 +224,7 @@ fn fetch_pages_through_a_book_and_text_round_trips() {
         let mut sizes = Vec::new();
         let mut after: Option<String> = None;
         loop {
-            let page = qrz.fetch(KEY, after.as_deref(), 10).await.unwrap();
+            let page = qrz.fetch(KEY, after.as_deref(), 10, None).await.unwrap();
             if page.records.is_empty() {
                 assert_eq!(page.last_log_id, None);
                 break;

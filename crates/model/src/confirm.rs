@@ -210,7 +210,7 @@ pub fn marks(fields: &Fields) -> String {
     };
     let qrz = fields
         .adif
-        .get("APP_QRZLOG_STATUS")
+        .get(QRZ_STATUS_FIELD)
         .is_some_and(|s| s.trim().eq_ignore_ascii_case("C"));
     [
         (yes(Field::LotwQslRcvd), 'L'),
@@ -221,6 +221,71 @@ pub fn marks(fields: &Fields) -> String {
     .into_iter()
     .filter_map(|(has, mark)| has.then_some(mark))
     .collect()
+}
+
+/// The `adif` entry that holds QRZ.com's status of the contact's copy in a QRZ logbook, as
+/// QRZ writes it in its records: `C` confirmed (both sides logged it there), else `N`.
+pub const QRZ_STATUS_FIELD: &str = "APP_QRZLOG_STATUS";
+
+/// The `adif` entry that holds the day QRZ.com confirmed it, as QRZ writes it (YYYYMMDD).
+pub const QRZ_QSLDATE_FIELD: &str = "APP_QRZLOG_QSLDATE";
+
+/// QRZ.com's word on a contact's copy, read from a record of the book that holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QrzStatus {
+    /// `C` or `N`, upper-case.
+    pub status: String,
+    /// YYYYMMDD, when QRZ gives one.
+    pub qsl_date: Option<String>,
+}
+
+impl QrzStatus {
+    /// The status a record of a QRZ logbook carries (`APP_QRZLOG_STATUS`, and its
+    /// `APP_QRZLOG_QSLDATE`), given a lookup of the record's fields by ADIF name; `None` when
+    /// it carries none, or one that is not a single letter.
+    pub fn of<'a>(get: impl Fn(&str) -> Option<&'a str>) -> Option<QrzStatus> {
+        let status = get(QRZ_STATUS_FIELD)?.trim().to_ascii_uppercase();
+        if status.len() != 1 || !status.chars().all(|c| c.is_ascii_alphabetic()) {
+            return None;
+        }
+        let qsl_date = get(QRZ_QSLDATE_FIELD)
+            .map(str::trim)
+            .filter(|d| d.len() == 8 && d.chars().all(|c| c.is_ascii_digit()))
+            .map(str::to_owned);
+        Some(QrzStatus { status, qsl_date })
+    }
+
+    /// Writes it into a contact's `adif` entries. The date follows the record: one QRZ no
+    /// longer gives is dropped, so a contact never dates a confirmation QRZ took back. QRZ's
+    /// status is not the card's (`qslRcvd`) nor another service's: nothing else changes.
+    pub fn apply(&self, fields: &mut Fields) -> Confirmed {
+        let before = (
+            fields.adif.get(QRZ_STATUS_FIELD).cloned(),
+            fields.adif.get(QRZ_QSLDATE_FIELD).cloned(),
+        );
+        fields
+            .adif
+            .insert(QRZ_STATUS_FIELD.to_owned(), self.status.clone());
+        match &self.qsl_date {
+            Some(date) => {
+                fields
+                    .adif
+                    .insert(QRZ_QSLDATE_FIELD.to_owned(), date.clone());
+            }
+            None => {
+                fields.adif.remove(QRZ_QSLDATE_FIELD);
+            }
+        }
+        let after = (
+            fields.adif.get(QRZ_STATUS_FIELD).cloned(),
+            fields.adif.get(QRZ_QSLDATE_FIELD).cloned(),
+        );
+        if before == after {
+            Confirmed::Already
+        } else {
+            Confirmed::Changed
+        }
+    }
 }
 
 /// The QSL services whose state is the contact's own fields: the service's name, its sent
@@ -743,5 +808,40 @@ mod tests {
             let e = bad.checked(2).unwrap_err();
             assert!(e.message.contains(field), "{}", e.message);
         }
+    }
+
+    #[test]
+    fn qrzs_status_is_read_from_its_record_and_written_where_marks_read_it() {
+        let record = |status: &'static str, date: Option<&'static str>| {
+            move |name: &str| match name {
+                QRZ_STATUS_FIELD => Some(status),
+                QRZ_QSLDATE_FIELD => date,
+                _ => None,
+            }
+        };
+        let confirmed = QrzStatus::of(record(" c ", Some("20261103"))).unwrap();
+        assert_eq!(confirmed.status, "C");
+        let mut fields = Fields::default();
+        assert_eq!(confirmed.apply(&mut fields), Confirmed::Changed);
+        assert_eq!(marks(&fields), "C");
+        assert_eq!(
+            fields.adif.get(QRZ_QSLDATE_FIELD).map(String::as_str),
+            Some("20261103")
+        );
+        assert_eq!(confirmed.apply(&mut fields), Confirmed::Already);
+        // Taken back: the mark and the date go.
+        let taken_back = QrzStatus::of(record("N", None)).unwrap();
+        assert_eq!(taken_back.apply(&mut fields), Confirmed::Changed);
+        assert_eq!(marks(&fields), "");
+        assert!(!fields.adif.contains_key(QRZ_QSLDATE_FIELD));
+        // Nothing QRZ would write is no status at all; a malformed date is none.
+        assert_eq!(QrzStatus::of(record("", None)), None);
+        assert_eq!(QrzStatus::of(record("CONFIRMED", None)), None);
+        assert_eq!(
+            QrzStatus::of(record("C", Some("2026-11-03")))
+                .unwrap()
+                .qsl_date,
+            None
+        );
     }
 }

@@ -248,6 +248,9 @@ pub struct ImportJob {
     /// Where the next read starts: QRZ's last log id read (the next page starts after it), or
     /// eQSL's `RcvdSince` (YYYYMMDDHHMM: cards received on or after it).
     pub after: Option<String>,
+    /// A QRZ book's status mark: the day (YYYY-MM-DD) from which its records changed since
+    /// are read again for their confirmed status (`MODSINCE`); `None` before the first read.
+    pub status_since: Option<String>,
 }
 
 /// One record read from a book, made a contact of its folder.
@@ -756,6 +759,16 @@ pub trait Store: Send + Sync + 'static {
         next: Timestamp,
         error: Option<&str>,
     ) -> StoreResult<()>;
+    /// Writes QRZ's status of the book's records, by log id, into the contacts they are copies
+    /// of (`svc_model::confirm::QrzStatus::apply`), in one transaction; a log id no copy has
+    /// is the import's business, not this. With `since`, the book's status mark moves there.
+    /// How many contacts changed.
+    async fn book_statuses(
+        &self,
+        job: &ImportJob,
+        statuses: &[(String, svc_model::confirm::QrzStatus)],
+        since: Option<&str>,
+    ) -> StoreResult<u64>;
     /// Records where the next read of the book starts (an eQSL book's `RcvdSince`), once what
     /// was read is written.
     async fn set_import_after(&self, logbook_id: &str, after: &str) -> StoreResult<()>;

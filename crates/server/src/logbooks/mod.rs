@@ -8,6 +8,7 @@ pub mod connect;
 pub mod eqsl;
 pub mod qrz;
 pub mod secret;
+pub mod status;
 pub mod worker;
 
 use clublog::ClubLog;

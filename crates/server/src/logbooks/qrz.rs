@@ -221,21 +221,28 @@ impl Qrz {
             .map_err(|e| e.redact(key))
     }
 
-    /// One page of the book after `after_log_id` (None: from the start), at most `max` records.
+    /// One page of the book after `after_log_id` (None: from the start), at most `max` records;
+    /// with `modified_since` (YYYY-MM-DD), only the records changed on or after that day
+    /// (`MODSINCE`), as a confirmation changes a record's status.
     pub async fn fetch(
         &self,
         key: &str,
         after_log_id: Option<&str>,
         max: u32,
+        modified_since: Option<&str>,
     ) -> Result<Page, QrzError> {
         // The guide says AFTERLOGID selects ids >= the one given, and suggests passing the last
         // id plus one; but if QRZ ever selects strictly after it, that would skip the next
         // record for good. Asking from the last id itself, for one record more, and dropping
         // that id if it comes back, is right either way.
-        let option = match after_log_id {
-            Some(after) => format!("MAX:{},AFTERLOGID:{after},TYPE:ADIF", max.saturating_add(1)),
-            None => format!("MAX:{max},AFTERLOGID:0,TYPE:ADIF"),
+        let mut option = match after_log_id {
+            Some(after) => format!("MAX:{},AFTERLOGID:{after}", max.saturating_add(1)),
+            None => format!("MAX:{max},AFTERLOGID:0"),
         };
+        if let Some(day) = modified_since {
+            option.push_str(&format!(",MODSINCE:{day}"));
+        }
+        option.push_str(",TYPE:ADIF");
         let reply = self
             .call(key, &[("ACTION", "FETCH"), ("OPTION", &option)])
             .await;

@@ -11,6 +11,7 @@ use super::Logbooks;
 use super::clublog::{Account, ClubLogError, CopyKey};
 use super::eqsl::EqslError;
 use super::qrz::{Inserted, Qrz, QrzError};
+use super::status;
 use crate::contacts::check_contact;
 use svc_adif as adif;
 use svc_model::confirm::{Confirmation, MAX_CONFIRMATIONS, QslService};
@@ -502,13 +503,14 @@ async fn import(
         .ok_or(
             "the service cannot open this logbook's key (its secret changed); give the key again",
         )?;
+    let began = Timestamp::now();
     let mut after = job.after.clone();
     let mut folders: HashMap<Place, Folder> = HashMap::new();
     let mut unfiled = 0u64;
     loop {
         let page = logbooks
             .qrz
-            .fetch(&key, after.as_deref(), IMPORT_PAGE)
+            .fetch(&key, after.as_deref(), IMPORT_PAGE, None)
             .await
             .map_err(|e| format!("reading from QRZ: {e}"))?;
         let full = page.records.len() as u32 >= IMPORT_PAGE;
@@ -530,11 +532,18 @@ async fn import(
         if let Some(stopped) = done.stopped {
             return Err(stopped);
         }
+        // A record sent from here comes back with QRZ's status: the first read of a book
+        // brings every copy's.
+        store
+            .book_statuses(job, &status::of_page(&page.records), None)
+            .await
+            .map_err(|e| e.to_string())?;
         match page.last_log_id {
             Some(last) if full => after = Some(last),
             _ => break,
         }
     }
+    status::refresh(store.as_ref(), &logbooks.qrz, &key, job, began).await?;
     if unfiled > 0 {
         return Err(format!(
             "{unfiled} records from QRZ could not be filed (no date, time, call, mode or a frequency in a band)"

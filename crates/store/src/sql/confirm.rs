@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use svc_model::confirm::{
-    Candidate, Confirmation, ConfirmationStatus, Confirmed, QslService, SERVICES, Sent,
+    Candidate, Confirmation, ConfirmationStatus, Confirmed, QrzStatus, QslService, SERVICES, Sent,
     ServiceStatus, apply, apply_lotw_sent, nearness,
 };
 
@@ -79,6 +79,18 @@ const SQLITE_SENT: &str = "SELECT id, fields FROM contacts WHERE id = $2 AND acc
 const POSTGRES_SENT: &str = "\
     SELECT c.id, c.fields FROM contacts c \
     WHERE c.account_id = $1 AND c.id IN (SELECT json_array_elements_text($2::json)) \
+    FOR UPDATE OF c";
+
+/// The contact of the account whose copy in a book has a log id: `$1` the book, `$2` the log
+/// id, `$3` the account.
+const SQLITE_COPY: &str = "\
+    SELECT c.id, c.fields FROM external_copies x JOIN contacts c ON c.id = x.contact_id \
+    WHERE x.logbook_id = $1 AND x.log_id = $2 AND c.account_id = $3";
+
+/// As [`SQLITE_COPY`], the contact locked until the status is written.
+const POSTGRES_COPY: &str = "\
+    SELECT c.id, c.fields FROM external_copies x JOIN contacts c ON c.id = x.contact_id \
+    WHERE x.logbook_id = $1 AND x.log_id = $2 AND c.account_id = $3 \
     FOR UPDATE OF c";
 
 /// A stored contact read as a candidate.
@@ -217,6 +229,50 @@ impl SqlStore {
                     .collect();
                 write_fields(&mut *tx, postgres, &account_id, writes).await?;
                 Ok(outcomes)
+            })
+        })
+        .await
+    }
+
+    /// Writes QRZ's status of a page of the book's records into the contacts whose copies
+    /// they are: a statement a record (a page is at most a hundred), each contact written only
+    /// when its status changed, and the mark moved, in one transaction.
+    pub(super) async fn write_book_statuses(
+        &self,
+        job: &ImportJob,
+        statuses: &[(String, QrzStatus)],
+        since: Option<&str>,
+    ) -> StoreResult<u64> {
+        let postgres = self.postgres();
+        let sql = if postgres { POSTGRES_COPY } else { SQLITE_COPY };
+        let (job, statuses) = (job.clone(), statuses.to_vec());
+        let since = since.map(str::to_owned);
+        self.write(move |tx| {
+            Box::pin(async move {
+                let mut writes = Vec::new();
+                for (log_id, status) in &statuses {
+                    let row = sqlx::query(sql)
+                        .bind(&job.logbook_id)
+                        .bind(log_id)
+                        .bind(&job.account_id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                    let Some(row) = row else { continue };
+                    let mut fields = fields_of(row.opt_text("fields")?.as_deref())?;
+                    if status.apply(&mut fields) == Confirmed::Changed {
+                        writes.push((row.text("id")?, super::contacts::fields_json(&fields)));
+                    }
+                }
+                let changed = writes.len() as u64;
+                write_fields(&mut *tx, postgres, &job.account_id, writes).await?;
+                if let Some(since) = &since {
+                    sqlx::query("UPDATE logbooks SET status_since = $2 WHERE id = $1")
+                        .bind(&job.logbook_id)
+                        .bind(since)
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                Ok(changed)
             })
         })
         .await

@@ -671,7 +671,7 @@ impl SqlStore {
                AND import_due <= $2 AND (import_lease IS NULL OR import_lease < $2) \
                ORDER BY import_due LIMIT 1 {lock}) \
              RETURNING id, account_id, provider, callsign AS book_callsign, key_sealed, \
-               import_after, \
+               import_after, status_since, \
                (SELECT callsign FROM accounts WHERE accounts.id = logbooks.account_id) AS callsign"
         );
         self.write(move |tx| {
@@ -690,6 +690,7 @@ impl SqlStore {
                     book_callsign: row.try_get("book_callsign")?,
                     key_sealed: row.try_get("key_sealed")?,
                     after: row.try_get("import_after")?,
+                    status_since: row.try_get("status_since")?,
                 }))
             })
         })

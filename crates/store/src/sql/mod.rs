@@ -786,6 +786,15 @@ impl Store for SqlStore {
         self.write_sent(account_id, items).await
     }
 
+    async fn book_statuses(
+        &self,
+        job: &ImportJob,
+        statuses: &[(String, svc_model::confirm::QrzStatus)],
+        since: Option<&str>,
+    ) -> StoreResult<u64> {
+        self.write_book_statuses(job, statuses, since).await
+    }
+
     async fn create_logbook(
         &self,
         account_id: &str,
