@@ -138,6 +138,27 @@ fn a_new_secret_takes_over_the_keys() {
     );
     assert!(logs.contains(&format!("chmod 600 {old}")), "{logs}");
     let db = server.crash();
+    // Its group's, as docs/DEPLOY.md sets it (root:svc 0640), when the group is the server's:
+    // said nothing of. The tests' server runs with the test's own group, the file's.
+    std::fs::set_permissions(&old, std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
+    let server = Server::process_on(db, &["--secret-file", &old, "--qrz-api-url", &url]);
+    let logs = server.logs();
+    let said = |logs: &str| logs.matches("may be read by other users").count();
+    assert_eq!(said(&logs), 1, "only the start before said it: {logs}");
+    let db = server.crash();
+    // Another group's (nogroup, where the test may give the file away: as root, as CI runs):
+    // said again.
+    let db = if std::os::unix::fs::chown(&old, None, Some(65534)).is_ok() {
+        let server = Server::process_on(db, &["--secret-file", &old, "--qrz-api-url", &url]);
+        let logs = server.logs();
+        assert!(
+            logs.contains("may be read by other users (mode 640)") && said(&logs) == 2,
+            "{logs}"
+        );
+        server.crash()
+    } else {
+        db
+    };
     let server = Server::process_on(
         db,
         &[

@@ -47,16 +47,19 @@ impl Secret {
         use std::os::unix::fs::MetadataExt;
         // Whoever reads the secret opens every logbook key: a file others may read is said
         // loudly at every start (not refused, so that a service upgraded in place still
-        // starts).
-        if let Ok(meta) = std::fs::metadata(path)
-            && meta.mode() & 0o077 != 0
-        {
-            tracing::warn!(
-                "the secret file {} may be read by other users (mode {:o}): whoever reads it opens every logbook key; run chmod 600 {}",
-                path.display(),
-                meta.mode() & 0o777,
-                path.display()
-            );
+        // starts). A file its group may read is fine when that group is the server's own
+        // (docs/DEPLOY.md's root:svc 0640): only the service reads it then.
+        if let Ok(meta) = std::fs::metadata(path) {
+            let others = meta.mode() & 0o007 != 0;
+            let group = meta.mode() & 0o070 != 0 && !in_group(meta.gid());
+            if others || group {
+                tracing::warn!(
+                    "the secret file {} may be read by other users (mode {:o}): whoever reads it opens every logbook key; run chmod 600 {}, or chmod 640 with the server's group",
+                    path.display(),
+                    meta.mode() & 0o777,
+                    path.display()
+                );
+            }
         }
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read the secret file {}: {e}", path.display()))?;
@@ -99,6 +102,20 @@ impl Secret {
             .ok()?;
         String::from_utf8(plain).ok()
     }
+}
+
+/// Whether the server runs with group `gid`, as its own group or a supplementary one.
+fn in_group(gid: u32) -> bool {
+    // SAFETY: getegid has no preconditions and cannot fail.
+    if unsafe { libc::getegid() } == gid {
+        return true;
+    }
+    let mut groups = vec![0 as libc::gid_t; 256];
+    // SAFETY: the buffer holds `groups.len()` entries, the most getgroups writes; it answers
+    // how many it wrote, or -1 (for more groups than that), which counts as none.
+    let n = unsafe { libc::getgroups(groups.len() as libc::c_int, groups.as_mut_ptr()) };
+    groups.truncate(usize::try_from(n).unwrap_or(0));
+    groups.contains(&gid)
 }
 
 #[cfg(test)]
