@@ -1647,3 +1647,32 @@ fn the_spot_list_marks_what_the_log_shows_when_its_page_comes_after() {
         ["W1AW US-0001"]
     );
 }
+
+/// A contact logged again in an activation says `dupe` on its row at once, while it waits to
+/// be sent, as the service will say when it stores it.
+#[test]
+fn a_dupe_says_so_on_its_row_as_soon_as_it_is_logged() {
+    let mut app = loaded();
+    let mut journal = FakeJournal::default();
+    open(&mut app, "W1AW@US-1234-20261122");
+    alt(&mut app, 'n');
+    for _ in 0..2 {
+        typed(&mut app, "K4DD");
+        press(&mut app, KeyCode::Tab);
+        typed(&mut app, "14.285");
+        press(&mut app, KeyCode::Tab);
+        typed(&mut app, "SSB");
+        journal.press(&mut app, KeyCode::Enter);
+    }
+    assert_eq!(journal.made.len(), 2, "{}", status(&app));
+    let rows: Vec<_> = app
+        .contacts
+        .items
+        .iter()
+        .filter(|c| c.callsign == "K4DD")
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let first = journal.made[0].id.clone();
+    let dupes: Vec<_> = rows.iter().filter_map(|c| c.duplicate_of.clone()).collect();
+    assert_eq!(dupes, [first], "the second is the dupe of the first");
+}

@@ -273,6 +273,27 @@ impl Dxcc {
         ])
     }
 
+    /// What a call with no entity is when it is a station at sea or in the air (`W1AW/MM`
+    /// `maritime mobile`, `/AM` `aeronautical mobile`, after any operating suffixes), so that
+    /// the logbook says why it shows none; `None` for every other call, and for an `=` call the
+    /// file lists with its entity (`N2NL/MM`).
+    pub fn no_entity(&self, call: &str) -> Option<&'static str> {
+        if self.resolve(call).is_some() {
+            return None;
+        }
+        let call = call.trim().to_ascii_uppercase();
+        for part in call.rsplit('/').filter(|p| !p.is_empty()) {
+            match part {
+                "MM" => return Some("maritime mobile"),
+                "AM" => return Some("aeronautical mobile"),
+                p if SUFFIXES.contains(&p)
+                    || (p.len() == 1 && p.as_bytes()[0].is_ascii_digit()) => {}
+                _ => return None,
+            }
+        }
+        None
+    }
+
     /// The entity of a callsign as typed (any case, with a portable prefix or suffix), or
     /// `None` for maritime and aeronautical mobile stations (`/MM`, `/AM`), for text that is
     /// not a callsign and for calls no line matches.
@@ -591,6 +612,11 @@ mod tests {
         // Nothing known: nothing filled.
         let mut fields = Fields::default();
         assert!(!dxcc.fill("W1AW/MM", &mut fields));
+        assert_eq!(dxcc.no_entity("w1aw/mm"), Some("maritime mobile"));
+        assert_eq!(dxcc.no_entity("W1AW/AM/P"), Some("aeronautical mobile"));
+        assert_eq!(dxcc.no_entity("N2NL/MM"), None, "listed with its entity");
+        assert_eq!(dxcc.no_entity("W1AW/P"), None);
+        assert_eq!(dxcc.no_entity("MM"), None, "a call, not a suffix");
         assert!(fields.is_empty());
         // All there already: nothing to do.
         let mut full = Fields::default();

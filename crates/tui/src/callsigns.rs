@@ -22,11 +22,15 @@ impl std::fmt::Debug for Callsigns {
 }
 
 impl Callsigns {
-    /// The entity line of `call`: `United States · NA · CQ 5 · ITU 8`; none while the call
-    /// says nothing yet (fewer than two characters, `/MM`, no prefix known).
+    /// The entity line of `call`: `United States · NA · CQ 5 · ITU 8`, or why it has none
+    /// (`maritime mobile: no DXCC entity`); none while the call says nothing yet (fewer than
+    /// two characters, no prefix known).
     pub fn who(&self, call: &str) -> Option<String> {
         if call.trim().len() < 2 {
             return None;
+        }
+        if let Some(kind) = self.dxcc.no_entity(call) {
+            return Some(format!("{kind}: no DXCC entity"));
         }
         let e = self.dxcc.resolve(call)?;
         Some(format!(
@@ -38,20 +42,26 @@ impl Callsigns {
         ))
     }
 
-    /// The calls holding `typed`: those of `own` (the log's, newest first) before the list's.
-    /// The call typed in full is left out: it is already on the form.
+    /// The calls holding `typed`: the call typed in full first when the log or the list has
+    /// it (so the operator sees it is a known call, as N1MM's check partial shows it), then
+    /// those of `own` (the log's, newest first) before the list's.
     pub fn partials<'a>(
         &'a self,
         own: impl IntoIterator<Item = &'a str>,
         typed: &str,
     ) -> Vec<String> {
         let typed = typed.trim();
-        self.scp
+        let mut calls: Vec<String> = self
+            .scp
             .partial_with(own, typed, PARTIALS)
             .into_iter()
-            .filter(|call| !call.eq_ignore_ascii_case(typed))
             .map(str::to_ascii_uppercase)
-            .collect()
+            .collect();
+        if let Some(at) = calls.iter().position(|c| c.eq_ignore_ascii_case(typed)) {
+            let exact = calls.remove(at);
+            calls.insert(0, exact);
+        }
+        calls
     }
 }
 
@@ -74,15 +84,18 @@ mod tests {
             c.who("k1").as_deref(),
             Some("United States · NA · CQ 5 · ITU 8")
         );
-        assert_eq!(c.who("W1AW/MM"), None);
+        assert_eq!(
+            c.who("W1AW/MM").as_deref(),
+            Some("maritime mobile: no DXCC entity")
+        );
     }
 
     #[test]
-    fn the_logs_own_calls_come_first_and_the_typed_one_is_not_repeated() {
+    fn the_exact_call_then_the_logs_own_calls_come_first() {
         let c = callsigns();
         let own = ["k1abx", "N0ABC"];
         assert_eq!(c.partials(own, "1ab"), ["K1ABX", "K1AB", "K1ABC", "K1ABD"]);
-        assert_eq!(c.partials(own, "K1AB"), ["K1ABX", "K1ABC", "K1ABD"]);
+        assert_eq!(c.partials(own, "K1AB"), ["K1AB", "K1ABX", "K1ABC", "K1ABD"]);
         assert!(c.partials(own, "k").is_empty());
     }
 }

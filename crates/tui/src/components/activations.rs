@@ -308,6 +308,42 @@ impl ActivationsPane {
     }
 }
 
+/// The Start column's width: `11-28 19:40`.
+const TIME_WIDTH: u16 = 11;
+/// The state column's width: `in progress`.
+const STATE_WIDTH: u16 = 11;
+
+/// The state column's width where `in progress` does not fit: `on air`.
+const SHORT_STATE_WIDTH: u16 = 6;
+
+/// The widths of the columns that give way in `inner` columns: the park, the state and the
+/// count. The count keeps every digit (`13/10` read as `3/10` would say the activation is not
+/// valid yet); `in progress` gives way to `on air` first, then the park is cut.
+fn column_widths(inner: u16, labels: &[String], counts: &[Span], named: bool) -> (u16, u16, u16) {
+    let widest = |texts: &mut dyn Iterator<Item = usize>| texts.max().unwrap_or(0) as u16;
+    // `10/10`, so that the column does not move as the count grows.
+    let count = widest(&mut counts.iter().map(|c| c.width())).max(5);
+    let label = widest(&mut labels.iter().map(|l| l.chars().count())).max(8);
+    let gaps = if named { 4 } else { 3 };
+    let state = if label + TIME_WIDTH + STATE_WIDTH + count + gaps <= inner {
+        STATE_WIDTH
+    } else {
+        SHORT_STATE_WIDTH
+    };
+    let room = inner.saturating_sub(TIME_WIDTH + state + count + gaps);
+    (label.min(room).max(4), state, count)
+}
+
+/// `text` in `width` columns: cut, with `…` for what is left out.
+fn fit(text: &str, width: u16) -> String {
+    let width = usize::from(width);
+    if text.chars().count() <= width {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(width.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
 /// An activation's parks as its row shows them: the park, or a two-fer's first park and how
 /// many more (`US-0001+1`); the Contacts title names them all.
 pub fn park_label(reference: &str) -> String {
@@ -331,38 +367,57 @@ impl Widget for View<'_, ActivationsPane> {
             return;
         }
         let named = inner.width >= NAME_FROM_WIDTH && !pane.park_names.is_empty();
-        let rows = pane
+        let shown: Vec<(usize, &Folder)> = pane
             .view
             .shown
             .iter()
             .enumerate()
             .skip(pane.view.offset)
             .take(inner.height as usize)
-            .map(|(i, index)| {
-                let a = &pane.items[*index];
+            .map(|(i, index)| (i, &pane.items[*index]))
+            .collect();
+        let counts: Vec<Span> = shown
+            .iter()
+            .map(|(_, a)| match (pane.meter(&a.id), pane.stats.get(&a.id)) {
+                (Some(meter), _) => {
+                    let n = meter.today;
+                    let tone = if n >= POTA_NEEDED {
+                        Tone::Success
+                    } else {
+                        Tone::Info
+                    };
+                    Span::styled(format!("{n}/{POTA_NEEDED}"), self.theme.tone(tone))
+                }
+                (None, Some(s)) if s.load == Load::Loading => Span::raw("…"),
+                (None, Some(_)) => Span::raw("?"),
+                (None, None) => Span::raw(""),
+            })
+            .collect();
+        let labels: Vec<String> = shown
+            .iter()
+            .map(|(_, a)| park_label(a.location_reference.as_deref().unwrap_or("")))
+            .collect();
+        let (label_width, state_width, count_width) =
+            column_widths(inner.width, &labels, &counts, named);
+        let rows = shown
+            .iter()
+            .zip(counts)
+            .zip(&labels)
+            .map(|(((i, a), count), label)| {
                 let state = if a.in_progress() {
-                    Span::styled("in progress", self.theme.tone(Tone::Success))
+                    let words = if state_width < STATE_WIDTH {
+                        "on air"
+                    } else {
+                        "in progress"
+                    };
+                    Span::styled(words, self.theme.tone(Tone::Success))
                 } else {
                     Span::styled("ended", self.theme.dim())
                 };
-                let count = match (pane.meter(&a.id), pane.stats.get(&a.id)) {
-                    (Some(meter), _) => {
-                        let n = meter.today;
-                        let tone = if n >= POTA_NEEDED {
-                            Tone::Success
-                        } else {
-                            Tone::Info
-                        };
-                        Span::styled(format!("{n}/{POTA_NEEDED}"), self.theme.tone(tone))
-                    }
-                    (None, Some(s)) if s.load == Load::Loading => Span::raw("…"),
-                    (None, Some(_)) => Span::raw("?"),
-                    (None, None) => Span::raw(""),
-                };
-                let style = self.row_style(i, &pane.view);
+                let style = self.row_style(*i, &pane.view);
                 let reference = a.location_reference.as_deref().unwrap_or("");
                 let mut cells = vec![
-                    Cell::from(park_label(reference)),
+                    Cell::from(fit(label, label_width)),
                     Cell::from(a.start_time.map(short_time).unwrap_or_default()),
                     Cell::from(state),
                     Cell::from(Line::from(count).alignment(Alignment::Right)),
@@ -374,24 +429,44 @@ impl Widget for View<'_, ActivationsPane> {
                 }
                 Row::new(cells).style(style)
             });
-        // A two-fer's label is a character wider; the column grows only when one is shown.
-        let two_fer = pane.view.shown.iter().any(|i| {
-            pane.items[*i]
-                .location_reference
-                .as_deref()
-                .is_some_and(|r| r.contains(','))
-        });
         let mut widths = vec![
-            Constraint::Length(if two_fer { 9 } else { 8 }),
-            Constraint::Length(11),
-            Constraint::Length(11),
-            Constraint::Length(6),
+            Constraint::Length(label_width),
+            Constraint::Length(TIME_WIDTH),
+            Constraint::Length(state_width),
+            Constraint::Min(count_width),
         ];
         if named {
             widths.insert(1, Constraint::Fill(1));
-        } else {
-            widths[3] = Constraint::Fill(1);
+            widths[4] = Constraint::Length(count_width);
         }
         Table::new(rows, widths).render(inner, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_count_keeps_every_digit_and_the_park_gives_way() {
+        let labels = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let counts = |c: &[&'static str]| c.iter().map(|s| Span::raw(*s)).collect::<Vec<_>>();
+        // Wide enough for all of it.
+        assert_eq!(
+            column_widths(60, &labels(&["US-0001"]), &counts(&["13/10"]), false),
+            (8, STATE_WIDTH, 5)
+        );
+        // The Activations pane at 80 columns (38 inside): a two-fer and a count of two digits
+        // fit whole once `in progress` is `on air`.
+        let (label, state, count) =
+            column_widths(38, &labels(&["US-0001+1"]), &counts(&["13/10"]), false);
+        assert_eq!((label, state, count), (9, SHORT_STATE_WIDTH, 5));
+        // Narrower still: the park is cut, never the count.
+        let (label, _, count) =
+            column_widths(30, &labels(&["US-0001+1"]), &counts(&["100/10"]), false);
+        assert_eq!(count, 6);
+        assert_eq!(label, 30 - TIME_WIDTH - SHORT_STATE_WIDTH - 6 - 3);
+        assert_eq!(fit("US-0001+1", 4), "US-…");
+        assert_eq!(fit("US-0001", 8), "US-0001");
     }
 }

@@ -17,7 +17,7 @@ use svc_client::journal::{Entry, EntryRequest, EntryState, is_local_folder_id};
 use svc_model::band::mhz_text;
 use svc_model::confirm;
 use svc_model::fields::Field;
-use svc_model::{Contact, Folder, FolderType, Page, Timestamp};
+use svc_model::{Contact, Folder, FolderType, NewContact, Page, Timestamp};
 
 /// The next page is asked for when the cursor comes this close to the last loaded contact.
 const PREFETCH: usize = 30;
@@ -156,11 +156,12 @@ impl ContactsPane {
                 }
                 EntryState::Waiting if open.as_deref() == Some(row.folder_id.as_str()) => {
                     marks.insert(row.id.clone(), Mark::Waiting);
-                    waiting.push(row);
+                    waiting.push((row, self.dupe_key_of(entry)));
                 }
                 _ => {}
             }
         }
+        let mut waiting = mark_duplicates(&stored, waiting);
         // Both newest first, merged in one pass: a log of thousands stays quick to update.
         waiting.sort_by_key(|c| std::cmp::Reverse(c.time_on));
         let mut items = Vec::with_capacity(refused.len() + waiting.len() + stored.len());
@@ -179,6 +180,18 @@ impl ContactsPane {
         if let Some(id) = selected {
             self.select(&id, height);
         }
+    }
+
+    /// The duplicate key the service will give a waiting contact of the open folder: the
+    /// model's, in a program folder, of a contact with program identity (`None` elsewhere, or
+    /// for one the service will refuse).
+    fn dupe_key_of(&self, entry: &Entry) -> Option<String> {
+        let (EntryRequest::Contact(input), Some(folder)) = (&entry.request, &self.folder) else {
+            return None;
+        };
+        NewContact::validate(input, folder, entry.logged_at)
+            .ok()
+            .and_then(|c| c.dupe_key)
     }
 
     /// A page of the open folder's contacts: from the journal's copy (shown at once), or from
@@ -332,6 +345,38 @@ impl ContactsPane {
 }
 
 const LOADING_MORE: &str = "loading… ";
+
+/// The waiting rows (latest logged first, each with its duplicate key), each that repeats an
+/// earlier contact of the folder marked as the service will mark it when it stores it: the
+/// duplicate of the first stored contact with its key, else of the first waiting one logged
+/// before it. So a dupe says `dupe` on its row as soon as it is logged, link down or not.
+fn mark_duplicates(stored: &[Contact], waiting: Vec<(Contact, Option<String>)>) -> Vec<Contact> {
+    if waiting.iter().all(|(_, key)| key.is_none()) {
+        return waiting.into_iter().map(|(row, _)| row).collect();
+    }
+    // Stored rows are newest first: the last of a key is its first stored.
+    let mut first: HashMap<String, String> = HashMap::new();
+    for c in stored.iter().rev() {
+        first.entry(c.dupe_key()).or_insert_with(|| c.id.clone());
+    }
+    let mut rows: Vec<Contact> = waiting
+        .into_iter()
+        .rev()
+        .map(|(mut row, key)| {
+            if let Some(key) = key {
+                match first.get(&key) {
+                    Some(id) => row.duplicate_of = Some(id.clone()),
+                    None => {
+                        first.insert(key, row.id.clone());
+                    }
+                }
+            }
+            row
+        })
+        .collect();
+    rows.reverse();
+    rows
+}
 
 /// The contacts pane's title: the folder, and how many of its contacts are loaded (waiting
 /// ones included, refused ones not: they are not in the log).
