@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::{Cli, closed_port, setup};
 use crate::both_backends;
 use crate::common::Api;
-use crate::common::lotw::{FakeLotw, Qsl};
+use crate::common::lotw::{FakeLotw, Qsl, Received};
 
 const PASSWORD: &str = "lotw pw&;!42";
 const WRONG: &str = "not-the-pw-42";
@@ -245,9 +245,16 @@ fn sync_confirms_the_contacts_lotw_matches() {
     // Where the log stands: three of four contacts at LoTW and confirmed, none elsewhere.
     let status = cli.run(&["confirmations", "status", "--json"]).ok().json();
     assert_eq!(status["contacts"], 4, "{status}");
+    // Confirmed is received too; nothing was uploaded through svc, so nothing waits.
     assert_eq!(
         status["services"][0],
-        json!({"service": "lotw", "sent": 3, "confirmed": 3, "ignored": 0, "unsent": 1})
+        json!({"service": "lotw", "sent": 3, "received": 3, "waiting": 0, "confirmed": 3,
+               "ignored": 0, "unsent": 1, "lastUploadFailedAt": null, "lastUploadError": null,
+               "lastUploadNotSent": null})
+    );
+    assert!(
+        status["services"][1].get("received").is_none(),
+        "only LoTW says what it received: {status}"
     );
     assert_eq!(status["services"][2]["service"], "card");
     assert_eq!(status["services"][2]["unsent"], 4);
@@ -256,7 +263,10 @@ fn sync_confirms_the_contacts_lotw_matches() {
     assert_eq!(lines[0], "4 contacts", "{text}");
     assert!(lines[1].starts_with("SERVICE"), "{text}");
     let lotw: Vec<&str> = lines[2].split_whitespace().collect();
-    assert_eq!(lotw, ["LoTW", "3", "3", "1", "0"], "{text}");
+    assert_eq!(lotw, ["LoTW", "3", "3", "3", "1", "0"], "{text}");
+    let eqsl: Vec<&str> = lines[3].split_whitespace().collect();
+    assert_eq!(eqsl, ["eQSL", "0", "-", "0", "4", "0"], "{text}");
+    assert!(!text.contains("not yet received"), "{text}");
 }
 
 fn the_service_refuses_a_bad_confirmation_and_a_basic_key() {
@@ -272,8 +282,39 @@ fn the_service_refuses_a_bad_confirmation_and_a_basic_key() {
     assert_eq!(ok.status, 200, "{}", ok.body);
     assert_eq!(
         ok.body,
-        json!({"confirmed": 0, "already": 0, "unmatched": 1, "items": [{"state": "unmatched"}]})
+        json!({"confirmed": 0, "received": 0, "already": 0, "unmatched": 1,
+               "items": [{"state": "unmatched"}]})
     );
+    // An item LoTW only received has receivedOn instead of confirmedOn: one of the two.
+    let mut received = item.clone();
+    received.as_object_mut().unwrap().remove("confirmedOn");
+    received["receivedOn"] = json!("2026-11-02");
+    let ok = api.post(
+        "/v1/confirmations",
+        json!({"service": "lotw", "items": [received.clone()]}),
+    );
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    let mut neither = received.clone();
+    neither.as_object_mut().unwrap().remove("receivedOn");
+    let mut both = received.clone();
+    both["confirmedOn"] = json!("2026-11-03");
+    let mut late = received.clone();
+    late["receivedOn"] = json!("2026-11-31");
+    let mut unknown = received.clone();
+    unknown["qslRcvd"] = json!("N");
+    for (bad, words) in [
+        (neither, "items[1] has neither confirmedOn nor receivedOn"),
+        (both, "items[1] has both confirmedOn and receivedOn"),
+        (late, "items[1].receivedOn \"2026-11-31\" is not a date"),
+        (unknown, "qslRcvd"),
+    ] {
+        let r = api.post(
+            "/v1/confirmations",
+            json!({"service": "lotw", "items": [received.clone(), bad]}),
+        );
+        let message = r.expect_error(400, "validation_error");
+        assert!(message.contains(words), "{message}");
+    }
     let mut bad = item.clone();
     bad["band"] = json!("21m");
     let r = api.post(
@@ -713,6 +754,28 @@ fn upload_marks_nothing_when_tqsl_fails() {
     assert!(unsent());
     let runs = tqsl.runs();
 
+    // The last failure, with why, is where the log's state is shown.
+    let status = cli.run(&["confirmations", "status", "--json"]).ok().json();
+    let lotw = &status["services"][0];
+    assert_eq!(lotw["service"], "lotw");
+    let error = lotw["lastUploadError"].as_str().unwrap();
+    assert!(
+        error.contains("TQSL exited 8") && error.contains("signing aborted"),
+        "{status}"
+    );
+    assert_eq!(lotw["lastUploadNotSent"], 1, "{status}");
+    let at = lotw["lastUploadFailedAt"].as_str().unwrap();
+    assert!(at.starts_with(&today()) && at.ends_with('Z'), "{at}");
+    let text = cli.run(&["confirmations", "status"]).ok().stdout.clone();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("LoTW: last upload failed "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains(" UTC: TQSL exited 8") && line.ends_with("(1 contacts not sent)"),
+        "{line}"
+    );
+
     // 8 (every QSO was at LoTW already) and 9 (some were): LoTW has them all.
     tqsl.answer(
         8,
@@ -725,6 +788,11 @@ fn upload_marks_nothing_when_tqsl_fails() {
         "{done}"
     );
     assert!(!unsent());
+    // An upload that went through clears the failure.
+    let status = cli.run(&["confirmations", "status", "--json"]).ok().json();
+    assert_eq!(status["services"][0]["lastUploadError"], json!(null));
+    let text = cli.run(&["confirmations", "status"]).ok().stdout.clone();
+    assert!(!text.contains("last upload failed"), "{text}");
     let other = log(
         &api,
         &folder,
@@ -949,7 +1017,181 @@ fn the_real_tqsl_uploads_nothing_without_a_location_or_certificate() {
     assert!(contact(&api, &folder, &id).get("lotwQslSent").is_none());
 }
 
+fn received(call: &'static str, time: &'static str, rx: &str, matched: Option<&str>) -> Received {
+    Received {
+        owncall: "W1AW",
+        call,
+        band: "20M",
+        mode: "FT8",
+        date: "20261101",
+        time,
+        rx: rx.to_owned(),
+        matched: matched.map(str::to_owned),
+    }
+}
+
+fn sync_marks_what_lotw_received_of_an_upload() {
+    let (_server, api, cli) = setup("elevated");
+    let fake = FakeLotw::start("W1AW", PASSWORD);
+    prepare(&cli, &fake);
+    let tqsl = FakeTqsl::install(&cli);
+    station_locations(&cli, &["Home"]);
+    let folder = api.monthly("2026-11", None);
+    let at = |time: &str| format!("2026-11-01T{time}Z");
+    let k1abc = log(
+        &api,
+        &folder,
+        "K1ABC",
+        14.074,
+        "FT8",
+        &at("12:00:30"),
+        json!({}),
+    );
+    let dl1ab = log(
+        &api,
+        &folder,
+        "DL1AB",
+        14.074,
+        "FT8",
+        &at("13:00:00"),
+        json!({}),
+    );
+    let g4xyz = log(
+        &api,
+        &folder,
+        "G4XYZ",
+        14.074,
+        "FT8",
+        &at("14:00:00"),
+        json!({}),
+    );
+    cli.run_stdin(
+        &["lotw", "connect", "--user", "W1AW", "--password-stdin"],
+        PASSWORD,
+    )
+    .ok();
+
+    // Before svc uploaded anything there is nothing LoTW received to ask for.
+    let run = cli.run(&["lotw", "sync", "--json", "--verbose"]);
+    assert!(
+        run.stderr.contains("not asking LoTW what it received"),
+        "{run:?}"
+    );
+    assert_eq!(run.ok().json()["received"], json!(null));
+    assert!(fake.seen().iter().all(|q| q["qso_qsl"] == "yes"));
+
+    let uploaded = cli.run(&["lotw", "upload", "--json"]).ok().json();
+    assert_eq!(uploaded["uploaded"], 3, "{uploaded}");
+    assert_eq!(tqsl.runs(), 1);
+    let lotw_status = || {
+        let status = cli.run(&["confirmations", "status", "--json"]).ok().json();
+        let s = &status["services"][0];
+        (
+            s["sent"].clone(),
+            s["received"].clone(),
+            s["waiting"].clone(),
+            s["confirmed"].clone(),
+        )
+    };
+    assert_eq!(lotw_status(), (json!(3), json!(0), json!(3), json!(0)));
+
+    // LoTW received two: one waits for the other station, one is confirmed already.
+    let day = today();
+    fake.receive(received(
+        "K1ABC",
+        "120030",
+        &format!("{day} 10:00:00"),
+        None,
+    ));
+    fake.receive(received(
+        "DL1AB",
+        "130000",
+        &format!("{day} 10:05:00"),
+        Some(&format!("{day} 11:00:00")),
+    ));
+    let rcvd = |id: &str| contact(&api, &folder, id)["adif"]["APP_SVC_LOTW_RCVD"].clone();
+
+    // A report of what LoTW received cut short changes nothing, the confirmations' neither.
+    fake.cut_next_received();
+    let message = cli
+        .run(&["lotw", "sync"])
+        .fails(7, "lotw sync", "lotw_incomplete");
+    assert!(message.contains("<APP_LoTW_EOF>"), "{message}");
+    let asked = fake.seen().last().unwrap().clone();
+    assert_eq!(
+        (asked["qso_qsl"].as_str(), asked["qso_qsorxsince"].as_str()),
+        ("no", day.as_str()),
+        "from the day of the first upload: {asked:?}"
+    );
+    assert_eq!(rcvd(&k1abc), json!(null));
+    assert!(contact(&api, &folder, &dl1ab).get("lotwQslRcvd").is_none());
+    assert_eq!(lotw_status(), (json!(3), json!(0), json!(3), json!(0)));
+
+    let sync = cli.run(&["lotw", "sync", "--json"]).ok().json();
+    let r = &sync["received"];
+    assert_eq!(
+        (&r["read"], &r["received"], &r["confirmed"], &r["already"]),
+        (&json!(2), &json!(1), &json!(1), &json!(0)),
+        "{sync}"
+    );
+    assert_eq!(r["since"], day.as_str());
+    assert_eq!(r["lastQsoRx"], format!("{day} 10:05:00"));
+    assert_eq!(rcvd(&k1abc), json!(day));
+    let k = contact(&api, &folder, &k1abc);
+    assert_eq!(k["lotwQslSent"], "Y");
+    assert!(
+        k.get("lotwQslRcvd").is_none(),
+        "received is not confirmed: {k}"
+    );
+    let d = contact(&api, &folder, &dl1ab);
+    assert_eq!(
+        (&d["lotwQslRcvd"], &d["lotwQslRdate"]),
+        (&json!("Y"), &json!(day))
+    );
+    assert_eq!(rcvd(&g4xyz), json!(null));
+    assert_eq!(lotw_status(), (json!(3), json!(2), json!(1), json!(1)));
+    let text = cli.run(&["confirmations", "status"]).ok().stdout.clone();
+    assert!(
+        text.contains("LoTW: 1 uploaded and not yet received by LoTW"),
+        "{text}"
+    );
+
+    // The mark moved with the whole report: the next sync asks from its last receipt.
+    fake.receive(received(
+        "G4XYZ",
+        "140000",
+        &format!("{day} 12:00:00"),
+        None,
+    ));
+    let text = cli.run(&["lotw", "sync"]).ok().stdout.clone();
+    assert_eq!(
+        fake.seen().last().unwrap()["qso_qsorxsince"],
+        format!("{day} 10:05:00")
+    );
+    assert!(
+        text.contains(
+            "LoTW: 2 QSOs it received read, 1 newly received, 0 newly confirmed, 1 already, 0 match no contact\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(rcvd(&g4xyz), json!(day));
+    assert_eq!(lotw_status(), (json!(3), json!(3), json!(0), json!(1)));
+
+    // An edit of what TQSL signs, uploaded again, waits for LoTW to receive it again.
+    let r = api.raw(
+        "PATCH",
+        &format!("/v1/contacts/{k1abc}"),
+        json!({"timeOn": at("12:01:30")}).to_string().into_bytes(),
+        &[("Content-Type", "application/json")],
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    cli.run(&["lotw", "upload"]).ok();
+    assert_eq!(rcvd(&k1abc), json!(null));
+    assert_eq!(lotw_status(), (json!(3), json!(2), json!(1), json!(1)));
+}
+
 both_backends!(
+    sync_marks_what_lotw_received_of_an_upload,
     a_real_report_confirms_what_is_in_the_log,
     sync_confirms_the_contacts_lotw_matches,
     the_service_refuses_a_bad_confirmation_and_a_basic_key,

@@ -299,7 +299,7 @@ fn show(ctx: &Ctx, verb: &str, l: &Logbook) -> Result<(), CliError> {
     }
 }
 
-fn provider_name(provider: &str) -> String {
+pub(crate) fn provider_name(provider: &str) -> String {
     match provider {
         "clublog" => "Club Log".into(),
         "eqsl" => "eQSL".into(),

@@ -1,9 +1,12 @@
 //! `svc lotw connect|sync|disconnect`: ARRL's Logbook of The World. The login is the user's
 //! own and stays on this machine (keychain, else the 0600 config file); `sync` downloads the
-//! confirmations since the last report it wrote, checks the report whole, and sends them to
-//! the service, which writes each into the contact it confirms (`POST /v1/confirmations`).
-//! `upload` goes the other way: the contacts not yet at LoTW, signed and uploaded by TQSL with
-//! the user's certificate, then marked sent (`POST /v1/confirmations/sent`).
+//! confirmations since the last report it wrote, and what LoTW received of the user's
+//! uploads since the last such report, checks both whole, and sends them to the service,
+//! which writes each into the contact it confirms or LoTW received (`POST
+//! /v1/confirmations`). `upload` goes the other way: the contacts not yet at LoTW, signed and
+//! uploaded by TQSL with the user's certificate, then marked sent (`POST
+//! /v1/confirmations/sent`); how the last upload went is kept on this machine for `svc
+//! confirmations status`.
 
 use std::io::IsTerminal;
 
@@ -18,8 +21,8 @@ use svc_client::lotw::tqsl::{self, TqslError};
 use svc_client::lotw::{self, DEFAULT_URL, Lotw, LotwError, Query};
 use svc_model::callsign::normalize_callsign;
 use svc_model::confirm::{
-    ConfirmAnswer, ConfirmState, MAX_CONFIRMATIONS, Sent, SentAnswer, lotw_fingerprint,
-    lotw_upload_due,
+    ConfirmAnswer, ConfirmState, Confirmation, MAX_CONFIRMATIONS, Sent, SentAnswer,
+    lotw_fingerprint, lotw_upload_due,
 };
 use svc_model::{Contact, ErrorCode, FolderType, Tier};
 
@@ -157,6 +160,7 @@ fn connect(ctx: &Ctx, args: ConnectArgs) -> Result<(), CliError> {
             &Query {
                 since: Some(today),
                 owncall: None,
+                received: false,
             },
             |_| {},
         )
@@ -203,7 +207,7 @@ fn disconnect(ctx: &Ctx) -> Result<(), CliError> {
 const UNMATCHED_SHOWN: usize = 20;
 
 /// A confirmation LoTW has and the log does not, for the list `sync` prints.
-fn unmatched_line(c: &svc_model::confirm::Confirmation) -> String {
+fn unmatched_line(c: &Confirmation) -> String {
     format!(
         "{}  {:<10} {:<5} {:<6} as {}",
         c.time_on,
@@ -212,6 +216,37 @@ fn unmatched_line(c: &svc_model::confirm::Confirmation) -> String {
         c.mode,
         c.station_callsign
     )
+}
+
+/// What one report's items came to at the service, and those that match no contact.
+async fn send_items(
+    client: &svc_client::Client,
+    report: &lotw::report::Report,
+    what: &str,
+    progress: bool,
+) -> Result<(ConfirmAnswer, Vec<Confirmation>), CliError> {
+    let total = report.confirmations.len();
+    let mut answer = ConfirmAnswer::default();
+    let mut unmatched = Vec::new();
+    for chunk in report.confirmations.chunks(MAX_CONFIRMATIONS) {
+        let part = client.confirm("lotw", chunk).await?;
+        for (item, c) in part.items.iter().zip(chunk) {
+            answer.push(item.state, item.qso_id.clone());
+            if item.state == ConfirmState::Unmatched {
+                unmatched.push(c.clone());
+            }
+        }
+        if progress && total > MAX_CONFIRMATIONS {
+            eprint!(
+                "\rsvc: lotw sync: {} of {total} {what} written",
+                answer.items.len()
+            );
+        }
+    }
+    if progress && total > MAX_CONFIRMATIONS {
+        eprintln!();
+    }
+    Ok((answer, unmatched))
 }
 
 fn sync(ctx: &Ctx, args: SyncArgs) -> Result<(), CliError> {
@@ -234,10 +269,18 @@ fn sync(ctx: &Ctx, args: SyncArgs) -> Result<(), CliError> {
             lotw.user(),
             owncall.as_deref().unwrap_or("*")
         );
+        let mut marks = lotw::scope_marks(&scope)?;
         let since = if args.all {
             None
         } else {
-            lotw::last_qsl(&scope)?
+            marks.last_qsl.clone()
+        };
+        // What LoTW received is asked for from the first upload through svc on: before it,
+        // svc sent LoTW nothing to wait for.
+        let first_upload = lotw::upload_marks(&account)?.first_on;
+        let rx_since = match (args.all, &marks.last_qsorx) {
+            (false, Some(last)) => Some(last.clone()),
+            _ => first_upload,
         };
         ctx.note(&match &since {
             Some(since) => format!("asking LoTW ({}) for confirmations since {since}", lotw.user()),
@@ -246,50 +289,75 @@ fn sync(ctx: &Ctx, args: SyncArgs) -> Result<(), CliError> {
                 lotw.user()
             ),
         });
-        let report = lotw
-            .report(
-                &Query {
-                    since: since.clone(),
-                    owncall: owncall.clone(),
-                },
-                |bytes| {
-                    if progress {
-                        eprint!("\rsvc: lotw sync: {} kB from LoTW", bytes / 1024);
-                    }
-                },
-            )
-            .await?;
-        if progress {
-            eprintln!();
-        }
+        let download = |query: Query| {
+            let lotw = &lotw;
+            async move {
+                let report = lotw
+                    .report(&query, |bytes| {
+                        if progress {
+                            eprint!("\rsvc: lotw sync: {} kB from LoTW", bytes / 1024);
+                        }
+                    })
+                    .await;
+                if progress {
+                    eprintln!();
+                }
+                report
+            }
+        };
+        let report = download(Query {
+            since: since.clone(),
+            owncall: owncall.clone(),
+            received: false,
+        })
+        .await?;
+        // Both reports are read whole before either is written: one cut short changes
+        // nothing, and the next sync asks for both again from where they were.
+        let received = match &rx_since {
+            Some(rx_since) => {
+                ctx.note(&format!(
+                    "asking LoTW ({}) for the QSOs it received since {rx_since}",
+                    lotw.user()
+                ));
+                Some(
+                    download(Query {
+                        since: Some(rx_since.clone()),
+                        owncall: owncall.clone(),
+                        received: true,
+                    })
+                    .await?,
+                )
+            }
+            None => {
+                ctx.note(
+                    "not asking LoTW what it received: svc lotw upload has sent it nothing from this machine for this account yet",
+                );
+                None
+            }
+        };
         for why in &report.skipped {
             ctx.warn(&format!("LoTW's report: {why}; skipped"));
         }
+        for why in received.iter().flat_map(|r| &r.skipped) {
+            ctx.warn(&format!("LoTW's report of what it received: {why}; skipped"));
+        }
         let total = report.confirmations.len();
-        let mut answer = ConfirmAnswer::default();
-        let mut unmatched = Vec::new();
-        for chunk in report.confirmations.chunks(MAX_CONFIRMATIONS) {
-            let part = client.confirm("lotw", chunk).await?;
-            for (item, c) in part.items.iter().zip(chunk) {
-                answer.push(item.state, item.qso_id.clone());
-                if item.state == ConfirmState::Unmatched {
-                    unmatched.push(c.clone());
-                }
-            }
-            if progress && total > MAX_CONFIRMATIONS {
-                eprint!(
-                    "\rsvc: lotw sync: {} of {total} confirmations written",
-                    answer.items.len()
-                );
-            }
-        }
-        if progress && total > MAX_CONFIRMATIONS {
-            eprintln!();
-        }
-        // Only a report written whole moves the mark: a sync cut short starts where this
+        let (answer, unmatched) = send_items(&client, &report, "confirmations", progress).await?;
+        let received_answer = match &received {
+            Some(received) => Some(send_items(&client, received, "received QSOs", progress).await?),
+            None => None,
+        };
+        // Only a report written whole moves its mark: a sync cut short starts where this
         // one did, and what it wrote answers `already` the next time.
+        let before = marks.clone();
         if let Some(last) = &report.last_qsl {
-            lotw::set_last_qsl(&scope, last)?;
+            marks.last_qsl = Some(last.clone());
+        }
+        if let Some(last) = received.as_ref().and_then(|r| r.last_qsorx.as_ref()) {
+            marks.last_qsorx = Some(last.clone());
+        }
+        if marks != before {
+            lotw::set_scope_marks(&scope, &marks)?;
         }
         let items: Vec<_> = unmatched
             .iter()
@@ -312,6 +380,16 @@ fn sync(ctx: &Ctx, args: SyncArgs) -> Result<(), CliError> {
                         unmatched.len() - UNMATCHED_SHOWN
                     ));
                 }
+                if let (Some(received), Some((rx, _))) = (&received, &received_answer) {
+                    text.push_str(&format!(
+                        "LoTW: {} QSOs it received read, {} newly received, {} newly confirmed, {} already, {} match no contact\n",
+                        received.confirmations.len(),
+                        rx.received,
+                        rx.confirmed,
+                        rx.already,
+                        rx.unmatched
+                    ));
+                }
                 ctx.say(&text)
             }
             _ => ctx.print_json(&json!({
@@ -323,6 +401,17 @@ fn sync(ctx: &Ctx, args: SyncArgs) -> Result<(), CliError> {
                 "skipped": report.skipped,
                 "since": since,
                 "lastQsl": report.last_qsl,
+                // Null when not asked for: nothing was uploaded through svc yet.
+                "received": received.as_ref().zip(received_answer.as_ref()).map(|(r, (rx, unmatched))| json!({
+                    "read": r.confirmations.len(),
+                    "received": rx.received,
+                    "confirmed": rx.confirmed,
+                    "already": rx.already,
+                    "unmatched": unmatched,
+                    "skipped": r.skipped,
+                    "since": rx_since,
+                    "lastQsoRx": r.last_qsorx,
+                })),
             })),
         }
     })
@@ -436,7 +525,26 @@ fn upload(ctx: &Ctx, args: UploadArgs) -> Result<(), CliError> {
         "lotw upload: signing and uploading {} contacts with TQSL, station location {location}",
         due.len()
     ));
-    let uploaded = tqsl::sign_and_upload(&program, &location, &due, &account)?;
+    // Kept for svc confirmations status: an upload run unattended fails unseen otherwise.
+    let uploaded = match tqsl::sign_and_upload(&program, &location, &due, &account) {
+        Ok(uploaded) => {
+            lotw::record_upload(&account, &sent_on, None)?;
+            uploaded
+        }
+        Err(e) => {
+            let failure = lotw::UploadFailure {
+                at: svc_model::Timestamp::now().to_string(),
+                error: e.to_string(),
+                not_sent: due.len(),
+            };
+            if let Err(record) = lotw::record_upload(&account, &sent_on, Some(failure)) {
+                ctx.warn(&format!(
+                    "the failure is not kept for svc confirmations status: {record}"
+                ));
+            }
+            return Err(e.into());
+        }
+    };
     let answer = ctx.block_on(async {
         let mut answer = SentAnswer::default();
         for chunk in items.chunks(MAX_CONFIRMATIONS) {

@@ -42,7 +42,8 @@ pub const DETAILS: &[Field] = &[
     Field::Iota,
 ];
 
-/// One QSO a QSL service says it confirmed, as the client sends it to the service.
+/// One QSO a QSL service says it confirmed, or (LoTW) only received from the user, as the
+/// client sends it to the service: exactly one of `confirmed_on` and `received_on` is given.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Confirmation {
@@ -60,7 +61,12 @@ pub struct Confirmation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sat_name: Option<String>,
     /// When the service confirmed it (YYYY-MM-DD).
-    pub confirmed_on: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_on: Option<String>,
+    /// When LoTW received it from the user's upload (YYYY-MM-DD), for a QSO it holds and has
+    /// not confirmed: the contact is at LoTW, waiting for the other station's upload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received_on: Option<String>,
     /// The confirmed details, by wire name ([`DETAILS`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub details: BTreeMap<String, String>,
@@ -105,21 +111,44 @@ impl Confirmation {
                 .map_err(placed(name("satName")))?,
             None => None,
         };
-        self.confirmed_on = Field::LotwQslRdate
-            .def()
-            .check(&self.confirmed_on)
-            .ok()
-            .flatten()
-            .ok_or_else(|| {
-                ApiError::field(
+        let date = |wire: &str, value: Option<String>| match value {
+            None => Ok(None),
+            Some(value) => Field::LotwQslRdate
+                .def()
+                .check(&value)
+                .ok()
+                .flatten()
+                .map(Some)
+                .ok_or_else(|| {
+                    ApiError::field(
+                        &name(wire),
+                        format!("{} {value:?} is not a date; write YYYY-MM-DD", name(wire)),
+                    )
+                }),
+        };
+        self.confirmed_on = date("confirmedOn", self.confirmed_on)?;
+        self.received_on = date("receivedOn", self.received_on)?;
+        match (&self.confirmed_on, &self.received_on) {
+            (None, None) => {
+                return Err(ApiError::field(
                     &name("confirmedOn"),
                     format!(
-                        "{} {:?} is not a date; write YYYY-MM-DD",
-                        name("confirmedOn"),
-                        self.confirmed_on
+                        "{} has neither confirmedOn nor receivedOn; send confirmedOn (YYYY-MM-DD) for a QSO the service confirmed, or receivedOn for one LoTW only received",
+                        at_name(at)
                     ),
-                )
-            })?;
+                ));
+            }
+            (Some(_), Some(_)) => {
+                return Err(ApiError::field(
+                    &name("receivedOn"),
+                    format!(
+                        "{} has both confirmedOn and receivedOn; a confirmed QSO is sent with confirmedOn alone",
+                        at_name(at)
+                    ),
+                ));
+            }
+            _ => {}
+        }
         let mut details = BTreeMap::new();
         for (wire, value) in self.details {
             let field = DETAILS
@@ -156,12 +185,19 @@ impl Confirmation {
     }
 }
 
+/// How an item of a request is named in messages.
+fn at_name(at: usize) -> String {
+    format!("items[{at}]")
+}
+
 /// The answer to a confirmations request: the counts, and one item per confirmation sent,
 /// in its order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConfirmAnswer {
     pub confirmed: usize,
+    /// Items with `receivedOn` newly written as received.
+    pub received: usize,
     pub already: usize,
     pub unmatched: usize,
     pub items: Vec<ConfirmItem>,
@@ -181,6 +217,8 @@ pub struct ConfirmItem {
 pub enum ConfirmState {
     /// Newly confirmed, or it gained confirmed details.
     Confirmed,
+    /// Newly marked received by LoTW (an item with `receivedOn`).
+    Received,
     /// The contact already said all of it.
     Already,
     /// No contact of the log is this QSO.
@@ -192,6 +230,7 @@ impl ConfirmAnswer {
     pub fn push(&mut self, state: ConfirmState, qso_id: Option<String>) {
         match state {
             ConfirmState::Confirmed => self.confirmed += 1,
+            ConfirmState::Received => self.received += 1,
             ConfirmState::Already => self.already += 1,
             ConfirmState::Unmatched => self.unmatched += 1,
         }
@@ -312,6 +351,14 @@ pub struct ServiceStatus {
     pub service: String,
     /// Sent: the sent field is `Y`.
     pub sent: i64,
+    /// LoTW only: the contacts LoTW says it holds, received ([`LOTW_RECEIVED_FIELD`]) or
+    /// confirmed. Sent and not received is still on its way (or was lost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub received: Option<i64>,
+    /// LoTW only: uploaded by `svc lotw upload` ([`LOTW_SENT_FIELD`]) and neither received
+    /// nor confirmed yet: waiting for LoTW to process the upload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<i64>,
     /// Confirmed: the received field is `Y`.
     pub confirmed: i64,
     /// Marked not to be sent: the sent field is `I`.
@@ -358,6 +405,8 @@ pub fn nearness(candidate: &Candidate, confirmation: &Confirmation) -> Option<(b
 pub enum Confirmed {
     /// Newly confirmed, or details filled in: the contact changed.
     Changed,
+    /// Newly marked received by LoTW: the contact changed.
+    Received,
     /// It already said all of this.
     Already,
 }
@@ -366,7 +415,21 @@ pub enum Confirmed {
 /// LOTW_QSL_SENT `Y` (LoTW holds the QSO, whoever sent it), and each confirmed detail the
 /// contact lacks. eQSL's: EQSL_QSL_RCVD `Y` with its date only: a card arrives in the Inbox
 /// whether or not this log was sent to eQSL, and its details are the sender's word alone.
+/// An item LoTW only received (no `confirmed_on`): LOTW_QSL_SENT `Y` and the day as
+/// [`LOTW_RECEIVED_FIELD`]; never LOTW_QSL_RCVD, and nothing at all on a contact already
+/// confirmed, which says more.
 pub fn apply(service: QslService, fields: &mut Fields, confirmation: &Confirmation) -> Confirmed {
+    let confirmed_on = match (
+        service,
+        &confirmation.confirmed_on,
+        &confirmation.received_on,
+    ) {
+        (QslService::Eqsl, Some(on), _) => return apply_eqsl(fields, on),
+        (QslService::Lotw, None, Some(on)) => return apply_lotw_received(fields, on),
+        (QslService::Lotw, Some(on), _) => on,
+        // `checked` lets no item through without a date, and eQSL's cards are all confirmed.
+        _ => return Confirmed::Already,
+    };
     let mut changed = false;
     let mut set = |fields: &mut Fields, field: Field, value: &str| {
         if fields.get(field) != Some(value) {
@@ -374,17 +437,8 @@ pub fn apply(service: QslService, fields: &mut Fields, confirmation: &Confirmati
             changed = true;
         }
     };
-    if service == QslService::Eqsl {
-        set(fields, Field::EqslQslRcvd, "Y");
-        set(fields, Field::EqslQslRdate, &confirmation.confirmed_on);
-        return if changed {
-            Confirmed::Changed
-        } else {
-            Confirmed::Already
-        };
-    }
     set(fields, Field::LotwQslRcvd, "Y");
-    set(fields, Field::LotwQslRdate, &confirmation.confirmed_on);
+    set(fields, Field::LotwQslRdate, confirmed_on);
     if fields.get(Field::LotwQslSent) != Some("Y") {
         set(fields, Field::LotwQslSent, "Y");
     }
@@ -401,6 +455,43 @@ pub fn apply(service: QslService, fields: &mut Fields, confirmation: &Confirmati
         Confirmed::Already
     }
 }
+
+fn apply_eqsl(fields: &mut Fields, confirmed_on: &str) -> Confirmed {
+    let before = fields.clone();
+    fields.set(Field::EqslQslRcvd, Some("Y".to_owned()));
+    fields.set(Field::EqslQslRdate, Some(confirmed_on.to_owned()));
+    if *fields == before {
+        Confirmed::Already
+    } else {
+        Confirmed::Changed
+    }
+}
+
+fn apply_lotw_received(fields: &mut Fields, received_on: &str) -> Confirmed {
+    if fields
+        .get(Field::LotwQslRcvd)
+        .is_some_and(|r| r.eq_ignore_ascii_case("Y"))
+    {
+        return Confirmed::Already;
+    }
+    let before = fields.clone();
+    if fields.get(Field::LotwQslSent) != Some("Y") {
+        fields.set(Field::LotwQslSent, Some("Y".to_owned()));
+    }
+    fields
+        .adif
+        .insert(LOTW_RECEIVED_FIELD.to_owned(), received_on.to_owned());
+    if *fields == before {
+        Confirmed::Already
+    } else {
+        Confirmed::Received
+    }
+}
+
+/// The `adif` entry of a contact that says when LoTW received it (YYYY-MM-DD), from a
+/// download of what LoTW received (`svc lotw sync`): sent and received is at LoTW, sent alone
+/// may still be on its way. A later upload of an edited contact removes it.
+pub const LOTW_RECEIVED_FIELD: &str = "APP_SVC_LOTW_RCVD";
 
 /// The `adif` entry of a contact that holds what was uploaded to LoTW: [`lotw_fingerprint`]
 /// of the contact as TQSL signed it, so that an edit after the upload is told from none.
@@ -545,9 +636,13 @@ impl SentAnswer {
 }
 
 /// Writes an upload to LoTW into a contact's fields: LOTW_QSL_SENT `Y`, LOTW_QSLSDATE, and
-/// what was uploaded as [`LOTW_SENT_FIELD`].
+/// what was uploaded as [`LOTW_SENT_FIELD`]. Another version than the one LoTW said it
+/// received is not received yet: [`LOTW_RECEIVED_FIELD`] goes.
 pub fn apply_lotw_sent(fields: &mut Fields, sent: &Sent) -> Confirmed {
     let before = fields.clone();
+    if fields.adif.get(LOTW_SENT_FIELD) != Some(&sent.fingerprint) {
+        fields.adif.remove(LOTW_RECEIVED_FIELD);
+    }
     fields.set(Field::LotwQslSent, Some("Y".to_owned()));
     fields.set(Field::LotwQslSdate, Some(sent.sent_on.clone()));
     fields
@@ -573,7 +668,8 @@ mod tests {
             station_callsign: "w9xx".into(),
             prop_mode: None,
             sat_name: None,
-            confirmed_on: "20261102".into(),
+            confirmed_on: Some("20261102".into()),
+            received_on: None,
             details: [("dxcc", "291"), ("state", "ma"), ("gridsquare", "FN42")]
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v.to_owned()))
@@ -600,7 +696,7 @@ mod tests {
             (c.callsign.as_str(), c.band.as_str(), c.mode.as_str()),
             ("K1ABC", "20m", "FT8")
         );
-        assert_eq!(c.confirmed_on, "2026-11-02");
+        assert_eq!(c.confirmed_on.as_deref(), Some("2026-11-02"));
         assert_eq!(c.details.get("state").map(String::as_str), Some("MA"));
         let mut bad = confirmation();
         bad.band = "21m".into();
@@ -614,6 +710,69 @@ mod tests {
                 .message
                 .contains("not a confirmed detail")
         );
+    }
+
+    #[test]
+    fn an_item_has_one_date_confirmed_or_received() {
+        let mut received = confirmation();
+        received.confirmed_on = None;
+        received.received_on = Some("20261103".into());
+        let received = received.checked(0).unwrap();
+        assert_eq!(received.received_on.as_deref(), Some("2026-11-03"));
+        let mut neither = received.clone();
+        neither.received_on = None;
+        let e = neither.checked(3).unwrap_err();
+        assert!(e.message.contains("items[3] has neither"), "{}", e.message);
+        let mut both = received.clone();
+        both.confirmed_on = Some("2026-11-04".into());
+        let e = both.checked(3).unwrap_err();
+        assert!(e.message.contains("items[3] has both"), "{}", e.message);
+        let mut bad = received;
+        bad.received_on = Some("soon".into());
+        let e = bad.checked(3).unwrap_err();
+        assert!(e.message.contains("items[3].receivedOn"), "{}", e.message);
+    }
+
+    #[test]
+    fn received_marks_sent_and_its_day_until_confirmed_or_sent_again() {
+        let mut received = confirmation();
+        received.confirmed_on = None;
+        received.received_on = Some("2026-11-03".into());
+        let mut fields = Fields::default();
+        assert_eq!(
+            apply(QslService::Lotw, &mut fields, &received),
+            Confirmed::Received
+        );
+        assert_eq!(fields.get(Field::LotwQslSent), Some("Y"));
+        assert_eq!(fields.get(Field::LotwQslRcvd), None);
+        assert_eq!(fields.get(Field::Dxcc), None, "nothing confirmed");
+        assert_eq!(
+            fields.adif.get(LOTW_RECEIVED_FIELD).map(String::as_str),
+            Some("2026-11-03")
+        );
+        assert_eq!(
+            apply(QslService::Lotw, &mut fields, &received),
+            Confirmed::Already
+        );
+        // An upload of another version is not received yet; the same version again is.
+        let sent = |fingerprint: &str| Sent {
+            qso_id: "qso_aaaaaaaaaaaaaaaa".into(),
+            sent_on: "2026-11-02".into(),
+            fingerprint: fingerprint.into(),
+        };
+        apply_lotw_sent(&mut fields, &sent("0123456789abcdef"));
+        assert!(!fields.adif.contains_key(LOTW_RECEIVED_FIELD));
+        apply(QslService::Lotw, &mut fields, &received);
+        apply_lotw_sent(&mut fields, &sent("0123456789abcdef"));
+        assert!(fields.adif.contains_key(LOTW_RECEIVED_FIELD));
+        // A confirmed contact says more than received: left as it is.
+        let mut confirmed = Fields::default();
+        apply(QslService::Lotw, &mut confirmed, &confirmation());
+        assert_eq!(
+            apply(QslService::Lotw, &mut confirmed, &received),
+            Confirmed::Already
+        );
+        assert!(!confirmed.adif.contains_key(LOTW_RECEIVED_FIELD));
     }
 
     #[test]

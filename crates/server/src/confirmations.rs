@@ -114,7 +114,7 @@ pub async fn create(
     let items = read_items(
         body,
         "confirmation",
-        "callsign, band, mode, timeOn, stationCallsign and confirmedOn, with propMode, satName and details where known",
+        "callsign, band, mode, timeOn, stationCallsign and confirmedOn (or receivedOn, for a QSO LoTW received and has not confirmed), with propMode, satName and details where known",
         Confirmation::checked,
     )?;
     let outcomes = state
@@ -130,6 +130,7 @@ pub async fn create(
     for outcome in outcomes {
         match outcome {
             ConfirmOutcome::Confirmed(id) => answer.push(ConfirmState::Confirmed, Some(id)),
+            ConfirmOutcome::Received(id) => answer.push(ConfirmState::Received, Some(id)),
             ConfirmOutcome::Already(id) => answer.push(ConfirmState::Already, Some(id)),
             ConfirmOutcome::Unmatched => answer.push(ConfirmState::Unmatched, None),
         }

@@ -125,6 +125,8 @@ pub struct Principal {
 pub enum ConfirmOutcome {
     /// The contact is confirmed now, or gained confirmed details.
     Confirmed(String),
+    /// The contact is marked received by LoTW now (an item with `received_on`).
+    Received(String),
     /// The contact already said all of it.
     Already(String),
     /// No contact of the log is this QSO.

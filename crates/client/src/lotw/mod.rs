@@ -75,9 +75,13 @@ fn store_error(e: impl std::fmt::Display) -> LotwError {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Query {
     /// Confirmations since this APP_LoTW_LASTQSL (`YYYY-MM-DD HH:MM:SS`); all when `None`.
+    /// With `received`, the QSOs LoTW received since this APP_LoTW_LASTQSORX or day.
     pub since: Option<String>,
     /// Only the QSOs of this station callsign (`qso_owncall`).
     pub owncall: Option<String>,
+    /// The QSOs LoTW received from the user's uploads, confirmed or not (`qso_qsl=no`,
+    /// `qso_qsorxsince`), rather than the confirmations.
+    pub received: bool,
 }
 
 /// A LoTW login and where to reach it.
@@ -119,20 +123,24 @@ impl Lotw {
         mut progress: impl FnMut(u64),
     ) -> Result<Report, LotwError> {
         let secret = self.password.expose().to_owned();
+        // Without a start LoTW sends only what is new since the last download by any
+        // program; `1900-01-01` asks for everything.
+        let since = query.since.clone().unwrap_or_else(|| "1900-01-01".into());
         let mut params = vec![
             ("login", self.user.clone()),
             ("password", secret.clone()),
             ("qso_query", "1".into()),
-            ("qso_qsl", "yes".into()),
-            ("qso_qsldetail", "yes".into()),
             ("qso_mydetail", "yes".into()),
-            // Without a start LoTW sends only what is new since the last download by any
-            // program; `1900-01-01` asks for every confirmation.
-            (
-                "qso_qslsince",
-                query.since.clone().unwrap_or_else(|| "1900-01-01".into()),
-            ),
         ];
+        if query.received {
+            params.extend([("qso_qsl", "no".into()), ("qso_qsorxsince", since)]);
+        } else {
+            params.extend([
+                ("qso_qsl", "yes".into()),
+                ("qso_qsldetail", "yes".into()),
+                ("qso_qslsince", since),
+            ]);
+        }
         if let Some(owncall) = &query.owncall {
             params.push(("qso_owncall", owncall.clone()));
         }
@@ -243,9 +251,11 @@ pub fn forget_login() -> Result<Option<String>, LotwError> {
     Ok(user)
 }
 
-/// Where each sync's downloads reached: `$XDG_DATA_HOME/svc/lotw-marks.json`, by scope (the
-/// LoTW login, the account and the station callsign asked for). State, not a setting, so it is
-/// kept beside the journals rather than in the config file.
+/// Where each sync's downloads reached, and how this machine's uploads went:
+/// `$XDG_DATA_HOME/svc/lotw-marks.json`. State, not a setting, so it is kept beside the
+/// journals rather than in the config file. Its keys are the sync scopes (the LoTW login, the
+/// account and the station callsign asked for, space-separated), each [`ScopeMarks`] (an
+/// older file's plain string is its `lastQsl`), and `uploads`, [`UploadMarks`] by account.
 fn marks_path() -> Result<std::path::PathBuf, LotwError> {
     svc_datafiles::user_data_dir()
         .map(|dir| dir.join("lotw-marks.json"))
@@ -254,16 +264,55 @@ fn marks_path() -> Result<std::path::PathBuf, LotwError> {
         })
 }
 
-fn read_marks(
-    path: &std::path::Path,
-) -> Result<serde_json::Map<String, serde_json::Value>, LotwError> {
+/// The key of the uploads' marks; a scope always holds spaces, so none is this.
+const UPLOADS: &str = "uploads";
+
+/// Where the downloads of one scope reached, each once a report was written whole.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScopeMarks {
+    /// APP_LoTW_LASTQSL: where the next download of confirmations starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_qsl: Option<String>,
+    /// APP_LoTW_LASTQSORX: where the next download of what LoTW received starts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_qsorx: Option<String>,
+}
+
+/// How the uploads of one account from this machine went.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadMarks {
+    /// The day (YYYY-MM-DD) of the first upload through TQSL: what LoTW received is asked
+    /// for from then on, until a download of it gives its own mark.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_on: Option<String>,
+    /// The last upload's failure; gone once an upload succeeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<UploadFailure>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadFailure {
+    /// When it failed (RFC 3339, UTC).
+    pub at: String,
+    /// Why, as svc said it (TQSL's words; TQSL is never given a password).
+    pub error: String,
+    /// The contacts that were due and did not reach LoTW.
+    pub not_sent: usize,
+}
+
+type Marks = serde_json::Map<String, serde_json::Value>;
+
+fn read_marks(path: &std::path::Path) -> Result<Marks, LotwError> {
     match std::fs::read(path) {
         Ok(bytes) => match serde_json::from_slice(&bytes) {
             Ok(serde_json::Value::Object(marks)) => Ok(marks),
             // A damaged file costs a full download, never a skipped confirmation.
-            _ => Ok(serde_json::Map::new()),
+            _ => Ok(Marks::new()),
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(serde_json::Map::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Marks::new()),
         Err(e) => Err(LotwError::Store(format!(
             "cannot read {}: {e}",
             path.display()
@@ -271,19 +320,30 @@ fn read_marks(
     }
 }
 
-/// APP_LoTW_LASTQSL of the last report of `scope` written whole: where the next starts.
-pub fn last_qsl(scope: &str) -> Result<Option<String>, LotwError> {
-    Ok(read_marks(&marks_path()?)?
-        .get(scope)
-        .and_then(|v| v.as_str())
-        .map(str::to_owned))
+fn scope_of(marks: &Marks, scope: &str) -> ScopeMarks {
+    match marks.get(scope) {
+        Some(serde_json::Value::String(last)) => ScopeMarks {
+            last_qsl: Some(last.clone()),
+            last_qsorx: None,
+        },
+        Some(value) => serde_json::from_value(value.clone()).unwrap_or_default(),
+        None => ScopeMarks::default(),
+    }
 }
 
-/// Records where the downloads of `scope` reached, once a report was written whole.
-pub fn set_last_qsl(scope: &str, last: &str) -> Result<(), LotwError> {
+fn uploads_of(marks: &Marks, account: &str) -> UploadMarks {
+    marks
+        .get(UPLOADS)
+        .and_then(|u| u.get(account))
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default()
+}
+
+/// Reads the marks, lets `change` change them, and writes them back.
+fn update_marks(change: impl FnOnce(&mut Marks)) -> Result<(), LotwError> {
     let path = marks_path()?;
     let mut marks = read_marks(&path)?;
-    marks.insert(scope.into(), serde_json::Value::String(last.into()));
+    change(&mut marks);
     let fail =
         |e: std::io::Error| LotwError::Store(format!("cannot write {}: {e}", path.display()));
     if let Some(dir) = path.parent() {
@@ -295,6 +355,50 @@ pub fn set_last_qsl(scope: &str, last: &str) -> Result<(), LotwError> {
     std::fs::write(&tmp, text)
         .and_then(|()| std::fs::rename(&tmp, &path))
         .map_err(fail)
+}
+
+/// Where the downloads of `scope` reached.
+pub fn scope_marks(scope: &str) -> Result<ScopeMarks, LotwError> {
+    Ok(scope_of(&read_marks(&marks_path()?)?, scope))
+}
+
+/// Records where the downloads of `scope` reached, once their reports were written whole.
+pub fn set_scope_marks(scope: &str, marks: &ScopeMarks) -> Result<(), LotwError> {
+    let value = serde_json::to_value(marks).unwrap_or_default();
+    update_marks(|all| {
+        all.insert(scope.into(), value);
+    })
+}
+
+/// How the uploads of `account` from this machine went.
+pub fn upload_marks(account: &str) -> Result<UploadMarks, LotwError> {
+    Ok(uploads_of(&read_marks(&marks_path()?)?, account))
+}
+
+/// Records an upload of `account`'s contacts: the first day one was tried, and its failure,
+/// or none when it went through.
+pub fn record_upload(
+    account: &str,
+    today: &str,
+    failed: Option<UploadFailure>,
+) -> Result<(), LotwError> {
+    update_marks(|all| {
+        let mut marks = uploads_of(all, account);
+        marks.first_on.get_or_insert_with(|| today.to_owned());
+        marks.failed = failed;
+        let uploads = all
+            .entry(UPLOADS)
+            .or_insert_with(|| serde_json::Value::Object(Marks::new()));
+        if !uploads.is_object() {
+            *uploads = serde_json::Value::Object(Marks::new());
+        }
+        if let Some(uploads) = uploads.as_object_mut() {
+            uploads.insert(
+                account.into(),
+                serde_json::to_value(&marks).unwrap_or_default(),
+            );
+        }
+    })
 }
 
 /// Reads an address given for LoTW.

@@ -4,6 +4,11 @@
 //! at the end. A report without that end mark was cut short; one whose record count is not
 //! its header's was not read as LoTW wrote it. Either is refused whole. A wrong password is
 //! answered with a web page, not a report.
+//!
+//! The report of what LoTW received (`qso_qsl=no&qso_qsorxsince=…`) is read the same way: its
+//! header has `APP_LoTW_LASTQSORX` instead, and each record `APP_LoTW_RXQSO` (when LoTW
+//! received the QSO) and `QSL_RCVD` `Y` or `N`. A confirmed one is a confirmation; one not
+//! confirmed is a received item (`received_on`, no `confirmed_on`).
 
 use svc_model::Timestamp;
 use svc_model::confirm::{Confirmation, DETAILS};
@@ -16,10 +21,12 @@ use super::LotwError;
 pub struct Report {
     /// APP_LoTW_LASTQSL: where the next download starts. Absent from a report with no records.
     pub last_qsl: Option<String>,
-    /// The confirmations, in the report's order.
+    /// APP_LoTW_LASTQSORX, of a report of what LoTW received: where the next one starts.
+    pub last_qsorx: Option<String>,
+    /// The confirmations, and the QSOs LoTW received and has not confirmed, in the report's
+    /// order.
     pub confirmations: Vec<Confirmation>,
-    /// Records that are not confirmations svc can use, each with why (a record with no call,
-    /// a QSL_RCVD other than Y).
+    /// Records svc cannot use, each with why (a record with no call, say).
     pub skipped: Vec<String>,
 }
 
@@ -56,6 +63,7 @@ pub fn read(body: &[u8]) -> Result<Report, LotwError> {
     let header = reader.header().clone();
     let mut report = Report {
         last_qsl: header.get("APP_LoTW_LASTQSL").map(str::to_owned),
+        last_qsorx: header.get("APP_LoTW_LASTQSORX").map(str::to_owned),
         ..Report::default()
     };
     let declared = match header.get("APP_LoTW_NUMREC") {
@@ -106,14 +114,25 @@ pub fn read(body: &[u8]) -> Result<Report, LotwError> {
     Ok(report)
 }
 
-/// One record as a confirmation; `None` for a record that confirms nothing (QSL_RCVD not Y).
+/// The day of a LoTW time (`YYYY-MM-DD HH:MM:SS`).
+fn day(at: &str) -> &str {
+    at.get(..10).unwrap_or(at)
+}
+
+/// One record as a confirmation, or as a QSO LoTW received (QSL_RCVD not Y, with
+/// APP_LoTW_RXQSO); `None` for a record that says neither.
 fn confirmation(record: &svc_adif::Record) -> Result<Option<Confirmation>, String> {
-    if record
+    let received_on = if record
         .get("QSL_RCVD")
         .is_some_and(|r| !r.eq_ignore_ascii_case("Y"))
     {
-        return Ok(None);
-    }
+        match record.get("APP_LoTW_RXQSO") {
+            Some(at) => Some(day(at).to_owned()),
+            None => return Ok(None),
+        }
+    } else {
+        None
+    };
     let imported = svc_adif::contact::imported(record)?;
     let contact = imported.contact;
     let band = record
@@ -129,15 +148,16 @@ fn confirmation(record: &svc_adif::Record) -> Result<Option<Confirmation>, Strin
         .ok_or("it names no station callsign (STATION_CALLSIGN or APP_LoTW_OWNCALL)")?;
     let time_on = Timestamp::parse("TIME_ON", &contact.time_on).map_err(|e| e.message)?;
     // LoTW writes QSLRDATE on each confirmation; without it, the day LoTW matched the QSO.
-    let confirmed_on = record
-        .get("QSLRDATE")
-        .or_else(|| {
+    let confirmed_on = match received_on {
+        Some(_) => None,
+        None => Some(
             record
-                .get("APP_LoTW_RXQSL")
-                .map(|at| at.get(..10).unwrap_or(at))
-        })
-        .ok_or("it has no QSLRDATE")?
-        .to_owned();
+                .get("QSLRDATE")
+                .or_else(|| record.get("APP_LoTW_RXQSL").map(day))
+                .ok_or("it has no QSLRDATE")?
+                .to_owned(),
+        ),
+    };
     let details = DETAILS
         .iter()
         .filter_map(|f| {
@@ -154,6 +174,7 @@ fn confirmation(record: &svc_adif::Record) -> Result<Option<Confirmation>, Strin
         prop_mode: contact.fields.get(Field::PropMode).map(str::to_owned),
         sat_name: contact.fields.get(Field::SatName).map(str::to_owned),
         confirmed_on,
+        received_on,
         details,
     }))
 }
@@ -201,10 +222,38 @@ mod tests {
         );
         assert_eq!(c.station_callsign, "W9XX");
         assert_eq!(c.time_on.to_string(), "2026-11-01T12:00:30Z");
-        assert_eq!(c.confirmed_on, "20261102");
+        assert_eq!(c.confirmed_on.as_deref(), Some("20261102"));
         assert_eq!(c.details.get("state").map(String::as_str), Some("MA"));
         assert_eq!(c.details.get("dxcc").map(String::as_str), Some("291"));
         assert!(r.skipped.is_empty(), "{:?}", r.skipped);
+    }
+
+    #[test]
+    fn a_received_report_gives_received_qsos_and_its_confirmations() {
+        let unconfirmed = record("DL1AB")
+            .replace("<QSL_RCVD:1>Y\n<QSLRDATE:8>20261102\n", "<QSL_RCVD:1>N\n")
+            .replace(
+                "<eor>",
+                "<APP_LoTW_RXQSO:19>2026-11-03 09:00:00 // QSO record inserted/modified at LoTW\n<eor>",
+            );
+        let text = String::from_utf8(report(2, &[record("K1ABC"), unconfirmed], true))
+            .unwrap()
+            .replace(
+                "<APP_LoTW_LASTQSL:19>2026-11-10 18:00:00",
+                "<APP_LoTW_LASTQSORX:19>2026-11-03 09:00:00",
+            );
+        let r = read(text.as_bytes()).unwrap();
+        assert_eq!(r.last_qsorx.as_deref(), Some("2026-11-03 09:00:00"));
+        assert_eq!(r.last_qsl, None);
+        let dates: Vec<_> = r
+            .confirmations
+            .iter()
+            .map(|c| (c.confirmed_on.as_deref(), c.received_on.as_deref()))
+            .collect();
+        assert_eq!(
+            dates,
+            [(Some("20261102"), None), (None, Some("2026-11-03"))]
+        );
     }
 
     #[test]

@@ -480,11 +480,14 @@ fn card(record: &adif::Record, book_callsign: &str, today: &str) -> Option<Confi
         station_callsign: book_callsign.to_owned(),
         prop_mode: record.get("PROP_MODE").map(str::to_owned),
         sat_name: record.get("SAT_NAME").map(str::to_owned),
-        confirmed_on: record
-            .get("QSLRDATE")
-            .or_else(|| record.get("EQSL_QSLRDATE"))
-            .unwrap_or(today)
-            .to_owned(),
+        confirmed_on: Some(
+            record
+                .get("QSLRDATE")
+                .or_else(|| record.get("EQSL_QSLRDATE"))
+                .unwrap_or(today)
+                .to_owned(),
+        ),
+        received_on: None,
         details: Default::default(),
     })
 }
@@ -652,13 +655,14 @@ mod tests {
         assert_eq!(c.mode, "FT4", "the submode, when there is one");
         assert_eq!(c.time_on.to_string(), "2026-11-01T12:05:00Z");
         assert_eq!(
-            c.confirmed_on, "20261128",
+            c.confirmed_on.as_deref(),
+            Some("20261128"),
             "no QSLRDATE: the day it was read"
         );
         record.set("QSLRDATE", "20261102");
         assert_eq!(
             card(&record, "W1AW", "20261128").unwrap().confirmed_on,
-            "20261102"
+            Some("20261102".into())
         );
         record.set("TIME_ON", "12");
         assert_eq!(card(&record, "W1AW", "20261128"), None);

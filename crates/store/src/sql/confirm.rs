@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use svc_model::confirm::{
-    Candidate, Confirmation, ConfirmationStatus, Confirmed, QrzStatus, QslService, SERVICES, Sent,
-    ServiceStatus, apply, apply_lotw_sent, nearness,
+    Candidate, Confirmation, ConfirmationStatus, Confirmed, LOTW_RECEIVED_FIELD, LOTW_SENT_FIELD,
+    QrzStatus, QslService, SERVICES, Sent, ServiceStatus, apply, apply_lotw_sent, nearness,
 };
 
 use super::*;
@@ -51,9 +51,12 @@ const POSTGRES_WRITE: &str = "\
     WHERE c.account_id = $1 AND c.id = u.value->>0";
 
 /// Counts the account's contacts by each QSL service's sent and received fields, read out
-/// of the `fields` JSON: `{0}` is how the backend reads a field by its wire name. Columns
-/// `contacts`, then `{service}_sent`, `_ignored` and `_confirmed` for each of [`SERVICES`].
-fn status_sql(field: fn(&str) -> String) -> String {
+/// of the `fields` JSON: `field` is how the backend reads a field by its wire name, `adif` an
+/// entry of the contact's `adif` map by its name. Columns `contacts`, then `{service}_sent`,
+/// `_ignored` and `_confirmed` for each of [`SERVICES`], then `lotw_received`: what LoTW
+/// said it received ([`LOTW_RECEIVED_FIELD`]) or confirmed, and `lotw_waiting`: what svc
+/// uploaded ([`LOTW_SENT_FIELD`]) and LoTW did not say either of yet.
+fn status_sql(field: fn(&str) -> String, adif: fn(&str) -> String) -> String {
     let mut sql = String::from("SELECT COUNT(*) AS contacts");
     for (service, sent, rcvd) in SERVICES {
         let (sent, rcvd) = (field(sent.def().wire), field(rcvd.def().wire));
@@ -63,14 +66,32 @@ fn status_sql(field: fn(&str) -> String) -> String {
              , COALESCE(SUM(CASE WHEN {rcvd} = 'Y' THEN 1 ELSE 0 END), 0) AS {service}_confirmed"
         ));
     }
+    let (received, confirmed, uploaded) = (
+        adif(LOTW_RECEIVED_FIELD),
+        field(svc_model::fields::Field::LotwQslRcvd.def().wire),
+        adif(LOTW_SENT_FIELD),
+    );
+    sql.push_str(&format!(
+        ", COALESCE(SUM(CASE WHEN {received} IS NOT NULL OR {confirmed} = 'Y' THEN 1 ELSE 0 END), 0) AS lotw_received\
+         , COALESCE(SUM(CASE WHEN {uploaded} IS NOT NULL AND {received} IS NULL \
+             AND COALESCE({confirmed}, '') <> 'Y' THEN 1 ELSE 0 END), 0) AS lotw_waiting"
+    ));
     sql.push_str(" FROM contacts WHERE account_id = $1");
     sql
 }
 
-static SQLITE_STATUS: LazyLock<String> =
-    LazyLock::new(|| status_sql(|wire| format!("json_extract(fields, '$.{wire}')")));
-static POSTGRES_STATUS: LazyLock<String> =
-    LazyLock::new(|| status_sql(|wire| format!("(fields::json ->> '{wire}')")));
+static SQLITE_STATUS: LazyLock<String> = LazyLock::new(|| {
+    status_sql(
+        |wire| format!("json_extract(fields, '$.{wire}')"),
+        |name| format!("json_extract(fields, '$.adif.{name}')"),
+    )
+});
+static POSTGRES_STATUS: LazyLock<String> = LazyLock::new(|| {
+    status_sql(
+        |wire| format!("(fields::json ->> '{wire}')"),
+        |name| format!("(fields::json -> 'adif' ->> '{name}')"),
+    )
+});
 
 /// A contact of the account, by id, for marking it sent.
 const SQLITE_SENT: &str = "SELECT id, fields FROM contacts WHERE id = $2 AND account_id = $1";
@@ -163,6 +184,14 @@ impl SqlStore {
             services.push(ServiceStatus {
                 service: (*service).to_owned(),
                 sent,
+                received: match *service {
+                    "lotw" => Some(row.int("lotw_received")?),
+                    _ => None,
+                },
+                waiting: match *service {
+                    "lotw" => Some(row.int("lotw_waiting")?),
+                    _ => None,
+                },
                 confirmed: count("confirmed")?,
                 ignored,
                 unsent: contacts - sent - ignored,
@@ -214,7 +243,7 @@ impl SqlStore {
                     .map(|sent| match stored.get_mut(&sent.qso_id) {
                         None => SentOutcome::Missing,
                         Some((fields, changed)) => match apply_lotw_sent(fields, sent) {
-                            Confirmed::Changed => {
+                            Confirmed::Changed | Confirmed::Received => {
                                 *changed = true;
                                 SentOutcome::Sent
                             }
@@ -378,6 +407,10 @@ impl SqlStore {
                                 Confirmed::Changed => {
                                     changed[at] = true;
                                     ConfirmOutcome::Confirmed(s.id.clone())
+                                }
+                                Confirmed::Received => {
+                                    changed[at] = true;
+                                    ConfirmOutcome::Received(s.id.clone())
                                 }
                                 Confirmed::Already => ConfirmOutcome::Already(s.id.clone()),
                             }
