@@ -1,6 +1,7 @@
 //! `svc mcp`: a real MCP client (rmcp's) drives the built binary over stdio against the real
 //! service, as an agent would; `sdk` drives it with the official MCP Python SDK.
 
+mod awards;
 mod sdk;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ProtocolVersion, Tool};
@@ -110,7 +111,7 @@ fn names(tools: &[Tool]) -> Vec<&str> {
 /// deletes and the end of an activation are more than additions, and a contact's create and
 /// delete go on to the external logbooks the account pushes to; a lookup asks the callbook or
 /// POTA. A spot is sent anew at each call: not idempotent.
-const HINTS: [(&str, [bool; 4]); 14] = [
+const HINTS: [(&str, [bool; 4]); 15] = [
     ("whoami", [true, false, true, false]),
     ("list_folders", [true, false, true, false]),
     ("list_contacts", [true, false, true, false]),
@@ -119,6 +120,7 @@ const HINTS: [(&str, [bool; 4]); 14] = [
     ("lookup_callsign", [true, false, true, true]),
     ("lookup_park", [true, false, true, true]),
     ("list_spots", [true, false, true, true]),
+    ("get_awards", [true, false, true, false]),
     ("create_contact", [false, false, true, true]),
     ("create_activation", [false, false, true, false]),
     ("create_folder", [false, false, true, false]),
@@ -128,11 +130,12 @@ const HINTS: [(&str, [bool; 4]); 14] = [
 ];
 
 /// The inputs each published tool requires.
-const REQUIRED: [(&str, &[&str]); 11] = [
+const REQUIRED: [(&str, &[&str]); 12] = [
     ("whoami", &[]),
     ("lookup_callsign", &["callsign"]),
     ("lookup_park", &["reference"]),
     ("list_spots", &[]),
+    ("get_awards", &["award"]),
     ("spot_activation", &["reference", "frequency", "mode"]),
     ("list_folders", &[]),
     ("list_contacts", &["folder_id"]),
@@ -179,6 +182,7 @@ fn tools_list_grows_with_each_permission() {
                     "lookup_callsign",
                     "lookup_park",
                     "list_spots",
+                    "get_awards",
                 ][..],
             ),
             (
@@ -192,6 +196,7 @@ fn tools_list_grows_with_each_permission() {
                     "lookup_callsign",
                     "lookup_park",
                     "list_spots",
+                    "get_awards",
                     "create_contact",
                     "create_activation",
                     "create_folder",
@@ -210,6 +215,7 @@ fn tools_list_grows_with_each_permission() {
                     "lookup_callsign",
                     "lookup_park",
                     "list_spots",
+                    "get_awards",
                     "create_contact",
                     "create_activation",
                     "create_folder",
@@ -269,7 +275,7 @@ fn each_protocol_version_negotiates() {
             let info = session.peer_info().expect("the server's answer");
             assert_eq!(info.protocol_version, version);
             assert_eq!(info.server_info.as_ref().unwrap().name, "svc");
-            assert_eq!(session.list_all_tools().await.unwrap().len(), 8);
+            assert_eq!(session.list_all_tools().await.unwrap().len(), 9);
             session.cancel().await.unwrap();
         }
         let transport = TokioChildProcess::new(command(&cli, &[])).unwrap();

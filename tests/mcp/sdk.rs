@@ -22,7 +22,7 @@ fn sdk() -> Option<std::path::PathBuf> {
 /// third, 2026-07-28, has no `initialize`).
 const DOCUMENTED: [&str; 2] = ["2025-06-18", "2025-11-25"];
 
-const READ_TOOLS: [&str; 8] = [
+const READ_TOOLS: [&str; 9] = [
     "whoami",
     "list_folders",
     "list_contacts",
@@ -31,6 +31,7 @@ const READ_TOOLS: [&str; 8] = [
     "lookup_callsign",
     "lookup_park",
     "list_spots",
+    "get_awards",
 ];
 
 const WRITE_TOOLS: [&str; 5] = [
@@ -149,6 +150,7 @@ fn the_mcp_python_sdk_reads_and_logs_through_svc_mcp() {
                     ["list_contacts", { "folder_id": folder }],
                     ["lookup_park", { "reference": "us-0001" }],
                     ["list_spots", { "band": "20m" }],
+                    ["get_awards", { "award": "dxcc" }],
                     ["create_contact", log("K2DEF", &time_on, "sdk-read-only")],
                 ],
             },
@@ -223,8 +225,15 @@ fn the_mcp_python_sdk_reads_and_logs_through_svc_mcp() {
         .map(|s| &s["activator"])
         .collect();
     assert_eq!(spots, [&json!("W1AW"), &json!("VE3XYZ")]);
+    // The one contact, K1ABC, is the USA worked; the answer keeps to the published shape.
+    let dxcc = ok(&calls[5]);
+    assert_eq!(dxcc["rows"][0]["key"], "291", "{dxcc}");
+    assert_eq!(
+        dxcc["totals"]["mixed"],
+        json!({ "worked": 1, "confirmed": 0 })
+    );
     // Not offered without --allow-writes (so no schema of it to check against): refused.
-    let off = &calls[5];
+    let off = &calls[6];
     assert_eq!(off["isError"], true, "{off}");
     assert_eq!(off["structured"]["error"], "validation_error", "{off}");
     assert_eq!(off["text"]["exitCode"], 2, "{off}");

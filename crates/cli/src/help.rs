@@ -194,6 +194,15 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "awards",
+        &[
+            "svc awards dxcc",
+            "svc awards was --confirmed-by lotw,card,qrz",
+            "svc awards vucc --band SAT",
+            "svc awards dxcc --mode cw --json | jq '.totals.mixed'",
+        ],
+    ),
+    (
         "lotw connect",
         &["svc lotw connect --user W1AW --password-stdin < lotw-password.txt"],
     ),

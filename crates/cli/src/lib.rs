@@ -3,6 +3,7 @@
 
 pub mod activations;
 pub mod auth;
+pub mod awards;
 pub mod completions;
 pub mod confirmations;
 pub mod contacts;
@@ -114,6 +115,8 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: confirmations::ConfirmationsCommand,
     },
+    /// Where the log stands with an award: DXCC, WAS, WAZ, VUCC, POTA hunter or activator
+    Awards(awards::AwardsArgs),
     /// ARRL's Logbook of The World: download confirmations into the log
     Lotw {
         #[command(subcommand)]
@@ -166,6 +169,7 @@ impl ClientCommand {
             ClientCommand::Confirmations { command } => {
                 format!("confirmations {}", command.name())
             }
+            ClientCommand::Awards(_) => "awards".into(),
             ClientCommand::Lotw { command } => format!("lotw {}", command.name()),
             ClientCommand::Parks { command } => format!("parks {}", command.name()),
             ClientCommand::Listen { command } => format!("listen {}", command.name()),
@@ -495,6 +499,7 @@ pub fn run(global: &GlobalArgs, command: ClientCommand) -> ExitCode {
         ClientCommand::Logbooks { command } => logbooks::run(ctx, command),
         ClientCommand::Lookup(args) => lookup::run(ctx, args),
         ClientCommand::Confirmations { command } => confirmations::run(ctx, command),
+        ClientCommand::Awards(args) => awards::run(ctx, args),
         ClientCommand::Lotw { command } => lotw::run(ctx, command),
         ClientCommand::Parks { command } => parks::run(ctx, command),
         ClientCommand::Listen { command } => listen::run(ctx, command),

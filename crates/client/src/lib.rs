@@ -605,6 +605,21 @@ impl Client {
             .await
     }
 
+    /// `GET /v1/awards/{award}`: where the account's log stands with an award.
+    pub async fn award(
+        &self,
+        award: svc_model::awards::Award,
+        query: &svc_model::awards::Query,
+    ) -> Result<svc_model::awards::Report, ClientError> {
+        self.call(
+            Method::GET,
+            self.url(&["awards", award.id()]),
+            &query.params(),
+            None,
+        )
+        .await
+    }
+
     /// `POST /v1/confirmations` (elevated key): up to
     /// [`svc_model::confirm::MAX_CONFIRMATIONS`] QSOs a QSL
     /// service confirmed, written into the contacts they confirm. Sending them again is safe:

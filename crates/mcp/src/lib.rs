@@ -31,6 +31,7 @@ use svc_client::journal::Journal;
 use svc_client::lookup::{Callbook, Urls};
 use svc_client::{Client, NewActivationRequest, NewFolderRequest};
 use svc_model::ContactInput;
+use svc_model::awards::{Award, Query};
 use svc_model::band::read_mhz;
 use svc_model::ids::truncate;
 use svc_model::seed;
@@ -390,6 +391,28 @@ impl McpServer {
                     .filter(|s| filter.matches(s))
                     .collect();
                 page_of(&spots, None, PASS)
+            }
+            "get_awards" => {
+                let a: GetAwards = parse(args)?;
+                let award = checked("award", &a.award, 32, |id| {
+                    Award::parse(id).ok_or_else(|| format!("not an award; one of {}", Award::ids()))
+                })?;
+                let band = a
+                    .band
+                    .as_deref()
+                    .map(|b| checked("band", b, 8, |b| Ok(b.to_owned())))
+                    .transpose()?;
+                let mode = a
+                    .mode
+                    .as_deref()
+                    .map(|m| checked("mode", m, 32, |m| Ok(m.to_owned())))
+                    .transpose()?;
+                let services = a.confirmed_by.map(|s| s.join(","));
+                // The model's reading of the service's own parameters, so that a bad one is
+                // refused here in the service's words, before any request.
+                let query = Query::parse(band.as_deref(), mode.as_deref(), services.as_deref())
+                    .map_err(|e| CliError::input(e.message))?;
+                shape(&client.award(award, &query).await?, PASS)
             }
             "spot_activation" => {
                 let a: SpotActivation = parse(args)?;
@@ -967,6 +990,15 @@ struct LookupPark {
 struct ListSpots {
     band: Option<String>,
     mode: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GetAwards {
+    award: String,
+    band: Option<String>,
+    mode: Option<String>,
+    confirmed_by: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]

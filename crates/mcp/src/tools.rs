@@ -7,6 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
+use svc_model::awards::{Award, Service};
 use svc_model::fields::{Def, FIELDS, Kind};
 use svc_model::seed;
 
@@ -19,7 +20,7 @@ pub enum Access {
 }
 
 /// Each tool with the access it needs; the order is the order of `tools/list`.
-pub const TOOLS: [(&str, Access); 14] = [
+pub const TOOLS: [(&str, Access); 15] = [
     ("whoami", Access::Read),
     ("list_folders", Access::Read),
     ("list_contacts", Access::Read),
@@ -28,6 +29,7 @@ pub const TOOLS: [(&str, Access); 14] = [
     ("lookup_callsign", Access::Read),
     ("lookup_park", Access::Read),
     ("list_spots", Access::Read),
+    ("get_awards", Access::Read),
     ("create_contact", Access::Write),
     ("create_activation", Access::Write),
     ("create_folder", Access::Write),
@@ -290,6 +292,48 @@ fn folder_created() -> Value {
             "created": { "type": "boolean" },
         }),
         &["id", "name", "autoFolderKey", "created"],
+    )
+}
+
+/// The answer of get_awards: `svc_model::awards::Report` on the wire.
+fn award_report() -> Value {
+    let mark = json!({ "type": "string", "enum": ["W", "C"] });
+    let count = object(
+        json!({ "worked": { "type": "number" }, "confirmed": { "type": "number" } }),
+        &["worked", "confirmed"],
+    );
+    let by_column = |value: &Value| json!({ "type": "object", "additionalProperties": value });
+    let row = object(
+        json!({
+            "key": string(),
+            "name": string(),
+            "mixed": mark,
+            "bands": by_column(&mark),
+            "modes": by_column(&mark),
+        }),
+        &["key", "mixed", "bands", "modes"],
+    );
+    let totals = object(
+        json!({ "mixed": count, "bands": by_column(&count), "modes": by_column(&count) }),
+        &["mixed", "bands", "modes"],
+    );
+    let rows = json!({ "type": "array", "items": row });
+    object(
+        json!({
+            "award": { "type": "string", "enum": Award::ALL.map(Award::id) },
+            "band": string(),
+            "mode": string(),
+            "confirmedBy": {
+                "type": "array",
+                "items": { "type": "string", "enum": Service::ALL.map(Service::id) },
+            },
+            "available": { "type": "number" },
+            "columns": { "type": "array", "items": string() },
+            "rows": rows,
+            "totals": totals,
+            "deleted": object(json!({ "rows": rows, "totals": totals }), &["rows", "totals"]),
+        }),
+        &["award", "confirmedBy", "columns", "rows", "totals"],
     )
 }
 
@@ -686,6 +730,37 @@ pub fn describe(name: &str) -> Option<Tool> {
                 )),
             ),
             asks_outside(),
+        ),
+        "get_awards" => tool(
+            name,
+            "Award progress",
+            "Where the account's log stands with an award, as svc awards and GET /v1/awards/{award} give it: the rows (DXCC entity, US state, CQ zone, VUCC grid square, POTA park) each with its mark, W worked or C confirmed, overall (mixed), per band column (satellite contacts are the column SAT, never their band) and per mode class (cw, phone, data), and the totals of worked and confirmed rows. DXCC lists deleted entities apart, never in a total; contacts with no entity (/MM) count for nothing. Confirmed means confirmed by one of confirmed_by (default lotw and card, as ARRL counts). pota-activator counts a park activated where 10 valid contacts were made from it on one UTC day, and has no confirmations.",
+            (
+                input(
+                    json!({
+                        "award": described(
+                            json!({ "type": "string", "enum": Award::ALL.map(Award::id) }),
+                            "The award.",
+                        ),
+                        "band": described(text(1, 8), "Only contacts on this band, e.g. 20m, or SAT for satellite contacts."),
+                        "mode": described(
+                            text(1, 32),
+                            "Only contacts of this class, cw, phone (SSB, AM, FM and digital voice) or data (every other mode), or of this one mode, e.g. FT8 (a mode takes its submodes).",
+                        ),
+                        "confirmed_by": described(
+                            json!({
+                                "type": "array",
+                                "minItems": 1,
+                                "items": { "type": "string", "enum": Service::ALL.map(Service::id) },
+                            }),
+                            "The QSL services whose confirmations count; lotw and card when left out.",
+                        ),
+                    }),
+                    &["award"],
+                ),
+                output(award_report()),
+            ),
+            reads(),
         ),
         "spot_activation" => tool(
             name,

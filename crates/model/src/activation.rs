@@ -139,12 +139,19 @@ pub fn valid_contacts<'a>(
     contacts
         .into_iter()
         .filter(move |c| first.is_some_and(|first| c.time_on.utc_day() >= first))
-        .map(|c| ValidContact {
-            day: c.time_on.utc_day(),
-            callsign: c.callsign.clone(),
-            band: c.band.clone(),
-            mode: PotaMode::of(&c.mode),
-        })
+        .map(ValidContact::of)
+}
+
+impl ValidContact {
+    /// What one contact is toward POTA's count; the awards' activated parks count the same way.
+    pub fn of(contact: &Contact) -> ValidContact {
+        ValidContact {
+            day: contact.time_on.utc_day(),
+            callsign: contact.callsign.clone(),
+            band: contact.band.clone(),
+            mode: PotaMode::of(&contact.mode),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! band plan and the error codes.
 
 pub mod activation;
+pub mod awards;
 pub mod band;
 pub mod callsign;
 pub mod confirm;

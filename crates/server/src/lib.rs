@@ -15,6 +15,7 @@ pub mod parks;
 pub mod web;
 
 mod activations;
+mod awards;
 mod batch;
 mod confirmations;
 mod contacts;
@@ -71,6 +72,7 @@ pub fn routes() -> Router<AppState> {
         )
         .route("/v1/confirmations/sent", post(confirmations::sent))
         .route("/v1/adif", get(export::adif))
+        .route("/v1/awards/{award}", get(awards::award))
         .route(
             "/v1/contacts/{qso_id}",
             delete(contacts::delete).patch(contacts::edit),
