@@ -436,9 +436,20 @@ fn m_opens_a_programs_hunting_log() {
     tui.wait_for(&format!("opened the POTA {month} log"));
     tui.keys("\x1bn");
     tui.wait_for("Log a contact");
+    // No park: asked, once. No keeps the form; yes logs it, and the next one goes unasked.
     tui.keys("k1abc\t14.074\tft8\r");
+    tui.wait_for("No park");
+    tui.keys("n");
+    tui.wait_for("type the park worked");
+    tui.keys("\r");
+    tui.wait_for("No park");
+    tui.keys("y");
     tui.wait_until("the contact stored and nothing waiting", |s| {
         s.contains("QSOs 1/200") && s.contains("0 waiting")
+    });
+    tui.keys("k2abc\r");
+    tui.wait_until("the second stored, unasked", |s| {
+        s.contains("QSOs 2/200") && s.contains("0 waiting") && !s.contains("No park")
     });
     let folders = api.get("/v1/folders?limit=200");
     let hunting = folders.body["items"]
@@ -451,7 +462,7 @@ fn m_opens_a_programs_hunting_log() {
     assert_eq!(hunting["programId"], "pota");
     assert_eq!(hunting["type"], "monthly");
     let stored = api.all_contacts(hunting["id"].as_str().unwrap());
-    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored.len(), 2, "{stored:?}");
     tui.close_form();
     tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);

@@ -2,6 +2,7 @@
 //! (the country file, the callbook, the parks named), logging, and the edit form.
 
 use super::*;
+use crate::components::entry::LogKind;
 
 impl App {
     /// The entry form on the open folder, as it was left; it opens on the callsign.
@@ -211,6 +212,20 @@ impl App {
             && form.ended_ok.as_deref() != Some(folder_id.as_str())
         {
             self.dialog = Some(Dialog::Prompt(Prompt::Ended { folder_id, label }));
+            return vec![];
+        }
+        // A hunter's contact counts for POTA with the park worked: one without it is asked
+        // about, once per form and log, as a forgotten park is the usual reason.
+        let parks_counted =
+            matches!(form.kind, LogKind::Hunting(program) if program.supports_activations());
+        if parks_counted
+            && requests.iter().all(|r| r.sig_info.is_none())
+            && form.no_park_ok.as_deref() != Some(form.folder_id.as_str())
+        {
+            self.dialog = Some(Dialog::Prompt(Prompt::NoPark {
+                folder_id: form.folder_id.clone(),
+                label: form.folder_name.clone(),
+            }));
             return vec![];
         }
         requests

@@ -602,6 +602,22 @@ impl App {
                 }
                 self.submit_entry()
             }
+            Prompt::NoPark { folder_id, label } => {
+                self.dialog = Some(Dialog::Entry);
+                if !yes {
+                    self.say(
+                        Tone::Info,
+                        format!(
+                            "not logged into {label}: type the park worked, the form keeps the rest"
+                        ),
+                    );
+                    return vec![];
+                }
+                if let Some(form) = &mut self.entry {
+                    form.no_park_ok = Some(folder_id);
+                }
+                self.submit_entry()
+            }
             Prompt::Discard { id, .. } if yes => {
                 vec![Effect::Journal(JournalEffect::Discard { id })]
             }

@@ -136,6 +136,8 @@ pub struct EntryForm {
     pub callbook: Option<String>,
     /// The ended activation the operator said yes to logging into.
     pub ended_ok: Option<String>,
+    /// The hunting log the operator said yes to logging a contact without a park into.
+    pub no_park_ok: Option<String>,
     /// The fields the operator typed in for this contact: the radio's reading no longer
     /// replaces them.
     typed: [bool; Field::ALL.len()],
@@ -166,6 +168,7 @@ impl EntryForm {
             asked: None,
             callbook: None,
             ended_ok: None,
+            no_park_ok: None,
             typed: [false; Field::ALL.len()],
             replace_on_type: false,
             carried: Fields::default(),

@@ -18,6 +18,12 @@ pub enum Prompt {
         folder_id: String,
         label: String,
     },
+    /// A contact with no park bound for a hunting log of a program with parks (POTA): y
+    /// logs it without one.
+    NoPark {
+        folder_id: String,
+        label: String,
+    },
     /// Removes a waiting or refused contact from the journal.
     Discard {
         id: String,
@@ -80,6 +86,15 @@ impl Prompt {
                 format!("Activation {label} has ended. Log this contact into it all the same?"),
                 56,
                 7,
+                buf,
+            ),
+            Prompt::NoPark { label, .. } => confirm(
+                "No park",
+                format!(
+                    "{label} is a hunting log: a contact counts there with the park worked. Log it without a park all the same?"
+                ),
+                56,
+                8,
                 buf,
             ),
             Prompt::Discard { label, .. } => confirm(
