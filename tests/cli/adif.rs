@@ -854,3 +854,65 @@ fn a_two_fer_s_files_import_back_as_one_two_fer() {
     let first = path_of(&answer, "US-1234");
     assert_eq!(lines(&records(Path::new(&first))), one_file);
 }
+
+/// An ADX file's entities beyond XML's own (`&xxe;`, however a DOCTYPE declares it) are never
+/// expanded nor kept as text: the field they stand in is dropped and named in the summary,
+/// and the contact is made from the rest.
+#[test]
+fn an_adx_entity_of_its_own_costs_its_field_named_in_the_summary() {
+    let (_server, api, cli) = account(ROOMY);
+    let yesterday = svc::model::Timestamp(svc::model::Timestamp::now().millis() - 86_400_000);
+    let day = yesterday.utc_date().format("%Y%m%d").to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "TOPSECRET").unwrap();
+    let file = dir.path().join("entities.adx");
+    std::fs::write(
+        &file,
+        format!(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE ADX [\n  <!ENTITY xxe SYSTEM \"file://{}\">\n  <!ENTITY town \"Boston\">\n]>\n<ADX><HEADER><ADIF_VER>3.1.4</ADIF_VER></HEADER><RECORDS>\n<RECORD><CALL>K1ABC</CALL><QSO_DATE>{day}</QSO_DATE><TIME_ON>1200</TIME_ON><FREQ>14.074</FREQ><MODE>FT8</MODE><NAME>&xxe;</NAME><QTH>near &town;</QTH><COMMENT>caf&#233; &amp; bar</COMMENT></RECORD>\n</RECORDS></ADX>\n",
+            secret.display()
+        ),
+    )
+    .unwrap();
+    let run = import(&cli, file.to_str().unwrap(), &["--auto", "--json"]);
+    run.ok();
+    let summary = run.json();
+    assert_eq!(summary["imported"], 1, "{summary}");
+    assert_eq!(summary["fieldProblemCount"], 2, "{summary}");
+    let problems = summary["fieldProblems"].as_array().unwrap();
+    for (problem, field, entity) in [
+        (&problems[0], "NAME", "&xxe;"),
+        (&problems[1], "QTH", "&town;"),
+    ] {
+        assert_eq!(problem["field"], field, "{summary}");
+        let message = problem["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("{field}: {entity} is not an entity ADX defines")),
+            "{message}"
+        );
+        assert!(message.contains("the field was dropped"), "{message}");
+    }
+    let run = import(&cli, file.to_str().unwrap(), &["--auto", "--dry-run"]);
+    run.ok();
+    assert!(
+        run.stdout.contains("&xxe;") || run.stderr.contains("&xxe;"),
+        "{run:?}"
+    );
+
+    let stored: Vec<Value> = api
+        .folders("monthly")
+        .iter()
+        .flat_map(|f| api.contacts(f["id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    let contact = &stored[0];
+    assert_eq!(contact["name"], Value::Null, "{contact}");
+    assert_eq!(contact["qth"], Value::Null, "{contact}");
+    assert_eq!(contact["comment"], "café & bar", "{contact}");
+    let text = contact.to_string();
+    assert!(
+        !text.contains("TOPSECRET") && !text.contains("xxe") && !text.contains("town"),
+        "{text}"
+    );
+}

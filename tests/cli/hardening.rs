@@ -246,3 +246,45 @@ fn json_output_escapes_what_a_terminal_would_obey() {
     let envelope: serde_json::Value = serde_json::from_str(run.stderr.trim()).unwrap();
     assert_eq!(envelope["details"]["field"], "x\u{202e}y\u{9b}");
 }
+
+/// The outbox journal and the park cache are the user's alone: made 0600, their SQLite
+/// companions too, and a file left readable by others is tightened when next opened.
+#[test]
+fn the_journal_and_park_cache_files_are_private() {
+    let pota = crate::common::pota::FakePota::start();
+    let (_server, _api, cli) = setup("basic");
+    cli.set_env("SVC_POTA_API_URL", &pota.url());
+    cli.run(&["outbox", "list"]).ok();
+    cli.run(&["parks", "show", "US-0001"]).ok();
+    let svc = cli.data_dir().join("svc");
+    let files = || {
+        let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(svc.join("journal"))
+            .unwrap()
+            .chain(std::fs::read_dir(&svc).unwrap())
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        files
+    };
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let made = files();
+    for wanted in ["index.db", "-W1AW.db", "parks.sqlite"] {
+        assert!(
+            made.iter().any(|p| p.to_string_lossy().ends_with(wanted)),
+            "no {wanted} in {made:?}"
+        );
+    }
+    for file in &made {
+        assert_eq!(mode(file), 0o600, "{}", file.display());
+    }
+
+    for file in &made {
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    cli.run(&["outbox", "list"]).ok();
+    cli.run(&["parks", "show", "US-0001"]).ok();
+    for file in files() {
+        assert_eq!(mode(&file), 0o600, "{} after a run", file.display());
+    }
+}

@@ -312,6 +312,57 @@ fn a_spot_is_posted_with_exactly_potas_fields() {
     assert_eq!(pota.posted().len(), 2);
 }
 
+/// A comment is one line for hunters: too long, or with a control or a mark that reorders
+/// text, it is refused as a usage error naming the fix, and nothing reaches POTA.
+#[test]
+fn a_bad_spot_comment_is_refused_before_anything_is_sent() {
+    let pota = FakePota::start();
+    let cli = user(&pota.url());
+    let long = "x".repeat(257);
+    for (comment, says) in [
+        (long.as_str(), "longer than 256 characters; shorten it"),
+        ("2fer US-\u{202e}EM", "bidi marks"),
+        ("QRV\u{200f}", "bidi marks"),
+        ("QRV\u{1b}[2J", "control characters; remove them"),
+        ("   ", "must not be empty"),
+    ] {
+        let run = cli.run(&[
+            "spot",
+            "--reference",
+            "US-0001",
+            "--frequency",
+            "14.285",
+            "--mode",
+            "SSB",
+            "--activator",
+            "W1AW",
+            "--comment",
+            comment,
+        ]);
+        assert_eq!(run.code, 2, "{comment:?}: {run:?}");
+        assert!(run.stderr.contains("--comment"), "{run:?}");
+        assert!(run.stderr.contains(says), "{comment:?}: {run:?}");
+        assert!(!run.stderr.contains('\u{202e}'), "{run:?}");
+    }
+    let fits = "y".repeat(256);
+    cli.run(&[
+        "spot",
+        "--reference",
+        "US-0001",
+        "--frequency",
+        "14.285",
+        "--mode",
+        "SSB",
+        "--activator",
+        "W1AW",
+        "--comment",
+        &fits,
+    ])
+    .ok();
+    assert_eq!(pota.posted().len(), 1);
+    assert_eq!(pota.posted()[0]["comments"], fits.as_str());
+}
+
 #[test]
 fn a_failed_spot_is_reported_and_never_sent_again() {
     let pota = FakePota::start();
@@ -504,4 +555,87 @@ fn a_stalled_pota_ends_in_a_time_out() {
         "{message}"
     );
     assert_eq!(pota.posted().len(), 1);
+}
+
+/// POTA's words are kept and shown without what a terminal or page would obey, and bounded: a
+/// park whose location reorders itself (`US-\u202eEM` shows as `US-ME`), with escape
+/// sequences in its name and 200,000 characters of it, reaches the screen, the JSON and the
+/// cache cleaned and cut.
+#[test]
+fn a_hostile_parks_words_are_cleaned_and_bounded() {
+    let pota = FakePota::start();
+    let cli = user(&pota.url());
+    let name = format!(
+        "Evil\u{202e}kraP \u{1b}]0;pwned\u{7}\u{9b}31m{}",
+        "N".repeat(200_000)
+    );
+    pota.add_park(json!({
+        "reference": "US-9999", "name": name, "locationDesc": "US-\u{202e}EM\u{2066}",
+        "grid6": "FN\u{200f}54", "latitude": 44.0, "longitude": -68.0,
+    }));
+    let clean = |text: &str, max: usize| {
+        assert!(
+            text.chars().count() <= max,
+            "{} chars",
+            text.chars().count()
+        );
+        assert!(
+            !text.chars().any(|c| c.is_control()
+                || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')),
+            "{:?}",
+            &text[..60.min(text.len())]
+        );
+    };
+    let run = cli.run(&["parks", "show", "US-9999", "--json"]);
+    run.ok();
+    let shown = run.json();
+    let shown_name = shown["name"].as_str().unwrap();
+    clean(shown_name, 200);
+    assert!(
+        shown_name.starts_with("EvilkraP ]0;pwned31mNNN"),
+        "{shown_name:.40}"
+    );
+    assert_eq!(shown["location"], "US-EM");
+    assert_eq!(shown["grid"], "FN54");
+
+    // What was kept is the cleaned text, and the text output shows it so.
+    let path = cli.data_dir().join("svc").join("parks.sqlite");
+    let (cached_name, cached_location): (String, String) = crate::common::block_on(async move {
+        use sqlx::Connection;
+        let mut conn = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
+            .await
+            .unwrap();
+        sqlx::query_as("SELECT name, location FROM parks WHERE reference = 'US-9999'")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap()
+    });
+    clean(&cached_name, 200);
+    assert_eq!(cached_location, "US-EM");
+    let run = cli.run(&["parks", "show", "US-9999"]);
+    run.ok();
+    assert!(run.stdout.contains("Location: US-EM\n"), "{run:?}");
+    clean(&run.stdout.replace('\n', " "), 1000);
+
+    // The spot list names the park from POTA's answer: cleaned the same way.
+    cli.run(&[
+        "spot",
+        "--reference",
+        "US-9999",
+        "--frequency",
+        "14.285",
+        "--mode",
+        "SSB",
+        "--activator",
+        "W1AW",
+    ])
+    .ok();
+    let run = cli.run(&["spots", "--json"]);
+    run.ok();
+    let spot = &run.json()["items"][0];
+    clean(spot["parkName"].as_str().unwrap(), 200);
+    assert_eq!(spot["location"], "US-EM");
+    let run = cli.run(&["spots"]);
+    run.ok();
+    clean(&run.stdout.replace('\n', " "), 2000);
 }

@@ -1164,6 +1164,8 @@ fn spot_activation_needs_writes_and_is_sent_once_with_potas_fields() {
             with("comment", json!("a\nb")),
             with("comment", json!("  ")),
             with("comment", json!("x".repeat(257))),
+            with("comment", json!("2fer US-\u{202e}EM")),
+            with("comment", json!("QRV\u{2066} 5 W")),
             with("activator", json!("not a call")),
             with("band", json!("20m")),
             json!({ "reference": "US-0001", "mode": "SSB" }),
@@ -1237,4 +1239,101 @@ fn spot_activation_needs_writes_and_is_sent_once_with_potas_fields() {
         session.cancel().await.unwrap();
     });
     assert_eq!(pota.posted().len(), 5);
+}
+
+/// A line that is no JSON-RPC message (bytes that are not UTF-8, nesting 100,000 deep, a line
+/// of 100 MB) is answered with JSON-RPC's Parse error, so the client waits for nothing, and the
+/// session goes on: the handshake and a request after them are answered.
+#[test]
+fn a_line_that_is_not_json_is_answered_with_a_parse_error() {
+    use std::io::{BufRead, Write};
+    use std::process::Stdio;
+    let (_server, _api, cli) = setup("basic");
+    let mut child = cli
+        .std_command()
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (lines, answers) = std::sync::mpsc::channel::<String>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if lines.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let next = || {
+        let line = answers
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("an answer from svc mcp");
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line:.200}"))
+    };
+    let parse_error = |answer: Value, says: &str| {
+        assert_eq!(answer["jsonrpc"], "2.0", "{answer}");
+        assert_eq!(answer["id"], Value::Null, "{answer}");
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("Parse error: "), "{message}");
+        assert!(message.contains(says), "{message}");
+    };
+
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}\n")
+        .unwrap();
+    parse_error(next(), "not UTF-8");
+    let deep = format!("{}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    stdin.write_all(deep.as_bytes()).unwrap();
+    parse_error(next(), "recursion limit");
+    let chunk = vec![b' '; 1 << 20];
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":\"")
+        .unwrap();
+    for _ in 0..100 {
+        stdin.write_all(&chunk).unwrap();
+    }
+    stdin.write_all(b"\"}\n").unwrap();
+    parse_error(next(), "longer than 4 MiB");
+
+    // The session is as good as new.
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"}
+        }
+    });
+    writeln!(stdin, "{initialize}").unwrap();
+    let answer = next();
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(answer["result"]["serverInfo"]["name"], "svc", "{answer}");
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    )
+    .unwrap();
+    writeln!(stdin, "not json").unwrap();
+    parse_error(next(), "not JSON");
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    )
+    .unwrap();
+    let answer = next();
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert!(
+        answer["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{answer}"
+    );
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
 }

@@ -303,3 +303,29 @@ fn metrics_are_off_by_default() {
     s.terminate();
     assert_eq!(s.printed(), None);
 }
+
+/// Metrics on an address others reach are said at start to be readable by them; on loopback
+/// nothing is said.
+#[test]
+fn metrics_beyond_loopback_are_warned_about() {
+    const WARNING: &str = "readable by anyone who can reach this address";
+    let open = Server::process_with(&["--metrics-bind", "0.0.0.0:0"]);
+    let url = open.metrics_url();
+    assert!(url.starts_with("http://0.0.0.0:"), "{url}");
+    crate::common::eventually("the start-up lines in the log", || {
+        open.logs().contains("svc server started")
+    });
+    let logs = open.logs();
+    let line = logs
+        .lines()
+        .find(|l| l.contains(WARNING))
+        .unwrap_or_else(|| panic!("no warning about the metrics' address:\n{logs}"));
+    assert!(line.contains("WARN") && line.contains("0.0.0.0:"), "{line}");
+
+    let private = Server::process_with(&["--metrics-bind", "127.0.0.1:0"]);
+    private.metrics_url();
+    crate::common::eventually("the start-up lines in the log", || {
+        private.logs().contains("svc server started")
+    });
+    assert!(!private.logs().contains(WARNING), "{}", private.logs());
+}

@@ -69,3 +69,59 @@ fn a_burst_of_sign_ups_keeps_memory_bounded() {
     let browser = Browser::new(&server);
     assert_eq!(browser.sign_in("K9BRS", PASSWORD).location(), "/keys");
 }
+
+/// Sign-ups the hashing pool is too busy for cost the server's hourly budget nothing: after a
+/// burst of a hundred from a hundred addresses, with one hash a core and none waiting so that
+/// most are turned away busy, the budget still makes exactly its number of accounts.
+#[test]
+fn sign_ups_turned_away_busy_cost_no_budget() {
+    const BUDGET: usize = 60;
+    let server = Server::process_with(&[
+        "--trust-proxy",
+        "--signup-limit",
+        &BUDGET.to_string(),
+        "--hash-queue",
+        "0",
+    ]);
+    let signers: Vec<_> = (0..100)
+        .map(|i| {
+            let base = server.url.clone();
+            std::thread::spawn(move || {
+                let browser = Browser::behind_proxy(&base, &format!("10.1.{i}.1"));
+                assert_eq!(browser.get("/signup").status, 200);
+                browser.sign_up(&format!("K{}C{i}", i % 10), PASSWORD)
+            })
+        })
+        .collect();
+    let (mut made, mut busy) = (0, 0);
+    for signer in signers {
+        let page = signer.join().unwrap();
+        match page.status {
+            303 => made += 1,
+            429 if page.body.contains("The server is busy") => busy += 1,
+            other => panic!("a sign-up of the burst answered {other}: {}", page.body),
+        }
+    }
+    assert!(busy > 0, "the pool was never busy ({made} made)");
+    assert!(made < BUDGET, "{made} made: the burst was not turned away");
+    // The rest of the budget, one at a time, and not one more.
+    for i in made..BUDGET {
+        let browser = Browser::behind_proxy(&server.url, &format!("10.2.{i}.1"));
+        let page = browser.sign_up(&format!("N{}D{i}", i % 10), PASSWORD);
+        assert_eq!(
+            page.status,
+            303,
+            "sign-up {} of {BUDGET} after {made} in the burst and {busy} busy: {}",
+            i + 1,
+            page.body
+        );
+    }
+    let browser = Browser::behind_proxy(&server.url, "10.3.0.1");
+    browser
+        .sign_up("W9ONE", PASSWORD)
+        .expect(429, "Too many sign-ups on this server");
+    assert_eq!(
+        server.exec_sql("UPDATE accounts SET plan = plan", &[]),
+        BUDGET as u64
+    );
+}

@@ -191,6 +191,15 @@ pub fn text(text: &str) -> Result<String, String> {
     Ok(t.to_owned())
 }
 
+/// A spot's comment, by the model's one rule for it ([`svc_model::text::spot_comment`]).
+pub fn spot_comment(text: &str) -> Result<String, String> {
+    match svc_model::text::spot_comment(text) {
+        Ok(Some(comment)) => Ok(comment),
+        Ok(None) => Err("must not be empty".into()),
+        Err(e) => Err(e.message),
+    }
+}
+
 /// Asks on the terminal; only `y` or `yes` agrees.
 pub(super) fn confirm(question: &str) -> Result<bool, CliError> {
     super::eprint_safe(question);

@@ -617,7 +617,8 @@ pub fn usage_error(e: &clap::Error, root: &clap::Command, args: &[OsString]) -> 
     }
 }
 
-/// clap's error as one line: the text before the usage block, without the `error:` label.
+/// clap's error as one line: the text before the usage block, without the `error:` label,
+/// and printable: clap quotes the value refused, which may be what a terminal would obey.
 fn clap_message(e: &clap::Error, command: &str) -> String {
     let text = e.render().to_string();
     let head = text.split("\nUsage:").next().unwrap_or(&text);
@@ -637,5 +638,5 @@ fn clap_message(e: &clap::Error, command: &str) -> String {
     } else {
         format!("svc help {command}")
     };
-    format!("{} (see {help})", parts.join(" "))
+    svc_model::text::printable(&format!("{} (see {help})", parts.join(" ")))
 }

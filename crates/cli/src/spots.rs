@@ -30,8 +30,8 @@ pub struct SpotArgs {
     /// The mode, e.g. SSB, CW or FT8
     #[arg(long, value_parser = input::mode, value_name = "MODE")]
     mode: String,
-    /// A comment for hunters, e.g. "QRV, 10 W"
-    #[arg(long, value_parser = input::text, value_name = "TEXT")]
+    /// A comment for hunters, one line of at most 256 characters, e.g. "QRV, 10 W"
+    #[arg(long, value_parser = input::spot_comment, value_name = "TEXT")]
     comment: Option<String>,
     /// The activator, who is also the spotter [default: the account's callsign]
     #[arg(long, value_parser = input::callsign, value_name = "CALL")]

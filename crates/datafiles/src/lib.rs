@@ -134,3 +134,65 @@ pub fn scp_file(given: Option<&Path>) -> Result<(MasterScp, Origin), String> {
         None => Ok((MasterScp::shipped(), Origin::Shipped)),
     }
 }
+
+/// Makes svc's own SQLite file at `path` private to the user before SQLite opens it: created
+/// empty with mode 0600 when missing (SQLite then makes its `-wal` and `-shm` with the file's
+/// mode), and an existing file and its companions tightened to 0600. The outbox journal holds
+/// the operator's log and the park cache where they go: the folder is private already, but the
+/// file's own mode is what still guards it when the folder's is loosened or the file copied.
+pub fn private_sqlite_file(path: &Path) -> std::io::Result<()> {
+    let mut open = std::fs::OpenOptions::new();
+    open.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        open.mode(0o600);
+        open.open(path)?;
+        for suffix in ["", "-wal", "-shm"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            let file = Path::new(&name);
+            match std::fs::metadata(file) {
+                Ok(meta) if meta.permissions().mode() & 0o077 != 0 => {
+                    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600))?;
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    open.open(path)?;
+    Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn own_sqlite_files_are_made_and_kept_private() {
+        let dir = std::env::temp_dir().join(format!("svc-private-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let new = dir.join("new.db");
+        private_sqlite_file(&new).unwrap();
+        assert_eq!(mode(&new), 0o600);
+        let old = dir.join("old.db");
+        for name in ["old.db", "old.db-wal", "old.db-shm"] {
+            std::fs::write(dir.join(name), b"").unwrap();
+            std::fs::set_permissions(dir.join(name), std::fs::Permissions::from_mode(0o644))
+                .unwrap();
+        }
+        private_sqlite_file(&old).unwrap();
+        for name in ["old.db", "old.db-wal", "old.db-shm"] {
+            assert_eq!(mode(&dir.join(name)), 0o600, "{name}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -3,6 +3,7 @@
 //! and `svc spots` do; changes (a spot on POTA among them) need `--allow-writes`, deletes
 //! `--allow-deletes`, so an agent gets only what it was given.
 
+mod stdio;
 pub mod tools;
 
 use clap::Args;
@@ -35,6 +36,7 @@ use svc_model::awards::{Award, Query};
 use svc_model::band::read_mhz;
 use svc_model::ids::truncate;
 use svc_model::seed;
+use svc_model::text::SPOT_COMMENT_MAX_CHARS;
 use svc_model::{ErrorCode, Folder, FolderType, IdKind, Timestamp};
 use svc_pota::{NewSpot, Parks, Pota, Spot, SpotFilter};
 
@@ -85,14 +87,17 @@ fn serve(ctx: &Ctx, args: &McpArgs) -> Result<(), CliError> {
             // lookups go on uncached.
             journal: Journal::find(&base, &key.key).await.ok().flatten(),
         };
+        let (read, write, writer) = stdio::guarded(tokio::io::stdin(), tokio::io::stdout());
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve((read, write))
             .await
             .map_err(|e| CliError::local(format!("MCP session did not start: {e}")))?;
         running
             .waiting()
             .await
             .map_err(|e| CliError::local(format!("MCP session failed: {e}")))?;
+        // The session's last answers are on their way to stdout until the writer ends.
+        let _ = writer.await;
         Ok(())
     })
 }
@@ -426,7 +431,7 @@ impl McpServer {
                 let comments = a
                     .comment
                     .as_deref()
-                    .map(|c| checked("comment", c, 256, input::text))
+                    .map(|c| checked("comment", c, SPOT_COMMENT_MAX_CHARS, input::spot_comment))
                     .transpose()?;
                 let activator = match a.activator.as_deref() {
                     Some(call) => checked("activator", call, 32, input::callsign)?,

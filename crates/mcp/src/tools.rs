@@ -775,7 +775,7 @@ pub fn describe(name: &str) -> Option<Tool> {
                             "In MHz within an amateur band, e.g. 14.285.",
                         ),
                         "mode": described(text(1, 32), "An ADIF mode or submode, e.g. SSB, CW or FT8."),
-                        "comment": described(text(1, 256), "A comment for hunters, one line, e.g. QRV or QSY 7.185."),
+                        "comment": described(text(1, svc_model::text::SPOT_COMMENT_MAX_CHARS), "A comment for hunters, one line, e.g. QRV or QSY 7.185."),
                         "activator": described(
                             text(1, 32),
                             "The activator's callsign, e.g. W1AW; the key's account callsign when left out.",

@@ -92,6 +92,46 @@ pub fn multi_line(field: &str, raw: &str, max_chars: usize) -> Result<Option<Str
     check(field, raw, max_chars, true)
 }
 
+/// The most a spot's comment may hold: POTA shows it on one line beside the spot.
+pub const SPOT_COMMENT_MAX_CHARS: usize = 256;
+
+/// A spot's comment as POTA is sent it: one trimmed line of at most
+/// [`SPOT_COMMENT_MAX_CHARS`], with none of the characters a hunter's terminal or page would
+/// obey (controls, and the marks that reorder text: `US-\u{202e}EM` shows as `US-ME`); empty
+/// is `None`. Every front end's spot goes through this one rule.
+pub fn spot_comment(raw: &str) -> Result<Option<String>, ApiError> {
+    let value = single_line("comment", raw, SPOT_COMMENT_MAX_CHARS)?;
+    if value.as_deref().is_some_and(|v| v.chars().any(obeyed)) {
+        return Err(ApiError::field(
+            "comment",
+            "comment contains characters that reorder text (bidi marks such as U+202E); remove them",
+        ));
+    }
+    Ok(value)
+}
+
+/// Text another service sent, made fit to keep and show: the characters a terminal or page
+/// would obey (controls, the marks and overrides that reorder text) are taken out, runs of
+/// white space become one space, and it is cut to `max_chars` (with `…`), as svc's own fields
+/// are bounded. `None` when nothing is left.
+pub fn from_elsewhere(raw: &str, max_chars: usize) -> Option<String> {
+    let shown: String = raw
+        .chars()
+        .filter(|&c| c.is_whitespace() || !obeyed(c))
+        .collect();
+    let kept = shown.split_whitespace().collect::<Vec<_>>().join(" ");
+    if kept.is_empty() {
+        return None;
+    }
+    if kept.chars().count() <= max_chars {
+        return Some(kept);
+    }
+    let mut cut: String = kept.chars().take(max_chars.saturating_sub(1)).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    Some(cut)
+}
+
 /// Trimmed, upper-cased token of letters, digits and `allowed` punctuation; empty is `None`.
 pub fn token(
     field: &str,
@@ -153,6 +193,45 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn spot_comments_are_one_bounded_line_without_reordering() {
+        assert_eq!(
+            spot_comment(" QRV, 10 W ").unwrap().as_deref(),
+            Some("QRV, 10 W")
+        );
+        assert_eq!(spot_comment("  ").unwrap(), None);
+        let long = "x".repeat(SPOT_COMMENT_MAX_CHARS);
+        assert_eq!(spot_comment(&long).unwrap().as_deref(), Some(long.as_str()));
+        let e = spot_comment(&format!("{long}x")).unwrap_err();
+        assert!(e.message.contains("longer than 256"), "{}", e.message);
+        for bad in [
+            "a\u{1b}[2J",
+            "2fer\nUS-0002",
+            "US-\u{202e}EM",
+            "a\u{2066}b",
+            "a\u{200f}",
+        ] {
+            assert!(spot_comment(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn text_from_elsewhere_is_stripped_and_bounded() {
+        assert_eq!(
+            from_elsewhere("US-\u{202e}EM", 100).as_deref(),
+            Some("US-EM")
+        );
+        assert_eq!(
+            from_elsewhere(" Acadia\u{1b}[2J\u{9b}\u{2067} National\n\tPark ", 100).as_deref(),
+            Some("Acadia[2J National Park")
+        );
+        assert_eq!(from_elsewhere("\u{202e}\u{7} ", 100), None);
+        let cut = from_elsewhere(&"y".repeat(200_000), 200).unwrap();
+        assert_eq!(cut.chars().count(), 200);
+        assert!(cut.ends_with('…'));
+        assert_eq!(from_elsewhere("Jürgen", 6).as_deref(), Some("Jürgen"));
+    }
 
     #[test]
     fn text_checks() {

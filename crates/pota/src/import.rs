@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use super::PotaError;
 use super::parks::{Park, Parks, insert, park_reference};
+use super::{PARK_LOCATION_MAX_CHARS, PARK_NAME_MAX_CHARS, PotaError};
 use svc_model::Timestamp;
 
 /// Parks a statement of an import inserts: 7 values each stays far below SQLite's limit of
@@ -130,7 +130,12 @@ impl Columns {
                 svc_model::ids::truncate(raw, 30)
             )
         })?;
-        let name = field(Some(self.name)).ok_or_else(|| format!("{reference} has no name"))?;
+        // The park list is POTA's words too: kept as its API's answers are.
+        let shown = |i: Option<usize>, max_chars| {
+            field(i).and_then(|s| svc_model::text::from_elsewhere(s, max_chars))
+        };
+        let name = shown(Some(self.name), PARK_NAME_MAX_CHARS)
+            .ok_or_else(|| format!("{reference} has no name"))?;
         let coordinate = |i, limit: f64| {
             field(i)
                 .and_then(|s| s.parse::<f64>().ok())
@@ -138,9 +143,9 @@ impl Columns {
         };
         Ok(Park {
             reference,
-            name: name.to_owned(),
-            location: field(self.location).map(str::to_owned),
-            grid: field(self.grid).map(str::to_owned),
+            name,
+            location: shown(self.location, PARK_LOCATION_MAX_CHARS),
+            grid: shown(self.grid, PARK_LOCATION_MAX_CHARS),
             latitude: coordinate(self.latitude, 90.0),
             longitude: coordinate(self.longitude, 180.0),
         })

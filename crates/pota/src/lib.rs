@@ -278,11 +278,27 @@ fn excerpt(body: &[u8]) -> String {
     }
 }
 
-/// A field as text: a string trimmed, or a number written out; `None` when absent or blank.
-/// POTA writes some numbers as strings and some strings as numbers.
+/// The most of a park's name kept from POTA (the park list's longest is under 100), so that an
+/// answer cannot fill the pages, the terminal or the cache.
+pub const PARK_NAME_MAX_CHARS: usize = 200;
+/// The most of a park's location codes kept (`US-ME`, or a few for a park across borders).
+pub const PARK_LOCATION_MAX_CHARS: usize = 100;
+/// The most of any other text field of POTA's answers: a spot's comment is the longest, and
+/// svc sends at most this many.
+const TEXT_MAX_CHARS: usize = svc_model::text::SPOT_COMMENT_MAX_CHARS;
+
+/// A field as text: a string or a number written out, made fit to keep and show
+/// ([`svc_model::text::from_elsewhere`]: no control or reordering characters, at most
+/// [`TEXT_MAX_CHARS`]); `None` when absent or blank. POTA writes some numbers as strings and
+/// some strings as numbers.
 fn text(value: &Value, key: &str) -> Option<String> {
+    text_within(value, key, TEXT_MAX_CHARS)
+}
+
+/// [`text`] of at most `max_chars`.
+fn text_within(value: &Value, key: &str, max_chars: usize) -> Option<String> {
     match value.get(key)? {
-        Value::String(s) => Some(s.trim().to_owned()).filter(|s| !s.is_empty()),
+        Value::String(s) => svc_model::text::from_elsewhere(s, max_chars),
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     }

@@ -13,7 +13,9 @@ use sqlx::sqlite::{
 };
 use sqlx::{QueryBuilder, Row, Sqlite};
 
-use super::{Pota, PotaError, number, text};
+use super::{
+    PARK_LOCATION_MAX_CHARS, PARK_NAME_MAX_CHARS, Pota, PotaError, number, text, text_within,
+};
 use svc_datafiles::schema::{self, SchemaError};
 use svc_model::Timestamp;
 use svc_model::program::normalize_reference;
@@ -112,13 +114,13 @@ fn park_from_api(reference: &str, value: &Value) -> Result<Option<Park>, PotaErr
             "POTA's answer for {reference} is not a park; check --pota-api-url"
         )));
     }
-    let name = text(value, "name").ok_or_else(|| {
+    let name = text_within(value, "name", PARK_NAME_MAX_CHARS).ok_or_else(|| {
         PotaError::Unexpected(format!("POTA's answer for {reference} has no name"))
     })?;
     Ok(Some(Park {
         reference: reference.to_owned(),
         name,
-        location: text(value, "locationDesc"),
+        location: text_within(value, "locationDesc", PARK_LOCATION_MAX_CHARS),
         grid: text(value, "grid6").or_else(|| text(value, "grid4")),
         latitude: number(value, "latitude").filter(|l| (-90.0..=90.0).contains(l)),
         longitude: number(value, "longitude").filter(|l| (-180.0..=180.0).contains(l)),
@@ -186,6 +188,7 @@ impl Parks {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             make_dir(dir).map_err(|e| fail(&e))?;
         }
+        svc_datafiles::private_sqlite_file(path).map_err(|e| fail(&e))?;
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
@@ -236,13 +239,17 @@ impl Parks {
         .bind(&reference)
         .fetch_optional(&self.pool)
         .await?;
+        // A cache written before names were cleaned as they came may hold anything POTA sent.
+        let clean = |text: Option<String>, max_chars| {
+            text.and_then(|t| svc_model::text::from_elsewhere(&t, max_chars))
+        };
         row.map(|row| {
             Ok((
                 Park {
                     reference: row.try_get("reference")?,
-                    name: row.try_get("name")?,
-                    location: row.try_get("location")?,
-                    grid: row.try_get("grid")?,
+                    name: clean(row.try_get("name")?, PARK_NAME_MAX_CHARS).unwrap_or_default(),
+                    location: clean(row.try_get("location")?, PARK_LOCATION_MAX_CHARS),
+                    grid: clean(row.try_get("grid")?, PARK_LOCATION_MAX_CHARS),
                     latitude: row.try_get("latitude")?,
                     longitude: row.try_get("longitude")?,
                 },

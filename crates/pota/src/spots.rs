@@ -5,7 +5,9 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{Pota, PotaError, number, text};
+use super::{
+    PARK_LOCATION_MAX_CHARS, PARK_NAME_MAX_CHARS, Pota, PotaError, number, text, text_within,
+};
 use svc_model::Timestamp;
 use svc_model::band::{BAND_NAMES, band_for_mhz, read_mhz};
 use svc_model::callsign::normalize_callsign;
@@ -69,8 +71,8 @@ fn spot_from_api(value: &Value) -> Option<Spot> {
         band: band_for_mhz(frequency),
         mode: text(value, "mode").map(|m| m.to_ascii_uppercase()),
         reference: text(value, "reference")?.to_ascii_uppercase(),
-        park_name: text(value, "name"),
-        location: text(value, "locationDesc"),
+        park_name: text_within(value, "name", PARK_NAME_MAX_CHARS),
+        location: text_within(value, "locationDesc", PARK_LOCATION_MAX_CHARS),
         spot_time: text(value, "spotTime").and_then(|t| spot_time(&t)),
         spotter: text(value, "spotter").map(|s| s.to_ascii_uppercase()),
         comments: text(value, "comments"),
@@ -184,16 +186,10 @@ impl NewSpot {
             ));
         }
         let reference = normalize_reference("reference", &self.reference).map_err(invalid)?;
-        let comments = self
-            .comments
-            .as_deref()
-            .map(str::trim)
-            .filter(|c| !c.is_empty());
-        if comments.is_some_and(|c| c.chars().any(char::is_control)) {
-            return Err(PotaError::Invalid(
-                "the comment must be one line of text, without control characters".into(),
-            ));
-        }
+        let comments = match self.comments.as_deref() {
+            Some(comment) => svc_model::text::spot_comment(comment).map_err(invalid)?,
+            None => None,
+        };
         Ok(NewSpot {
             activator: normalize_callsign("activator", &self.activator).map_err(invalid)?,
             spotter: normalize_callsign("spotter", &self.spotter).map_err(invalid)?,
@@ -203,7 +199,7 @@ impl NewSpot {
                 None => reference,
             },
             mode: check_mode("mode", &self.mode, false).map_err(invalid)?,
-            comments: comments.map(str::to_owned),
+            comments,
         })
     }
 
@@ -478,7 +474,12 @@ mod tests {
         assert!(
             refused(|s| s.comments = Some("a\nb".into()))
                 .to_string()
-                .contains("one line")
+                .contains("control characters")
+        );
+        assert!(
+            refused(|s| s.comments = Some("US-\u{202e}EM".into()))
+                .to_string()
+                .contains("reorder text")
         );
         assert_eq!(
             refused(|s| s.activator = "not a call".into()).exit_code(),

@@ -107,6 +107,11 @@ struct StartArgs {
     /// together (besides 10 per address and per callsign in 15 minutes); 0 closes sign-up
     #[arg(long, env = "SVC_SIGNUP_LIMIT", value_name = "N", default_value_t = super::web::DEFAULT_SIGNUPS_PER_HOUR)]
     signup_limit: u32,
+    /// Password hashes (of sign-ups and sign-ins on the web pages) that may wait per core
+    /// while one a core runs, each taking 19 MiB as it runs; one more is answered 429 at once,
+    /// counted against no limit. The first service a process starts sets it
+    #[arg(long, env = "SVC_HASH_QUEUE", value_name = "N", default_value_t = super::hashing::DEFAULT_WAITING_PER_CORE as u64, value_parser = clap::value_parser!(u64).range(0..=1024))]
+    hash_queue: u64,
     /// A file holding the secret (at least 32 bytes) that seals external logbooks' API keys;
     /// without it, external logbooks are off
     #[arg(long, env = "SVC_SECRET_FILE", value_name = "PATH")]
@@ -603,6 +608,7 @@ async fn serve_args(
     ready: impl FnOnce(Ready),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), Fail> {
+    super::hashing::set_waiting_per_core(args.hash_queue as usize);
     let mut web = super::web::WebConfig {
         public_origin: None,
         trust_proxy: args.trust_proxy,
@@ -671,6 +677,14 @@ async fn serve_args(
             let addr = listener
                 .local_addr()
                 .map_err(|e| fail(format!("cannot read the metrics address: {e}")))?;
+            // /metrics asks for no key: on an address others reach, anyone there reads the
+            // service's traffic, accounts and errors.
+            if !addr.ip().is_loopback() {
+                tracing::warn!(
+                    %addr,
+                    "the metrics on --metrics-bind are readable by anyone who can reach this address, with no key; bind them to loopback (127.0.0.1) or a private network, or firewall the port"
+                );
+            }
             Some((listener, addr))
         }
     };

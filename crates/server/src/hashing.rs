@@ -3,16 +3,26 @@
 //! come back (docs/API.md, "Web pages"): a burst of sign-ups cannot take the memory or the
 //! blocking threads of the process.
 
-use std::sync::LazyLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{LazyLock, OnceLock};
 
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, SemaphorePermit};
 
-/// Hashes that may wait per core while others run.
-const WAITING_PER_CORE: usize = 16;
+/// Hashes that may wait per core while others run, by default (`--hash-queue`).
+pub const DEFAULT_WAITING_PER_CORE: usize = 16;
+
+/// `--hash-queue` of the first service the process starts: the pool is the process's.
+static WAITING_PER_CORE: OnceLock<usize> = OnceLock::new();
+
+/// Sets how many hashes may wait per core, before the pool is first used; later calls change
+/// nothing.
+pub fn set_waiting_per_core(waiting: usize) {
+    let _ = WAITING_PER_CORE.set(waiting);
+}
 
 struct Pool {
     cores: usize,
+    waiting_per_core: usize,
     running: Semaphore,
     admitted: Semaphore,
     /// Finished and refused hashes since the process started, for the metrics.
@@ -22,10 +32,12 @@ struct Pool {
 
 static POOL: LazyLock<Pool> = LazyLock::new(|| {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let waiting_per_core = *WAITING_PER_CORE.get_or_init(|| DEFAULT_WAITING_PER_CORE);
     Pool {
         cores,
+        waiting_per_core,
         running: Semaphore::new(cores),
-        admitted: Semaphore::new(cores * (1 + WAITING_PER_CORE)),
+        admitted: Semaphore::new(cores * (1 + waiting_per_core)),
         done: AtomicU64::new(0),
         refused: AtomicU64::new(0),
     }
@@ -46,7 +58,7 @@ pub struct Usage {
 pub fn usage() -> Usage {
     let pool = &*POOL;
     let running = pool.cores - pool.running.available_permits().min(pool.cores);
-    let admitted_total = pool.cores * (1 + WAITING_PER_CORE);
+    let admitted_total = pool.cores * (1 + pool.waiting_per_core);
     let admitted = admitted_total - pool.admitted.available_permits().min(admitted_total);
     Usage {
         size: pool.cores,
@@ -66,21 +78,38 @@ pub enum Refused {
     Failed,
 }
 
-/// Runs `work` (a hash or a check) on a blocking thread when a core is free, or refuses at once
-/// when too many wait already.
-pub async fn run<T: Send + 'static>(
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, Refused> {
-    let Ok(_admitted) = POOL.admitted.try_acquire() else {
-        POOL.refused.fetch_add(1, Ordering::Relaxed);
-        return Err(Refused::Busy);
-    };
-    let _running = POOL.running.acquire().await.map_err(|_| Refused::Busy)?;
-    let output = tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|_| Refused::Failed)?;
-    POOL.done.fetch_add(1, Ordering::Relaxed);
-    Ok(output)
+/// A place in the pool, taken before a hash is counted against any limit: a request the pool
+/// is too busy for is turned away before it has cost anything (docs/API.md: a busy refusal
+/// changes nothing).
+pub struct Admitted {
+    _place: SemaphorePermit<'static>,
+}
+
+/// A place in the pool, or [`Refused::Busy`] at once when too many wait already.
+pub fn admit() -> Result<Admitted, Refused> {
+    match POOL.admitted.try_acquire() {
+        Ok(place) => Ok(Admitted { _place: place }),
+        Err(_) => {
+            POOL.refused.fetch_add(1, Ordering::Relaxed);
+            Err(Refused::Busy)
+        }
+    }
+}
+
+impl Admitted {
+    /// Runs `work` (a hash or a check) on a blocking thread when a core is free; the place is
+    /// given back when it ends.
+    pub async fn run<T: Send + 'static>(
+        self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, Refused> {
+        let _running = POOL.running.acquire().await.map_err(|_| Refused::Busy)?;
+        let output = tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|_| Refused::Failed)?;
+        POOL.done.fetch_add(1, Ordering::Relaxed);
+        Ok(output)
+    }
 }
 
 /// Makes glibc serve and return blocks as large as a hash's straight from the system, so the

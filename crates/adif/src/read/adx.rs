@@ -76,6 +76,14 @@ impl<R: BufRead> Reader<R> {
                         ),
                     ));
                 }
+                Xml::Undefined(name) => {
+                    return Err(whole(
+                        at,
+                        format!(
+                            "not a well-formed ADX file: an entity &{name}; directly inside <ADX>"
+                        ),
+                    ));
+                }
             }
         }
         self.queued.push(Err(self.no_records()));
@@ -97,13 +105,18 @@ impl<R: BufRead> Reader<R> {
                         name.clone()
                     };
                     if !empty {
-                        let value = self.xml_content(&name)?.ok_or_else(|| {
+                        let content = self.xml_content(&name)?.ok_or_else(|| {
                             XmlFail::Bad(at, "the file ends inside <HEADER>".into())
                         })?;
                         if self.header.fields.len() >= MAX_FIELDS {
                             return Err(XmlFail::Bad(at, "the header has too many fields".into()));
                         }
-                        self.header.push(&field, value);
+                        match content {
+                            Content::Text(value) => self.header.push(&field, value),
+                            Content::Undefined(entity) => {
+                                self.header.problems.push(undefined(&field, &entity));
+                            }
+                        }
                     }
                 }
                 Xml::End(name) if name.eq_ignore_ascii_case("HEADER") => return Ok(()),
@@ -114,6 +127,12 @@ impl<R: BufRead> Reader<R> {
                     return Err(XmlFail::Bad(
                         at,
                         format!("text {:?} directly inside <HEADER>", preview(&t)),
+                    ));
+                }
+                Xml::Undefined(name) => {
+                    return Err(XmlFail::Bad(
+                        at,
+                        format!("an entity &{name}; directly inside <HEADER>"),
                     ));
                 }
                 Xml::Eof => return Err(XmlFail::Bad(at, "the file ends inside <HEADER>".into())),
@@ -143,6 +162,17 @@ impl<R: BufRead> Reader<R> {
                             format!(
                                 "text {:?} between records; values belong in field elements such as <CALL>K1ABC</CALL>",
                                 preview(&t)
+                            ),
+                        ),
+                        resync: false,
+                    });
+                }
+                Xml::Undefined(name) => {
+                    return Err(Fail::Record {
+                        error: self.record_error(
+                            at,
+                            format!(
+                                "an entity &{name}; between records, which ADX does not define"
                             ),
                         ),
                         resync: false,
@@ -187,6 +217,14 @@ impl<R: BufRead> Reader<R> {
                         ),
                     ));
                 }
+                Xml::Undefined(name) => {
+                    return Err(self.bad(
+                        at,
+                        format!(
+                            "an entity &{name}; directly inside <RECORD>, which ADX does not define"
+                        ),
+                    ));
+                }
                 Xml::Start { name, attrs, empty } => {
                     fields += 1;
                     if fields > MAX_FIELDS {
@@ -222,7 +260,10 @@ impl<R: BufRead> Reader<R> {
                         continue;
                     }
                     match self.xml_content(&name) {
-                        Ok(Some(value)) => record.push(&field, value),
+                        Ok(Some(Content::Text(value))) => record.push(&field, value),
+                        Ok(Some(Content::Undefined(entity))) => {
+                            record.problems.push(undefined(&field, &entity));
+                        }
                         Ok(None) => return Err(Fail::Fatal(self.adx_truncated(at))),
                         Err(XmlFail::EndedRecord(at, m)) => {
                             // The record's end tag is read already: skipping to the next one
@@ -264,8 +305,11 @@ impl<R: BufRead> Reader<R> {
 
     /// The text inside an element whose start tag was just read, up to its end tag; `None`
     /// when the file ends first.
-    pub(super) fn xml_content(&mut self, name: &str) -> Result<Option<String>, XmlFail> {
+    pub(super) fn xml_content(&mut self, name: &str) -> Result<Option<Content>, XmlFail> {
         let mut value = String::new();
+        // The first entity the file does not define: the value is unusable, but the element
+        // is still read to its end so that the record goes on after it.
+        let mut undefined = None;
         loop {
             let at = self.offset();
             match self.xml_event()? {
@@ -275,7 +319,15 @@ impl<R: BufRead> Reader<R> {
                     }
                     value.push_str(&t);
                 }
-                Xml::End(end) if end.eq_ignore_ascii_case(name) => return Ok(Some(value)),
+                Xml::Undefined(entity) => {
+                    undefined.get_or_insert(entity);
+                }
+                Xml::End(end) if end.eq_ignore_ascii_case(name) => {
+                    return Ok(Some(match undefined {
+                        Some(entity) => Content::Undefined(entity),
+                        None => Content::Text(value),
+                    }));
+                }
                 Xml::End(end) => {
                     let message =
                         format!("<{name}> is closed by </{end}>; write <{name}>value</{name}>");
@@ -308,7 +360,7 @@ impl<R: BufRead> Reader<R> {
                 Xml::Eof => {
                     return Err(XmlFail::Bad(at, format!("the file ends inside <{name}>")));
                 }
-                Xml::Start { .. } | Xml::Text(_) => {}
+                Xml::Start { .. } | Xml::Text(_) | Xml::Undefined(_) => {}
             }
         }
     }
@@ -329,8 +381,10 @@ impl<R: BufRead> Reader<R> {
         }
     }
 
-    /// The next XML event; comments, processing instructions and DOCTYPE are skipped, CDATA
-    /// and entities are text. Text is kept as written, CR and CRLF included.
+    /// The next XML event; comments, processing instructions and DOCTYPE are skipped (the
+    /// entities a DOCTYPE declares are never expanded: an external one would read a file or
+    /// the network), CDATA and XML's own entities are text, any other entity is
+    /// [`Xml::Undefined`]. Text is kept as written, CR and CRLF included.
     pub(super) fn xml_event(&mut self) -> Result<Xml, XmlFail> {
         use quick_xml::events::Event;
         let Body::Adx(xml, buf) = &mut self.body else {
@@ -354,15 +408,35 @@ impl<R: BufRead> Reader<R> {
                 Event::CData(t) => Xml::Text(t.into_inner().into_owned()),
                 Event::GeneralRef(r) => {
                     let name = r.into_inner();
-                    Xml::Text(match entity(name.as_bytes()) {
-                        Some(c) => c.to_string(),
-                        None => format!("&{name};"),
-                    })
+                    match entity(name.as_bytes()) {
+                        Some(c) => Xml::Text(c.to_string()),
+                        None => Xml::Undefined(name.into_owned()),
+                    }
                 }
                 Event::Eof => Xml::Eof,
                 Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => continue,
             });
         }
+    }
+}
+
+/// What a field element holds.
+pub(super) enum Content {
+    Text(String),
+    /// The name of an entity the file does not define, which stood in the value.
+    Undefined(String),
+}
+
+/// The problem of a field whose value held an undefined entity: it is dropped, never kept
+/// with the reference as its text.
+fn undefined(field: &str, entity: &str) -> FieldProblem {
+    let field = field.to_ascii_uppercase();
+    FieldProblem {
+        message: format!(
+            "{field}: &{}; is not an entity ADX defines (only &lt; &gt; &amp; &quot; &apos; and character references such as &#233; are, and svc expands no DOCTYPE's entities); the field was dropped",
+            preview(entity)
+        ),
+        field,
     }
 }
 

@@ -748,6 +748,9 @@ enum Xml {
     },
     End(String),
     Text(String),
+    /// A reference to an entity XML does not define (`&xxe;`): ADX defines none of its own,
+    /// and svc expands none a DOCTYPE declares, so the value it stands in cannot be read.
+    Undefined(String),
     Eof,
 }
 
@@ -1694,7 +1697,7 @@ mod tests {
             <COMMENT_INTL><![CDATA[<b>Hej</b> & tak]]></COMMENT_INTL>\
             <APP PROGRAMID=\"N1MM\" FIELDNAME=\"EXCHANGE1\" TYPE=\"S\">5NN &amp; 14</APP>\
             <USERDEF FIELDNAME=\"SweaterSize\">M</USERDEF>\
-            <NOTES>a &lt;b&gt; &#x263A; &#66; &unknown; Tom & Jerry\r\nline 2</NOTES></RECORD>\n\
+            <NOTES>a &lt;b&gt; &#x263A; &#66; Tom & Jerry\r\nline 2</NOTES><QTH>near &unknown;</QTH></RECORD>\n\
             </RECORDS></ADX>";
         let (_, items) = read_all(xml.as_bytes().to_vec());
         let r = items[0].as_ref().unwrap();
@@ -1705,7 +1708,18 @@ mod tests {
         assert_eq!(r.get("SWEATERSIZE"), Some("M"));
         assert_eq!(
             r.get("NOTES"),
-            Some("a <b> \u{263A} B &unknown; Tom & Jerry\r\nline 2")
+            Some("a <b> \u{263A} B Tom & Jerry\r\nline 2")
+        );
+        // An entity XML does not define is never kept as its text: the field is named.
+        assert_eq!(r.get("QTH"), None);
+        assert_eq!(r.problems.len(), 1, "{:?}", r.problems);
+        assert_eq!(r.problems[0].field, "QTH");
+        assert!(
+            r.problems[0]
+                .message
+                .starts_with("QTH: &unknown; is not an entity ADX defines"),
+            "{}",
+            r.problems[0].message
         );
     }
 

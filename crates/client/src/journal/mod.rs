@@ -388,6 +388,12 @@ fn options(path: &Path) -> SqliteConnectOptions {
 
 async fn index_connection(dir: &Path) -> Result<sqlx::SqliteConnection, JournalError> {
     let path = dir.join("index.db");
+    svc_datafiles::private_sqlite_file(&path).map_err(|e| {
+        JournalError::Storage(format!(
+            "cannot open the journal index {}: {e}",
+            path.display()
+        ))
+    })?;
     let mut conn = options(&path).connect().await.map_err(|e| {
         JournalError::Storage(format!(
             "cannot open the journal index {}: {e}",
@@ -588,6 +594,7 @@ impl Journal {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             make_dir(dir)?;
         }
+        svc_datafiles::private_sqlite_file(path).map_err(|e| fail(&e))?;
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options(path))

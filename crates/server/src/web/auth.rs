@@ -165,35 +165,41 @@ fn refused(refusal: hashing::Refused) -> Problem {
 }
 
 /// Checks a password on the hashing pool.
-async fn password_matches(password: String, stored: Option<String>) -> Result<bool, Problem> {
-    hashing::run(move || {
-        let argon = Argon2::default();
-        match stored {
-            Some(hash) => argon
-                .verify_password(password.as_bytes(), hash.as_str())
-                .is_ok(),
-            None => {
-                let _ = argon.verify_password(password.as_bytes(), stand_in_hash());
-                false
+async fn password_matches(
+    admitted: hashing::Admitted,
+    password: String,
+    stored: Option<String>,
+) -> Result<bool, Problem> {
+    admitted
+        .run(move || {
+            let argon = Argon2::default();
+            match stored {
+                Some(hash) => argon
+                    .verify_password(password.as_bytes(), hash.as_str())
+                    .is_ok(),
+                None => {
+                    let _ = argon.verify_password(password.as_bytes(), stand_in_hash());
+                    false
+                }
             }
-        }
-    })
-    .await
-    .map_err(refused)
+        })
+        .await
+        .map_err(refused)
 }
 
-async fn hash_password(password: String) -> Result<String, Problem> {
-    hashing::run(move || {
-        Argon2::default()
-            .hash_password(password.as_bytes())
-            .map(|h| h.to_string())
-    })
-    .await
-    .map_err(refused)?
-    .map_err(|e| {
-        tracing::error!(error = %e, "hashing a password failed");
-        Problem::internal()
-    })
+async fn hash_password(admitted: hashing::Admitted, password: String) -> Result<String, Problem> {
+    admitted
+        .run(move || {
+            Argon2::default()
+                .hash_password(password.as_bytes())
+                .map(|h| h.to_string())
+        })
+        .await
+        .map_err(refused)?
+        .map_err(|e| {
+            tracing::error!(error = %e, "hashing a password failed");
+            Problem::internal()
+        })
 }
 
 /// Starts a session for the account and sends the visitor on to `to`, signed in. A browser
@@ -315,6 +321,9 @@ pub async fn signin(State(state): State<AppState>, form: PostForm) -> Result<Res
     )
     .await?;
     let scopes = signin_scopes(visitor, &callsign, known_device);
+    // A place to check the password in first: an attempt the pool is too busy for is no
+    // failure, and counted nowhere.
+    let admitted = hashing::admit().map_err(refused)?;
     let counted = match state.store.begin_signin(&scopes, now).await? {
         SigninAttempt::Allowed(counted) => counted,
         SigninAttempt::Limited {
@@ -332,7 +341,7 @@ pub async fn signin(State(state): State<AppState>, form: PostForm) -> Result<Res
             });
         }
     };
-    let matches = match password_matches(password.to_owned(), stored).await {
+    let matches = match password_matches(admitted, password.to_owned(), stored).await {
         Ok(matches) => matches,
         Err(problem) => {
             // Not checked, so not a failure.
@@ -421,6 +430,9 @@ pub async fn signup(State(state): State<AppState>, form: PostForm) -> Result<Res
     if state.store.account_by_callsign(&callsign).await?.is_some() {
         return Ok(taken());
     }
+    // A place to hash the password in first: a sign-up the pool is too busy for is turned
+    // away before it counts against any limit, the server's hourly budget included.
+    let admitted = hashing::admit().map_err(refused)?;
     // Counted per address and per callsign, and for the whole server, in one transaction: a
     // sign-up refused by one counts in none.
     let scopes = [
@@ -465,7 +477,7 @@ pub async fn signup(State(state): State<AppState>, form: PostForm) -> Result<Res
             });
         }
     };
-    let hash = match hash_password(password.to_owned()).await {
+    let hash = match hash_password(admitted, password.to_owned()).await {
         Ok(hash) => hash,
         Err(problem) => {
             forgive(&state, &counted).await;
@@ -526,7 +538,7 @@ mod tests {
             .to_string();
         runtime.block_on(async {
             let check = |password: &str, stored: Option<String>| {
-                password_matches(password.to_owned(), stored)
+                password_matches(hashing::admit().unwrap(), password.to_owned(), stored)
             };
             assert!(check("correct horse", Some(real.clone())).await.unwrap());
             assert!(!check("wrong horse", Some(real)).await.unwrap());
