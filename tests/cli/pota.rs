@@ -225,6 +225,44 @@ fn the_park_list_is_imported_and_answers_with_no_pota_at_all() {
     );
 }
 
+/// The frequency in kHz, as the logbook's form takes it, and a two-fer's parks: the first
+/// spotted, the other named in the comment, as the logbook's spot does.
+#[test]
+fn a_spot_takes_khz_and_a_two_fer() {
+    let pota = FakePota::start();
+    let cli = user(&pota.url());
+    let spot = |reference: &str, frequency: &str, comment: &str| {
+        cli.run(&[
+            "spot",
+            "--reference",
+            reference,
+            "--frequency",
+            frequency,
+            "--mode",
+            "cw",
+            "--comment",
+            comment,
+            "--activator",
+            "w1aw",
+        ])
+    };
+    spot("us-0001,us-0002", "7032.5", "QRP").ok();
+    assert_eq!(
+        pota.posted(),
+        [json!({
+            "activator": "W1AW", "spotter": "W1AW", "frequency": "7032.5",
+            "reference": "US-0001", "mode": "CW", "source": "svc",
+            "comments": "2fer with US-0002: QRP"
+        })]
+    );
+    // The parks named count toward the comment's 256 characters: refused before sending.
+    let message =
+        spot("us-0001,us-0002", "7032.5", &"x".repeat(250)).fails(2, "spot", "validation_error");
+    assert!(message.contains("256"), "{message}");
+    spot("us-0001", "99", "QRV").fails(2, "spot", "validation_error");
+    assert_eq!(pota.posted().len(), 1, "nothing more sent");
+}
+
 #[test]
 fn a_spot_is_posted_with_exactly_potas_fields() {
     let pota = FakePota::start();
@@ -289,8 +327,8 @@ fn a_spot_is_posted_with_exactly_potas_fields() {
 
     // Refused before anything is sent.
     for (flag, value, says) in [
-        ("--frequency", "14285", "not in an amateur band"),
-        ("--reference", "US-0001,US-0002", "one park"),
+        ("--frequency", "99", "not in an amateur band"),
+        ("--reference", "US-0001,US0002", "reference"),
         ("--mode", "XYZMODE", "not an ADIF mode"),
     ] {
         let mut args = vec![

@@ -59,9 +59,11 @@ pub struct FakePota {
     _served: Served,
 }
 
+/// A park as POTA's `/park/{reference}` answers it: its name and its type apart (the park
+/// list and the spots give `Acadia National Park`).
 fn acadia() -> Value {
     json!({
-        "parkId": 1, "reference": "US-0001", "name": "Acadia National Park",
+        "parkId": 1, "reference": "US-0001", "name": "Acadia",
         "latitude": 44.31, "longitude": -68.2034, "grid4": "FN54", "grid6": "FN54vh",
         "parktypeId": 6, "active": 1, "parkComments": null, "accessibility": null,
         "sensitivity": null, "accessMethods": "Automobile,Boat,Foot",
@@ -280,7 +282,11 @@ async fn new_spot(
         "comments": field("comments"),
         "source": field("source"),
         "invalid": null,
-        "name": park["name"],
+        // A spot names the park as POTA shows it, its type with it.
+        "name": match park["parktypeDesc"].as_str() {
+            Some(kind) => json!(format!("{} {kind}", park["name"].as_str().unwrap_or_default())),
+            None => park["name"].clone(),
+        },
         "locationDesc": park["locationDesc"],
         "grid4": park["grid4"],
         "grid6": park["grid6"],

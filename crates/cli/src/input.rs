@@ -6,7 +6,7 @@ use std::io::{BufRead, IsTerminal, Read};
 
 use super::CliError;
 use svc_client::lookup::Password;
-use svc_model::band::read_mhz;
+use svc_model::band::read_frequency;
 use svc_model::callsign::normalize_callsign;
 use svc_model::mode::check_mode;
 use svc_model::page::MAX_LIMIT;
@@ -59,10 +59,12 @@ pub fn frequency(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
-/// A frequency in MHz that lies in an amateur band: what a spot tells hunters must be right.
+/// A frequency that lies in an amateur band, in MHz or in kHz as the logbook's form reads it
+/// (`14.285` or `14285`, the model's `read_frequency`), given back in MHz: what a spot tells
+/// hunters must be right.
 pub fn mhz_in_band(text: &str) -> Result<f64, String> {
     let value = frequency(text)?;
-    read_mhz("frequency", value)
+    read_frequency("frequency", value)
         .map(|f| f.mhz)
         .map_err(|e| e.message)
 }
@@ -281,7 +283,12 @@ mod tests {
         assert_eq!(park(" us-0001"), Ok("US-0001".into()));
         assert!(park("US-1,US-2").unwrap_err().contains("one park"));
         assert_eq!(mhz_in_band("14.285"), Ok(14.285));
-        assert!(mhz_in_band("14285").unwrap_err().contains("amateur band"));
+        assert_eq!(
+            mhz_in_band("14285"),
+            Ok(14.285),
+            "kHz, as the logbook reads it"
+        );
+        assert!(mhz_in_band("99").unwrap_err().contains("amateur band"));
         assert_eq!(mode("ssb"), Ok("SSB".into()));
         assert!(mode("XYZMODE").is_err());
         assert_eq!(band("20M"), Ok("20m"));

@@ -12,6 +12,7 @@ use super::{CliError, Ctx, input};
 use svc_client::journal::Journal;
 use svc_client::{Client, RetryPolicy};
 use svc_model::band::mhz_text;
+use svc_model::program::spot_parks;
 use svc_model::{ApiKey, Page};
 use svc_pota::{ModeFilter, NewSpot, Spot, SpotFilter};
 
@@ -21,11 +22,12 @@ const WHOAMI_ANSWER: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Args)]
 pub struct SpotArgs {
-    /// The park, e.g. US-0001 (a two-fer: the first, and the others in --comment)
-    #[arg(long, value_parser = input::park, value_name = "REF")]
+    /// The park, e.g. US-0001, or a two-fer's parks, e.g. US-0001,US-0002 (the first is
+    /// spotted, the others named at the start of the comment: "2fer with US-0002")
+    #[arg(long, value_parser = input::reference, value_name = "REF[,REF…]")]
     reference: String,
-    /// The frequency in MHz, e.g. 14.285 (POTA is sent kHz)
-    #[arg(long, value_parser = input::mhz_in_band, value_name = "MHZ")]
+    /// The frequency in MHz or kHz, e.g. 14.285 or 14285, as the logbook reads it
+    #[arg(long, value_parser = input::mhz_in_band, value_name = "FREQ")]
     frequency: f64,
     /// The mode, e.g. SSB, CW or FT8
     #[arg(long, value_parser = input::mode, value_name = "MODE")]
@@ -99,13 +101,19 @@ pub fn spot(ctx: &Ctx, args: SpotArgs) -> Result<(), CliError> {
             Some(call) => call,
             None => own_callsign(ctx).await?,
         };
+        let (reference, comments) = spot_parks(&args.reference, args.comment.as_deref());
+        // The parks named can make the comment too long: said before anything is sent.
+        let comments = comments
+            .map(|c| input::spot_comment(&c))
+            .transpose()
+            .map_err(|e| CliError::input(format!("--comment: {e}")))?;
         let new = NewSpot {
             spotter: activator.clone(),
             activator,
             frequency: args.frequency,
-            reference: args.reference,
+            reference,
             mode: args.mode,
-            comments: args.comment,
+            comments,
         };
         Ok(pota.spot(&new).await?)
     })?;

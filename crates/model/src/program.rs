@@ -158,10 +158,48 @@ pub fn normalize_reference_list(field: &str, raw: &str) -> Result<String, ApiErr
         .map(|refs| refs.join(","))
 }
 
+/// How a spot names the parks of an activation: POTA's spot holds one park, so a two-fer
+/// (`US-0001,US-0002`) spots its first and names the others at the start of the comment, as
+/// activators write it (`2fer with US-0002`), before the comment given, if any.
+pub fn spot_parks(references: &str, comment: Option<&str>) -> (String, Option<String>) {
+    let (park, others) = match references.split_once(',') {
+        Some((first, rest)) => (
+            first,
+            Some(format!("2fer with {}", rest.replace(',', ", "))),
+        ),
+        None => (references, None),
+    };
+    let comment = match (others, comment.filter(|c| !c.trim().is_empty())) {
+        (Some(others), Some(comment)) => Some(format!("{others}: {comment}")),
+        (Some(others), None) => Some(others),
+        (None, comment) => comment.map(str::to_owned),
+    };
+    (park.to_owned(), comment)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_two_fers_spot_names_its_other_parks_in_the_comment() {
+        assert_eq!(
+            spot_parks("US-0001", Some("QRP")),
+            ("US-0001".into(), Some("QRP".into()))
+        );
+        assert_eq!(
+            spot_parks("US-0001,US-0002,US-0003", None),
+            ("US-0001".into(), Some("2fer with US-0002, US-0003".into()))
+        );
+        assert_eq!(
+            spot_parks("US-0001,US-0002", Some("CQ on the hour")),
+            (
+                "US-0001".into(),
+                Some("2fer with US-0002: CQ on the hour".into())
+            )
+        );
+    }
 
     #[test]
     fn references_are_trimmed_uppercased_and_checked() {

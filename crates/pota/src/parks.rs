@@ -117,6 +117,15 @@ fn park_from_api(reference: &str, value: &Value) -> Result<Option<Park>, PotaErr
     let name = text_within(value, "name", PARK_NAME_MAX_CHARS).ok_or_else(|| {
         PotaError::Unexpected(format!("POTA's answer for {reference} has no name"))
     })?;
+    // POTA shows a park by its name and type together (`Acadia National Park`), and its park
+    // list and spots give the two as one name: the park's answer gives them apart.
+    let name = match text_within(value, "parktypeDesc", PARK_NAME_MAX_CHARS) {
+        Some(kind) if !name.to_lowercase().ends_with(&kind.to_lowercase()) => {
+            svc_model::text::from_elsewhere(&format!("{name} {kind}"), PARK_NAME_MAX_CHARS)
+                .unwrap_or(name)
+        }
+        _ => name,
+    };
     Ok(Some(Park {
         reference: reference.to_owned(),
         name,
@@ -421,13 +430,17 @@ pub(super) mod tests {
             park_from_api("US-0001", &acadia).unwrap(),
             Some(Park {
                 reference: "US-0001".into(),
-                name: "Acadia".into(),
+                name: "Acadia National Park".into(),
                 location: Some("US-ME".into()),
                 grid: Some("FN54vh".into()),
                 latitude: Some(44.31),
                 longitude: Some(-68.2),
             })
         );
+        // A name that says its type already is not given it twice.
+        let named = json!({"name": "Baxter State Park", "parktypeDesc": "State Park"});
+        let park = park_from_api("US-0002", &named).unwrap().unwrap();
+        assert_eq!(park.name, "Baxter State Park");
         let sparse = json!({"name": "Somewhere", "grid4": "FN54", "grid6": "", "latitude": 200});
         let park = park_from_api("K-0001", &sparse).unwrap().unwrap();
         assert_eq!(park.grid.as_deref(), Some("FN54"));

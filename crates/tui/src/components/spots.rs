@@ -16,6 +16,7 @@ use tui_input::backend::crossterm::EventHandler;
 use crate::list::{ListView, Load};
 use crate::widgets::{Focus, Theme, Tone, centered, cursor_in, dialog_block, field, hhmm};
 use svc_model::band::mhz_text;
+use svc_model::program::spot_parks;
 use svc_model::{Contact, Folder, Timestamp};
 use svc_pota::{NewSpot, Spot};
 
@@ -349,10 +350,7 @@ impl SpotForm {
             return Err("no mode to spot: type it in the form (Alt-N)".into());
         }
         let reference = activation.location_reference.as_deref().unwrap_or("");
-        let (park, others) = match reference.split_once(',') {
-            Some((first, rest)) => (first, Some(rest.replace(',', ", "))),
-            None => (reference, None),
-        };
+        let (park, others) = spot_parks(reference, None);
         let activator = activation
             .callsign
             .as_deref()
@@ -363,12 +361,12 @@ impl SpotForm {
             spotter: activator.clone(),
             activator,
             frequency: mhz,
-            reference: park.to_owned(),
+            reference: park,
             mode: mode.to_owned(),
             comments: None,
         });
         if let Some(others) = others {
-            form.comment = Input::new(format!("2fer with {others}"));
+            form.comment = Input::new(others);
         }
         Ok(form)
     }
