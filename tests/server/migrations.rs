@@ -235,7 +235,7 @@ fn the_sign_in_delays_migration_keeps_used_up_scopes_waiting() {
         Browser::at(&s.url, Some("127.0.0.3"))
             .sign_in("W1AW", PASSWORD)
             .location(),
-        "/keys"
+        "/log"
     );
     Browser::at(&s.url, Some("127.0.0.4"))
         .sign_up("K1NEW", PASSWORD)

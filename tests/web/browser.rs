@@ -4,7 +4,8 @@
 //! virtual time instead of waiting), the key used by the real `svc` client, revoked in the page,
 //! and refused to the client with `key_revoked`.
 //!
-//! And the logbooks page: signed in, a QRZ book connected through its form (against the fake);
+//! The log: signed in, its table on a phone and a desktop (screenshots of both), and a
+//! contact opened from it. And the logbooks page: signed in, a QRZ book connected through its form (against the fake);
 //! and the activations page, reached from the sign-in it leads to, naming its parks once the
 //! service has had them from the POTA stand-in, and fitting a phone.
 //!
@@ -620,7 +621,100 @@ fn the_activations_page_in_a_real_browser() {
     assert_fits(&tab, "the activations page on a phone");
 }
 
+/// Saves a screenshot of the tab as `name` in the tests' directory under target/, for a person
+/// to look at, and checks that it is a PNG.
+fn screenshot(tab: &Tab, name: &str) {
+    let png = tab
+        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
+        .expect("a screenshot");
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&path, &png).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+}
+
+/// Signs in and lands on the log; its table of contacts, long names and all, fits a phone and
+/// a desktop, with screenshots of both.
+fn the_log_in_a_real_browser() {
+    let Some(path) = chromium_or_say_why() else {
+        return;
+    };
+    let server = Server::start();
+    let out = crate::common::admin_on(
+        &server.db.url,
+        &["user", "add", "W1AW", "--password-stdin"],
+        Some(super::PASSWORD),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let api = server.new_key("W1AW", "basic");
+    let folder = api.monthly("2025-06", Some("pota"));
+    for n in 0..12 {
+        let r = api.post(
+            "/v1/contacts",
+            serde_json::json!({"folderId": folder, "callsign": format!("K{n}ABC/P"),
+                "frequency": 14.0745, "mode": "SSB", "timeOn": format!("2025-06-14T12:{n:02}:30Z"),
+                "rstSent": "59", "rstReceived": "57", "sig": "POTA", "sigInfo": "US-0001",
+                "name": "Bartholomew Alexander Fitzgerald-Montgomery the Third"}),
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    let profile = tempfile::tempdir().unwrap();
+    let browser = launch(path, profile.path());
+    let tab = browser.new_tab().unwrap();
+    tab.set_default_timeout(Duration::from_secs(30));
+
+    tab.navigate_to(&format!("{}/signin", server.url))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    type_into(&tab, "#callsign", "w1aw");
+    type_into(&tab, "#password", super::PASSWORD);
+    click_and_wait(&tab, "form[action='/signin'] button[type='submit']");
+    assert_eq!(path_of(&tab), "/log");
+    let rows = js(
+        &tab,
+        "document.querySelectorAll('table.log tbody tr').length",
+    );
+    assert_eq!(rows.as_u64(), Some(12));
+    let row = js_string(
+        &tab,
+        "document.querySelector('table.log tbody tr').innerText",
+    );
+    for says in ["K11ABC/P", "20m", "SSB", "14.0745", "59/57", "US-0001"] {
+        assert!(row.contains(says), "{says}: {row}");
+    }
+    assert_fits(&tab, "the log on a phone");
+    screenshot(&tab, "log-phone.png");
+
+    tab.set_bounds(Bounds::Normal {
+        left: None,
+        top: None,
+        width: Some(1280.0),
+        height: Some(800.0),
+    })
+    .unwrap();
+    assert_fits(&tab, "the log on a desktop");
+    screenshot(&tab, "log-desktop.png");
+
+    // A row's call opens the contact, whose form fits a phone too.
+    click_and_wait(&tab, "table.log tbody tr a");
+    assert!(path_of(&tab).starts_with("/log/qso_"), "{}", path_of(&tab));
+    tab.set_bounds(Bounds::Normal {
+        left: None,
+        top: None,
+        width: Some(390.0),
+        height: Some(844.0),
+    })
+    .unwrap();
+    assert_fits(&tab, "a contact on a phone");
+    screenshot(&tab, "contact-phone.png");
+}
+
 crate::both_backends!(
+    the_log_in_a_real_browser,
     the_reveal_dialog_in_a_real_browser,
     a_logbook_is_connected_in_a_real_browser,
     the_activations_page_in_a_real_browser,

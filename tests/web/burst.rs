@@ -67,7 +67,7 @@ fn a_burst_of_sign_ups_keeps_memory_bounded() {
         made + 1
     );
     let browser = Browser::new(&server);
-    assert_eq!(browser.sign_in("K9BRS", PASSWORD).location(), "/keys");
+    assert_eq!(browser.sign_in("K9BRS", PASSWORD).location(), "/log");
 }
 
 /// Sign-ups the hashing pool is too busy for cost the server's hourly budget nothing: after a

@@ -119,7 +119,7 @@ fn signed_out_forms_need_their_token_and_origin() {
             .sign_in("W1AW", "not the password")
             .expect(400, "wrong");
     }
-    assert_eq!(other.sign_in("W1AW", PASSWORD).location(), "/keys");
+    assert_eq!(other.sign_in("W1AW", PASSWORD).location(), "/log");
 }
 
 fn signed_in_forms_need_their_sessions_token_and_origin() {
@@ -158,7 +158,7 @@ fn signed_in_forms_need_their_sessions_token_and_origin() {
         owner.post("/signout", &[("csrf", &good)]).location(),
         "/signin?notice=signed-out"
     );
-    assert_eq!(owner.sign_in("W1AW", PASSWORD).location(), "/keys");
+    assert_eq!(owner.sign_in("W1AW", PASSWORD).location(), "/log");
     let old = owner.post(&action, &[("csrf", &good)]);
     old.expect(403, "nothing was changed");
     assert_eq!(server.api(Some(&key)).whoami()["callsign"], "W1AW");

@@ -73,7 +73,7 @@ fn a_book_is_connected_toggled_and_disconnected() {
     let empty = browser.get("/logbooks");
     empty
         .expect(200, "No logbooks connected yet")
-        .expect(200, "aria-current=\"page\">Logbooks</a>");
+        .expect(200, "aria-current=\"page\">Online logbooks</a>");
     assert!(empty.body.contains("type=\"password\""), "{}", empty.body);
 
     let id = connect(&browser, QRZ_KEY);

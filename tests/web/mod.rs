@@ -6,6 +6,7 @@ mod browser;
 mod burst;
 mod csrf;
 mod keys;
+mod log;
 mod logbooks;
 mod pages;
 mod sessions;

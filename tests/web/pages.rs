@@ -45,7 +45,7 @@ fn signed_out_visitors_are_sent_to_sign_in() {
 
     let visitor = Browser::new(&server);
     for (path, to) in [
-        ("/", "/keys"),
+        ("/", "/log"),
         ("/keys", "/signin?next=/keys"),
         ("/account", "/signin?next=/account"),
         (&format!("/keys/{id}/revoke") as &str, "/signin?next=/keys"),
@@ -99,7 +99,7 @@ fn signed_out_visitors_are_sent_to_sign_in() {
     visitor.get("/account").expect(200, "K1ABC");
     // A sign-in page asked for an address elsewhere leads to our own page instead.
     let page = visitor.get("/signin?next=https://evil.example/");
-    assert_eq!(page.location(), "/keys");
+    assert_eq!(page.location(), "/log");
 }
 
 fn sign_up_sign_in_and_sign_out() {
@@ -131,9 +131,9 @@ fn sign_up_sign_in_and_sign_out() {
         .expect(200, "No keys yet");
     assert!(keys.body.contains("Sign out W1AW"), "{}", keys.body);
     assert_page_headers(&keys, "/keys");
-    // A signed-in visitor asking for the sign-in or sign-up page goes to the keys.
-    assert_eq!(browser.get("/signin").location(), "/keys");
-    assert_eq!(browser.get("/signup").location(), "/keys");
+    // A signed-in visitor asking for the sign-in or sign-up page goes to the log.
+    assert_eq!(browser.get("/signin").location(), "/log");
+    assert_eq!(browser.get("/signup").location(), "/log");
 
     // Sign out: the session is gone from the database, so the old cookie no longer works.
     let page = browser.submit("/keys", "/signout", &[]);
@@ -177,7 +177,7 @@ fn sign_up_sign_in_and_sign_out() {
         .sign_in("W1 AW", PASSWORD)
         .expect(400, "is not a callsign");
     let page = browser.sign_in("w1aw", PASSWORD);
-    assert_eq!(page.location(), "/keys");
+    assert_eq!(page.location(), "/log");
     browser.get("/keys").expect(200, "Sign out W1AW");
 }
 
@@ -213,7 +213,7 @@ fn the_operators_commands_reach_the_web_pages() {
         .sign_in("W1AW", PASSWORD)
         .expect(400, "The callsign or the password is wrong.");
     let page = browser.sign_in("W1AW", "a brand new password");
-    assert_eq!(page.location(), "/keys");
+    assert_eq!(page.location(), "/log");
 }
 
 fn sign_up_refuses_bad_input_and_changes_nothing() {
@@ -262,7 +262,7 @@ fn sign_up_refuses_bad_input_and_changes_nothing() {
         .expect(400, "There is an account for W1AW already");
     assert!(again.session().is_none());
     // The first account's password still works; the second sign-up changed nothing.
-    assert_eq!(again.sign_in("W1AW", PASSWORD).location(), "/keys");
+    assert_eq!(again.sign_in("W1AW", PASSWORD).location(), "/log");
 }
 
 fn the_account_page_shows_callsign_plan_and_count_of_200() {

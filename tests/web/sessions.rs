@@ -44,7 +44,7 @@ fn sessions_expire_when_idle_and_after_seven_days() {
         .expect(200, "Your session has ended");
 
     // Seven days after sign-in a session ends however busy it was.
-    assert_eq!(browser.sign_in("W1AW", PASSWORD).location(), "/keys");
+    assert_eq!(browser.sign_in("W1AW", PASSWORD).location(), "/log");
     browser.get("/keys").expect(200, "Sign out W1AW");
     server.exec_sql(
         "UPDATE web_sessions SET created_at = created_at - 604800001",
@@ -55,7 +55,7 @@ fn sessions_expire_when_idle_and_after_seven_days() {
         "/signin?next=/account&notice=expired"
     );
     // An expired session's forms send the visitor to sign in, and change nothing.
-    assert_eq!(browser.sign_in("W1AW", PASSWORD).location(), "/keys");
+    assert_eq!(browser.sign_in("W1AW", PASSWORD).location(), "/log");
     let keys = browser.get("/keys");
     server.exec_sql(
         "UPDATE web_sessions SET last_seen_at = last_seen_at - 43200001",
@@ -184,14 +184,14 @@ fn a_shared_address_delays_a_neighbour_by_seconds_instead_of_locking_it_out() {
     );
     assert_eq!(
         attempt(&server.url, "127.0.0.2", "K1ABC", PASSWORD).location(),
-        "/keys"
+        "/log"
     );
     // ...and, a success being no failure, the address's count and wait are as before it: the
     // next neighbour does not wait (after a sixth failure it would, 2 s).
     assert!(failures_of(&server, "address:127.0.0.2", "5"));
     assert_eq!(
         attempt(&peer.url, "127.0.0.2", "N0CALL", PASSWORD).location(),
-        "/keys"
+        "/log"
     );
     assert!(failures_of(&server, "address:127.0.0.2", "5"));
 }
@@ -250,7 +250,7 @@ fn fresh_addresses_cannot_multiply_guesses_at_a_callsign() {
     // the callsign waits, even from an address that guessed.
     let from_guesser = Browser::at(&server.url, Some("127.0.0.16"));
     *from_guesser.cookies.borrow_mut() = owner.cookies.borrow().clone();
-    assert_eq!(from_guesser.sign_in("W1AW", PASSWORD).location(), "/keys");
+    assert_eq!(from_guesser.sign_in("W1AW", PASSWORD).location(), "/log");
     assert!(failures_of(&server, "callsign:W1AW", "10"));
     // A copied device cookie is no master key: it has failures of its own to use up.
     from_guesser.submit("/keys", "/signout", &[]);
@@ -266,7 +266,7 @@ fn fresh_addresses_cannot_multiply_guesses_at_a_callsign() {
     // The device cookie belongs to W1AW: for another callsign it counts for nothing.
     let elsewhere = Browser::at(&server.url, Some("127.0.0.6"));
     *elsewhere.cookies.borrow_mut() = owner.cookies.borrow().clone();
-    assert_eq!(elsewhere.sign_in("K1ABC", PASSWORD).location(), "/keys");
+    assert_eq!(elsewhere.sign_in("K1ABC", PASSWORD).location(), "/log");
 
     // An unknown callsign is counted like a known one, with the same answer.
     let (t0, t1) = timed_failures(5, |i| {
@@ -285,7 +285,7 @@ fn fresh_addresses_cannot_multiply_guesses_at_a_callsign() {
     for _ in 0..7 {
         assert_eq!(
             attempt(&server.url, "127.0.0.8", "K1ABC", PASSWORD).location(),
-            "/keys"
+            "/log"
         );
     }
 
@@ -298,7 +298,7 @@ fn fresh_addresses_cannot_multiply_guesses_at_a_callsign() {
     assert!(windows >= 3, "{windows}");
     assert_eq!(
         attempt(&server.url, "127.0.0.30", "W1AW", PASSWORD).location(),
-        "/keys"
+        "/log"
     );
     assert!(failures_of(&server, "callsign:W1AW", "0"));
 }
@@ -423,7 +423,7 @@ fn a_sign_up_limit_of_zero_closes_the_sign_up_page() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(browser.sign_in("W1AW", PASSWORD).location(), "/keys");
+    assert_eq!(browser.sign_in("W1AW", PASSWORD).location(), "/log");
 }
 
 crate::both_backends!(

@@ -13,6 +13,7 @@ use svc_model::{
     ApiError, Contact, ContactInput, ContactPatch, Fields, FieldsPatch, Folder, FolderType, IdKind,
     NewContact, Page, Timestamp,
 };
+use svc_store::{Idem, IdemRequest, StoreError};
 
 /// Every field a contact body takes, listed once per process: every create reads it.
 pub(super) fn body_fields() -> &'static [&'static str] {
@@ -210,6 +211,23 @@ fn read_patch(mut body: JsonBody) -> Result<ContactPatch, ApiError> {
     Ok(patch)
 }
 
+/// An edit's body read, checked and applied to the account's contact `qso_id`: the API's
+/// `PATCH` and the web's contact form are this one path, with its rules and its messages.
+pub(crate) async fn apply_edit(
+    state: &AppState,
+    account_id: &str,
+    qso_id: &str,
+    body: JsonBody,
+    idem: Option<&IdemRequest>,
+) -> Result<Idem<Contact>, StoreError> {
+    let mut patch = read_patch(body)?;
+    patch.follow_call(&state.dxcc);
+    state
+        .store
+        .edit_contact(account_id, qso_id, &patch, Timestamp::now(), idem)
+        .await
+}
+
 /// `PATCH /v1/contacts/{qsoId}`: the fields given replace the stored ones (null clears an
 /// optional one), and the result must pass the folder's rules as a create would.
 pub async fn edit(
@@ -222,17 +240,7 @@ pub async fn edit(
 ) -> ApiResult<Json<Value>> {
     let qso_id = IdKind::Contact.parse("qsoId", &qso_id)?;
     let idem = idem_key.request(&body);
-    let mut patch = read_patch(body)?;
-    patch.follow_call(&state.dxcc);
-    let (contact, replayed) = state
-        .store
-        .edit_contact(
-            &who.account_id,
-            &qso_id,
-            &patch,
-            Timestamp::now(),
-            idem.as_ref(),
-        )
+    let (contact, replayed) = apply_edit(&state, &who.account_id, &qso_id, body, idem.as_ref())
         .await?
         .into_parts();
     let mut response = serde_json::to_value(&contact).unwrap_or_default();

@@ -16,7 +16,7 @@ use super::error::ApiResult;
 use super::extract::{Auth, Params};
 use svc_adif::{Format, Writer};
 use svc_model::{ApiError, Contact, FolderType, IdKind, Timestamp};
-use svc_store::{Position, Store, StoreResult};
+use svc_store::{Position, Store, StoreError, StoreResult};
 
 /// Contacts read from the store at a time: one chunk of the answer.
 const CHUNK: u32 = 2000;
@@ -29,7 +29,7 @@ type Page = StoreResult<Vec<(Contact, Position)>>;
 
 /// Where the contacts come from.
 #[derive(Clone)]
-enum Source {
+pub(crate) enum Source {
     /// One monthly or activation folder.
     Folder(String),
     /// Every folder below a category; `None` is the whole account.
@@ -64,25 +64,61 @@ pub async fn adif(
     let until = time_param(&params, "until")?;
     let source = match params.get("folderId") {
         None => Source::Below(None),
-        Some(id) => {
-            let id = IdKind::Folder.parse("folderId", id)?;
-            let Some(folder) = state.store.folder(&who.account_id, &id).await? else {
-                return Err(folder_not_found(&id).into());
-            };
-            match (folder.folder_type, folder.parent_id) {
-                (FolderType::Category, None) => Source::Below(None),
-                (FolderType::Category, Some(_)) => Source::Below(Some(id)),
-                _ => Source::Folder(id),
-            }
-        }
+        Some(id) => source_of(&state, &who.account_id, id).await?,
     };
 
+    Ok(stream(
+        &state,
+        &who.account_id,
+        &who.callsign,
+        source,
+        format,
+        since,
+        until,
+    )?)
+}
+
+/// Where the contacts of the account's folder `folder_id` come from: a category's from the
+/// folders below it, the root's from the whole account.
+pub(crate) async fn source_of(
+    state: &AppState,
+    account_id: &str,
+    folder_id: &str,
+) -> Result<Source, StoreError> {
+    let id = IdKind::Folder.parse("folderId", folder_id)?;
+    let Some(folder) = state.store.folder(account_id, &id).await? else {
+        return Err(folder_not_found(&id).into());
+    };
+    Ok(match (folder.folder_type, folder.parent_id) {
+        (FolderType::Category, None) => Source::Below(None),
+        (FolderType::Category, Some(_)) => Source::Below(Some(id)),
+        _ => Source::Folder(id),
+    })
+}
+
+/// The account's contacts of `source` with a time-on in `[since, until)` as one ADIF file,
+/// streamed: the API's export and the log page's download are this one answer.
+pub(crate) fn stream(
+    state: &AppState,
+    account_id: &str,
+    callsign: &str,
+    source: Source,
+    format: Format,
+    since: Option<Timestamp>,
+    until: Option<Timestamp>,
+) -> Result<Response, ApiError> {
     let writer = Writer::with_format(Vec::new(), chrono::Utc::now(), format)
         .map_err(|_| ApiError::internal())?;
     let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(AHEAD);
-    let pages = read_pages(state.store.clone(), who.account_id.clone(), source);
-    let callsign = who.callsign.clone();
-    tokio::spawn(write_pages(pages, writer, callsign, since, until, tx));
+    let pages = read_pages(state.store.clone(), account_id.to_owned(), source);
+    tokio::spawn(write_pages(
+        pages,
+        writer,
+        callsign.to_owned(),
+        since,
+        until,
+        tx,
+    ));
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|item| (item, rx))
     });
@@ -97,7 +133,7 @@ pub async fn adif(
                 header::CONTENT_DISPOSITION,
                 format!(
                     "attachment; filename=\"{}.{extension}\"",
-                    who.callsign.replace('/', "_")
+                    callsign.replace('/', "_")
                 ),
             ),
         ],

@@ -611,6 +611,9 @@ pub trait Store: Send + Sync + 'static {
         after: Option<Position>,
         limit: u32,
     ) -> StoreResult<Vec<(Contact, Position)>>;
+    /// One contact of the account by its id; `None` when the account has no such contact (a
+    /// deleted one, or another account's).
+    async fn contact(&self, account_id: &str, contact_id: &str) -> StoreResult<Option<Contact>>;
     /// How many contacts the folders below each category of the account hold.
     async fn category_counts(&self, account_id: &str) -> StoreResult<Vec<(String, i64)>>;
     /// Activation folders, newest start first, after `after`, at most `limit` + 1.

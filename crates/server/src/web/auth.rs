@@ -37,7 +37,8 @@ fn destination(next: &str) -> &'static str {
         "/account" => "/account",
         "/activations" => "/activations",
         "/logbooks" => "/logbooks",
-        _ => "/keys",
+        "/keys" => "/keys",
+        _ => "/log",
     }
 }
 
@@ -115,7 +116,7 @@ pub async fn signup_form(
     Extension(visitor): Extension<Visitor>,
 ) -> Result<Response, Problem> {
     if visitor.account.is_some() {
-        return Ok(see_other("/keys"));
+        return Ok(see_other("/log"));
     }
     if state.web.signups_per_hour == 0 {
         return Err(signups_closed());
@@ -372,7 +373,7 @@ async fn forgive(state: &AppState, counted: &CountedAttempt) {
 }
 
 /// A model error message as a sentence of a page.
-fn capitalized(message: &str) -> String {
+pub(super) fn capitalized(message: &str) -> String {
     let mut chars = message.chars();
     match chars.next() {
         Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
@@ -383,7 +384,7 @@ fn capitalized(message: &str) -> String {
 pub async fn signup(State(state): State<AppState>, form: PostForm) -> Result<Response, Problem> {
     let visitor = &form.visitor;
     if visitor.account.is_some() {
-        return Ok(see_other("/keys"));
+        return Ok(see_other("/log"));
     }
     if state.web.signups_per_hour == 0 {
         return Err(signups_closed());
@@ -516,14 +517,15 @@ mod tests {
     fn sign_in_leads_only_to_our_pages() {
         assert_eq!(destination("/account"), "/account");
         assert_eq!(destination("/activations"), "/activations");
+        assert_eq!(destination("/keys"), "/keys");
         for other in [
             "",
-            "/keys",
+            "/log",
             "https://evil.example",
             "//evil.example",
             "/account/x",
         ] {
-            assert_eq!(destination(other), "/keys", "{other}");
+            assert_eq!(destination(other), "/log", "{other}");
         }
     }
 

@@ -138,7 +138,7 @@ struct DisconnectPage<'a> {
     book: LogbookView<'a>,
 }
 
-const TITLE: &str = "External logbooks";
+const TITLE: &str = "Online logbooks: QRZ, Club Log, eQSL";
 
 #[allow(clippy::too_many_arguments)]
 fn logbooks_page(

@@ -1,4 +1,4 @@
-//! The web pages: sign up, sign in and out, the account's activations, its API keys (generate
+//! The web pages: sign up, sign in and out, the account's log, its activations, its API keys (generate
 //! with the one-time reveal, revoke), its external logbooks and the account. Server-rendered
 //! HTML from the askama templates in `assets/` (checked when the crate compiles, every value
 //! escaped), served by the same router as the API but with their own middleware: HTML error
@@ -8,8 +8,10 @@
 mod account;
 mod activations;
 mod auth;
+mod contact;
 mod html;
 mod keys;
+mod log;
 mod logbooks;
 mod session;
 
@@ -138,8 +140,8 @@ impl WebConfig {
 /// The pages and their assets, with the state they need.
 pub fn pages(state: AppState) -> Router {
     let pages = Router::new()
-        // Someone who opens the service's address in a browser wants their keys.
-        .route("/", get(|| async { see_other("/keys") }))
+        // Someone who opens the service's address in a browser wants their log.
+        .route("/", get(|| async { see_other("/log") }))
         .route("/signup", get(auth::signup_form).post(auth::signup))
         .route("/signin", get(auth::signin_form).post(auth::signin))
         .route("/signout", axum::routing::post(auth::signout))
@@ -160,6 +162,13 @@ pub fn pages(state: AppState) -> Router {
         .route(
             "/logbooks/{logbook_id}/disconnect",
             get(logbooks::confirm_disconnect).post(logbooks::disconnect),
+        )
+        .route("/log", get(log::list))
+        .route("/log/export", get(log::export))
+        .route("/log/{qso_id}", get(contact::show).post(contact::edit))
+        .route(
+            "/log/{qso_id}/delete",
+            get(contact::confirm_delete).post(contact::delete),
         )
         .route("/activations", get(activations::list))
         .route("/account", get(account::show))
@@ -306,6 +315,7 @@ pub enum Notice {
 /// Which navigation link names the page shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Nav {
+    Log,
     Activations,
     Keys,
     Logbooks,

@@ -23,6 +23,16 @@ async fn stored_contact(
 }
 
 impl SqlStore {
+    /// The contact as an edit would find it, read outside any edit (the web's contact page).
+    pub(super) async fn contact(
+        &self,
+        account_id: &str,
+        contact_id: &str,
+    ) -> StoreResult<Option<Contact>> {
+        let mut conn = self.reader.acquire().await?;
+        Ok(stored_contact(&mut conn, account_id, contact_id).await?)
+    }
+
     pub(super) async fn update_contact(
         &self,
         account_id: &str,

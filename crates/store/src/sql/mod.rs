@@ -690,6 +690,10 @@ impl Store for SqlStore {
         SqlStore::list_contacts_below(self, account_id, folder_id, after, limit).await
     }
 
+    async fn contact(&self, account_id: &str, contact_id: &str) -> StoreResult<Option<Contact>> {
+        SqlStore::contact(self, account_id, contact_id).await
+    }
+
     async fn category_counts(&self, account_id: &str) -> StoreResult<Vec<(String, i64)>> {
         SqlStore::category_counts(self, account_id).await
     }
