@@ -21,6 +21,7 @@ mod lotw;
 mod outbox;
 pub mod pota;
 mod retries;
+mod station;
 mod terminal;
 mod whoami;
 

@@ -230,6 +230,18 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "station set",
+        &[
+            "svc station set --grid FN42 --state MA --county Middlesex --power 100",
+            "svc station set W1XYZ/P --grid FN43 --rig KX2 --antenna 'EFHW 40m' --power 5 --json",
+        ],
+    ),
+    (
+        "station list",
+        &["svc station list", "svc station list --json"],
+    ),
+    ("station delete", &["svc station delete W1XYZ/P"]),
+    (
         "logbooks list",
         &["svc logbooks list", "svc logbooks list --json"],
     ),

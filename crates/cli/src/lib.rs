@@ -21,6 +21,7 @@ pub mod outbox;
 pub mod output;
 pub mod parks;
 pub mod spots;
+pub mod station;
 pub mod whoami;
 
 use std::ffi::OsString;
@@ -108,6 +109,11 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: logbooks::LogbooksCommand,
     },
+    /// Your own station's grid, state, county, rig, antenna and power, which fill new contacts
+    Station {
+        #[command(subcommand)]
+        command: station::StationCommand,
+    },
     /// Look up who a station is in a callbook (QRZ, HamQTH): name, QTH, grid, country
     Lookup(lookup::LookupArgs),
     /// How far the log is with each QSL service: sent, confirmed, not sent
@@ -162,6 +168,7 @@ impl ClientCommand {
             ClientCommand::Export { command } => format!("export {}", command.name()),
             ClientCommand::Import { command } => format!("import {}", command.name()),
             ClientCommand::Logbooks { command } => format!("logbooks {}", command.name()),
+            ClientCommand::Station { command } => format!("station {}", command.name()),
             ClientCommand::Lookup(args) => match &args.command {
                 Some(command) => format!("lookup {}", command.name()),
                 None => "lookup".into(),
@@ -289,13 +296,14 @@ impl From<KeyError> for CliError {
 
 /// What every command gets: the global flags, resolved once.
 /// The commands that print a list, which --ndjson prints one object a line.
-const LISTS: [&str; 7] = [
+const LISTS: [&str; 8] = [
     "folders list",
     "contacts list",
     "activations list",
     "outbox list",
     "logbooks list",
     "logbooks review",
+    "station list",
     "spots",
 ];
 
@@ -497,6 +505,7 @@ pub fn run(global: &GlobalArgs, command: ClientCommand) -> ExitCode {
         ClientCommand::Export { command } => export::run(ctx, command),
         ClientCommand::Import { command } => import::run(ctx, command),
         ClientCommand::Logbooks { command } => logbooks::run(ctx, command),
+        ClientCommand::Station { command } => station::run(ctx, command),
         ClientCommand::Lookup(args) => lookup::run(ctx, args),
         ClientCommand::Confirmations { command } => confirmations::run(ctx, command),
         ClientCommand::Awards(args) => awards::run(ctx, args),

@@ -11,6 +11,7 @@ pub mod logbooks;
 pub mod lookup;
 pub mod lotw;
 pub mod rig;
+pub mod stations;
 pub mod types;
 
 use std::time::{Duration, Instant};

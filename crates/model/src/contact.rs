@@ -1254,4 +1254,34 @@ mod tests {
         assert_eq!(c.fields.get(Field::Operator), None);
         assert_eq!(c.fields.adif["OPERATOR"], "K2OP (guest)");
     }
+
+    #[test]
+    fn a_station_profile_fills_what_the_contact_lacks() {
+        use crate::station::StationProfile;
+        let body = serde_json::json!({"myGridsquare": "FN42", "myState": "MA", "txPwr": 5});
+        let home = StationProfile::read("W1XYZ", body.as_object().unwrap()).unwrap();
+        let profiles = [home];
+        let monthly = folder(FolderType::Monthly, None, Some("2026-11"));
+        let applied = |i: &ContactInput| {
+            let mut c = NewContact::validate(i, &monthly, now()).unwrap();
+            c.apply_station(&profiles, "W1XYZ");
+            c.fields
+        };
+        let filled = applied(&input());
+        assert_eq!(filled.get(Field::MyGridsquare), Some("FN42"));
+        assert_eq!(filled.get(Field::MyState), Some("MA"));
+        assert_eq!(filled.get(Field::TxPwr), Some("5"));
+        assert_eq!(filled.get(Field::MyRig), None);
+        // What the contact gives stays.
+        let mut own = input();
+        own.fields.set(Field::MyGridsquare, Some("FN31".into()));
+        assert_eq!(applied(&own).get(Field::MyGridsquare), Some("FN31"));
+        // A station callsign with no profile of its own takes none.
+        let mut portable = input();
+        portable.station_callsign = Some("W1XYZ/P".into());
+        assert_eq!(applied(&portable).get(Field::MyGridsquare), None);
+        let mut named = input();
+        named.station_callsign = Some("w1xyz".into());
+        assert_eq!(applied(&named).get(Field::MyState), Some("MA"));
+    }
 }

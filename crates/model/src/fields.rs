@@ -270,7 +270,7 @@ impl Def {
     }
 
     /// A stored value as JSON: numbers as numbers, the rest as strings.
-    fn json(&self, stored: &str) -> Value {
+    pub fn json(&self, stored: &str) -> Value {
         match self.kind {
             Integer(..) => stored
                 .parse::<i64>()

@@ -25,6 +25,7 @@ pub mod program;
 pub mod report;
 pub mod scp;
 pub mod seed;
+pub mod station;
 pub mod text;
 pub mod time;
 
@@ -38,6 +39,7 @@ pub use key::{ApiKey, Tier};
 pub use logbook::{ExternalCopy, Logbook, Review};
 pub use page::Page;
 pub use program::Program;
+pub use station::StationProfile;
 pub use time::Timestamp;
 
 use serde::{Deserialize, Serialize};

@@ -237,6 +237,12 @@ pub async fn create(
         (allowed, state.limits)
     };
 
+    // A logged batch takes the station profiles; an import keeps what its file says.
+    let stations = if import {
+        Vec::new()
+    } else {
+        state.store.stations(&who.account_id).await?
+    };
     let known = item_fields();
     let mut folders: HashMap<String, Option<Folder>> = HashMap::new();
     let mut outcomes: Vec<Option<BatchOutcome>> = Vec::with_capacity(items.len());
@@ -264,8 +270,15 @@ pub async fn create(
                         folder
                     }
                 };
-                check_contact(&input, folder.as_ref(), now, &state.dxcc, &who.callsign)
-                    .map(|contact| (idem, contact))
+                check_contact(
+                    &input,
+                    folder.as_ref(),
+                    now,
+                    &state.dxcc,
+                    &who.callsign,
+                    &stations,
+                )
+                .map(|contact| (idem, contact))
             }
             Err(e) => Err(e),
         };

@@ -11,7 +11,7 @@ use svc_model::page::DEFAULT_LIMIT;
 use svc_model::seed::{CALLSIGN, FOLDER_ID, FREQUENCY, MODE, SEED, TIME_ON};
 use svc_model::{
     ApiError, Contact, ContactInput, ContactPatch, Fields, FieldsPatch, Folder, FolderType, IdKind,
-    NewContact, Page, Timestamp,
+    NewContact, Page, StationProfile, Timestamp,
 };
 use svc_store::{Idem, IdemRequest, StoreError};
 
@@ -97,18 +97,22 @@ pub(super) fn read_contact(mut body: JsonBody, known: &[&str]) -> Result<Contact
 /// Applies the rules of the contact's folder, which must be the account's, and fills the
 /// DXCC entity and zones the contact lacks from its callsign, and the operator of one made
 /// under another call than `account`, the account's callsign
-/// ([`NewContact::credit_operator`]). Every create goes through here.
+/// ([`NewContact::credit_operator`]), and the MY_* fields it lacks from `stations`, the
+/// account's station profiles ([`NewContact::apply_station`]; imports pass none, a file keeping
+/// what it says). Every create goes through here.
 pub(super) fn check_contact(
     input: &ContactInput,
     folder: Option<&Folder>,
     now: Timestamp,
     dxcc: &Dxcc,
     account: &str,
+    stations: &[StationProfile],
 ) -> Result<NewContact, ApiError> {
     let folder = folder.ok_or_else(|| folder_not_found(&input.folder_id))?;
     let mut contact = NewContact::validate(input, folder, now)?;
     dxcc.fill(&contact.callsign, &mut contact.fields);
     contact.credit_operator(account);
+    contact.apply_station(stations, account);
     Ok(contact)
 }
 
@@ -125,8 +129,16 @@ pub async fn create(
         .store
         .folder_for_contacts(&who.account_id, &input.folder_id)
         .await?;
+    let stations = state.store.stations(&who.account_id).await?;
     let now = Timestamp::now();
-    let contact = check_contact(&input, folder.as_ref(), now, &state.dxcc, &who.callsign)?;
+    let contact = check_contact(
+        &input,
+        folder.as_ref(),
+        now,
+        &state.dxcc,
+        &who.callsign,
+        &stations,
+    )?;
     let (created, replayed) = state
         .store
         .create_contact(&who.account_id, &contact, &state.limits, now, idem.as_ref())

@@ -22,6 +22,7 @@ mod contacts;
 mod export;
 mod folders;
 mod health;
+mod stations;
 mod users;
 mod whoami;
 
@@ -29,7 +30,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::routing::{delete, get, patch, post};
+use axum::routing::{delete, get, patch, post, put};
 use tower_http::catch_panic::CatchPanicLayer;
 
 use error::Failure;
@@ -85,6 +86,11 @@ pub fn routes() -> Router<AppState> {
         .route(
             "/v1/logbooks",
             get(logbooks::api::list).post(logbooks::api::connect),
+        )
+        .route("/v1/stations", get(stations::list))
+        .route(
+            "/v1/stations/{callsign}",
+            put(stations::put).delete(stations::delete),
         )
         .route("/v1/logbooks/review", get(logbooks::api::reviews))
         .route(

@@ -857,6 +857,17 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<Idem<Folder>>;
     /// Forgets the idempotency keys first used before `before`; returns how many.
     async fn purge_idempotency(&self, before: Timestamp) -> StoreResult<u64>;
+    /// The account's station profiles, by callsign.
+    async fn stations(&self, account_id: &str) -> StoreResult<Vec<svc_model::StationProfile>>;
+    /// Creates or replaces a station profile; `true` when it was created.
+    async fn put_station(
+        &self,
+        account_id: &str,
+        profile: &svc_model::StationProfile,
+        now: Timestamp,
+    ) -> StoreResult<bool>;
+    /// Removes a station profile; `false` when there was none.
+    async fn delete_station(&self, account_id: &str, callsign: &str) -> StoreResult<bool>;
 }
 
 /// Opens the store a database URL names: `postgres://…` (or `postgresql://…`), or SQLite as

@@ -629,7 +629,8 @@ async fn filed(
         my_sig_info: if own { None } else { c.my_sig_info },
         ..c
     };
-    check_contact(&input, Some(&folder), now, dxcc, &job.callsign).map_err(|e| e.message)
+    // An external logbook's contacts are imports: they keep what the book says.
+    check_contact(&input, Some(&folder), now, dxcc, &job.callsign, &[]).map_err(|e| e.message)
 }
 
 #[cfg(test)]

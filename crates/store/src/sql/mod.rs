@@ -188,6 +188,7 @@ mod logbooks;
 mod pages;
 mod queue;
 mod rows;
+mod stations;
 mod web;
 
 fn lookup_of(hash: &[u8; 32]) -> i64 {
@@ -998,5 +999,22 @@ impl Store for SqlStore {
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<Folder>> {
         SqlStore::end_activation(self, account_id, folder_id, end_time, now, idem).await
+    }
+
+    async fn stations(&self, account_id: &str) -> StoreResult<Vec<svc_model::StationProfile>> {
+        self.account_stations(account_id).await
+    }
+
+    async fn put_station(
+        &self,
+        account_id: &str,
+        profile: &svc_model::StationProfile,
+        now: Timestamp,
+    ) -> StoreResult<bool> {
+        SqlStore::put_station(self, account_id, profile, now).await
+    }
+
+    async fn delete_station(&self, account_id: &str, callsign: &str) -> StoreResult<bool> {
+        self.remove_station(account_id, callsign).await
     }
 }
