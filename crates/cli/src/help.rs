@@ -233,7 +233,7 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         "station set",
         &[
             "svc station set --grid FN42 --state MA --county Middlesex --power 100",
-            "svc station set W1XYZ/P --grid FN43 --rig KX2 --antenna 'EFHW 40m' --power 5 --json",
+            "svc station set W1XYZ/P --grid FN43 --rig KX2 --antenna \"EFHW 40m\" --power 5 --json",
         ],
     ),
     (
@@ -323,6 +323,7 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         &[
             "svc spot --reference US-0001 --frequency 14.285 --mode SSB",
             "svc spot --reference US-0001 --frequency 7.032 --mode CW --comment \"QRV, 5 W\" --activator W1AW",
+            "svc spot --reference US-0001,US-0002 --frequency 14285 --mode SSB",
         ],
     ),
     (
