@@ -234,6 +234,26 @@ impl App {
             .collect()
     }
 
+    /// The answer to a question the form's Enter asked (an ended activation, a missing park):
+    /// yes marks the form with `agreed`, so it is not asked again for this form and log, and
+    /// logs the contact; anything else goes back to the form, saying `kept`.
+    pub(super) fn log_anyway(
+        &mut self,
+        yes: bool,
+        kept: String,
+        agreed: impl FnOnce(&mut EntryForm),
+    ) -> Vec<Effect> {
+        self.dialog = Some(Dialog::Entry);
+        if !yes {
+            self.say(Tone::Info, kept);
+            return vec![];
+        }
+        if let Some(form) = &mut self.entry {
+            agreed(form);
+        }
+        self.submit_entry()
+    }
+
     /// Alt-E in Contacts: the selected stored contact in the form, to be changed on the
     /// service.
     pub(super) fn open_edit(&mut self) -> Vec<Effect> {

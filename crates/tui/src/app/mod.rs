@@ -588,36 +588,16 @@ impl App {
                 self.say(Tone::Info, format!("kept {label}"));
                 vec![]
             }
-            Prompt::Ended { folder_id, label } => {
-                self.dialog = Some(Dialog::Entry);
-                if !yes {
-                    self.say(
-                        Tone::Info,
-                        format!("not logged into {label}, which has ended; the form keeps it"),
-                    );
-                    return vec![];
-                }
-                if let Some(form) = &mut self.entry {
-                    form.ended_ok = Some(folder_id);
-                }
-                self.submit_entry()
-            }
-            Prompt::NoPark { folder_id, label } => {
-                self.dialog = Some(Dialog::Entry);
-                if !yes {
-                    self.say(
-                        Tone::Info,
-                        format!(
-                            "not logged into {label}: type the park worked, the form keeps the rest"
-                        ),
-                    );
-                    return vec![];
-                }
-                if let Some(form) = &mut self.entry {
-                    form.no_park_ok = Some(folder_id);
-                }
-                self.submit_entry()
-            }
+            Prompt::Ended { folder_id, label } => self.log_anyway(
+                yes,
+                format!("not logged into {label}, which has ended; the form keeps it"),
+                |form| form.ended_ok = Some(folder_id),
+            ),
+            Prompt::NoPark { folder_id, label } => self.log_anyway(
+                yes,
+                format!("not logged into {label}: type the park worked, the form keeps the rest"),
+                |form| form.no_park_ok = Some(folder_id),
+            ),
             Prompt::Discard { id, .. } if yes => {
                 vec![Effect::Journal(JournalEffect::Discard { id })]
             }
