@@ -15,6 +15,7 @@ pub mod filing;
 pub mod folder;
 pub mod ids;
 pub mod key;
+pub mod locator;
 pub mod logbook;
 pub mod mode;
 pub mod needed;
