@@ -211,7 +211,7 @@ impl App {
         if let Some((folder_id, label)) = ended
             && form.ended_ok.as_deref() != Some(folder_id.as_str())
         {
-            self.dialog = Some(Dialog::Prompt(Prompt::Ended { folder_id, label }));
+            self.dialog = Some(Dialog::Prompt(Prompt::Ended { label }));
             return vec![];
         }
         // A hunter's contact counts for POTA with the park worked: one without it is asked
@@ -223,7 +223,6 @@ impl App {
             && form.no_park_ok.as_deref() != Some(form.folder_id.as_str())
         {
             self.dialog = Some(Dialog::Prompt(Prompt::NoPark {
-                folder_id: form.folder_id.clone(),
                 label: form.folder_name.clone(),
             }));
             return vec![];

@@ -588,15 +588,15 @@ impl App {
                 self.say(Tone::Info, format!("kept {label}"));
                 vec![]
             }
-            Prompt::Ended { folder_id, label } => self.log_anyway(
+            Prompt::Ended { label } => self.log_anyway(
                 yes,
                 format!("not logged into {label}, which has ended; the form keeps it"),
-                |form| form.ended_ok = Some(folder_id),
+                |form| form.ended_ok = Some(form.folder_id.clone()),
             ),
-            Prompt::NoPark { folder_id, label } => self.log_anyway(
+            Prompt::NoPark { label } => self.log_anyway(
                 yes,
                 format!("not logged into {label}: type the park worked, the form keeps the rest"),
-                |form| form.no_park_ok = Some(folder_id),
+                |form| form.no_park_ok = Some(form.folder_id.clone()),
             ),
             Prompt::Discard { id, .. } if yes => {
                 vec![Effect::Journal(JournalEffect::Discard { id })]

@@ -371,6 +371,12 @@ impl EntryForm {
             self.folder_id = folder.id.clone();
             self.folder_name = folder.name.clone();
         }
+        // A yes given while the folder had its local id holds for it under its new one.
+        for agreed in [&mut self.ended_ok, &mut self.no_park_ok] {
+            if agreed.as_deref() == Some(local_id) {
+                *agreed = Some(folder.id.clone());
+            }
+        }
     }
 
     /// What the form holds that is not logged: the callsign (empty when only other text is
@@ -1078,6 +1084,26 @@ mod tests {
                 KeyModifiers::NONE,
             )));
         }
+    }
+
+    #[test]
+    fn a_yes_given_to_a_folder_made_with_no_link_holds_once_it_reaches_the_service() {
+        let mut form = EntryForm::new("local-1", "POTA 2026-11", "14.074", "FT8");
+        form.no_park_ok = Some(form.folder_id.clone());
+        form.ended_ok = Some("local-other".into());
+        let real: Folder = serde_json::from_value(serde_json::json!({
+            "id": "fld_aaaaaaaaaaaaaaaa", "name": "POTA 2026-11", "type": "monthly",
+            "contactCount": 0, "createdAt": "2026-11-01T00:00:00Z",
+        }))
+        .unwrap();
+        form.resolve("local-1", &real);
+        assert_eq!(form.folder_id, "fld_aaaaaaaaaaaaaaaa");
+        assert_eq!(form.no_park_ok.as_deref(), Some("fld_aaaaaaaaaaaaaaaa"));
+        assert_eq!(
+            form.ended_ok.as_deref(),
+            Some("local-other"),
+            "another folder's yes"
+        );
     }
 
     #[test]

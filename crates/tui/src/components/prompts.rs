@@ -14,14 +14,14 @@ use svc_model::Program;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Prompt {
     /// The entry form's folder is an activation that has ended: y logs into it all the same.
+    /// The folder is the form's own: it is renamed under the prompt when a folder made with
+    /// no link reaches the service, so the prompt does not hold its id.
     Ended {
-        folder_id: String,
         label: String,
     },
     /// A contact with no park bound for a hunting log of a program with parks (POTA): y
     /// logs it without one.
     NoPark {
-        folder_id: String,
         label: String,
     },
     /// Removes a waiting or refused contact from the journal.
