@@ -1,5 +1,5 @@
 //! What the benches share: the release `svc`, and a `svc server start` of it on a fresh SQLite
-//! file with one paid account and a key.
+//! file or PostgreSQL database with one paid account and a key.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -40,11 +40,50 @@ impl Drop for Server {
     }
 }
 
-/// Starts the service for account `BENCH1` (paid) with a key of `tier`. Each limit named in
-/// `raised` (e.g. `--burst-limit`) is set out of the way; the others keep their defaults.
+/// Starts the service on a fresh SQLite file for account `BENCH1` (paid) with a key of
+/// `tier`. Each limit named in `raised` (e.g. `--burst-limit`) is set out of the way; the
+/// others keep their defaults.
 pub fn start_server(tier: &str, raised: &[&str]) -> Server {
     let dir = tempfile::tempdir().expect("temp dir");
     let db = format!("sqlite://{}", dir.path().join("svc.db").display());
+    start_server_on(dir, &db, tier, raised)
+}
+
+/// The PostgreSQL server the benches use, as Debian installs it: `SVC_BENCH_POSTGRES_URL`,
+/// else the local one as its `postgres` user.
+#[allow(dead_code)] // Not every bench runs on PostgreSQL.
+pub fn postgres_admin_url() -> String {
+    std::env::var("SVC_BENCH_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+}
+
+/// A fresh, empty PostgreSQL database `name` (dropped first if a run left it); its URL.
+#[allow(dead_code)]
+pub fn fresh_postgres_database(name: &str) -> String {
+    let admin_url = postgres_admin_url();
+    for statement in [
+        format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+        format!("CREATE DATABASE {name}"),
+    ] {
+        let out = Command::new("psql")
+            .args([admin_url.as_str(), "-qc", &statement])
+            .output()
+            .expect("run psql (PostgreSQL's client)");
+        assert!(
+            out.status.success(),
+            "{statement} at {admin_url}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    format!(
+        "{}/{name}",
+        &admin_url[..admin_url.rfind('/').expect("a database in the URL")]
+    )
+}
+
+/// [`start_server`] on the database `db`; `dir` is the bench's folder for its own files.
+pub fn start_server_on(dir: tempfile::TempDir, db: &str, tier: &str, raised: &[&str]) -> Server {
+    let db = db.to_owned();
     admin(&db, &["user", "add", "BENCH1", "--plan", "paid"]);
     let key = admin(
         &db,

@@ -31,6 +31,19 @@ fn adif_io() -> Option<std::path::PathBuf> {
     python
 }
 
+/// The records of the ADI file at `path` as adif-io reads them, field names upper-case; `None`
+/// where adif-io is not there (and not required).
+pub fn read_by_adif_io(path: &std::path::Path) -> Option<Vec<BTreeMap<String, String>>> {
+    let python = adif_io()?;
+    let run = Command::new(&python)
+        .args(["-c", READ, path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "adif-io failed: {run:?}");
+    let theirs: Value = serde_json::from_slice(&run.stdout).unwrap();
+    Some(serde_json::from_value(theirs["qsos"].clone()).unwrap())
+}
+
 fn record(fields: &[(&str, &str)]) -> Record {
     let mut r = Record::default();
     for (name, value) in fields {

@@ -4,7 +4,7 @@
 
 mod activations;
 mod adif;
-mod adif_io;
+pub mod adif_io;
 mod auth;
 mod contacts;
 mod corpus;

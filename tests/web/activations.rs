@@ -87,9 +87,9 @@ fn the_page_lists_the_accounts_activations_with_their_parks() {
     activation_at(&other_api, "US-0003", "K1ABC", "2025-06-15T09:00:00Z");
 
     let page = owner.get("/activations");
-    page.expect(200, "<span class=\"ref\">US-0001</span>")
-        .expect(200, "<span class=\"ref\">VE-0123</span>")
-        .expect(200, "<span class=\"ref\">US-0002</span>")
+    page.expect(200, "class=\"ref\">US-0001</a>")
+        .expect(200, "class=\"ref\">VE-0123</a>")
+        .expect(200, "class=\"ref\">US-0002</a>")
         .expect(200, "W1AW/P")
         .expect(200, "class=\"number\">11<")
         .expect(200, "10 of 10, reached")
@@ -123,7 +123,7 @@ fn the_page_lists_the_accounts_activations_with_their_parks() {
     for _ in 0..3 {
         owner
             .get("/activations")
-            .expect(200, "<span class=\"ref\">US-0002</span></li>");
+            .expect(200, "class=\"ref\">US-0002</a></li>");
     }
     assert_eq!(asked_for(&pota, "US-0002"), 1);
     assert_eq!(asked_for(&pota, "US-0001"), 1);
@@ -173,7 +173,7 @@ fn with_pota_down_the_page_shows_the_references_at_once() {
     activation_at(&api, "US-0001", "W1AW", "2025-06-14T12:00:00Z");
 
     let page = owner.get("/activations");
-    page.expect(200, "<span class=\"ref\">US-0001</span></li>");
+    page.expect(200, "class=\"ref\">US-0001</a></li>");
     assert!(!page.body.contains("Acadia"), "{}", page.body);
     // The page came while its park's request to POTA was unanswered: that request fails only
     // at the POTA client's time-out, and says so in the log.
@@ -193,7 +193,7 @@ fn with_pota_down_the_page_shows_the_references_at_once() {
     pota.set_mode(Mode::Normal);
     for _ in 0..3 {
         let page = owner.get("/activations");
-        page.expect(200, "<span class=\"ref\">US-0001</span></li>");
+        page.expect(200, "class=\"ref\">US-0001</a></li>");
         assert!(!page.body.contains("Acadia"), "{}", page.body);
     }
     assert_eq!(asked_for(&pota, "US-0001"), 1);
@@ -252,6 +252,93 @@ fn signed_out_visitors_are_sent_to_sign_in_and_back() {
         .expect(200, "No activations yet");
 }
 
+/// A contact of 20m SSB at `time` worked from a park to `parks` (a park-to-park contact).
+fn log_p2p(api: &Api, folder: &str, call: &str, time: &str, parks: &str) {
+    let r = api.post(
+        "/v1/contacts",
+        json!({ "folderId": folder, "callsign": call, "frequency": 14.285, "mode": "SSB",
+                "timeOn": time, "sig": "POTA", "sigInfo": parks }),
+    );
+    assert_eq!(r.status, 201, "{}", r.body);
+}
+
+fn an_activations_page_lists_its_contacts_and_gives_each_parks_pota_file() {
+    let server = Server::start();
+    let (owner, api) = account(&server, "W1AW");
+    let two_fer = activation_at(&api, "US-0001,US-0002", "W1AW/P", "2025-06-14T12:00:00Z");
+    for n in 0..3 {
+        log(
+            &api,
+            &two_fer,
+            &format!("K{n}ABC"),
+            &format!("2025-06-14T12:0{n}:00Z"),
+        );
+    }
+    // A park-to-park contact with a two-fer of its own: a record per park worked.
+    log_p2p(
+        &api,
+        &two_fer,
+        "N1PTP",
+        "2025-06-14T12:05:00Z",
+        "US-0003,US-0004",
+    );
+    let (other, _) = account(&server, "K1OTH");
+
+    let list = owner.get("/activations");
+    list.expect(200, &format!("href=\"/activations/{two_fer}\""));
+    let page = owner.get(&format!("/activations/{two_fer}"));
+    page.expect(200, "K0ABC")
+        .expect(200, "K2ABC")
+        .expect(200, "US-0003,US-0004")
+        .expect(200, "4 of 10")
+        .expect(200, "W1AW_P@US-0001-20250614.adi")
+        .expect(200, "W1AW_P@US-0002-20250614.adi")
+        .expect(200, "href=\"/activations\" aria-current=\"page\"");
+    assert_page_headers(&page, "an activation");
+
+    for park in ["US-0001", "US-0002"] {
+        let file = owner.get(&format!("/activations/{two_fer}/pota/{park}"));
+        assert_eq!(file.status, 200, "{}", file.body);
+        assert_eq!(
+            file.header("content-disposition"),
+            Some(format!("attachment; filename=\"W1AW_P@{park}-20250614.adi\"").as_str())
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pota.adi");
+        std::fs::write(&path, &file.body).unwrap();
+        let Some(read) = crate::cli::adif_io::read_by_adif_io(&path) else {
+            continue;
+        };
+        let calls: Vec<&str> = read.iter().map(|r| r["CALL"].as_str()).collect();
+        assert_eq!(
+            calls,
+            ["K0ABC", "K1ABC", "K2ABC", "N1PTP", "N1PTP"],
+            "{}",
+            file.body
+        );
+        for record in &read {
+            assert_eq!(record["MY_SIG_INFO"], park, "{record:?}");
+            assert_eq!(record["STATION_CALLSIGN"], "W1AW/P", "{record:?}");
+        }
+        let worked: Vec<&str> = read[3..].iter().map(|r| r["SIG_INFO"].as_str()).collect();
+        assert_eq!(worked, ["US-0003", "US-0004"]);
+    }
+    owner
+        .get(&format!("/activations/{two_fer}/pota/US-0009"))
+        .expect(404, "no such park");
+    // Another account's activation, and a folder that is not an activation, are not found.
+    other
+        .get(&format!("/activations/{two_fer}"))
+        .expect(404, "no such activation");
+    other
+        .get(&format!("/activations/{two_fer}/pota/US-0001"))
+        .expect(404, "no such activation");
+    let monthly = api.monthly("2025-06", None);
+    owner
+        .get(&format!("/activations/{monthly}"))
+        .expect(404, "no such activation");
+}
+
 fn a_long_list_comes_a_page_at_a_time() {
     let server = Server::start();
     let (owner, api) = account(&server, "W1AW");
@@ -263,7 +350,7 @@ fn a_long_list_comes_a_page_at_a_time() {
             &format!("2025-06-14T10:{n:02}:00Z"),
         );
     }
-    let refs = |page: &super::Page| page.body.matches("<span class=\"ref\">").count();
+    let refs = |page: &super::Page| page.body.matches("class=\"ref\">").count();
     let first = owner.get("/activations");
     first
         .expect(200, ">US-0026<")
@@ -298,4 +385,5 @@ crate::both_backends!(
     a_park_name_from_pota_is_escaped,
     signed_out_visitors_are_sent_to_sign_in_and_back,
     a_long_list_comes_a_page_at_a_time,
+    an_activations_page_lists_its_contacts_and_gives_each_parks_pota_file,
 );

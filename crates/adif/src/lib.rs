@@ -15,6 +15,7 @@ mod adx;
 pub mod contact;
 mod decode;
 pub mod modes;
+pub mod pota;
 mod read;
 mod value;
 mod write;

@@ -7,8 +7,8 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Client, ClientError, FULL_PAGE};
-use svc_adif::{Format, Record, Writer};
-use svc_model::{Contact, Folder, FolderType, Timestamp};
+use svc_adif::{Format, Record, Writer, pota};
+use svc_model::{Folder, FolderType, Timestamp};
 
 #[derive(Debug)]
 pub enum ExportError {
@@ -106,85 +106,6 @@ pub async fn write_folder<W: Write>(
     }
 }
 
-/// POTA's name for an activation's upload file: `CALL@PARK-YYYYMMDD.adi`, the activator's
-/// callsign with `/` as `_`, the park, and the activation's UTC start day; for a two-fer
-/// (`US-1234,US-5678`) the first park's, [`pota_file_names`] giving each.
-pub fn pota_file_name(folder: &Folder) -> Result<String, ExportError> {
-    Ok(pota_file_names(folder)?.swap_remove(0).1)
-}
-
-/// Each park of an activation with its upload file's name: one for a single park, one per
-/// park of a two-fer, since POTA credits a park from its own file.
-pub fn pota_file_names(folder: &Folder) -> Result<Vec<(String, String)>, ExportError> {
-    let not_pota = || {
-        ExportError::Refused(format!(
-            "{} ({}) is a {} folder, not an activation: POTA's upload file is made from an activation; svc export adif --folder {} exports any folder",
-            folder.name,
-            folder.id,
-            folder.folder_type.as_str(),
-            folder.id
-        ))
-    };
-    if folder.folder_type != FolderType::Activation {
-        return Err(not_pota());
-    }
-    match (
-        &folder.callsign,
-        &folder.location_reference,
-        folder.start_time,
-    ) {
-        (Some(call), Some(parks), Some(start)) if !parks.trim().is_empty() => Ok(parks
-            .split(',')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(|park| {
-                // What the service sends names a file in the user's directory: only
-                // characters of a plain file name pass (a park `/../x` would climb out).
-                let name = format!(
-                    "{}@{}-{}.adi",
-                    file_safe(call),
-                    file_safe(park),
-                    start.utc_compact_date()
-                );
-                (park.to_owned(), name)
-            })
-            .collect()),
-        _ => Err(not_pota()),
-    }
-}
-
-/// A file name for any folder's export: its name with what a file name cannot hold as `_`.
-pub fn folder_file_name(folder: &Folder) -> String {
-    if let Ok(name) = pota_file_name(folder) {
-        return name;
-    }
-    format!("{}.adi", file_safe(&folder.name))
-}
-
-/// `text` as part of a file name: letters, digits, `-`, `@` and `.` kept, anything else
-/// (a path separator, a control character) as `_`.
-fn file_safe(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_alphanumeric() || matches!(c, '-' | '@' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// Every contact of an activation, oldest first, for its upload file.
-async fn activation_contacts(
-    client: &Client,
-    folder: &Folder,
-) -> Result<Vec<Contact>, ClientError> {
-    let mut contacts = client.all_contacts(&folder.id).await?;
-    contacts.sort_by_key(|c| c.time_on);
-    Ok(contacts)
-}
-
 /// Writes POTA's upload file of an activation into `dir`: every contact over all its UTC days,
 /// the activator as `STATION_CALLSIGN`, `MY_SIG` POTA and the park as `MY_SIG_INFO`, and one
 /// record per worked park of a park-to-park contact. A two-fer gets one file per park, each
@@ -200,7 +121,8 @@ pub async fn activation_file(
     let mut files = Vec::new();
     let mut contacts = 0;
     for file in &parks {
-        let comment = park_comment(&file.park, park_names);
+        let comment =
+            pota::park_comment(&file.park, park_names.get(&file.park).map(String::as_str));
         let exported = to_file_with(
             &dir.join(&file.file_name),
             Format::Adi,
@@ -248,7 +170,8 @@ pub async fn activation_text(
 ) -> Result<Vec<PotaFile>, ExportError> {
     let mut texts = Vec::new();
     for file in pota_files(client, folder, account_callsign).await? {
-        let comment = park_comment(&file.park, park_names);
+        let comment =
+            pota::park_comment(&file.park, park_names.get(&file.park).map(String::as_str));
         let mut out = Writer::with_comment(Vec::new(), chrono::Utc::now(), Format::Adi, &comment)
             .map_err(ExportError::Write)?;
         for record in &file.records {
@@ -269,16 +192,7 @@ pub async fn activation_text(
 /// Parks' names by reference, for the line of a POTA file's header that names its park.
 pub type ParkNames = std::collections::HashMap<String, String>;
 
-/// The header line of a park's POTA file: `POTA US-0001 Acadia National Park` (the name when
-/// it is known).
-fn park_comment(park: &str, names: &ParkNames) -> String {
-    match names.get(park) {
-        Some(name) => format!("POTA {park} {name}"),
-        None => format!("POTA {park}"),
-    }
-}
-
-/// One park's upload file of an activation, before it is written.
+/// One park's upload file of an activation, with how many contacts it holds.
 struct ParkRecords {
     park: String,
     file_name: String,
@@ -286,39 +200,27 @@ struct ParkRecords {
     contacts: u64,
 }
 
-/// The records of an activation's POTA files, a file a park.
+/// The records of an activation's POTA files, a file a park, from its contacts on the service.
 async fn pota_files(
     client: &Client,
     folder: &Folder,
     account_callsign: &str,
 ) -> Result<Vec<ParkRecords>, ExportError> {
-    let names = pota_file_names(folder)?;
-    let contacts = activation_contacts(client, folder).await?;
-    let activator = folder.callsign.as_deref().unwrap_or(account_callsign);
-    Ok(names
+    pota::file_names(folder).map_err(ExportError::Refused)?;
+    let contacts = client.all_contacts(&folder.id).await?;
+    let files = pota::files(folder, &contacts, account_callsign).map_err(ExportError::Refused)?;
+    Ok(files
         .into_iter()
-        .map(|(park, file_name)| {
-            let mut records = Vec::new();
-            for contact in &contacts {
-                for mut record in svc_adif::contact::records_per_park(contact, activator) {
-                    record.set("STATION_CALLSIGN", activator);
-                    record.set("MY_SIG", "POTA");
-                    record.set("MY_SIG_INFO", &park);
-                    record.set("MY_POTA_REF", &park);
-                    records.push(record);
-                }
-            }
-            ParkRecords {
-                park,
-                file_name,
-                records,
-                contacts: contacts.len() as u64,
-            }
+        .map(|file| ParkRecords {
+            park: file.park,
+            file_name: file.file_name,
+            records: file.records,
+            contacts: contacts.len() as u64,
         })
         .collect())
 }
 
-/// Writes any folder into `dir` under [`folder_file_name`]: an activation as its POTA file,
+/// Writes any folder into `dir` under [`pota::folder_file_name`]: an activation as its POTA file,
 /// other folders as they are listed.
 pub async fn folder_file(
     client: &Client,
@@ -331,7 +233,7 @@ pub async fn folder_file(
         return activation_file(client, folder, account_callsign, park_names, dir).await;
     }
     to_file(
-        &dir.join(folder_file_name(folder)),
+        &dir.join(pota::folder_file_name(folder)),
         Format::Adi,
         async |out| write_folder(client, folder, account_callsign, Window::default(), out).await,
     )
@@ -490,39 +392,6 @@ async fn atomic_file(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_file_name_from_the_service_stays_in_its_directory() {
-        // As the service sends it, with a name and references a hostile server might.
-        let mut folder: Folder = serde_json::from_value(serde_json::json!({
-            "id": "fld_aaaaaaaaaaaaaaaa",
-            "name": "x",
-            "type": "activation",
-            "parentId": "fld_bbbbbbbbbbbbbbbb",
-            "callsign": "W1AW/P",
-            "locationReference": "US-1234,/../../etc/x,US-5678",
-            "startTime": "2026-11-22T10:00:00Z",
-            "contactCount": 0,
-            "createdAt": "2026-11-22T10:00:00Z",
-        }))
-        .unwrap();
-        let names: Vec<String> = pota_file_names(&folder)
-            .unwrap()
-            .into_iter()
-            .map(|(_, name)| name)
-            .collect();
-        assert_eq!(
-            names,
-            [
-                "W1AW_P@US-1234-20261122.adi",
-                "W1AW_P@_.._.._etc_x-20261122.adi",
-                "W1AW_P@US-5678-20261122.adi"
-            ]
-        );
-        folder.folder_type = FolderType::Monthly;
-        folder.name = "../2026-11".into();
-        assert_eq!(folder_file_name(&folder), ".._2026-11.adi");
-    }
 
     #[test]
     fn records_are_counted_however_the_stream_is_cut() {

@@ -27,23 +27,24 @@ const PER_PAGE: u32 = 25;
 const CONTACTS_AT_ONCE: u32 = 1000;
 
 /// A park of an activation as the page names it.
-struct ParkView {
-    reference: String,
+pub(super) struct ParkView {
+    pub(super) reference: String,
     /// From the park cache; `None` until POTA has been asked.
-    name: Option<String>,
+    pub(super) name: Option<String>,
     /// POTA's location codes: `US-ME`, or several for a park across borders.
-    locations: Vec<String>,
+    pub(super) locations: Vec<String>,
 }
 
 /// The valid contacts of one UTC day.
-struct DayView {
+pub(super) struct DayView {
     /// `YYYY-MM-DD`, shown when the activation has contacts on more than one day.
-    date: Option<String>,
-    valid: usize,
-    reached: bool,
+    pub(super) date: Option<String>,
+    pub(super) valid: usize,
+    pub(super) reached: bool,
 }
 
 struct ActivationView {
+    id: String,
     /// `YYYY-MM-DD HH:MM`.
     start: Option<When>,
     /// The time of day when it ended on its start's day, else the date too.
@@ -67,7 +68,7 @@ struct ActivationsPage<'a> {
 }
 
 /// The parks of a folder's reference list (`US-0001,US-0002` for a two-fer).
-fn parks_of(folder: &Folder) -> impl Iterator<Item = &str> {
+pub(super) fn parks_of(folder: &Folder) -> impl Iterator<Item = &str> {
     folder
         .location_reference
         .as_deref()
@@ -106,7 +107,7 @@ async fn valid_by_day(
     Ok(days)
 }
 
-fn day_views(days: BTreeMap<i64, usize>) -> Vec<DayView> {
+pub(super) fn day_views(days: BTreeMap<i64, usize>) -> Vec<DayView> {
     let dated = days.len() > 1;
     days.into_iter()
         .map(|(day, valid)| DayView {
@@ -117,7 +118,7 @@ fn day_views(days: BTreeMap<i64, usize>) -> Vec<DayView> {
         .collect()
 }
 
-fn ended(start: Option<Timestamp>, end: Timestamp) -> When {
+pub(super) fn ended(start: Option<Timestamp>, end: Timestamp) -> When {
     if start.is_some_and(|start| start.utc_day() == end.utc_day()) {
         When::clock(end)
     } else {
@@ -125,7 +126,7 @@ fn ended(start: Option<Timestamp>, end: Timestamp) -> When {
     }
 }
 
-fn park_views(folder: &Folder, known: &HashMap<String, Park>) -> Vec<ParkView> {
+pub(super) fn park_views(folder: &Folder, known: &HashMap<String, Park>) -> Vec<ParkView> {
     parks_of(folder)
         .map(|reference| {
             let park = known.get(reference);
@@ -180,6 +181,7 @@ pub async fn list(
     for folder in &page.items {
         let days = valid_by_day(state.store.as_ref(), folder).await?;
         activations.push(ActivationView {
+            id: folder.id.clone(),
             start: folder.start_time.map(When::minute),
             end: folder.end_time.map(|end| ended(folder.start_time, end)),
             callsign: folder.callsign.clone().unwrap_or_default(),

@@ -8,57 +8,18 @@ use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::html::When;
+use super::rows::ContactRow;
 use super::session::Visitor;
 use super::{Layout, Nav, Notice, Problem, respond, sign_in_first};
 use crate::AppState;
 use crate::export::{Source, source_of, stream};
 use crate::extract::CursorKind;
 use svc_adif::Format;
-use svc_model::Contact;
-use svc_model::confirm::marks;
 use svc_model::page::MAX_LIMIT;
 use svc_store::StoreError;
 
 /// Contacts on a page.
 const PER_PAGE: u32 = 50;
-
-/// One contact as a row of the log shows it.
-struct ContactRow {
-    id: String,
-    when: When,
-    callsign: String,
-    band: String,
-    mode: String,
-    /// MHz as the log keeps it, without trailing zeros.
-    frequency: String,
-    rst_sent: String,
-    rst_received: String,
-    park: String,
-    name: String,
-    /// `L`, `E`, `C`, `Q` (the model's marks); empty without any.
-    confirmed: String,
-    dupe: bool,
-}
-
-impl From<&Contact> for ContactRow {
-    fn from(c: &Contact) -> ContactRow {
-        ContactRow {
-            id: c.id.clone(),
-            when: When::minute(c.time_on),
-            callsign: c.callsign.clone(),
-            band: c.band.clone(),
-            mode: c.mode.clone(),
-            frequency: c.frequency.to_string(),
-            rst_sent: c.rst_sent.clone().unwrap_or_default(),
-            rst_received: c.rst_received.clone().unwrap_or_default(),
-            park: c.sig_info.clone().unwrap_or_default(),
-            name: c.name.clone().unwrap_or_default(),
-            confirmed: marks(&c.fields),
-            dupe: c.duplicate_of.is_some(),
-        }
-    }
-}
 
 #[derive(Template)]
 #[template(path = "log.html")]

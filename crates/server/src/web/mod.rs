@@ -6,6 +6,7 @@
 //! every request.
 
 mod account;
+mod activation;
 mod activations;
 mod auth;
 mod contact;
@@ -13,6 +14,7 @@ mod html;
 mod keys;
 mod log;
 mod logbooks;
+mod rows;
 mod session;
 
 use askama::Template;
@@ -171,6 +173,11 @@ pub fn pages(state: AppState) -> Router {
             get(contact::confirm_delete).post(contact::delete),
         )
         .route("/activations", get(activations::list))
+        .route("/activations/{folder_id}", get(activation::show))
+        .route(
+            "/activations/{folder_id}/pota/{park}",
+            get(activation::pota_file),
+        )
         .route("/account", get(account::show))
         .layer(CatchPanicLayer::custom(|_| {
             Problem::internal().into_response()
