@@ -10,6 +10,7 @@ mod log;
 mod logbooks;
 mod pages;
 mod sessions;
+mod stations;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;

@@ -16,6 +16,7 @@ mod log;
 mod logbooks;
 mod rows;
 mod session;
+mod stations;
 
 use askama::Template;
 use axum::Router;
@@ -179,6 +180,11 @@ pub fn pages(state: AppState) -> Router {
             get(activation::pota_file),
         )
         .route("/account", get(account::show))
+        .route("/account/stations", axum::routing::post(stations::put))
+        .route(
+            "/account/stations/delete",
+            axum::routing::post(stations::delete),
+        )
         .layer(CatchPanicLayer::custom(|_| {
             Problem::internal().into_response()
         }))
