@@ -43,7 +43,12 @@ fn record(n: usize, codes: &[u16]) -> String {
     let call = format!("K{}A{}{}", n % 10, char::from(b'A' + (n % 26) as u8), n % 7);
     let (band, freq) = BANDS[n % BANDS.len()];
     let mode = MODES[(n / 11) % MODES.len()];
-    let dxcc = codes[n % codes.len()];
+    // A third of the log is in the USA, each state in turn, as a US station's log is.
+    let dxcc = if n.is_multiple_of(3) {
+        291
+    } else {
+        codes[n % codes.len()]
+    };
     let mut out = String::new();
     let mut field = |name: &str, value: &str| {
         out.push_str(&format!("<{name}:{}>{value} ", value.len()));
@@ -58,20 +63,20 @@ fn record(n: usize, codes: &[u16]) -> String {
     field("DXCC", &dxcc.to_string());
     field("CQZ", &(n % 40 + 1).to_string());
     field("GRIDSQUARE", &grid(n));
-    if dxcc == 291 || n % 3 == 0 {
-        field("STATE", STATES[n % STATES.len()].0);
+    if dxcc == 291 {
+        field("STATE", STATES[(n / 3) % STATES.len()].0);
     }
-    if n % 5 == 0 {
+    if n.is_multiple_of(5) {
         field("LOTW_QSL_RCVD", "Y");
     }
-    if n % 13 == 0 {
+    if n.is_multiple_of(13) {
         field("QSL_RCVD", "Y");
     }
-    if n % 4 == 0 {
+    if n.is_multiple_of(4) {
         field("SIG", "POTA");
         field("SIG_INFO", &format!("US-{:04}", n % 2000 + 1));
     }
-    if (n / 100) % 10 == 0 {
+    if (n / 100).is_multiple_of(10) {
         field("MY_SIG", "POTA");
         field("MY_SIG_INFO", &format!("US-{:04}", (n / 1000) % 500 + 1));
     }

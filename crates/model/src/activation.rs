@@ -145,11 +145,21 @@ pub fn valid_contacts<'a>(
 impl ValidContact {
     /// What one contact is toward POTA's count; the awards' activated parks count the same way.
     pub fn of(contact: &Contact) -> ValidContact {
+        ValidContact::new(
+            contact.time_on,
+            &contact.callsign,
+            &contact.band,
+            &contact.mode,
+        )
+    }
+
+    /// The valid contact of a call worked at `time_on` on `band` in `mode`.
+    pub fn new(time_on: Timestamp, callsign: &str, band: &str, mode: &str) -> ValidContact {
         ValidContact {
-            day: contact.time_on.utc_day(),
-            callsign: contact.callsign.clone(),
-            band: contact.band.clone(),
-            mode: PotaMode::of(&contact.mode),
+            day: time_on.utc_day(),
+            callsign: callsign.to_owned(),
+            band: band.to_owned(),
+            mode: PotaMode::of(mode),
         }
     }
 }

@@ -423,6 +423,17 @@ impl Fields {
         self.values = Packed::new(values);
     }
 
+    /// Fields of `values`, each already in its stored form and named once, packed once: for a
+    /// reader that has many contacts' values at hand (the awards' read of a whole log).
+    pub fn of_values<'a>(values: impl IntoIterator<Item = (Field, &'a str)>) -> Fields {
+        let mut values: Vec<(Field, &str)> = values.into_iter().collect();
+        values.sort_by_key(|(field, _)| *field);
+        Fields {
+            values: Packed::new(values.into_iter().map(|(f, v)| (v, f))),
+            ..Fields::default()
+        }
+    }
+
     /// The declared fields that have a value, in declaration order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static Def, &str)> {
         self.values.iter().map(|(v, f)| (f.def(), v))

@@ -1,7 +1,7 @@
 //! `GET /v1/awards/{award}`: where the account's log stands with an award (DXCC, WAS, WAZ,
 //! VUCC, POTA hunter and activator), reckoned by `svc_model::awards` from every contact of the
-//! account, read a page at a time so that the memory holds the award and one page, never the
-//! log.
+//! account, as the store reads what the awards read of them (`Store::award_entries`) a chunk
+//! at a time, so that the memory holds the award and one chunk, never the log.
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
@@ -11,9 +11,6 @@ use super::error::ApiResult;
 use super::extract::{Auth, Params};
 use svc_model::ApiError;
 use svc_model::awards::{Award, Query, Report, Tally};
-
-/// Contacts read from the store at a time.
-const PAGE: u32 = 5000;
 
 pub async fn award(
     State(state): State<AppState>,
@@ -36,20 +33,10 @@ pub async fn award(
         params.get("confirmedBy"),
     )?;
     let mut tally = Tally::new(award, query, &state.dxcc);
-    let mut after = None;
-    loop {
-        let rows = state
-            .store
-            .list_contacts_below(&who.account_id, None, after, PAGE)
-            .await?;
-        for (contact, _) in rows.iter().take(PAGE as usize) {
-            tally.add(contact);
-        }
-        if rows.len() <= PAGE as usize {
-            break;
-        }
-        after = Some(rows[PAGE as usize - 1].1);
-    }
+    state
+        .store
+        .award_entries(&who.account_id, &mut |entry| tally.add(&entry))
+        .await?;
     let mut report = tally.finish();
     if matches!(award, Award::PotaHunter | Award::PotaActivator)
         && let Some(parks) = &state.parks

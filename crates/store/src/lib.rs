@@ -614,6 +614,13 @@ pub trait Store: Send + Sync + 'static {
     /// One contact of the account by its id; `None` when the account has no such contact (a
     /// deleted one, or another account's).
     async fn contact(&self, account_id: &str, contact_id: &str) -> StoreResult<Option<Contact>>;
+    /// What the awards read of every contact of the account (`svc_model::awards::Entry`),
+    /// handed to `each` one by one in no order an award depends on, a chunk at a time.
+    async fn award_entries(
+        &self,
+        account_id: &str,
+        each: &mut (dyn FnMut(svc_model::awards::Entry) + Send),
+    ) -> StoreResult<()>;
     /// How many contacts the folders below each category of the account hold.
     async fn category_counts(&self, account_id: &str) -> StoreResult<Vec<(String, i64)>>;
     /// Activation folders, newest start first, after `after`, at most `limit` + 1.

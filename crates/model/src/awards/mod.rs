@@ -21,6 +21,7 @@
 //!   contacts were made from it on one UTC day, counted by POTA's rule
 //!   ([`ValidContact`], [`POTA_NEEDED`]).
 
+mod entry;
 mod lists;
 mod query;
 
@@ -36,6 +37,7 @@ use crate::fields::{Field, grid};
 use crate::mode::PotaMode;
 use crate::program::Program;
 
+pub use entry::{Entry, READ, READ_ADIF};
 pub use lists::{ListedEntity, STATES, current_entities, entities, entity, state};
 pub use query::{CLASSES, ModeFilter, Query, SAT, Service, class_name};
 
@@ -226,7 +228,7 @@ impl<'d> Tally<'d> {
         }
     }
 
-    pub fn add(&mut self, contact: &Contact) {
+    pub fn add(&mut self, contact: &Entry) {
         let column = column(contact);
         if self.query.band.as_deref().is_some_and(|b| b != column) {
             return;
@@ -302,7 +304,12 @@ impl<'d> Tally<'d> {
             }
             Award::PotaActivator => {
                 for park in parks(contact.my_sig.as_deref(), contact.my_sig_info.as_deref()) {
-                    let valid = ValidContact::of(contact);
+                    let valid = ValidContact::new(
+                        contact.time_on,
+                        &contact.callsign,
+                        &contact.band,
+                        &contact.mode,
+                    );
                     self.activations
                         .entry((park, valid.day))
                         .or_default()
@@ -314,7 +321,7 @@ impl<'d> Tally<'d> {
     }
 
     /// The contact's DXCC entity: its own `dxcc`, else its call's; `None` for none (0).
-    fn entity(&self, contact: &Contact) -> Option<u16> {
+    fn entity(&self, contact: &Entry) -> Option<u16> {
         match contact.fields.get(Field::Dxcc) {
             Some(code) => code.parse().ok(),
             None => self.dxcc.resolve(&contact.callsign).map(|e| e.dxcc),
@@ -397,13 +404,13 @@ pub fn reckon<'a>(
 ) -> Report {
     let mut tally = Tally::new(award, query, dxcc);
     for contact in contacts {
-        tally.add(contact);
+        tally.add(&Entry::from(contact));
     }
     tally.finish()
 }
 
 /// A contact's band column: `SAT` for a satellite contact, else its band as ADIF names it.
-fn column(contact: &Contact) -> String {
+fn column(contact: &Entry) -> String {
     if contact
         .fields
         .get(Field::PropMode)

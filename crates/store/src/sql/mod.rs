@@ -173,6 +173,7 @@ macro_rules! charge_account {
 }
 
 mod accounts;
+mod awards;
 mod backup;
 mod batch;
 mod confirm;
@@ -693,6 +694,14 @@ impl Store for SqlStore {
 
     async fn contact(&self, account_id: &str, contact_id: &str) -> StoreResult<Option<Contact>> {
         SqlStore::contact(self, account_id, contact_id).await
+    }
+
+    async fn award_entries(
+        &self,
+        account_id: &str,
+        each: &mut (dyn FnMut(svc_model::awards::Entry) + Send),
+    ) -> StoreResult<()> {
+        SqlStore::award_entries(self, account_id, each).await
     }
 
     async fn category_counts(&self, account_id: &str) -> StoreResult<Vec<(String, i64)>> {
