@@ -619,6 +619,40 @@ fn the_activations_page_in_a_real_browser() {
     );
     assert!(row.contains("10 of 10, reached"), "{row}");
     assert_fits(&tab, "the activations page on a phone");
+
+    // A park opens the activation: its contacts and each park's POTA file.
+    click_and_wait(&tab, "table.activations tbody a.ref");
+    assert_eq!(path_of(&tab), format!("/activations/{folder}"));
+    let links = js_string(
+        &tab,
+        "[...document.querySelectorAll('p.downloads a')].map(a => a.getAttribute('download')).join(' ')",
+    );
+    assert_eq!(links, "W1AW@US-0001-20250614.adi W1AW@VE-0123-20250614.adi");
+    let rows = js(
+        &tab,
+        "document.querySelectorAll('table.log tbody tr').length",
+    );
+    assert_eq!(rows, serde_json::json!(10));
+    assert_fits(&tab, "an activation's page on a phone");
+    screenshot(&tab, "activation-phone.png");
+
+    // The account page's station profile form, filled in and saved.
+    tab.navigate_to(&format!("{}/account", server.url))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    type_into(&tab, "#myGridsquare", "FN31pr");
+    type_into(&tab, "#myState", "CT");
+    type_into(&tab, "#txPwr", "100");
+    click_and_wait(&tab, "#station-form button[type='submit']");
+    assert_eq!(path_of(&tab), "/account?notice=station-saved");
+    let saved = js_string(
+        &tab,
+        "document.querySelector('table.stations tbody tr').innerText",
+    );
+    assert!(saved.contains("FN31pr") && saved.contains("CT"), "{saved}");
+    assert_fits(&tab, "the account page on a phone");
+    screenshot(&tab, "account-phone.png");
 }
 
 /// Saves a screenshot of the tab as `name` in the tests' directory under target/, for a person
