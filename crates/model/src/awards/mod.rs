@@ -37,7 +37,7 @@ use crate::mode::PotaMode;
 use crate::program::Program;
 
 pub use lists::{ListedEntity, STATES, current_entities, entities, entity, state};
-pub use query::{CLASSES, ModeFilter, Query, SAT, Service, class_name};
+pub use query::{CLASSES, Carried, ModeFilter, Query, SAT, Service, class_name};
 
 /// The entities of WAS: the USA, Alaska and Hawaii.
 const WAS_ENTITIES: [u16; 3] = [291, 6, 110];
