@@ -422,6 +422,221 @@ fn another_accounts_contact_is_not_found() {
     assert_eq!(other_api.contacts(&theirs)[0]["callsign"], "VE3XYZ");
 }
 
+/// A contact at `time` with `extra` fields, in `folder`.
+fn logged(folder: &str, call: &str, mhz: f64, mode: &str, time: &str, extra: Value) -> Value {
+    let mut body = json!({
+        "folderId": folder,
+        "callsign": call,
+        "frequency": mhz,
+        "mode": mode,
+        "timeOn": time,
+        "idempotencyKey": format!("search-{call}-{time}"),
+    });
+    for (name, value) in extra.as_object().unwrap() {
+        body[name] = value.clone();
+    }
+    body
+}
+
+/// The calls a search of the log lists on its first page.
+fn found(owner: &Browser, query: &str) -> Vec<String> {
+    let page = owner.get(&format!("/log?{query}"));
+    assert_eq!(page.status, 200, "{query}: {}", page.body);
+    calls(&page)
+}
+
+fn the_log_is_searched_by_each_part_and_by_several_at_once() {
+    let server = Server::start();
+    let (owner, api) = account(&server, "W1AW");
+    let june = api.monthly("2025-06", None);
+    let pota = api.monthly("2025-06", Some("pota"));
+    let activated = api.activation("US-0002", "W1AW");
+    seed(
+        &api,
+        vec![
+            logged(
+                &june,
+                "K1ABC",
+                14.074,
+                "FT8",
+                "2025-06-14T12:01:00Z",
+                json!({ "gridsquare": "FN31pr", "lotwQslRcvd": "Y" }),
+            ),
+            logged(
+                &pota,
+                "K1ABC/P",
+                7.03,
+                "CW",
+                "2025-06-14T12:02:00Z",
+                json!({ "sig": "POTA", "sigInfo": "US-0001,US-0002", "qslRcvd": "Y" }),
+            ),
+            logged(
+                &june,
+                "K1XYZ",
+                14.25,
+                "SSB",
+                "2025-06-15T12:00:00Z",
+                json!({ "gridsquare": "FN42", "eqslQslRcvd": "Y" }),
+            ),
+            logged(
+                &june,
+                "VE3/K1ABC",
+                14.074,
+                "FT8",
+                "2025-06-16T00:00:00Z",
+                json!({ "gridsquare": "EN82" }),
+            ),
+            logged(
+                &activated,
+                "W2AAA",
+                14.074,
+                "FT8",
+                "2025-06-13T23:59:00Z",
+                json!({ "mySig": "POTA", "mySigInfo": "US-0002", "gridsquare": "FN31" }),
+            ),
+        ],
+    );
+    // Another account's contacts answer every part of the searches below; none is shown.
+    let (_, other_api) = account(&server, "N0OTH");
+    let theirs = other_api.monthly("2025-06", Some("pota"));
+    seed(
+        &other_api,
+        vec![logged(
+            &theirs,
+            "K1OTH",
+            7.03,
+            "CW",
+            "2025-06-14T12:03:00Z",
+            json!({ "sig": "POTA", "sigInfo": "US-0002", "gridsquare": "FN31pr", "qslRcvd": "Y" }),
+        )],
+    );
+
+    for (query, expected) in [
+        ("", &["VE3/K1ABC", "K1XYZ", "K1ABC/P", "K1ABC", "W2AAA"][..]),
+        // The start of the call as logged: a suffix never hides a call, a prefix is typed.
+        ("call=K1", &["K1XYZ", "K1ABC/P", "K1ABC"]),
+        ("call=k1abc", &["K1ABC/P", "K1ABC"]),
+        ("call=K1ABC%2FP", &["K1ABC/P"]),
+        ("call=VE3%2F", &["VE3/K1ABC"]),
+        ("call=N0", &[]),
+        // A park worked or activated; a two-fer is found by either of its parks.
+        ("park=US-0002", &["K1ABC/P", "W2AAA"]),
+        ("park=us-0001", &["K1ABC/P"]),
+        ("park=US-0003", &[]),
+        ("grid=fn31", &["K1ABC", "W2AAA"]),
+        ("grid=FN", &["K1XYZ", "K1ABC", "W2AAA"]),
+        ("grid=FN31PR", &["K1ABC"]),
+        ("band=40m", &["K1ABC/P"]),
+        ("band=20m", &["VE3/K1ABC", "K1XYZ", "K1ABC", "W2AAA"]),
+        ("mode=ft8", &["VE3/K1ABC", "K1ABC", "W2AAA"]),
+        // UTC days, both included.
+        (
+            "from=2025-06-14&to=2025-06-15",
+            &["K1XYZ", "K1ABC/P", "K1ABC"],
+        ),
+        ("from=2025-06-16", &["VE3/K1ABC"]),
+        ("to=2025-06-13", &["W2AAA"]),
+        // Confirmed as ARRL counts: LoTW or a card; eQSL's is not.
+        ("confirmed=yes", &["K1ABC/P", "K1ABC"]),
+        ("confirmed=no", &["VE3/K1ABC", "K1XYZ", "W2AAA"]),
+        ("call=K1&band=20m&confirmed=no", &["K1XYZ"]),
+        ("park=US-0002&mode=CW", &["K1ABC/P"]),
+        ("grid=FN&from=2025-06-14", &["K1XYZ", "K1ABC"]),
+        (
+            "call=&park=&grid=&band=&mode=&from=&to=&confirmed=",
+            &["VE3/K1ABC", "K1XYZ", "K1ABC/P", "K1ABC", "W2AAA"],
+        ),
+    ] {
+        assert_eq!(found(&owner, query), expected, "{query}");
+    }
+
+    // The search is shown as asked, and an empty answer says so.
+    let page = owner.get("/log?call=k1&band=20m&confirmed=no");
+    page.expect(200, "name=\"call\" type=\"text\" value=\"k1\"")
+        .expect(200, "<option value=\"20m\" selected>")
+        .expect(200, "<option value=\"no\" selected>")
+        .expect(200, "Show every contact");
+    owner
+        .get("/log?park=US-0003")
+        .expect(200, "No contacts match the search.");
+}
+
+fn a_search_pages_with_its_parts_kept() {
+    let server = Server::start();
+    let (owner, api) = account(&server, "W1AW");
+    let folder = api.monthly("2025-06", None);
+    // 54 calls that start with K, between 27 that do not (within the key's burst limit).
+    seed(
+        &api,
+        (0..81)
+            .map(|n| {
+                let call = if n % 3 != 2 {
+                    format!("K{n}ABC")
+                } else {
+                    format!("W{n}ABC")
+                };
+                contact_at(&folder, &call, n)
+            })
+            .collect(),
+    );
+    let first = owner.get("/log?call=K");
+    let shown = calls(&first);
+    assert_eq!(shown.len(), 50, "{}", first.body);
+    assert_eq!(shown[0], "K79ABC");
+    assert_eq!(shown[49], "K6ABC");
+    let at = first.body.find("href=\"/log?call=K&amp;cursor=").unwrap() + "href=\"".len();
+    let older = first.body[at..at + first.body[at..].find('"').unwrap()].replace("&amp;", "&");
+    let second = owner.get(&older);
+    second
+        .expect(200, "href=\"/log?call=K\">Newest contacts</a>")
+        .expect(200, "name=\"call\" type=\"text\" value=\"K\"");
+    assert_eq!(
+        calls(&second),
+        ["K4ABC", "K3ABC", "K1ABC", "K0ABC"],
+        "{}",
+        second.body
+    );
+    assert!(!second.body.contains("Older contacts"));
+}
+
+fn a_bad_search_is_refused_with_what_to_fix_and_escaped() {
+    let server = Server::start();
+    let (owner, api) = account(&server, "W1AW");
+    let folder = api.monthly("2025-06", None);
+    seed(&api, vec![contact_at(&folder, "K1ABC", 1)]);
+    for (query, says) in [
+        ("call=K1%21", "is not the start of a callsign"),
+        ("park=Yellowstone", "is not a park reference"),
+        ("park=US-0001,US-0002", "one reference at a time"),
+        ("grid=ZZ", "is not the start of a Maidenhead locator"),
+        ("band=21m", "is not a band"),
+        ("mode=FT8%3B", "is not a mode"),
+        ("from=14%2F06%2F2025", "write it as year-month-day"),
+        ("to=2025-02-30", "write it as year-month-day"),
+        ("from=2025-06-15&to=2025-06-14", "is before from"),
+        ("confirmed=maybe", "neither yes nor no"),
+        (
+            "call=KKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKKK",
+            "at most 40 characters",
+        ),
+    ] {
+        let page = owner.get(&format!("/log?{query}"));
+        page.expect(400, says)
+            .expect(400, "Change the search and try again.")
+            .expect(400, "Search the log");
+        assert!(calls(&page).is_empty(), "{query}: nothing is listed");
+    }
+    // What was typed comes back in the form and the message, escaped.
+    let page = owner.get("/log?call=%22%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E");
+    page.expect(
+        400,
+        "value=\"&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;\"",
+    )
+    .expect(400, "is not the start of a callsign");
+    assert!(!page.body.contains("<script>alert"), "{}", page.body);
+    assert!(!page.body.contains("\"><script"), "{}", page.body);
+}
+
 crate::both_backends!(
     a_contact_is_edited_through_the_apis_rules,
     a_contact_is_deleted_after_a_confirmation,
@@ -430,4 +645,7 @@ crate::both_backends!(
     a_row_shows_the_contacts_fields_and_escapes_them,
     signed_out_visitors_are_sent_to_sign_in_and_back_to_the_log,
     the_whole_log_downloads_as_adi_and_adx,
+    the_log_is_searched_by_each_part_and_by_several_at_once,
+    a_search_pages_with_its_parts_kept,
+    a_bad_search_is_refused_with_what_to_fix_and_escaped,
 );

@@ -25,6 +25,7 @@ pub mod page;
 pub mod program;
 pub mod report;
 pub mod scp;
+pub mod search;
 pub mod seed;
 pub mod station;
 pub mod text;

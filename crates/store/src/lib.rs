@@ -611,6 +611,15 @@ pub trait Store: Send + Sync + 'static {
         after: Option<Position>,
         limit: u32,
     ) -> StoreResult<Vec<(Contact, Position)>>;
+    /// The account's contacts that `filter` picks (the log page's search), newest `timeOn`
+    /// first, after `after`, at most `limit` + 1; positions as [`Store::list_contacts_below`]'s.
+    async fn search_contacts(
+        &self,
+        account_id: &str,
+        filter: &svc_model::search::ContactFilter,
+        after: Option<Position>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Contact, Position)>>;
     /// One contact of the account by its id; `None` when the account has no such contact (a
     /// deleted one, or another account's).
     async fn contact(&self, account_id: &str, contact_id: &str) -> StoreResult<Option<Contact>>;

@@ -39,7 +39,7 @@ use crate::program::Program;
 
 pub use entry::{Entry, READ, READ_ADIF};
 pub use lists::{ListedEntity, STATES, current_entities, entities, entity, state};
-pub use query::{CLASSES, ModeFilter, Query, SAT, Service, class_name};
+pub use query::{CLASSES, Carried, ModeFilter, Query, SAT, Service, class_name};
 
 /// The entities of WAS: the USA, Alaska and Hawaii.
 const WAS_ENTITIES: [u16; 3] = [291, 6, 110];

@@ -41,21 +41,28 @@ impl Service {
         }
     }
 
+    /// Where a contact carries this service's confirmation, and the value that says so: the
+    /// one reading of it, which [`Service::confirms`] applies to a contact and a store turns
+    /// into SQL over the `fields` column.
+    pub fn carried(self) -> Carried {
+        match self {
+            Service::Lotw => Carried::Field(Field::LotwQslRcvd, "Y"),
+            Service::Eqsl => Carried::Field(Field::EqslQslRcvd, "Y"),
+            Service::Card => Carried::Field(Field::QslRcvd, "Y"),
+            Service::Qrz => Carried::Adif(QRZ_STATUS_FIELD, "C"),
+        }
+    }
+
     /// Whether the contact carries this service's confirmation.
     pub fn confirms(self, fields: &Fields) -> bool {
-        let yes = |field: Field| {
-            fields
+        match self.carried() {
+            Carried::Field(field, yes) => fields
                 .get(field)
-                .is_some_and(|v| v.eq_ignore_ascii_case("Y"))
-        };
-        match self {
-            Service::Lotw => yes(Field::LotwQslRcvd),
-            Service::Eqsl => yes(Field::EqslQslRcvd),
-            Service::Card => yes(Field::QslRcvd),
-            Service::Qrz => fields
+                .is_some_and(|v| v.eq_ignore_ascii_case(yes)),
+            Carried::Adif(name, yes) => fields
                 .adif
-                .get(QRZ_STATUS_FIELD)
-                .is_some_and(|s| s.trim().eq_ignore_ascii_case("C")),
+                .get(name)
+                .is_some_and(|s| s.trim().eq_ignore_ascii_case(yes)),
         }
     }
 
@@ -92,6 +99,15 @@ impl Service {
         services.dedup();
         Ok(services)
     }
+}
+
+/// Where a confirmation is carried: a declared field (by its wire name) or an entry of the
+/// `adif` map, and the value, in any case (and for the `adif` entry, blanks around it), that
+/// says confirmed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Carried {
+    Field(Field, &'static str),
+    Adif(&'static str, &'static str),
 }
 
 /// The contacts a `mode` asks for: a class (`cw`, `phone`, `data`) or one mode.

@@ -189,6 +189,7 @@ mod logbooks;
 mod pages;
 mod queue;
 mod rows;
+mod search;
 mod stations;
 mod web;
 
@@ -690,6 +691,16 @@ impl Store for SqlStore {
         limit: u32,
     ) -> StoreResult<Vec<(Contact, Position)>> {
         SqlStore::list_contacts_below(self, account_id, folder_id, after, limit).await
+    }
+
+    async fn search_contacts(
+        &self,
+        account_id: &str,
+        filter: &svc_model::search::ContactFilter,
+        after: Option<Position>,
+        limit: u32,
+    ) -> StoreResult<Vec<(Contact, Position)>> {
+        SqlStore::search_contacts(self, account_id, filter, after, limit).await
     }
 
     async fn contact(&self, account_id: &str, contact_id: &str) -> StoreResult<Option<Contact>> {

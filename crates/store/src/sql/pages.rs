@@ -13,23 +13,32 @@ use super::{decode_err, fields_of};
 use crate::Position;
 use svc_model::{Contact, Timestamp};
 
+/// The start of a [`json_page!`], before its inner `SELECT`.
+macro_rules! json_page_head {
+    () => {
+        "SELECT json_group_array(json_array(id, folder_id, callsign, quote(frequency), band, \
+         mode, time_on, rst_sent, rst_received, name, notes, sig, sig_info, my_sig, \
+         my_sig_info, activation_id, station_callsign, fields, created_at, seq, first_of_key)) \
+         FROM ("
+    };
+}
+
 /// A page of contacts as one JSON array: `$inner` is the page's `SELECT` of `contact_cols!()`,
 /// with its order and limit. Read with [`contacts`], which puts the array in page order: SQLite
 /// does not promise to aggregate in the order of the rows it is given, and an `ORDER BY` in
 /// the aggregate sorted every page again through a temporary b-tree.
 macro_rules! json_page {
     ($inner:expr) => {
-        concat!(
-            "SELECT json_group_array(json_array(id, folder_id, callsign, quote(frequency), band, \
-             mode, time_on, rst_sent, rst_received, name, notes, sig, sig_info, my_sig, \
-             my_sig_info, activation_id, station_callsign, fields, created_at, seq, first_of_key)) \
-             FROM (",
-            $inner,
-            ")"
-        )
+        concat!(pages::json_page_head!(), $inner, ")")
     };
 }
-pub(super) use json_page;
+
+/// A [`json_page!`] of a `SELECT` made at run time (a search's).
+pub(super) fn json_page_of(inner: &str) -> String {
+    format!(concat!(json_page_head!(), "{}", ")"), inner)
+}
+
+pub(super) use {json_page, json_page_head};
 
 /// One contact of a [`json_page!`], its values in the order the page writes them.
 #[derive(Deserialize)]
