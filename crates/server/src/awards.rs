@@ -11,6 +11,7 @@ use super::error::ApiResult;
 use super::extract::{Auth, Params};
 use svc_model::ApiError;
 use svc_model::awards::{Award, Query, Report, Tally};
+use svc_store::StoreError;
 
 /// Contacts read from the store at a time.
 const PAGE: u32 = 5000;
@@ -35,12 +36,23 @@ pub async fn award(
         params.get("mode"),
         params.get("confirmedBy"),
     )?;
+    Ok(Json(report(&state, &who.account_id, award, query).await?))
+}
+
+/// The account's report for one award: the API's and the awards page's, so both show the same
+/// numbers for the same log.
+pub async fn report(
+    state: &AppState,
+    account_id: &str,
+    award: Award,
+    query: Query,
+) -> Result<Report, StoreError> {
     let mut tally = Tally::new(award, query, &state.dxcc);
     let mut after = None;
     loop {
         let rows = state
             .store
-            .list_contacts_below(&who.account_id, None, after, PAGE)
+            .list_contacts_below(account_id, None, after, PAGE)
             .await?;
         for (contact, _) in rows.iter().take(PAGE as usize) {
             tally.add(contact);
@@ -60,5 +72,5 @@ pub async fn award(
             row.name = known.get(&row.key).map(|park| park.name.clone());
         }
     }
-    Ok(Json(report))
+    Ok(report)
 }

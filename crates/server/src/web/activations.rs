@@ -44,6 +44,8 @@ struct DayView {
 }
 
 struct ActivationView {
+    /// The folder's id, for the link to its rate on the charts page.
+    id: String,
     /// `YYYY-MM-DD HH:MM`.
     start: Option<When>,
     /// The time of day when it ended on its start's day, else the date too.
@@ -180,6 +182,7 @@ pub async fn list(
     for folder in &page.items {
         let days = valid_by_day(state.store.as_ref(), folder).await?;
         activations.push(ActivationView {
+            id: folder.id.clone(),
             start: folder.start_time.map(When::minute),
             end: folder.end_time.map(|end| ended(folder.start_time, end)),
             callsign: folder.callsign.clone().unwrap_or_default(),

@@ -1,4 +1,5 @@
-//! The web pages: sign up, sign in and out, the account's log, its activations, its API keys (generate
+//! The web pages: sign up, sign in and out, the account's log, its activations, its pictures
+//! (the map, the award matrices, the charts), its API keys (generate
 //! with the one-time reveal, revoke), its external logbooks and the account. Server-rendered
 //! HTML from the askama templates in `assets/` (checked when the crate compiles, every value
 //! escaped), served by the same router as the API but with their own middleware: HTML error
@@ -8,12 +9,16 @@
 mod account;
 mod activations;
 mod auth;
+mod awards;
+mod charts;
 mod contact;
 mod html;
 mod keys;
 mod log;
 mod logbooks;
+mod map;
 mod session;
+mod svg;
 
 use askama::Template;
 use axum::Router;
@@ -171,6 +176,9 @@ pub fn pages(state: AppState) -> Router {
             get(contact::confirm_delete).post(contact::delete),
         )
         .route("/activations", get(activations::list))
+        .route("/map", get(map::show))
+        .route("/awards", get(awards::show))
+        .route("/charts", get(charts::show))
         .route("/account", get(account::show))
         .layer(CatchPanicLayer::custom(|_| {
             Problem::internal().into_response()
@@ -317,6 +325,9 @@ pub enum Notice {
 pub enum Nav {
     Log,
     Activations,
+    Map,
+    Awards,
+    Charts,
     Keys,
     Logbooks,
     Account,
