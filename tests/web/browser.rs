@@ -46,7 +46,7 @@ fn chromium() -> Option<std::path::PathBuf> {
 
 /// Chromium, or `None` after saying loudly that the test did not run (a failure instead when
 /// SVC_TEST_REQUIRE_BROWSER=1).
-fn chromium_or_say_why() -> Option<std::path::PathBuf> {
+pub(super) fn chromium_or_say_why() -> Option<std::path::PathBuf> {
     let path = chromium();
     if path.is_none() {
         let why =
@@ -61,7 +61,7 @@ fn chromium_or_say_why() -> Option<std::path::PathBuf> {
 }
 
 /// A headless Chromium with a fresh profile, on a phone-sized window.
-fn launch(path: std::path::PathBuf, profile: &std::path::Path) -> Browser {
+pub(super) fn launch(path: std::path::PathBuf, profile: &std::path::Path) -> Browser {
     // Besides these, headless_chrome passes --headless, --no-sandbox, --disable-gpu,
     // --disable-background-networking, --disable-sync and --no-first-run; with no network
     // here, a browser that reaches out for updates or components stalls.
@@ -133,20 +133,20 @@ fn answer_promptly(browser: &Browser) {
 }
 
 /// The value of a JavaScript expression (awaited when it is a promise).
-fn js(tab: &Tab, expression: &str) -> Value {
+pub(super) fn js(tab: &Tab, expression: &str) -> Value {
     let result = tab
         .evaluate(expression, true)
         .unwrap_or_else(|e| panic!("evaluate {expression}: {e}"));
     result.value.unwrap_or(Value::Null)
 }
 
-fn js_bool(tab: &Tab, expression: &str) -> bool {
+pub(super) fn js_bool(tab: &Tab, expression: &str) -> bool {
     js(tab, expression)
         .as_bool()
         .unwrap_or_else(|| panic!("{expression} is not a boolean"))
 }
 
-fn js_string(tab: &Tab, expression: &str) -> String {
+pub(super) fn js_string(tab: &Tab, expression: &str) -> String {
     js(tab, expression)
         .as_str()
         .unwrap_or_else(|| panic!("{expression} is not a string"))
@@ -155,7 +155,7 @@ fn js_string(tab: &Tab, expression: &str) -> String {
 
 /// Clicks what `selector` names and waits until the page it leads to has loaded: the old
 /// document carries a mark that the new one does not.
-fn click_and_wait(tab: &Tab, selector: &str) {
+pub(super) fn click_and_wait(tab: &Tab, selector: &str) {
     js(tab, "window.svcTestOldPage = true");
     tab.wait_for_element(selector)
         .unwrap_or_else(|e| panic!("{selector}: {e}"))
@@ -182,19 +182,19 @@ fn wait_for_new_page(tab: &Tab, after: &str) {
     panic!("no new page loaded after {after}");
 }
 
-fn type_into(tab: &Tab, selector: &str, text: &str) {
+pub(super) fn type_into(tab: &Tab, selector: &str, text: &str) {
     tab.wait_for_element(selector)
         .unwrap_or_else(|e| panic!("{selector}: {e}"))
         .type_into(text)
         .unwrap_or_else(|e| panic!("type into {selector}: {e}"));
 }
 
-fn path_of(tab: &Tab) -> String {
+pub(super) fn path_of(tab: &Tab) -> String {
     js_string(tab, "location.pathname + location.search")
 }
 
 /// The page fits the window: nothing to scroll sideways.
-fn assert_fits(tab: &Tab, what: &str) {
+pub(super) fn assert_fits(tab: &Tab, what: &str) {
     let (page, window) = (
         js(tab, "document.documentElement.scrollWidth"),
         js(tab, "window.innerWidth"),
@@ -657,7 +657,7 @@ fn the_activations_page_in_a_real_browser() {
 
 /// Saves a screenshot of the tab as `name` in the tests' directory under target/, for a person
 /// to look at, and checks that it is a PNG.
-fn screenshot(tab: &Tab, name: &str) {
+pub(super) fn screenshot(tab: &Tab, name: &str) {
     let png = tab
         .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
         .expect("a screenshot");

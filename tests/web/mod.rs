@@ -3,12 +3,14 @@
 
 mod activations;
 mod browser;
+mod browser_pictures;
 mod burst;
 mod csrf;
 mod keys;
 mod log;
 mod logbooks;
 mod pages;
+mod pictures;
 mod sessions;
 mod stations;
 

@@ -11,6 +11,7 @@ use super::error::ApiResult;
 use super::extract::{Auth, Params};
 use svc_model::ApiError;
 use svc_model::awards::{Award, Query, Report, Tally};
+use svc_store::StoreError;
 
 pub async fn award(
     State(state): State<AppState>,
@@ -32,10 +33,21 @@ pub async fn award(
         params.get("mode"),
         params.get("confirmedBy"),
     )?;
+    Ok(Json(report(&state, &who.account_id, award, query).await?))
+}
+
+/// The account's report for one award: the API's and the awards page's, so both show the same
+/// numbers for the same log.
+pub async fn report(
+    state: &AppState,
+    account_id: &str,
+    award: Award,
+    query: Query,
+) -> Result<Report, StoreError> {
     let mut tally = Tally::new(award, query, &state.dxcc);
     state
         .store
-        .award_entries(&who.account_id, &mut |entry| tally.add(&entry))
+        .award_entries(account_id, &mut |entry| tally.add(&entry))
         .await?;
     let mut report = tally.finish();
     if matches!(award, Award::PotaHunter | Award::PotaActivator)
@@ -47,5 +59,5 @@ pub async fn award(
             row.name = known.get(&row.key).map(|park| park.name.clone());
         }
     }
-    Ok(Json(report))
+    Ok(report)
 }

@@ -461,6 +461,45 @@ pub struct Position {
     pub seq: i64,
 }
 
+/// How many of an account's contacts were made with one grid on one band: a point of the web
+/// page's map. `grid` is as stored (the `gridsquare` field, else the GRIDSQUARE an ADIF file
+/// gave that svc could not check, such as a 10-character locator), upper case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GridCount {
+    pub grid: String,
+    pub band: String,
+    pub contacts: i64,
+}
+
+/// What the contacts of an account are counted by for a chart ([`Store::contacts_by`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountBy {
+    Band,
+    Mode,
+}
+
+/// Slices of time the contacts are counted in ([`Store::contacts_in_time`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeSlice {
+    /// UTC days since the epoch (a chart by month sums them).
+    Day,
+    /// The UTC hour of the day, 0 to 23.
+    HourOfDay,
+    /// Ten minutes since the epoch: an activation's rate.
+    TenMinutes,
+}
+
+/// A park reference list of the account's contacts (`sigInfo` or `mySigInfo`, as stored,
+/// `US-0001,US-0002` for a two-fer) and how many contacts give it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParkCount {
+    /// `mySig`/`mySigInfo`: the account's own park (activated), else the other station's (hunted).
+    pub own: bool,
+    pub sig: String,
+    pub references: String,
+    pub contacts: i64,
+}
+
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
     // Accounts and keys, for the admin commands and the web pages.
@@ -632,6 +671,22 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<()>;
     /// How many contacts the folders below each category of the account hold.
     async fn category_counts(&self, account_id: &str) -> StoreResult<Vec<(String, i64)>>;
+    /// The account's contacts counted by grid and band, one row per distinct pair (the
+    /// database groups them: a log of any size is a few rows per grid worked); contacts with
+    /// no grid are not counted.
+    async fn grid_counts(&self, account_id: &str) -> StoreResult<Vec<GridCount>>;
+    /// The account's contacts counted by band or by mode.
+    async fn contacts_by(&self, account_id: &str, by: CountBy) -> StoreResult<Vec<(String, i64)>>;
+    /// The contacts of the account, or of its folder `folder_id`, counted by slice of time:
+    /// `(slice, contacts)`, the slice's number as [`TimeSlice`] says.
+    async fn contacts_in_time(
+        &self,
+        account_id: &str,
+        folder_id: Option<&str>,
+        slice: TimeSlice,
+    ) -> StoreResult<Vec<(i64, i64)>>;
+    /// The park reference lists of the account's contacts, hunted and activated.
+    async fn park_counts(&self, account_id: &str) -> StoreResult<Vec<ParkCount>>;
     /// Activation folders, newest start first, after `after`, at most `limit` + 1.
     async fn list_activations(
         &self,

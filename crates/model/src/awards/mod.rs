@@ -423,7 +423,7 @@ fn column(contact: &Entry) -> String {
 }
 
 /// The parks a `sig`/`sigInfo` pair names: POTA's, each of a two-fer's list.
-fn parks(sig: Option<&str>, info: Option<&str>) -> Vec<String> {
+pub fn parks(sig: Option<&str>, info: Option<&str>) -> Vec<String> {
     match (sig.and_then(Program::from_sig), info) {
         (Some(Program::Pota), Some(info)) => info
             .split(',')

@@ -44,6 +44,7 @@ pub(super) struct DayView {
 }
 
 struct ActivationView {
+    /// The folder's id, for the links to its page and to its rate on the charts page.
     id: String,
     /// `YYYY-MM-DD HH:MM`.
     start: Option<When>,

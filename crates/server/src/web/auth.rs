@@ -36,7 +36,10 @@ fn destination(next: &str) -> &'static str {
     match next {
         "/account" => "/account",
         "/activations" => "/activations",
+        "/awards" => "/awards",
+        "/charts" => "/charts",
         "/logbooks" => "/logbooks",
+        "/map" => "/map",
         "/keys" => "/keys",
         _ => "/log",
     }
@@ -518,6 +521,9 @@ mod tests {
         assert_eq!(destination("/account"), "/account");
         assert_eq!(destination("/activations"), "/activations");
         assert_eq!(destination("/keys"), "/keys");
+        assert_eq!(destination("/map"), "/map");
+        assert_eq!(destination("/awards"), "/awards");
+        assert_eq!(destination("/charts"), "/charts");
         for other in [
             "",
             "/log",

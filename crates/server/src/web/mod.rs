@@ -1,4 +1,5 @@
-//! The web pages: sign up, sign in and out, the account's log, its activations, its API keys (generate
+//! The web pages: sign up, sign in and out, the account's log, its activations, its pictures
+//! (the map, the award matrices, the charts), its API keys (generate
 //! with the one-time reveal, revoke), its external logbooks and the account. Server-rendered
 //! HTML from the askama templates in `assets/` (checked when the crate compiles, every value
 //! escaped), served by the same router as the API but with their own middleware: HTML error
@@ -9,14 +10,18 @@ mod account;
 mod activation;
 mod activations;
 mod auth;
+mod awards;
+mod charts;
 mod contact;
 mod html;
 mod keys;
 mod log;
 mod logbooks;
+mod map;
 mod rows;
 mod session;
 mod stations;
+mod svg;
 
 use askama::Template;
 use axum::Router;
@@ -179,6 +184,9 @@ pub fn pages(state: AppState) -> Router {
             "/activations/{folder_id}/pota/{park}",
             get(activation::pota_file),
         )
+        .route("/map", get(map::show))
+        .route("/awards", get(awards::show))
+        .route("/charts", get(charts::show))
         .route("/account", get(account::show))
         .route("/account/stations", axum::routing::post(stations::put))
         .route(
@@ -330,6 +338,9 @@ pub enum Notice {
 pub enum Nav {
     Log,
     Activations,
+    Map,
+    Awards,
+    Charts,
     Keys,
     Logbooks,
     Account,

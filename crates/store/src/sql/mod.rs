@@ -187,6 +187,7 @@ mod keys;
 mod limits;
 mod logbooks;
 mod pages;
+mod pictures;
 mod queue;
 mod rows;
 mod search;
@@ -726,6 +727,27 @@ impl Store for SqlStore {
         limit: u32,
     ) -> StoreResult<Vec<(Folder, Position)>> {
         SqlStore::list_activations(self, account_id, after, limit).await
+    }
+
+    async fn grid_counts(&self, account_id: &str) -> StoreResult<Vec<GridCount>> {
+        SqlStore::grid_counts(self, account_id).await
+    }
+
+    async fn contacts_by(&self, account_id: &str, by: CountBy) -> StoreResult<Vec<(String, i64)>> {
+        SqlStore::contacts_by(self, account_id, by).await
+    }
+
+    async fn contacts_in_time(
+        &self,
+        account_id: &str,
+        folder_id: Option<&str>,
+        slice: TimeSlice,
+    ) -> StoreResult<Vec<(i64, i64)>> {
+        SqlStore::contacts_in_time(self, account_id, folder_id, slice).await
+    }
+
+    async fn park_counts(&self, account_id: &str) -> StoreResult<Vec<ParkCount>> {
+        SqlStore::park_counts(self, account_id).await
     }
 
     async fn create_contact(
