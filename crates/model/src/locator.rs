@@ -96,7 +96,10 @@ mod tests {
         assert_eq!((aa.lat, aa.lon), (-85.0, -170.0));
         // W1AW's FN31pr: 41.7146 N, 72.7272 W is inside the subsquare.
         let pr = place("fn31PR").unwrap();
-        assert!(close(pr.lat, 41.7292, 0.001) && close(pr.lon, -72.7083, 0.001), "{pr:?}");
+        assert!(
+            close(pr.lat, 41.7292, 0.001) && close(pr.lon, -72.7083, 0.001),
+            "{pr:?}"
+        );
     }
 
     #[test]
@@ -105,7 +108,10 @@ mod tests {
         let eight = place("FN31pr07").unwrap();
         let ten = place("FN31pr07ab").unwrap();
         // FN31pr spans 5' of longitude and 2.5' of latitude; 07 is its west column, row 7.
-        assert!(eight.lon < six.lon && eight.lat > six.lat, "{eight:?} in {six:?}");
+        assert!(
+            eight.lon < six.lon && eight.lat > six.lat,
+            "{eight:?} in {six:?}"
+        );
         assert!(close(eight.lon, -72.7458, 0.0001) && close(eight.lat, 41.7396, 0.0001));
         assert!(close(ten.lat, eight.lat, 0.01) && close(ten.lon, eight.lon, 0.01));
         assert_ne!(ten, eight);
@@ -113,7 +119,17 @@ mod tests {
 
     #[test]
     fn bad_locators_have_no_place() {
-        for bad in ["", "F", "FN3", "SN31", "FNA1", "FN31p", "FN31pz", "FN31pr0x", "FN31pr07ay"] {
+        for bad in [
+            "",
+            "F",
+            "FN3",
+            "SN31",
+            "FNA1",
+            "FN31p",
+            "FN31pz",
+            "FN31pr0x",
+            "FN31pr07ay",
+        ] {
             assert_eq!(place(bad), None, "{bad}");
         }
         assert_eq!(square("FN"), None);
