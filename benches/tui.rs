@@ -24,7 +24,12 @@
 //!    (which waits for the next 500 ms poll). (b) Keys in the entry form's callsign while the
 //!    radio is polled, its knob turned every 250 ms, and requests to the service in flight.
 //!
+//! 6. What is needed: the entry form's line saying what a call would bring the log (`new
+//!    one`, `new band`, …), on a log of 100,000 contacts: the summary built, one judgement,
+//!    and a key typed into the callsign through `update` with that summary loaded.
+//!
 //! Run with `cargo bench --bench tui`; `cargo bench --bench tui -- offline` runs part 4 only,
+//! `cargo bench --bench tui -- needed` part 6 only,
 //! `cargo bench --bench tui -- rig` part 5 only, `cargo bench --bench tui -- memory` parts 2b
 //! and 3 (the 10,000-contact folder and memory) only.
 
@@ -908,10 +913,150 @@ fn radio(home: &std::path::Path) {
     let _ = pty.child.wait();
 }
 
+// ---------------------------------------------------------------------------------------
+// 6. What is needed: the entry form's line while a call is typed, on a log of 100,000
+
+/// Contacts of the log the form's needed-line judges against.
+const NEEDED_LOG: usize = 100_000;
+
+/// A log of `n` contacts over some 300 entities' prefixes, 8 bands, 4 modes and the 50
+/// states, as the journal would hold a big one, with the parts `Worked` reads.
+fn needed_log(n: usize) -> Vec<svc::model::Contact> {
+    let prefixes = [
+        "K", "W", "N", "VE", "DL", "G", "F", "I", "EA", "JA", "VK", "ZL", "PY", "LU", "UA", "SP",
+        "OK", "HA", "YO", "LZ", "SV", "OH", "SM", "LA", "OZ", "PA", "ON", "HB9", "OE", "CT", "EI",
+        "GM", "GW", "TF", "ZS", "5B", "4X", "A6", "HS", "BV", "BY", "HL", "DU", "9M2", "YB", "VU",
+        "AP", "CE", "CX", "HK", "YV", "XE", "TI", "HI", "KP4", "KH6", "KL7",
+    ];
+    let bands = [
+        (1.840, "160m"),
+        (3.573, "80m"),
+        (7.074, "40m"),
+        (10.136, "30m"),
+        (14.074, "20m"),
+        (18.100, "17m"),
+        (21.074, "15m"),
+        (28.074, "10m"),
+    ];
+    let modes = ["FT8", "SSB", "CW", "FT4"];
+    let states = svc::model::awards::STATES;
+    (0..n)
+        .map(|i| {
+            let (mhz, band) = bands[i % bands.len()];
+            let prefix = prefixes[i % prefixes.len()];
+            let mut fields = svc::model::Fields::default();
+            if matches!(prefix, "K" | "W" | "N") {
+                let (code, _) = states[i % states.len()];
+                fields.set(svc::model::Field::State, Some(code.to_owned()));
+            }
+            svc::model::Contact {
+                id: format!("qso_{i:016}"),
+                folder_id: "fld_benchbenchbench1".into(),
+                callsign: format!("{prefix}{}X{}", i % 10, i / 10 % 5000),
+                frequency: mhz,
+                band: band.into(),
+                mode: modes[i / 7 % modes.len()].into(),
+                time_on: Timestamp(1_780_000_000_000 + i as i64 * 60_000),
+                rst_sent: None,
+                rst_received: None,
+                name: None,
+                notes: None,
+                sig: None,
+                sig_info: None,
+                my_sig: None,
+                my_sig_info: None,
+                activation_id: None,
+                station_callsign: None,
+                fields,
+                created_at: Timestamp(0),
+                duplicate_of: None,
+                external: Vec::new(),
+            }
+        })
+        .collect()
+}
+
+/// The entry form's needed-line on a log of 100,000 contacts: the summary built from it once
+/// (what the journal's read does after its SQL), the model's judgement of one call, and a
+/// key typed into the callsign through `update`, which judges the call again (with the
+/// entity, the super check partial and the duplicate check of the open folder of 10,000).
+fn needed() {
+    use svc::model::needed::Worked;
+    println!("\n== 6. What is needed: the form's line on a log of {NEEDED_LOG} contacts ==");
+    let log = needed_log(NEEDED_LOG);
+    let dxcc = svc::model::dxcc::Dxcc::shipped();
+    let mut built = Vec::new();
+    let mut worked = Worked::default();
+    for _ in 0..5 {
+        let started = Instant::now();
+        worked = Worked::of(&dxcc, &log);
+        built.push(started.elapsed());
+    }
+    summary("Worked::of, 100,000 contacts", built);
+    let calls = [
+        "JA1ABC", "K1X123", "VK2", "DL5X77", "ZD8ZZ", "W3X4999", "KH6X1",
+    ];
+    let mut judged = Vec::new();
+    for round in 0..2000 {
+        let call = calls[round % calls.len()];
+        let started = Instant::now();
+        let wanted = worked.wanted(&dxcc, call, Some("40m"), "SSB", Some("ME"));
+        judged.push(started.elapsed());
+        std::hint::black_box(wanted);
+    }
+    summary("Worked::wanted, one call", judged);
+    // The logbook with the open folder of 10,000, the country file and the list shipped, and
+    // the 100,000-contact summary as the journal's read answers it.
+    let mut app = big_logbook();
+    let callsigns = std::sync::Arc::new(svc::tui::callsigns::Callsigns {
+        dxcc: svc::model::dxcc::Dxcc::shipped(),
+        scp: svc::model::scp::MasterScp::shipped(),
+    });
+    update(
+        &mut app,
+        Action::CallsignsLoaded {
+            callsigns,
+            warning: None,
+        },
+    );
+    update(&mut app, Action::WorkedRead(Ok(Box::new(worked))));
+    // As if the journal had answered: the form opens only on an open journal.
+    app.journal = svc::tui::components::outbox::JournalState::Open;
+    update(&mut app, alt('n'));
+    assert!(app.entry.is_some(), "the form is open");
+    let mut keys = Vec::new();
+    for round in 0..200 {
+        let call = calls[round % calls.len()];
+        for c in call.chars() {
+            let started = Instant::now();
+            update(&mut app, key(KeyCode::Char(c)));
+            keys.push(started.elapsed());
+        }
+        for _ in call.chars() {
+            let started = Instant::now();
+            update(&mut app, key(KeyCode::Backspace));
+            keys.push(started.elapsed());
+        }
+    }
+    let form = app.entry.as_ref().unwrap();
+    assert!(form.who.is_none(), "the callsign is erased");
+    summary("a key in the callsign, update()", keys);
+    for c in "zd8zz".chars() {
+        update(&mut app, key(KeyCode::Char(c)));
+    }
+    let form = app.entry.as_ref().unwrap();
+    // Ascension Island is none of the log's entities.
+    assert!(form.wanted.new_entity, "{:?}", form.wanted);
+}
+
 fn main() -> ExitCode {
     let home = tempfile::tempdir().unwrap();
-    let only =
-        std::env::args().find(|a| a == "offline" || a == "rig" || a == "frames" || a == "memory");
+    let only = std::env::args()
+        .find(|a| a == "offline" || a == "rig" || a == "frames" || a == "memory" || a == "needed");
+    if only.as_deref() == Some("needed") {
+        needed();
+        return ExitCode::SUCCESS;
+    }
     if only.as_deref() == Some("rig") {
         radio(home.path());
         return ExitCode::SUCCESS;
@@ -933,6 +1078,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     frames();
+    needed();
     let server = start_server("elevated", &["--burst-limit", "--daily-contact-budget"]);
     let seeding = Instant::now();
     let month = fill(&server, CONTACTS);

@@ -4,6 +4,7 @@
 
 mod callsigns;
 mod lookup;
+mod needed;
 mod offline;
 mod outbox;
 mod render;

@@ -86,7 +86,7 @@ impl Continent {
 
 /// Where a callsign's station is: what a logger shows beside the call and logs as ADIF
 /// `DXCC`, `COUNTRY`, `CONT`, `CQZ` and `ITUZ`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Entity<'a> {
     /// ADIF's DXCC entity number (291 United States, 1 Canada).
     pub dxcc: u16,
@@ -95,6 +95,11 @@ pub struct Entity<'a> {
     pub continent: Continent,
     pub cq_zone: u8,
     pub itu_zone: u8,
+    /// Where the country file puts the entity (its centre, or its capital), for the map and
+    /// a bearing when the station's own grid is not known: latitude north and longitude east
+    /// positive, in degrees.
+    pub lat: f64,
+    pub lon: f64,
 }
 
 /// The entity of one line: number and DXCC name (a WAE line's is its DXCC entity's).
@@ -102,6 +107,9 @@ pub struct Entity<'a> {
 struct Row {
     dxcc: u16,
     name: String,
+    /// The line's place, longitude east positive (the file writes west positive).
+    lat: f32,
+    lon: f32,
 }
 
 /// What a listed prefix or call gives: its line, with the line's continent and zones after the
@@ -159,6 +167,8 @@ struct Line<'t> {
     wae: bool,
     dxcc: u16,
     name: &'t str,
+    lat: f32,
+    lon: f32,
     /// (text, exact, overrides applied)
     entries: Vec<(String, bool, Hit)>,
 }
@@ -209,6 +219,8 @@ impl Dxcc {
             rows.push(Row {
                 dxcc: line.dxcc,
                 name: name.to_owned(),
+                lat: line.lat,
+                lon: line.lon,
             });
         }
         // DXCC lines first, so that a call listed under a WAE line as well keeps its DXCC
@@ -363,6 +375,8 @@ impl Dxcc {
             continent: hit.continent,
             cq_zone: hit.cq_zone,
             itu_zone: hit.itu_zone,
+            lat: f64::from(row.lat),
+            lon: f64::from(row.lon),
         }
     }
 }
@@ -397,11 +411,17 @@ fn parse_line(number: usize, row: usize, line: &str) -> Result<Line<'_>, String>
     let continent = read_continent(continent)?;
     let cq_zone = read_zone("CQ", cq, 40)?;
     let itu_zone = read_zone("ITU", itu, 90)?;
-    for (what, value) in [("latitude", lat), ("longitude", lon), ("UTC offset", utc)] {
-        value
-            .parse::<f64>()
+    let mut numbers = [0f32; 3];
+    for (n, (what, value)) in [("latitude", lat), ("longitude", lon), ("UTC offset", utc)]
+        .into_iter()
+        .enumerate()
+    {
+        numbers[n] = value
+            .trim()
+            .parse::<f32>()
             .map_err(|_| format!("{what} {value:?} is not a number"))?;
     }
+    let [lat, west, _] = numbers;
     let list = list
         .strip_suffix(';')
         .ok_or("the prefix list does not end with ';'")?;
@@ -420,6 +440,8 @@ fn parse_line(number: usize, row: usize, line: &str) -> Result<Line<'_>, String>
         wae,
         dxcc,
         name,
+        lat,
+        lon: -west,
         entries,
     })
 }
@@ -580,6 +602,16 @@ mod tests {
                 "{call}"
             );
         }
+    }
+
+    #[test]
+    fn an_entity_is_placed_east_positive_as_maps_are() {
+        let dxcc = Dxcc::shipped();
+        // The file writes longitude west positive: Japan's -138.38 is east.
+        let japan = dxcc.resolve("JA1ABC").unwrap();
+        assert_eq!((japan.lat, japan.lon), (36.4f32.into(), 138.38f32.into()));
+        let usa = dxcc.resolve("K1ABC").unwrap();
+        assert!(usa.lon < -90.0 && usa.lat > 30.0, "{usa:?}");
     }
 
     #[test]

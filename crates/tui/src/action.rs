@@ -2,15 +2,19 @@
 //! clock, answers of background work) and [`Effect`]s, the work `update` asks of the runtime.
 //! Plain data, below every component, so that each can name the work it needs.
 
+use std::sync::Arc;
+
 use ratatui::crossterm::event::KeyEvent;
 
+use super::callsigns::Callsigns;
 use super::journal::{JournalAnswer, JournalEffect};
 use svc_client::export::Exported;
 use svc_client::journal::SenderEvent;
 use svc_client::rig::{RigCommand, RigState};
 use svc_client::{ClientError, Deleted, EditedContact};
-use svc_model::ContactPatch;
+use svc_model::needed::Worked;
 use svc_model::{Contact, Folder, Page, Timestamp, Whoami};
+use svc_model::{ContactPatch, StationProfile};
 
 /// Contacts asked for per page.
 pub const PAGE_SIZE: u32 = 100;
@@ -85,6 +89,32 @@ pub enum Effect {
     /// The link is back: the journal's sender goes at once rather than at the end of the
     /// back-off it took while the link was down (up to 30 s). Answers nothing.
     SendNow,
+    /// The log the journal holds, read into what working a call would bring it
+    /// ([`svc_model::needed::Worked`]), judged with the country file read at start.
+    ReadWorked(Shared<Callsigns>),
+    /// Every folder's contacts copied from the service into the journal, so that what a call
+    /// would bring is judged against the whole log, not only the folders shown here.
+    CopyWholeLog,
+    /// The account's station profiles, for the own grid on the map.
+    LoadStations,
+}
+
+/// Something read once and shared (the country file): an effect that carries it is equal to
+/// another carrying the same one.
+#[derive(Debug)]
+pub struct Shared<T>(pub Arc<T>);
+
+// By hand: a derive would ask the shared thing itself to be Clone.
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Shared<T> {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T> PartialEq for Shared<T> {
+    fn eq(&self, other: &Shared<T>) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 // As for Effect: one per event, never stored.
@@ -156,4 +186,10 @@ pub enum Action {
         command: RigCommand,
         result: Result<(), String>,
     },
+    /// The answer to [`Effect::ReadWorked`]; why not, when the journal could not be read.
+    WorkedRead(Result<Box<Worked>, String>),
+    /// The answer to [`Effect::CopyWholeLog`].
+    WholeLogCopied(Result<(), String>),
+    /// The answer to [`Effect::LoadStations`].
+    StationsLoaded(Result<Vec<StationProfile>, String>),
 }

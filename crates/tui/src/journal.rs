@@ -91,6 +91,27 @@ pub enum JournalAnswer {
     },
 }
 
+impl JournalAnswer {
+    /// The contact this answer says is now in the journal, with its entry: one typed, or one
+    /// WSJT-X logged that was not logged already.
+    pub fn contact_logged(&self) -> Option<(&Entry, &ContactInput)> {
+        let entry = match self {
+            JournalAnswer::Logged {
+                result: Ok(entry), ..
+            }
+            | JournalAnswer::LoggedOnce {
+                result: Ok(Logged::New(entry)),
+                ..
+            } => entry,
+            _ => return None,
+        };
+        match &entry.request {
+            EntryRequest::Contact(contact) => Some((entry, contact)),
+            _ => None,
+        }
+    }
+}
+
 /// Which journal the logbook uses.
 #[derive(Debug, Clone)]
 pub enum JournalSource {

@@ -12,6 +12,7 @@ use super::app::{App, Dialog, Pane};
 use super::components::activation::ActivationView;
 use super::components::entry::{self, EntryView};
 use super::components::help::HelpView;
+use super::components::map::MapView;
 use super::components::spots::{SpotFormView, SpotsView};
 use super::components::status::{MessageLine, StatusBar};
 use crate::widgets::{Theme, Tone, View, layout, placeholder};
@@ -26,38 +27,10 @@ pub fn draw(app: &App, frame: &mut Frame) {
     let areas = layout(area, app.message_rows(area.width));
     // While a dialog is open it has the keys, and no pane shows focus.
     let focus = app.dialog.is_none().then_some(app.focus);
-    frame.render_widget(
-        View {
-            state: &app.folders,
-            focused: focus == Some(Pane::Folders),
-            theme,
-        },
-        areas.folders,
-    );
-    frame.render_widget(
-        View {
-            state: &app.activations,
-            focused: focus == Some(Pane::Activations),
-            theme,
-        },
-        areas.activations,
-    );
-    frame.render_widget(
-        View {
-            state: &app.contacts,
-            focused: focus == Some(Pane::Contacts),
-            theme,
-        },
-        areas.contacts,
-    );
-    if app.contacts.folder.is_none()
-        && app.contacts.items.is_empty()
-        && let Some(why) = app.journal.cannot_log()
-    {
-        // In place of "no folder open": there is nothing to open yet, and this says why.
-        let inner = Block::new().borders(Borders::ALL).inner(areas.contacts);
-        Clear.render(inner, frame.buffer_mut());
-        placeholder(inner, frame.buffer_mut(), &why, theme.tone(Tone::Warning));
+    if app.map {
+        draw_map(app, frame, area, theme);
+    } else {
+        draw_panes(app, frame, area, theme, focus);
     }
     frame.render_widget(
         MessageLine {
@@ -138,6 +111,56 @@ pub fn draw(app: &App, frame: &mut Frame) {
         }
     }
     obey_nothing(frame.buffer_mut());
+}
+
+/// The three panes, and in place of an empty Contacts why nothing can be logged yet.
+fn draw_panes(app: &App, frame: &mut Frame, area: Rect, theme: Theme, focus: Option<Pane>) {
+    let areas = layout(area, app.message_rows(area.width));
+    frame.render_widget(
+        View {
+            state: &app.folders,
+            focused: focus == Some(Pane::Folders),
+            theme,
+        },
+        areas.folders,
+    );
+    frame.render_widget(
+        View {
+            state: &app.activations,
+            focused: focus == Some(Pane::Activations),
+            theme,
+        },
+        areas.activations,
+    );
+    frame.render_widget(
+        View {
+            state: &app.contacts,
+            focused: focus == Some(Pane::Contacts),
+            theme,
+        },
+        areas.contacts,
+    );
+    if app.contacts.folder.is_none()
+        && app.contacts.items.is_empty()
+        && let Some(why) = app.journal.cannot_log()
+    {
+        // In place of "no folder open": there is nothing to open yet, and this says why.
+        let inner = Block::new().borders(Borders::ALL).inner(areas.contacts);
+        Clear.render(inner, frame.buffer_mut());
+        placeholder(inner, frame.buffer_mut(), &why, theme.tone(Tone::Warning));
+    }
+}
+
+/// The map in the panes' place, below the entry form while it is open.
+fn draw_map(app: &App, frame: &mut Frame, area: Rect, theme: Theme) {
+    let areas = layout(area, app.message_rows(area.width));
+    let panes = areas.top.union(areas.contacts);
+    let form = matches!(
+        app.dialog,
+        Some(Dialog::Entry | Dialog::Fix(_) | Dialog::Edit(_))
+    )
+    .then(|| EntryView::area(areas.top, area));
+    frame.render_widget(app.map_view(theme), MapView::area(panes, form));
 }
 
 /// Takes out of the drawn screen every character a terminal would obey rather than show (a

@@ -33,7 +33,7 @@ use crate::activation::{POTA_NEEDED, ValidContact};
 use crate::band::{BAND_NAMES, band_lower_edge, band_name};
 use crate::contact::Contact;
 use crate::dxcc::Dxcc;
-use crate::fields::{Field, grid};
+use crate::fields::{Field, Fields, grid};
 use crate::mode::PotaMode;
 use crate::program::Program;
 
@@ -265,13 +265,8 @@ impl<'d> Tally<'d> {
                 take(rows, listed.code.to_string(), &column, class, mark);
             }
             Award::Was => {
-                if !self
-                    .entity(contact)
-                    .is_some_and(|e| WAS_ENTITIES.contains(&e))
-                {
-                    return;
-                }
-                if let Some((code, _)) = contact.fields.get(Field::State).and_then(state) {
+                let entity = self.entity(contact);
+                if let Some(code) = was_state(entity, contact.fields.get(Field::State)) {
                     take(&mut self.rows, code.to_owned(), &column, class, mark);
                 }
             }
@@ -320,13 +315,8 @@ impl<'d> Tally<'d> {
         }
     }
 
-    /// The contact's DXCC entity: its own `dxcc`, else its call's; `None` for none (0).
     fn entity(&self, contact: &Entry) -> Option<u16> {
-        match contact.fields.get(Field::Dxcc) {
-            Some(code) => code.parse().ok(),
-            None => self.dxcc.resolve(&contact.callsign).map(|e| e.dxcc),
-        }
-        .filter(|&code| code != 0)
+        contact_entity(self.dxcc, &contact.fields, &contact.callsign)
     }
 
     pub fn finish(mut self) -> Report {
@@ -393,6 +383,25 @@ impl<'d> Tally<'d> {
             deleted,
         }
     }
+}
+
+/// A contact's DXCC entity: its own `dxcc` field, else its call's; `None` for none (0, a
+/// /MM or /AM call), which counts for no award that needs one.
+pub fn contact_entity(dxcc: &Dxcc, fields: &Fields, callsign: &str) -> Option<u16> {
+    match fields.get(Field::Dxcc) {
+        Some(code) => code.parse().ok(),
+        None => dxcc.resolve(callsign).map(|e| e.dxcc),
+    }
+    .filter(|&code| code != 0)
+}
+
+/// The WAS state a contact in `entity` with the `state` value counts for: one of the 50 (DC
+/// as Maryland), and only in the USA, Alaska or Hawaii.
+pub fn was_state(entity: Option<u16>, state_value: Option<&str>) -> Option<&'static str> {
+    if !entity.is_some_and(|e| WAS_ENTITIES.contains(&e)) {
+        return None;
+    }
+    state(state_value?).map(|(code, _)| code)
 }
 
 /// The award of `contacts`, read at once.

@@ -1,5 +1,6 @@
 //! The entry form's flows: opening it on the open log, who the call is while it is typed
-//! (the country file, the callbook, the parks named), logging, and the edit form.
+//! (the country file, what it would bring the log, the callbook, the parks named), logging,
+//! and the edit form.
 
 use super::*;
 use crate::components::entry::LogKind;
@@ -124,6 +125,7 @@ impl App {
             ),
             None => (None, Vec::new()),
         };
+        let wanted = self.wanted(call, dx.is_none());
         let who = match &dx {
             Some((_, call)) => who.map(|who| format!("WSJT-X works {call}: {who}")),
             None => who,
@@ -132,6 +134,7 @@ impl App {
             form.duplicate = duplicate;
             form.who = who;
             form.partials = partials;
+            form.wanted = wanted;
         }
     }
 

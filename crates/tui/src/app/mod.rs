@@ -7,6 +7,8 @@
 
 mod entry;
 mod loads;
+mod map;
+mod needed;
 mod outbox;
 mod radio;
 mod spots;
@@ -165,6 +167,12 @@ pub struct App {
     pub last_key: Timestamp,
     /// Parks whose names were asked for already.
     pub parks_asked: std::collections::HashSet<String>,
+    /// The log the journal holds, as the form judges what a call would bring it.
+    pub judge: needed::Judge,
+    /// Whether the map is shown in place of the panes.
+    pub map: bool,
+    /// The account's station profiles, read the first time the map is shown (`None` before).
+    pub stations: Option<Vec<svc_model::StationProfile>>,
 }
 
 /// A fresh list from the service, with the folders logged here that it does not know yet.
@@ -206,6 +214,9 @@ impl App {
             hunt: None,
             last_key: now,
             parks_asked: Default::default(),
+            judge: Default::default(),
+            map: false,
+            stations: None,
         };
         let mut effects = vec![Effect::Journal(JournalEffect::Load)];
         let loads = [
@@ -725,6 +736,7 @@ impl App {
                 KeyCode::Char('f' | 'F') => return self.send_to_rig(Field::Frequency),
                 KeyCode::Char('M') => return self.send_to_rig(Field::Mode),
                 KeyCode::Char('s') => return self.self_spot(),
+                KeyCode::Char('v') => return self.toggle_map(),
                 KeyCode::Char('S') => return self.open_spots(),
                 _ => {}
             }
@@ -759,6 +771,9 @@ impl App {
                 let pane = self.focus;
                 if self.view(pane).clear_filter() {
                     self.refilter(pane);
+                } else if self.map {
+                    // Esc goes back to the lists, as it closes whatever is in front.
+                    self.map = false;
                 }
                 vec![]
             }
@@ -814,6 +829,7 @@ impl App {
             'M' => self.send_to_rig(Field::Mode),
             's' => self.self_spot(),
             'S' => self.open_spots(),
+            'v' => self.toggle_map(),
             'e' if self.focus == Pane::Contacts => self.open_edit(),
             'e' => {
                 self.end_key();
@@ -1010,7 +1026,9 @@ impl App {
 
 /// Applies one action to the state and returns the background work it asks for.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
-    let effects = route(app, action);
+    let mut effects = route(app, action);
+    // The whole log copied into the journal as soon as the link and the log read allow.
+    effects.extend(app.copy_whole_log());
     // What the account's count was changed here by before whoami was asked: an answer that
     // comes after a later change is asked again (see `whoami_loaded`).
     if effects.iter().any(|e| matches!(e, Effect::LoadWhoami)) {
@@ -1032,7 +1050,7 @@ fn route(app: &mut App, action: Action) -> Vec<Effect> {
                 app.say(Tone::Warning, warning);
             }
             app.check_callsign();
-            vec![]
+            app.ask_worked()
         }
         Action::Tick(now) => {
             // WSJT-X gone quiet: the who-lines stop following the call it was working.
@@ -1088,6 +1106,8 @@ fn route(app: &mut App, action: Action) -> Vec<Effect> {
                     if let Some(form) = &mut app.entry {
                         form.looked_up(&call, &found, cached_days);
                     }
+                    // The state it gave may be one the log needs.
+                    app.check_callsign();
                 }
                 // Said once, dimmed in the form's place: a lookup is a help, never a fault.
                 Err(why) => {
@@ -1136,7 +1156,18 @@ fn route(app: &mut App, action: Action) -> Vec<Effect> {
             app.say(tone, text);
             vec![]
         }
-        Action::Journal(answer) => app.journal_answer(answer),
+        Action::Journal(answer) => {
+            app.took_logged(&answer);
+            let mut effects = app.journal_answer(answer);
+            effects.extend(app.ask_worked());
+            effects
+        }
+        Action::WorkedRead(result) => app.worked_read(result),
+        Action::WholeLogCopied(result) => app.whole_log_copied(result),
+        Action::StationsLoaded(result) => {
+            app.stations_loaded(result);
+            vec![]
+        }
         Action::Sender(event) => app.sender_event(event),
         Action::RigRead(result) => app.rig_read(result),
         Action::Wsjtx(message) => app.wsjtx_heard(message),

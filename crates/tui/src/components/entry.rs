@@ -19,8 +19,10 @@ use svc_model::seed::{self, Seed};
 use svc_model::{ContactInput, ContactPatch};
 // The model's declared fields, named apart from the form's own `Field`.
 use crate::components::activations::Meter;
+use crate::components::needed;
 use crate::widgets::{Focus, Theme, Tone, cursor_in, dialog_block, field};
 use svc_model::fields::{Field as Declared, Fields};
+use svc_model::needed::Wanted;
 use svc_model::program::normalize_reference;
 use svc_model::report::{Report, default_rst};
 use svc_model::text::{multi_line, single_line, token};
@@ -127,6 +129,8 @@ pub struct EntryForm {
     pub who: Option<String>,
     /// Known calls holding what is typed, the log's own first.
     pub partials: Vec<String>,
+    /// What working the call would bring the log (a new one, a new band …).
+    pub wanted: Wanted,
     /// The parks typed, each with its name as far as it is known: `US-0001 Acadia National
     /// Park`.
     pub parks: Option<String>,
@@ -164,6 +168,7 @@ impl EntryForm {
             duplicate: None,
             who: None,
             partials: Vec::new(),
+            wanted: Wanted::default(),
             parks: None,
             asked: None,
             callbook: None,
@@ -408,9 +413,16 @@ impl EntryForm {
         self.focus = Field::Callsign;
         self.replace_on_type = false;
         self.duplicate = None;
+        self.wanted = Wanted::default();
         self.parks = None;
         self.asked = None;
         self.callbook = None;
+    }
+
+    /// A value the contact carries with no line of the form: the callbook's state, or one
+    /// of the refused contact being fixed.
+    pub fn carried(&self, field: Declared) -> Option<&str> {
+        self.carried.get(field)
     }
 
     /// The callbook's answer for `call`, when it is still the call on the form: the name and
@@ -968,17 +980,14 @@ impl Widget for EntryView<'_> {
                 self.theme.tone(Tone::Warning),
             ));
         }
-        // Who the call is, then the known calls holding it: read while typing, before the
-        // hint line, which a practised operator no longer needs.
-        match (&form.who, &form.callbook) {
-            (Some(who), Some(book)) => lines.push(Line::from(vec![
-                Span::raw(format!("{who} · ")),
-                Span::styled(book.clone(), self.theme.dim()),
-            ])),
-            (Some(who), None) => lines.push(Line::from(who.clone())),
-            (None, Some(book)) => lines.push(Line::styled(book.clone(), self.theme.dim())),
-            (None, None) => {}
-        }
+        // Who the call is and what it would bring the log, then the known calls holding it:
+        // read while typing, before the hint line, which a practised operator no longer needs.
+        lines.extend(needed::who_lines(
+            form.who.as_deref(),
+            form.callbook.as_deref(),
+            &form.wanted,
+            self.theme,
+        ));
         if let Some(line) = partials_line(&form.partials, inner.width, self.theme) {
             lines.push(line);
         }

@@ -52,7 +52,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "s  Shift-S",
         "spot your activation / POTA spots (Enter logs one)",
     ),
-    ("r  ?", "refresh everything from the service / this help"),
+    ("r  v  ?", "refresh from the service / the map / this help"),
     ("q  Ctrl-C", "quit (q asks when work waits); Ctrl-C at once"),
 ];
 

@@ -7,6 +7,8 @@ pub mod contacts;
 pub mod entry;
 pub mod folders;
 pub mod help;
+pub mod map;
+pub mod needed;
 pub mod outbox;
 pub mod prompts;
 pub mod rig;

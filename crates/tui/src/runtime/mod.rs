@@ -189,7 +189,7 @@ pub async fn run(link: Link, options: Options) -> Result<Left, RunError> {
             feed = wsjtx::Feed::new(to);
             fed
         });
-        tasks.spawn(wsjtx::hear_wsjtx(socket, fed, client.clone(), tx.clone()));
+        tasks.spawn(wsjtx::hear_wsjtx(socket, fed, tx.clone()));
     }
     tasks.spawn(tasks::watch_link(client.clone(), tx.clone()));
     tasks.spawn(tasks::load_callsigns(cty, scp, tx.clone()));
@@ -207,7 +207,6 @@ pub async fn run(link: Link, options: Options) -> Result<Left, RunError> {
                     let answer = keeper.perform(effect).await;
                     // A contact logged is in the journal now: the colours follow it, and
                     // --broadcast-adif sends it, before the frame that shows it.
-                    feed.journal(keeper.journal());
                     feed.action(&answer);
                     if let Some((entry, contact)) = wsjtx::logged(&answer) {
                         let account = app.me.as_ref().map(|me| me.callsign.as_str());
@@ -257,7 +256,7 @@ pub async fn run(link: Link, options: Options) -> Result<Left, RunError> {
             Some(event) = sender_rx.recv() => Action::Sender(event),
             _ = clock.tick() => Action::Tick(Timestamp::now()),
         };
-        // The country file, once read, is the colouring task's too.
+        // The country file and the log read from the journal are the colouring task's too.
         feed.action(&action);
         work.extend(update(&mut app, action));
     }

@@ -101,6 +101,28 @@ pub async fn perform(
                 }
             }
         }
+        // Read in the background: a log of 100,000 contacts takes a while, and typing goes on.
+        Effect::ReadWorked(callsigns) => {
+            let Some(j) = journal else {
+                return;
+            };
+            let result = j
+                .worked(&callsigns.0.dxcc)
+                .await
+                .map(Box::new)
+                .map_err(|e| e.to_string());
+            send(Action::WorkedRead(result));
+        }
+        Effect::CopyWholeLog => {
+            let Some(j) = journal else {
+                return;
+            };
+            send(Action::WholeLogCopied(j.copy_whole_log(client).await));
+        }
+        Effect::LoadStations => {
+            let result = client.stations().await.map_err(|e| e.to_string());
+            send(Action::StationsLoaded(result));
+        }
         Effect::LoadSpots => {
             let result = outside.pota.spots().await.map_err(|e| e.to_string());
             send(Action::SpotsLoaded(result));

@@ -3,21 +3,19 @@
 //! the instance sends from) by what working it would bring the log, as `svc listen wsjtx`
 //! does. The colouring lives in this task, not in the app: decodes come by the dozen every
 //! period and the screen shows none of them, so an action each would redraw it for nothing.
-//! What the judging needs is fed to the task: the journal once it is open, the country file
-//! once it is read, and each contact as it is logged.
+//! What the judging needs is fed to the task: the log the journal holds, each time the app
+//! has it read (at start, and again once the service's whole log is copied in), the country
+//! file once it is read, and each contact as it is logged.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use tokio::net::UdpSocket;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
-use tokio::task::JoinSet;
 
 use crate::action::Action;
 use crate::callsigns::Callsigns;
-use crate::journal::JournalAnswer;
-use svc_client::Client;
-use svc_client::journal::{Entry, EntryRequest, Journal, Logged};
+use svc_client::journal::Entry;
 use svc_model::needed::{Need, Worked};
 use svc_model::{ContactInput, Timestamp};
 use svc_wsjtx::Message;
@@ -28,9 +26,8 @@ const MAX_DATAGRAM: usize = 65_536;
 
 /// What the colouring task is fed.
 pub enum Fed {
-    /// The journal is open: the log it holds is the judge, read now and again once the
-    /// service's whole log is copied into it.
-    Journal(Journal),
+    /// The log the journal holds, as the app had it read: the judge from now on.
+    Worked(Box<Worked>),
     /// The country file the logbook read (the user's cty.csv or the shipped one).
     Callsigns(Arc<Callsigns>),
     /// A contact just logged, typed or WSJT-X's, now in the journal.
@@ -42,25 +39,15 @@ pub enum Fed {
 #[derive(Default)]
 pub struct Feed {
     to: Option<UnboundedSender<Fed>>,
-    journal_sent: bool,
 }
 
 impl Feed {
     pub fn new(to: UnboundedSender<Fed>) -> Feed {
-        Feed {
-            to: Some(to),
-            journal_sent: false,
-        }
+        Feed { to: Some(to) }
     }
 
-    /// The journal, the first time it is open.
-    pub fn journal(&mut self, journal: Option<&Journal>) {
-        if let (Some(to), Some(journal), false) = (&self.to, journal, self.journal_sent) {
-            self.journal_sent = to.send(Fed::Journal(journal.clone())).is_ok();
-        }
-    }
-
-    /// What of an action the colouring needs: the country file read, a contact logged.
+    /// What of an action the colouring needs: the country file read, the log read from the
+    /// journal, a contact logged.
     pub fn action(&self, action: &Action) {
         let Some(to) = &self.to else {
             return;
@@ -68,6 +55,8 @@ impl Feed {
         // The task ends only with the logbook: a send that fails has no one to tell.
         if let Action::CallsignsLoaded { callsigns, .. } = action {
             let _ = to.send(Fed::Callsigns(callsigns.clone()));
+        } else if let Action::WorkedRead(Ok(worked)) = action {
+            let _ = to.send(Fed::Worked(worked.clone()));
         } else if let Some((_, contact)) = logged(action) {
             let _ = to.send(Fed::Logged(Box::new(contact.clone())));
         }
@@ -77,18 +66,8 @@ impl Feed {
 /// The contact an action says is now in the journal, with its entry: one typed, or one
 /// WSJT-X logged that was not logged already.
 pub fn logged(action: &Action) -> Option<(&Entry, &ContactInput)> {
-    let entry = match action {
-        Action::Journal(JournalAnswer::Logged {
-            result: Ok(entry), ..
-        })
-        | Action::Journal(JournalAnswer::LoggedOnce {
-            result: Ok(Logged::New(entry)),
-            ..
-        }) => entry,
-        _ => return None,
-    };
-    match &entry.request {
-        EntryRequest::Contact(contact) => Some((entry, contact)),
+    match action {
+        Action::Journal(answer) => answer.contact_logged(),
         _ => None,
     }
 }
@@ -96,10 +75,9 @@ pub fn logged(action: &Action) -> Option<(&Entry, &ContactInput)> {
 /// The log as the journal holds it, and what each WSJT-X instance was told.
 #[derive(Default)]
 struct Colours {
-    journal: Option<Journal>,
     callsigns: Option<Arc<Callsigns>>,
-    /// Read once both the journal and the country file are there; until then no call is
-    /// coloured.
+    /// The log as the app last had it read, with the contacts logged since; until it comes
+    /// no call is coloured.
     worked: Option<Worked>,
     highlighter: Highlighter,
 }
@@ -133,23 +111,10 @@ impl Colours {
         self.highlighter.refresh(judge)
     }
 
-    /// The log read from the journal again, and the changes it makes. One that cannot be read
-    /// leaves the judge as it was (no colours at all, at first).
-    async fn reread(&mut self) -> Out {
-        let (Some(journal), Some(callsigns)) = (&self.journal, &self.callsigns) else {
-            return Vec::new();
-        };
-        if let Ok(worked) = journal.worked(&callsigns.dxcc).await {
-            self.worked = Some(worked);
-        }
-        self.refresh()
-    }
-
-    /// What the task is fed; the first time both the journal and the country file are there,
-    /// the log is read and the service's whole log copied into the journal on `copies`.
-    async fn fed(&mut self, fed: Fed, client: &Arc<Client>, copies: &mut JoinSet<Copied>) -> Out {
+    /// What the task is fed, and the changes of colour it makes.
+    fn fed(&mut self, fed: Fed) -> Out {
         match fed {
-            Fed::Journal(journal) => self.journal = Some(journal),
+            Fed::Worked(worked) => self.worked = Some(*worked),
             Fed::Callsigns(callsigns) => self.callsigns = Some(callsigns),
             Fed::Logged(contact) => {
                 let (Some(callsigns), Some(worked)) = (&self.callsigns, &mut self.worked) else {
@@ -157,23 +122,11 @@ impl Colours {
                     return Vec::new();
                 };
                 worked.add_input(&callsigns.dxcc, &contact);
-                return self.refresh();
             }
         }
-        if self.worked.is_some() {
-            return Vec::new();
-        }
-        let out = self.reread().await;
-        if let Some(journal) = self.journal.clone().filter(|_| self.worked.is_some()) {
-            let client = client.clone();
-            copies.spawn(async move { journal.copy_whole_log(&client).await });
-        }
-        out
+        self.refresh()
     }
 }
-
-/// The end of the copy of the whole log from the service, or why it did not happen.
-type Copied = Result<(), String>;
 
 /// Turns each datagram WSJT-X sends to `socket` into an [`Action::Wsjtx`] until the logbook
 /// closes, and with `fed` (not --no-highlight) colours its decodes. One that is not WSJT-X's,
@@ -182,13 +135,10 @@ type Copied = Result<(), String>;
 pub async fn hear_wsjtx(
     socket: UdpSocket,
     mut fed: Option<UnboundedReceiver<Fed>>,
-    client: Arc<Client>,
     tx: UnboundedSender<Action>,
 ) {
     let mut buffer = vec![0u8; MAX_DATAGRAM];
     let mut colours = Colours::default();
-    // Dropped with this task when the logbook closes, which stops a copy still running.
-    let mut copies = JoinSet::new();
     loop {
         let out = tokio::select! {
             // An error here is an ICMP report of an earlier send, or a datagram larger than
@@ -210,17 +160,7 @@ pub async fn hear_wsjtx(
                 }
                 out
             }
-            Some(item) = async { fed.as_mut()?.recv().await } => {
-                colours.fed(item, &client, &mut copies).await
-            }
-            Some(copied) = copies.join_next(), if !copies.is_empty() => {
-                // Not copied (the link is down, or went during the copy): the journal's copy
-                // as it was stays the judge.
-                match copied {
-                    Ok(Ok(())) => colours.reread().await,
-                    _ => Vec::new(),
-                }
-            }
+            Some(item) = async { fed.as_mut()?.recv().await } => colours.fed(item),
             // The socket's error, and nothing else to wait for.
             else => continue,
         };
