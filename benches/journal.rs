@@ -134,9 +134,23 @@ fn main() -> ExitCode {
             .await
             .expect("the journal");
         log(&journal, &folder, 0, WARM_UP, "warm-up").await;
-        drain(&journal, &client, server.child.id(), WARM_UP, "warm-up").await;
+        drain(
+            &journal,
+            &client,
+            server.service.child.id(),
+            WARM_UP,
+            "warm-up",
+        )
+        .await;
         log(&journal, &folder, WARM_UP, CONTACTS, "measured").await;
-        drain(&journal, &client, server.child.id(), CONTACTS, "measured").await;
+        drain(
+            &journal,
+            &client,
+            server.service.child.id(),
+            CONTACTS,
+            "measured",
+        )
+        .await;
         let stored = client.whoami().await.expect("whoami").native_qso_count;
         let expected = (WARM_UP + CONTACTS) as i64;
         if stored != expected {

@@ -13,14 +13,13 @@
 //! and drops it after. Timings are printed, never asserted; the targets are a map of at most
 //! 300 KB drawn in at most 200 ms.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use sqlx::{Connection, Executor};
 
-const BIN: &str = env!("CARGO_BIN_EXE_svc");
+mod common;
+
+use common::{admin_input, drop_postgres_database, fresh_postgres_database, serve};
 /// The accounts: callsign, and whether every other contact has a 6-character grid.
 const ACCOUNTS: [(&str, bool); 2] = [("BENCH1", false), ("BENCH2", true)];
 const PASSWORD: &str = "bench password 1";
@@ -33,98 +32,6 @@ const SQUARES: usize = 1_500;
 const BANDS: [f64; 8] = [3.573, 7.074, 10.136, 14.074, 18.100, 21.074, 28.074, 50.313];
 const WARM_UP: usize = 3;
 const REQUESTS: usize = 20;
-
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn admin(db_url: &str, args: &[&str], stdin: Option<&str>) -> String {
-    let mut child = Command::new(BIN)
-        .arg("server")
-        .args(args)
-        .args(["--database", db_url])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run svc server");
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    drop(child.stdin.take());
-    let out = child.wait_with_output().expect("svc server");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
-fn start(db_url: &str) -> Server {
-    let mut child = Command::new(BIN)
-        .args([
-            "server",
-            "start",
-            "--bind",
-            "127.0.0.1:0",
-            "--database",
-            db_url,
-        ])
-        .args(["--burst-limit", "100000000"])
-        .args(["--daily-contact-budget", "100000000"])
-        .args(["--lifetime-contact-budget", "100000000"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn svc server start");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .expect("the server's address");
-    let url = line.trim().trim_start_matches("listening on ").to_owned();
-    Server { child, url }
-}
-
-fn postgres_admin_url() -> String {
-    std::env::var("SVC_BENCH_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
-}
-
-/// Creates (or drops) the bench's PostgreSQL database; returns its URL.
-async fn postgres_database(name: &str, create: bool) -> String {
-    let admin_url = postgres_admin_url();
-    let mut admin = sqlx::AnyConnection::connect(&admin_url)
-        .await
-        .unwrap_or_else(|e| panic!("PostgreSQL is not reachable at {admin_url}: {e}"));
-    let statement = if create {
-        format!("CREATE DATABASE {name}")
-    } else {
-        format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    };
-    admin
-        .execute(sqlx::AssertSqlSafe(statement))
-        .await
-        .expect("create or drop the bench database");
-    format!(
-        "{}/{name}",
-        &admin_url[..admin_url.rfind('/').expect("a database in the URL")]
-    )
-}
 
 /// The `n`th contact's grid: one of `SQUARES` squares, every other one with a subsquare when
 /// `sixes`.
@@ -271,19 +178,18 @@ async fn run(postgres: bool) {
     let dir = tempfile::tempdir().expect("temp dir");
     let pg_name = format!("svc_bench_pictures_{}", std::process::id());
     let db_url = if postgres {
-        postgres_database(&pg_name, false).await;
-        postgres_database(&pg_name, true).await
+        fresh_postgres_database(&pg_name)
     } else {
         format!("sqlite://{}", dir.path().join("svc.db").display())
     };
     let mut keys = Vec::new();
     for (account, _) in ACCOUNTS {
-        admin(
+        admin_input(
             &db_url,
             &["user", "add", account, "--plan", "paid", "--password-stdin"],
             Some(PASSWORD),
         );
-        keys.push(admin(
+        keys.push(admin_input(
             &db_url,
             &[
                 "key", "create", account, "--name", "bench", "--tier", "elevated",
@@ -291,7 +197,14 @@ async fn run(postgres: bool) {
             None,
         ));
     }
-    let server = start(&db_url);
+    let server = serve(
+        &db_url,
+        &[
+            "--burst-limit",
+            "--daily-contact-budget",
+            "--lifetime-contact-budget",
+        ],
+    );
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(120))
         .redirect(reqwest::redirect::Policy::none())
@@ -340,13 +253,12 @@ async fn run(postgres: bool) {
     }
     drop(server);
     if postgres {
-        postgres_database(&pg_name, false).await;
+        drop_postgres_database(&pg_name);
     }
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    sqlx::any::install_default_drivers();
     let picks: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))

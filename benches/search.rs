@@ -14,14 +14,14 @@
 #[allow(dead_code)]
 mod cluster;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use reqwest::blocking::Client;
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_svc");
+mod common;
+
+use common::{Running, admin, admin_input, serve};
 const ACCOUNT: &str = "BENCH1";
 const PASSWORD: &str = "correct horse battery staple";
 const CONTACTS: usize = 100_000;
@@ -30,46 +30,9 @@ const BATCH: usize = 500;
 const REQUESTS: usize = 200;
 const WARM_UP: usize = 20;
 
-/// A running `svc server start`, stopped when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn admin(db: &str, args: &[&str], stdin: Option<&str>) -> String {
-    let mut child = Command::new(BIN)
-        .arg("server")
-        .args(args)
-        .args(["--database", db])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run svc server");
-    let mut input = child.stdin.take().unwrap();
-    if let Some(text) = stdin {
-        writeln!(input, "{text}").unwrap();
-    }
-    drop(input);
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
-}
-
 /// The account (unlimited, so the seeding meets no budget), its password and a key.
 fn account(db: &str) -> String {
-    admin(
+    admin_input(
         db,
         &[
             "user",
@@ -86,30 +49,13 @@ fn account(db: &str) -> String {
         &[
             "key", "create", ACCOUNT, "--name", "bench", "--tier", "basic",
         ],
-        None,
     )
 }
 
 /// The server on `db`: every limit at its default, or (`seeding`) the burst limit out of the
 /// way of the seeding's 120 folders and 200 batches.
-fn start(db: &str, seeding: bool) -> Server {
-    let mut command = Command::new(BIN);
-    command.args(["server", "start", "--bind", "127.0.0.1:0", "--database", db]);
-    if seeding {
-        command.args(["--burst-limit", "100000000"]);
-    }
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the server");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .expect("server address");
-    let url = line.trim().trim_start_matches("listening on ").to_owned();
-    Server { child, url }
+fn start(db: &str, seeding: bool) -> Running {
+    serve(db, if seeding { &["--burst-limit"] } else { &[] })
 }
 
 /// A small deterministic generator (xorshift), so every run seeds the same log.
