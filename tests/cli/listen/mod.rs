@@ -240,8 +240,14 @@ pub fn when_at(at: svc::model::Timestamp) -> When {
 
 /// QSO Logged (5), schema 2, as WSJT-X 2.6 sends it: `call` worked in FT8 on 20 m.
 pub fn qso_logged(call: &str, at: &When) -> Vec<u8> {
+    // Time off a minute after time on, on the next UTC day when that crosses midnight.
+    let off = i64::from(at.ms) + 60_000;
     let mut q = Qds::header(2, 5, "WSJT-X");
-    q.put_qdatetime(at.day, at.ms + 60_000, Spec::Utc)
+    q.put_qdatetime(
+        at.day + off.div_euclid(86_400_000),
+        off.rem_euclid(86_400_000) as u32,
+        Spec::Utc,
+    )
         .put_utf8(call)
         .put_utf8("FN42")
         .put_u64(14_075_500)
