@@ -248,22 +248,22 @@ pub fn qso_logged(call: &str, at: &When) -> Vec<u8> {
         off.rem_euclid(86_400_000) as u32,
         Spec::Utc,
     )
-        .put_utf8(call)
-        .put_utf8("FN42")
-        .put_u64(14_075_500)
-        .put_utf8("FT8")
-        .put_utf8("-12")
-        .put_utf8("-07")
-        .put_utf8("100")
-        .put_utf8("")
-        .put_utf8("")
-        .put_qdatetime(at.day, at.ms, Spec::Utc)
-        .put_utf8("W1AW")
-        .put_utf8("W1AW")
-        .put_utf8("FN31")
-        .put_utf8("")
-        .put_utf8("")
-        .put_utf8("");
+    .put_utf8(call)
+    .put_utf8("FN42")
+    .put_u64(14_075_500)
+    .put_utf8("FT8")
+    .put_utf8("-12")
+    .put_utf8("-07")
+    .put_utf8("100")
+    .put_utf8("")
+    .put_utf8("")
+    .put_qdatetime(at.day, at.ms, Spec::Utc)
+    .put_utf8("W1AW")
+    .put_utf8("W1AW")
+    .put_utf8("FN31")
+    .put_utf8("")
+    .put_utf8("")
+    .put_utf8("");
     q.bytes
 }
 
