@@ -41,7 +41,6 @@ impl Journal {
         let folders = client.all_folders(None).await.map_err(|e| e.to_string())?;
         let mut requests = 0;
         for folder in folders {
-            let mut contacts = Vec::new();
             let mut cursor = None;
             loop {
                 requests += 1;
@@ -52,15 +51,18 @@ impl Journal {
                     .contacts(&folder.id, Some(FULL_PAGE), cursor.as_deref())
                     .await
                     .map_err(|e| e.to_string())?;
-                contacts.extend(page.items);
+                // A page at a time, newest first, so that memory holds one page: each replaces
+                // what the copy held of its time range and after, the last the whole folder's
+                // rest (what the service no longer has).
+                let last = page.cursor.is_none();
+                self.save_contacts(&folder.id, &page.items, asked_at, last)
+                    .await
+                    .map_err(|e| e.to_string())?;
                 match page.cursor {
                     Some(next) => cursor = Some(next),
                     None => break,
                 }
             }
-            self.save_contacts(&folder.id, &contacts, asked_at, true)
-                .await
-                .map_err(|e| e.to_string())?;
         }
         Ok(())
     }
