@@ -9,5 +9,5 @@ CREATE INDEX contacts_search_call ON contacts (account_id, (callsign COLLATE "C"
 CREATE INDEX contacts_search_grid ON contacts (account_id, ((fields::json ->> 'gridsquare') COLLATE "C"));
 CREATE INDEX contacts_search_band ON contacts (account_id, band, time_on DESC, seq DESC);
 CREATE INDEX contacts_search_mode ON contacts (account_id, mode, time_on DESC, seq DESC);
-CREATE INDEX contacts_search_park ON contacts (account_id, time_on DESC, seq DESC, sig_info, my_sig_info)
+CREATE INDEX contacts_search_park ON contacts (account_id, time_on DESC, seq DESC, sig_info, my_sig_info, sig, my_sig)
     WHERE sig_info IS NOT NULL OR my_sig_info IS NOT NULL;

@@ -4,7 +4,8 @@
 --   (the band after the locator is the map's);
 -- - a band or a mode is read in time order from these two, so a rare one (6 m in an HF log)
 --   does not walk the whole log for a page;
--- - a park is read off the contacts that have one, in time order, from the index alone.
+-- - a park is read off the contacts that have one, in time order, from the index alone; the
+--   map counts the parks hunted and activated off it too (its sig and my_sig).
 -- Each costs a create one more index entry. A day range reads contacts_account_page, and
 -- confirmed or not is read off the rows as the page walks them. The expressions and the
 -- partial index's condition are written as search.rs writes them.
@@ -17,5 +18,5 @@ CREATE INDEX contacts_kept_grid ON contacts (account_id, json_extract(fields, '$
     WHERE json_extract(fields, '$.adif.GRIDSQUARE') IS NOT NULL;
 CREATE INDEX contacts_search_band ON contacts (account_id, band, time_on DESC, seq DESC);
 CREATE INDEX contacts_search_mode ON contacts (account_id, mode, time_on DESC, seq DESC);
-CREATE INDEX contacts_search_park ON contacts (account_id, time_on DESC, seq DESC, sig_info, my_sig_info)
+CREATE INDEX contacts_search_park ON contacts (account_id, time_on DESC, seq DESC, sig_info, my_sig_info, sig, my_sig)
     WHERE sig_info IS NOT NULL OR my_sig_info IS NOT NULL;
