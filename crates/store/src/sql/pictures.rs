@@ -49,6 +49,9 @@ const FOLDER_IN_TIME: &str = "\
     SELECT (time_on / $2) % $3 AS slice, COUNT(*) AS contacts FROM contacts \
     WHERE account_id = $1 AND folder_id = $4 GROUP BY 1";
 
+/// A row of [`PARKS`]: sig, sig_info, my_sig, my_sig_info, contacts.
+type ParkRow = (String, Option<String>, String, Option<String>, i64);
+
 /// The park reference lists of the account's (`$1`) contacts: the other station's (`sig`,
 /// hunted) and the account's own (`my_sig`, activated), each with its contacts.
 const PARKS: &str = "\
@@ -133,11 +136,10 @@ impl SqlStore {
     pub(super) async fn park_counts(&self, account_id: &str) -> StoreResult<Vec<ParkCount>> {
         // One read of the contacts with a park, off contacts_search_park alone (its condition is
         // the statement's), split here into the parks hunted and the parks activated.
-        let rows: Vec<(String, Option<String>, String, Option<String>, i64)> =
-            sqlx::query_as(PARKS)
-                .bind(account_id)
-                .fetch_all(&self.reader)
-                .await?;
+        let rows: Vec<ParkRow> = sqlx::query_as(PARKS)
+            .bind(account_id)
+            .fetch_all(&self.reader)
+            .await?;
         let mut counts: std::collections::BTreeMap<(bool, String, String), i64> =
             Default::default();
         for (sig, sig_info, my_sig, my_sig_info, contacts) in rows {
