@@ -151,11 +151,11 @@ fn the_map_has_a_point_per_grid_and_band_placed_at_the_grid() {
     // The bad grids are listed with their contacts, escaped, and nowhere on the map.
     let listed = &page.body[page.body.find("class=\"bad-grids\"").expect("a list")..];
     assert!(
-        listed.contains("<code>XX99ZZ</code>: 1 contacts"),
+        listed.contains("<code>XX99ZZ</code>: 1 contact<"),
         "{listed}"
     );
     assert!(
-        listed.contains("<code>&lt;B&gt;&amp;X</code>: 1 contacts"),
+        listed.contains("<code>&lt;B&gt;&amp;X</code>: 1 contact<"),
         "{listed}"
     );
     assert!(!page.body.contains("<B>"));
