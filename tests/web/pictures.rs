@@ -219,7 +219,7 @@ fn the_award_pages_totals_are_the_apis() {
             json!({"state": "CA", "gridsquare": "CM87"}),
         ),
         ("G4ABC", 14.250, "SSB", json!({"qslRcvd": "Y"})),
-        ("JA1XYZ", 21.074, "FT8", json!({})),
+        ("JA1XYZ", 21.074, "FT8", json!({"eqslQslRcvd": "Y"})),
         (
             "VE3ABC",
             50.313,
@@ -270,6 +270,7 @@ fn the_award_pages_totals_are_the_apis() {
         ("dxcc", ""),
         ("dxcc", "&band=20m"),
         ("dxcc", "&mode=cw"),
+        ("dxcc", "&confirmedBy=eqsl"),
         ("was", ""),
         ("waz", ""),
         ("vucc", ""),
@@ -307,6 +308,34 @@ fn the_award_pages_totals_are_the_apis() {
             (0, 0)
         );
     }
+    // A box ticked a service: two ticked count either, as the API's list of both does.
+    let both = owner.get("/awards?award=dxcc&confirmedBy=eqsl&confirmedBy=lotw");
+    let report = api.get("/v1/awards/dxcc?confirmedBy=eqsl,lotw");
+    let mixed = &report.body["totals"]["mixed"];
+    assert_eq!(
+        page_total(&both),
+        (
+            mixed["worked"].as_u64().unwrap(),
+            mixed["confirmed"].as_u64().unwrap()
+        )
+    );
+    for (service, ticked) in [
+        ("lotw", true),
+        ("eqsl", true),
+        ("card", false),
+        ("qrz", false),
+    ] {
+        let checkbox = format!("name=\"confirmedBy\" value=\"{service}\" checked");
+        assert_eq!(
+            both.body.contains(&checkbox),
+            ticked,
+            "{service}: {}",
+            both.body
+        );
+    }
+    owner
+        .get("/awards?award=dxcc&confirmedBy=clublog")
+        .expect(400, "Club Log");
     owner
         .get("/awards?award=wae")
         .expect(400, "There is no award &quot;wae&quot;");

@@ -12,7 +12,7 @@ use axum::response::Response;
 use super::session::Visitor;
 use super::{Layout, Nav, Problem, respond, sign_in_first};
 use crate::AppState;
-use svc_model::awards::{Award, CLASSES, Count, Mark, Query, Report, SAT, class_name};
+use svc_model::awards::{Award, CLASSES, Count, Mark, Query, Report, SAT, Service, class_name};
 use svc_model::band::BAND_NAMES;
 
 /// An option of a selector.
@@ -45,6 +45,8 @@ struct AwardsPage<'a> {
     awards: Vec<Choice>,
     bands: Vec<Choice>,
     modes: Vec<Choice>,
+    /// The services whose confirmations count, ticked as the report counted them.
+    services: Vec<Choice>,
     award_name: &'static str,
     row_name: &'static str,
     available: Option<usize>,
@@ -126,7 +128,14 @@ pub async fn show(
         })?,
     };
     let (band, mode) = (query_value(raw, "band"), query_value(raw, "mode"));
-    let asked = Query::parse(band.as_deref(), mode.as_deref(), None)
+    // One box a service: each ticked one is a `confirmedBy` of its own; none ticked is the
+    // API's default, LoTW and paper cards.
+    let ticked: Vec<String> = form_urlencoded::parse(raw.unwrap_or_default().as_bytes())
+        .filter(|(n, _)| n == "confirmedBy")
+        .map(|(_, v)| v.into_owned())
+        .collect();
+    let confirmed_by = (!ticked.is_empty()).then(|| ticked.join(","));
+    let asked = Query::parse(band.as_deref(), mode.as_deref(), confirmed_by.as_deref())
         .map_err(|e| Problem::bad_request(format!("{} Pick one from the list.", e.message)))?;
     let report: Report = crate::awards::report(&state, &account.id, award, asked.clone()).await?;
     let (award_name, row_name) = name_of(award);
@@ -168,6 +177,20 @@ pub async fn show(
             ),
         &chosen_mode,
     );
+    let services = Service::ALL
+        .into_iter()
+        .map(|service| Choice {
+            value: service.id().to_owned(),
+            label: match service {
+                Service::Lotw => "LoTW",
+                Service::Eqsl => "eQSL",
+                Service::Card => "paper card",
+                Service::Qrz => "QRZ.com",
+            }
+            .to_owned(),
+            chosen: report.confirmed_by.contains(&service),
+        })
+        .collect();
     let filtered = asked.band.is_some() || asked.mode.is_some();
     let page = AwardsPage {
         filtered,
@@ -175,6 +198,7 @@ pub async fn show(
         awards,
         bands,
         modes,
+        services,
         award_name,
         row_name,
         available: report.available,
