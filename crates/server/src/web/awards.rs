@@ -90,6 +90,16 @@ fn total(column: &str, count: Option<&Count>) -> Total {
     }
 }
 
+/// A confirming service as the page names it.
+fn service_label(service: Service) -> &'static str {
+    match service {
+        Service::Lotw => "LoTW",
+        Service::Eqsl => "eQSL",
+        Service::Card => "paper card",
+        Service::Qrz => "QRZ.com",
+    }
+}
+
 fn query_value(query: Option<&str>, name: &str) -> Option<String> {
     form_urlencoded::parse(query.unwrap_or_default().as_bytes())
         .find(|(n, _)| n == name)
@@ -181,13 +191,7 @@ pub async fn show(
         .into_iter()
         .map(|service| Choice {
             value: service.id().to_owned(),
-            label: match service {
-                Service::Lotw => "LoTW",
-                Service::Eqsl => "eQSL",
-                Service::Card => "paper card",
-                Service::Qrz => "QRZ.com",
-            }
-            .to_owned(),
+            label: service_label(service).to_owned(),
             chosen: report.confirmed_by.contains(&service),
         })
         .collect();
@@ -222,7 +226,7 @@ pub async fn show(
         confirmed_by: report
             .confirmed_by
             .iter()
-            .map(|s| s.id())
+            .map(|s| service_label(*s))
             .collect::<Vec<_>>()
             .join(", "),
     };
