@@ -2,7 +2,7 @@
 //! on each UTC day (the model's count), every contact, and the file POTA takes for each park
 //! to download, written by `svc_adif::pota` as the client's `svc activations export` writes it.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 use askama::Template;
 use axum::Extension;
@@ -10,7 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::activations::{DayView, ParkView, day_views, ended, park_views, parks_of};
+use super::activations::{DayView, ParkView, day_views, ended, park_views, parks_of, per_day};
 use super::html::When;
 use super::rows::ContactRow;
 use super::session::Visitor;
@@ -100,11 +100,9 @@ pub async fn show(
     };
     let (folder, contacts) = activation_of(&state, &account.id, &id).await?;
     let known = parks_known(&state, &folder).await;
+    // A call counts once per band, mode and day, as POTA counts.
     let valid: HashSet<ValidContact> = valid_contacts(&folder, &contacts).collect();
-    let mut days = BTreeMap::new();
-    for contact in valid {
-        *days.entry(contact.day).or_insert(0) += 1;
-    }
+    let days = per_day(valid);
     // A folder without its parks or start has no file; the page says so instead of links.
     let downloads = pota::file_names(&folder)
         .unwrap_or_default()

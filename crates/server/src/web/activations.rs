@@ -101,11 +101,16 @@ async fn valid_by_day(
             }
         }
     }
+    Ok(per_day(valid))
+}
+
+/// How many of `valid` fall on each UTC day (days since the epoch).
+pub(super) fn per_day(valid: impl IntoIterator<Item = ValidContact>) -> BTreeMap<i64, usize> {
     let mut days = BTreeMap::new();
     for contact in valid {
         *days.entry(contact.day).or_insert(0) += 1;
     }
-    Ok(days)
+    days
 }
 
 pub(super) fn day_views(days: BTreeMap<i64, usize>) -> Vec<DayView> {

@@ -35,9 +35,20 @@ pub struct Judge {
 }
 
 impl App {
-    /// Asks for the log the journal holds to be read, once the journal is open and the
-    /// country file read, unless a read is under way.
+    /// Asks for the log the journal holds to be read the first time it can be: once the
+    /// journal is open and the country file read. Later the judge is kept up to date as
+    /// contacts are logged ([`App::took_logged`]), and read again only after a whole-log copy
+    /// or a read that may have missed a contact, not on every answer of the journal.
     pub(super) fn ask_worked(&mut self) -> Vec<Effect> {
+        if self.judge.worked.is_some() {
+            return vec![];
+        }
+        self.read_worked()
+    }
+
+    /// Asks for the log the journal holds to be read, unless a read is under way or the
+    /// journal or the country file is not there yet.
+    fn read_worked(&mut self) -> Vec<Effect> {
         if self.judge.asked.is_some() || self.journal != JournalState::Open {
             return vec![];
         }
@@ -59,7 +70,7 @@ impl App {
         }
         self.check_callsign();
         if asked.is_some_and(|at| at != self.judge.changes) {
-            return self.ask_worked();
+            return self.read_worked();
         }
         vec![]
     }
@@ -75,7 +86,7 @@ impl App {
             return vec![];
         }
         self.judge.changes += 1;
-        self.ask_worked()
+        self.read_worked()
     }
 
     /// The copy of the whole log, once the log was read and while the service answers (and
