@@ -36,6 +36,9 @@ pub enum Source {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     LoadWhoami,
+    /// The account as the logbook counts it now (contacts sent since whoami answered taken
+    /// in), kept in the journal: a start with no link shows that count, not an older answer's.
+    RememberWhoami(Whoami),
     LoadFolders,
     /// A page of a folder's contacts. The first page is read from the journal's copy first,
     /// and the service's first page is saved there when `save_copy` (an activation's copy is

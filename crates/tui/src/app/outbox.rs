@@ -298,11 +298,18 @@ impl App {
     pub(super) fn sender_event(&mut self, event: SenderEvent) -> Vec<Effect> {
         match event {
             SenderEvent::Sent(entries) => {
+                let counted = self.count_changes;
                 for entry in entries {
                     self.entry_sent(entry);
                 }
                 self.merge_pending();
-                vec![]
+                // The count as it stands now is the one a later start with no link shows.
+                match &self.me {
+                    Some(me) if self.count_changes != counted => {
+                        vec![Effect::RememberWhoami(me.clone())]
+                    }
+                    _ => vec![],
+                }
             }
             SenderEvent::Refused(entries) => {
                 let mut last = None;

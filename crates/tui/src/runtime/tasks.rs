@@ -131,6 +131,11 @@ pub async fn perform(
             let result = outside.pota.spot(&spot).await.map_err(|e| e.to_string());
             send(Action::Spotted(result));
         }
+        Effect::RememberWhoami(me) => {
+            if let Some(j) = journal {
+                keep(j.save_whoami(&me)).await;
+            }
+        }
         Effect::LoadWhoami => {
             let result = client.whoami().await;
             if let (Some(j), Ok(me)) = (journal, &result) {
