@@ -56,6 +56,8 @@ struct Books {
     mode: Mode,
     /// Keys whose requests are read and never answered, whatever the mode.
     stalled: std::collections::HashSet<String>,
+    /// FETCH requests wait, unanswered, while this is set (an import held mid-read).
+    fetches_held: bool,
     by_key: HashMap<String, Book>,
     requests: Vec<(String, String)>,
     fetches: Vec<String>,
@@ -85,6 +87,7 @@ impl FakeQrz {
         let state: Shared = Arc::new(Mutex::new(Books {
             mode: Mode::Normal,
             stalled: Default::default(),
+            fetches_held: false,
             by_key: HashMap::new(),
             requests: Vec::new(),
             fetches: Vec::new(),
@@ -132,6 +135,16 @@ impl FakeQrz {
     /// as the mode says).
     pub fn stall_book(&self, key: &str) {
         self.state.lock().unwrap().stalled.insert(key.to_owned());
+    }
+
+    /// From now on each FETCH waits, unanswered, until `release_fetches`.
+    pub fn hold_fetches(&self) {
+        self.state.lock().unwrap().fetches_held = true;
+    }
+
+    /// The FETCHes held wait no longer, and the next ones are answered at once.
+    pub fn release_fetches(&self) {
+        self.state.lock().unwrap().fetches_held = false;
     }
 
     pub fn url(&self) -> reqwest::Url {
@@ -288,12 +301,22 @@ async fn api(
     {
         return reply(format!("RESULT=FAIL&REASON=unknown parameter {name}"));
     }
+    let answer = answer(&state, param);
+    // A held FETCH has read the book as it was when it came, and answers later.
+    while param("ACTION") == "FETCH" && state.lock().unwrap().fetches_held {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    reply(answer)
+}
+
+/// The body of the answer to an authenticated request of the book whose key it names.
+fn answer<'a>(state: &Shared, param: impl Fn(&str) -> &'a str) -> String {
     let mut books = state.lock().unwrap();
     let books = &mut *books;
     let Some(book) = books.by_key.get_mut(param("KEY")) else {
-        return reply("STATUS=AUTH&RESULT=AUTH&REASON=invalid api key".into());
+        return "STATUS=AUTH&RESULT=AUTH&REASON=invalid api key".into();
     };
-    reply(match param("ACTION") {
+    match param("ACTION") {
         "STATUS" => format!(
             "RESULT=OK&DATA=CALLSIGN={}&BOOKID={}&COUNT={}&CONFIRMED=0&DXCC_COUNT=0&OWNER={}",
             book.callsign,
@@ -313,7 +336,7 @@ async fn api(
             fetch(book, param("OPTION"))
         }
         other => format!("RESULT=FAIL&REASON=unknown action {other}"),
-    })
+    }
 }
 
 fn reply(body: String) -> Response {

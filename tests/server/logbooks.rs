@@ -588,6 +588,35 @@ fn a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back() {
         .expect_error(404, "not_found");
 }
 
+/// An import asked for while one is reading the book is not lost: the read under way may have
+/// passed what the user wants read, so another follows it at once rather than at the next
+/// automatic import, minutes later.
+fn an_import_asked_for_during_one_follows_it() {
+    let qrz = FakeQrz::start();
+    qrz.add_book(QRZ_KEY, "W1AW");
+    qrz.hold_fetches();
+    let (server, _secret) = server(&qrz, &["--burst-limit", "100000"]);
+    let api = server.account("W1AW", "elevated");
+    let folder = api.monthly(&this_month().0, None);
+    let id = connect_synced(&api, QRZ_KEY);
+    let fetches = || qrz.requests().iter().filter(|(a, _)| a == "FETCH").count();
+    // The first, automatic import is reading the book.
+    eventually("the first import's read", || fetches() == 1);
+    let day = this_month().0.replace('-', "") + "01";
+    logged_at_qrz(&qrz, QRZ_KEY, "K1LATE", &format!("{day}000000"));
+    let r = api.post(&format!("/v1/logbooks/{id}/import"), json!({}));
+    assert_eq!(r.status, 202, "{}", r.body);
+    // The held read answers with the book as it was when it came: without K1LATE.
+    qrz.release_fetches();
+    eventually("K1LATE imported by the import asked for", || {
+        fetches() >= 2
+            && api
+                .all_contacts(&folder)
+                .iter()
+                .any(|c| c["callsign"] == "K1LATE")
+    });
+}
+
 /// A book that never answers holds up its own contacts only: another account's contacts go
 /// out to their book at once, though the hung book's queue is longer than a claim.
 fn a_hung_book_delays_only_itself() {
@@ -920,6 +949,7 @@ fn qrzs_confirmations_are_read_into_the_contacts_and_send_nothing_back() {
 crate::both_backends!(
     qrzs_confirmations_are_read_into_the_contacts_and_send_nothing_back,
     a_synced_book_is_imported_and_a_contact_deleted_here_never_comes_back,
+    an_import_asked_for_during_one_follows_it,
     a_books_activator_records_go_to_their_activations,
     a_hung_book_delays_only_itself,
     sync_routes_by_station_callsign_and_the_rest_waits_for_review,

@@ -828,7 +828,9 @@ pub trait Store: Send + Sync + 'static {
         limits: &Limits,
         now: Timestamp,
     ) -> StoreResult<PageImported>;
-    /// Ends an import: the lease goes, the next one is due at `next`, `error` is shown.
+    /// Ends an import: the lease goes, the next one is due at `next` (or at once, when an
+    /// import was asked for while this one ran: it may have read the book before what the
+    /// user wanted read), `error` is shown.
     async fn finish_import(
         &self,
         logbook_id: &str,

@@ -664,8 +664,10 @@ impl SqlStore {
         } else {
             ""
         };
+        // The claim moves the due time off 0, so that 0 afterwards means an import asked for
+        // while this one ran, which its end keeps.
         let sql = format!(
-            "UPDATE logbooks SET import_lease = $1 WHERE id = (\
+            "UPDATE logbooks SET import_lease = $1, import_due = $2 WHERE id = (\
                SELECT id FROM logbooks WHERE paused_reason IS NULL \
                AND ((auto_sync AND provider = 'qrz') OR provider = 'eqsl') \
                AND import_due <= $2 AND (import_lease IS NULL OR import_lease < $2) \
@@ -817,7 +819,8 @@ impl SqlStore {
         self.write(move |tx| {
             Box::pin(async move {
                 sqlx::query(
-                    "UPDATE logbooks SET import_lease = NULL, import_due = $2, \
+                    "UPDATE logbooks SET import_lease = NULL, \
+                     import_due = CASE WHEN import_due = 0 THEN 0 ELSE $2 END, \
                      last_error = COALESCE($3, last_error) WHERE id = $1",
                 )
                 .bind(&id)
