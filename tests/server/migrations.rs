@@ -331,7 +331,167 @@ fn the_clublog_migration_keeps_every_logbook() {
     });
 }
 
+/// The one text value `sql` reads.
+async fn text(conn: &mut sqlx::AnyConnection, sql: &'static str) -> String {
+    sqlx::query_scalar(sql).fetch_one(conn).await.unwrap()
+}
+
+/// The migration that stores the awards' and the map's inputs as columns rebuilds SQLite's
+/// contacts table (a stored generated column cannot be added in place): every contact keeps
+/// its row, the columns hold what its `fields` say, and the triggers that queue a contact for
+/// an external logbook, made again with the table, still do, on both backends.
+fn the_award_columns_migration_keeps_every_contact_and_its_triggers() {
+    use sqlx::{Connection, Row};
+    let migrator = migrator();
+    let (db, url) = database_at(&migrator, version_before(&migrator, "award columns"));
+    block_on(async {
+        let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+        for sql in [
+            "INSERT INTO accounts (id, callsign, plan, password_hash, created_at) \
+             VALUES ('acct_old', 'W1OLD', 'paid', 'hash', 1700000000000)",
+            "INSERT INTO folders (id, account_id, type, name, created_at) \
+             VALUES ('fld_old', 'acct_old', 'monthly', 'November', 1700000000000)",
+            "INSERT INTO logbooks (id, account_id, provider, callsign, key_sealed, key_last4, \
+             auto_push, auto_sync, created_at) VALUES ('lbk_old', 'acct_old', 'qrz', 'W1OLD', \
+             $1, '7788', TRUE, FALSE, 1700000000000)",
+        ] {
+            sqlx::query(sql)
+                .bind(vec![1u8; 40])
+                .execute(&mut conn)
+                .await
+                .unwrap();
+        }
+        for (id, call, fields) in [
+            (
+                "qso_dx",
+                "DL1ABC",
+                r#"{"dxcc":"230","cqz":"14","gridsquare":"jo62qm","lotwQslRcvd":"Y","propMode":"SAT"}"#,
+            ),
+            (
+                "qso_kept",
+                "K1KEPT",
+                r#"{"state":"MA","adif":{"GRIDSQUARE":" fn31pr12ab ","APP_QRZLOG_STATUS":"C"}}"#,
+            ),
+        ] {
+            sqlx::query(
+                "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, \
+                 mode, time_on, created_at, fields) VALUES ($1, 'acct_old', 'fld_old', $2, \
+                 14.074, '20m', 'FT8', 1700000000000, 1700000000000, $3)",
+            )
+            .bind(id)
+            .bind(call)
+            .bind(fields)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        }
+        // Sent to the book: an edit queues it again, a delete sends the delete.
+        sqlx::query(
+            "UPDATE external_copies SET state = 'pushed', log_id = '42' \
+             WHERE contact_id = 'qso_dx'",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    });
+    let out = admin_on(&db.url, &["migrate"], None);
+    assert!(out.status.success(), "{out:?}");
+    block_on(async {
+        let mut conn = sqlx::AnyConnection::connect(&db.url).await.unwrap();
+        let columns = "SELECT id, award_dxcc, award_state, award_cqz, award_grid, \
+             award_prop_mode, award_lotw_qsl_rcvd, award_qrz_status, map_grid \
+             FROM contacts ORDER BY id";
+        let read = |row: sqlx::any::AnyRow| -> Vec<Option<String>> {
+            (0..9).map(|i| row.try_get(i).unwrap()).collect()
+        };
+        let rows: Vec<Vec<Option<String>>> = sqlx::query(columns)
+            .fetch_all(&mut conn)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(read)
+            .collect();
+        let some = |v: &str| Some(v.to_owned());
+        assert_eq!(
+            rows,
+            vec![
+                vec![
+                    some("qso_dx"),
+                    some("230"),
+                    None,
+                    some("14"),
+                    some("jo62qm"),
+                    some("SAT"),
+                    some("Y"),
+                    None,
+                    some("JO62QM"),
+                ],
+                vec![
+                    some("qso_kept"),
+                    None,
+                    some("MA"),
+                    None,
+                    None,
+                    None,
+                    None,
+                    some("C"),
+                    some("FN31PR12AB"),
+                ],
+            ]
+        );
+        if crate::common::backend() == Backend::Sqlite {
+            let broken = sqlx::query("PRAGMA foreign_key_check")
+                .fetch_all(&mut conn)
+                .await
+                .unwrap();
+            assert!(
+                broken.is_empty(),
+                "every reference from contacts still holds"
+            );
+        }
+        // An edit changes the columns with the fields, and queues the sent copy again.
+        sqlx::query(
+            "UPDATE contacts SET fields = '{\"dxcc\":\"291\",\"gridsquare\":\"FN42\"}' \
+             WHERE id = 'qso_dx'",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        let row = sqlx::query(
+            "SELECT award_dxcc, map_grid, award_lotw_qsl_rcvd FROM contacts WHERE id = 'qso_dx'",
+        )
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        let values: Vec<Option<String>> = (0..3).map(|i| row.try_get(i).unwrap()).collect();
+        assert_eq!(values, vec![Some("291".into()), Some("FN42".into()), None]);
+        let state = "SELECT state FROM external_copies WHERE contact_id = 'qso_dx'";
+        assert_eq!(text(&mut conn, state).await, "waiting");
+        sqlx::query("UPDATE external_copies SET state = 'pushed' WHERE contact_id = 'qso_dx'")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        sqlx::query("DELETE FROM contacts WHERE id = 'qso_dx'")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        assert_eq!(text(&mut conn, state).await, "deleting");
+        // A contact stored now is queued for the book by the insert trigger.
+        sqlx::query(
+            "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, \
+             time_on, created_at) VALUES ('qso_new', 'acct_old', 'fld_old', 'K1NEW', 14.074, \
+             '20m', 'FT8', 1700000000000, 1700000000000)",
+        )
+        .execute(&mut conn)
+        .await
+        .unwrap();
+        let queued = "SELECT state FROM external_copies WHERE contact_id = 'qso_new'";
+        assert_eq!(text(&mut conn, queued).await, "waiting");
+    });
+}
+
 crate::both_backends!(
+    the_award_columns_migration_keeps_every_contact_and_its_triggers,
     migrate_builds_the_schema_from_an_empty_database,
     the_clublog_migration_keeps_every_logbook,
     migrate_upgrades_every_earlier_schema,

@@ -1,8 +1,11 @@
 //! The awards' read of a whole log: what `svc_model::awards::Entry` holds of every contact of
-//! an account, a chunk at a time in the account's page order (its index), the fields the
-//! awards read taken out of the `fields` JSON by the database rather than whole contacts
-//! decoded. On SQLite each chunk is one JSON array, as the contacts pages are (`pages.rs`);
-//! on PostgreSQL rows of text.
+//! an account, a chunk at a time in the account's page order (its index). The fields the awards
+//! read are columns of their own, generated from the `fields` JSON by the database when a
+//! contact is written (migrations sqlite/0020 and postgres/0026), so that a read takes them off
+//! the rows rather than taking each contact's JSON apart. On SQLite each chunk is one JSON
+//! array, as the contacts pages are (`pages.rs`); on PostgreSQL rows of text.
+
+use std::sync::LazyLock;
 
 use serde::Deserialize;
 use sqlx::Row;
@@ -16,31 +19,41 @@ use svc_model::fields::{Field, Fields};
 /// Contacts read at a time: the memory holds one chunk and the award, never the log.
 const CHUNK: i64 = 10_000;
 
-/// The fields' values in the order both statements give them after the columns: [`READ`]'s,
-/// then [`READ_ADIF`]'s.
-const SQLITE_CHUNK: &str = "\
-SELECT json_group_array(json_array(time_on, seq, callsign, band, mode, sig, sig_info, my_sig, \
-       my_sig_info, \
-       CAST(fields ->> '$.dxcc' AS TEXT), CAST(fields ->> '$.state' AS TEXT), \
-       CAST(fields ->> '$.cqz' AS TEXT), CAST(fields ->> '$.gridsquare' AS TEXT), \
-       CAST(fields ->> '$.propMode' AS TEXT), CAST(fields ->> '$.lotwQslRcvd' AS TEXT), \
-       CAST(fields ->> '$.eqslQslRcvd' AS TEXT), CAST(fields ->> '$.qslRcvd' AS TEXT), \
-       CAST(fields ->> '$.adif.APP_QRZLOG_STATUS' AS TEXT))) \
-FROM (SELECT time_on, seq, callsign, band, mode, sig, sig_info, my_sig, my_sig_info, fields \
-      FROM contacts WHERE account_id = $1 \
-        AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
-      ORDER BY time_on DESC, seq DESC LIMIT $4)";
+/// The column each field of [`READ`] and then [`READ_ADIF`] is stored in, in their order.
+const COLUMNS: [&str; VALUES] = [
+    "award_dxcc",
+    "award_state",
+    "award_cqz",
+    "award_grid",
+    "award_prop_mode",
+    "award_lotw_qsl_rcvd",
+    "award_eqsl_qsl_rcvd",
+    "award_qsl_rcvd",
+    "award_qrz_status",
+];
 
-const POSTGRES_CHUNK: &str = "\
-SELECT time_on, seq, callsign, band, mode, sig, sig_info, my_sig, my_sig_info, \
-       f ->> 'dxcc' AS f0, f ->> 'state' AS f1, f ->> 'cqz' AS f2, f ->> 'gridsquare' AS f3, \
-       f ->> 'propMode' AS f4, f ->> 'lotwQslRcvd' AS f5, f ->> 'eqslQslRcvd' AS f6, \
-       f ->> 'qslRcvd' AS f7, f -> 'adif' ->> 'APP_QRZLOG_STATUS' AS f8 \
-FROM (SELECT time_on, seq, callsign, band, mode, sig, sig_info, my_sig, my_sig_info, \
-             fields::jsonb AS f \
-      FROM contacts WHERE account_id = $1 \
-        AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
-      ORDER BY time_on DESC, seq DESC LIMIT $4) page";
+/// What a chunk reads of a contact: its columns, then [`COLUMNS`].
+const CONTACT: &str = "time_on, seq, callsign, band, mode, sig, sig_info, my_sig, my_sig_info";
+
+/// The account's (`$1`) contacts before the position (`$2`, `$3`) in page order, at most `$4`.
+fn chunk_of(select: &str) -> String {
+    format!(
+        "SELECT {select} FROM contacts WHERE account_id = $1 \
+           AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
+         ORDER BY time_on DESC, seq DESC LIMIT $4"
+    )
+}
+
+static SQLITE_CHUNK: LazyLock<String> = LazyLock::new(|| {
+    let read = format!("{CONTACT}, {}", COLUMNS.join(", "));
+    format!(
+        "SELECT json_group_array(json_array({read})) FROM ({}) page",
+        chunk_of(&read)
+    )
+});
+
+static POSTGRES_CHUNK: LazyLock<String> =
+    LazyLock::new(|| chunk_of(&format!("{CONTACT}, {}", COLUMNS.join(", "))));
 
 /// Values after the columns: one a field of [`READ`] and [`READ_ADIF`].
 const VALUES: usize = READ.len() + READ_ADIF.len();
@@ -122,13 +135,14 @@ impl SqlStore {
             let mut last = (after.sort, after.seq);
             match &self.pages {
                 Some(pages) => {
-                    let chunk: String = sqlx::query_scalar(SQLITE_CHUNK)
-                        .bind(account_id)
-                        .bind(after.sort)
-                        .bind(after.seq)
-                        .bind(CHUNK)
-                        .fetch_one(pages)
-                        .await?;
+                    let chunk: String =
+                        sqlx::query_scalar(sqlx::AssertSqlSafe(SQLITE_CHUNK.as_str()))
+                            .bind(account_id)
+                            .bind(after.sort)
+                            .bind(after.seq)
+                            .bind(CHUNK)
+                            .fetch_one(pages)
+                            .await?;
                     let rows: Vec<ChunkEntry> = serde_json::from_str(&chunk)
                         .map_err(|e| decode_err(format!("an awards chunk: {e}")))?;
                     for row in rows {
@@ -151,7 +165,7 @@ impl SqlStore {
                     }
                 }
                 None => {
-                    let rows = sqlx::query(POSTGRES_CHUNK)
+                    let rows = sqlx::query(sqlx::AssertSqlSafe(POSTGRES_CHUNK.as_str()))
                         .bind(account_id)
                         .bind(after.sort)
                         .bind(after.seq)
@@ -195,28 +209,42 @@ impl SqlStore {
 mod tests {
     use super::*;
 
-    /// Each statement reads every field the awards read, in [`READ`]'s order then
-    /// [`READ_ADIF`]'s, as [`entry`] takes them.
+    /// Each migration generates each column of [`COLUMNS`] from the field of [`READ`] (then
+    /// [`READ_ADIF`]) in the same place, as [`entry`] takes them.
     #[test]
-    fn both_statements_read_what_the_awards_read_in_order() {
+    fn the_columns_hold_what_the_awards_read_in_order() {
         let wires: Vec<String> = READ
             .iter()
             .map(|f| f.def().wire.to_owned())
             .chain(READ_ADIF.iter().map(|name| (*name).to_owned()))
             .collect();
-        for (sql, pattern) in [(SQLITE_CHUNK, "'$.{}'"), (POSTGRES_CHUNK, "'{}'")] {
-            let mut at = 0;
-            for wire in &wires {
-                let adif = READ_ADIF.contains(&wire.as_str());
-                let needle = if adif {
-                    wire.clone()
-                } else {
-                    pattern.replace("{}", wire)
-                };
-                let found = sql[at..]
-                    .find(&needle)
-                    .unwrap_or_else(|| panic!("{needle} after byte {at} of {sql}"));
-                at += found + needle.len();
+        let sqlite = include_str!("../../migrations/sqlite/0020_award_columns.sql");
+        let postgres = include_str!("../../migrations/postgres/0026_award_columns.sql");
+        for (column, wire) in COLUMNS.iter().zip(&wires) {
+            let adif = READ_ADIF.contains(&wire.as_str());
+            for (sql, needle) in [
+                (
+                    sqlite,
+                    if adif {
+                        format!("'$.adif.{wire}'")
+                    } else {
+                        format!("'$.{wire}'")
+                    },
+                ),
+                (
+                    postgres,
+                    if adif {
+                        format!("-> 'adif' ->> '{wire}'")
+                    } else {
+                        format!("->> '{wire}'")
+                    },
+                ),
+            ] {
+                let at = sql
+                    .find(&format!(" {column} TEXT"))
+                    .unwrap_or_else(|| panic!("{column} in {sql}"));
+                let generated = &sql[at..at + sql[at..].find("STORED").unwrap()];
+                assert!(generated.contains(&needle), "{needle} in {generated}");
             }
         }
     }
