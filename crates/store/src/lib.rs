@@ -662,11 +662,13 @@ pub trait Store: Send + Sync + 'static {
     /// One contact of the account by its id; `None` when the account has no such contact (a
     /// deleted one, or another account's).
     async fn contact(&self, account_id: &str, contact_id: &str) -> StoreResult<Option<Contact>>;
-    /// What the awards read of every contact of the account (`svc_model::awards::Entry`),
-    /// handed to `each` one by one in no order an award depends on, a chunk at a time.
+    /// What the awards read of every contact of the account (`svc_model::awards::Entry`)
+    /// that carries what the award `needs`, handed to `each` one by one in no order an award
+    /// depends on, a chunk at a time.
     async fn award_entries(
         &self,
         account_id: &str,
+        needs: Option<svc_model::awards::Needs>,
         each: &mut (dyn FnMut(svc_model::awards::Entry) + Send),
     ) -> StoreResult<()>;
     /// How many contacts the folders below each category of the account hold.

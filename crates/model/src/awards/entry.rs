@@ -23,6 +23,20 @@ pub const READ: [Field; 8] = [
 /// The other ADIF fields an award reads: QRZ's confirmation.
 pub const READ_ADIF: [&str; 1] = [QRZ_STATUS_FIELD];
 
+/// What a contact must carry for an award to count it at all, so that a store hands the
+/// award only such contacts rather than the whole log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// A `state` value (WAS).
+    State,
+    /// A `gridsquare` value (VUCC).
+    Grid,
+    /// A park hunted: `sigInfo` (POTA hunter).
+    Park,
+    /// A park activated: `mySigInfo` (POTA activator).
+    OwnPark,
+}
+
 /// One contact as an award reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {

@@ -25,6 +25,7 @@ mod entry;
 mod lists;
 mod query;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
@@ -37,7 +38,7 @@ use crate::fields::{Field, Fields, grid};
 use crate::mode::PotaMode;
 use crate::program::Program;
 
-pub use entry::{Entry, READ, READ_ADIF};
+pub use entry::{Entry, Needs, READ, READ_ADIF};
 pub use lists::{ListedEntity, STATES, current_entities, entities, entity, state};
 pub use query::{CLASSES, Carried, ModeFilter, Query, SAT, Service, class_name};
 
@@ -84,6 +85,18 @@ impl Award {
         Award::ALL
             .into_iter()
             .find(|a| a.id().eq_ignore_ascii_case(id.trim()))
+    }
+
+    /// What a contact must carry for this award to count it; `None` for DXCC and WAZ, which
+    /// take the entity and zone from the call when the contact has none.
+    pub fn needs(self) -> Option<Needs> {
+        match self {
+            Award::Dxcc | Award::Waz => None,
+            Award::Was => Some(Needs::State),
+            Award::Vucc => Some(Needs::Grid),
+            Award::PotaHunter => Some(Needs::Park),
+            Award::PotaActivator => Some(Needs::OwnPark),
+        }
     }
 
     /// Every award's id, for a message naming them.
@@ -197,8 +210,12 @@ impl Marks {
     fn add(&mut self, column: &str, class: PotaMode, mark: Mark) {
         // None < W < C: a row keeps its best mark in each column.
         self.mixed = self.mixed.max(Some(mark));
-        let band = self.bands.entry(column.to_owned()).or_insert(mark);
-        *band = (*band).max(mark);
+        match self.bands.get_mut(column) {
+            Some(band) => *band = (*band).max(mark),
+            None => {
+                self.bands.insert(column.to_owned(), mark);
+            }
+        }
         let mode = self.modes.entry(class).or_insert(mark);
         *mode = (*mode).max(mark);
     }
@@ -262,12 +279,12 @@ impl<'d> Tally<'d> {
                 } else {
                     &mut self.rows
                 };
-                take(rows, listed.code.to_string(), &column, class, mark);
+                take(rows, &listed.code.to_string(), &column, class, mark);
             }
             Award::Was => {
                 let entity = self.entity(contact);
                 if let Some(code) = was_state(entity, contact.fields.get(Field::State)) {
-                    take(&mut self.rows, code.to_owned(), &column, class, mark);
+                    take(&mut self.rows, code, &column, class, mark);
                 }
             }
             Award::Waz => {
@@ -276,7 +293,7 @@ impl<'d> Tally<'d> {
                     None => self.dxcc.resolve(&contact.callsign).map(|e| e.cq_zone),
                 };
                 if let Some(zone) = zone.filter(|z| (1..=40).contains(z)) {
-                    take(&mut self.rows, zone.to_string(), &column, class, mark);
+                    take(&mut self.rows, &zone.to_string(), &column, class, mark);
                 }
             }
             Award::Vucc => {
@@ -289,12 +306,12 @@ impl<'d> Tally<'d> {
                     .filter(|g| g.len() >= 4)
                     .map(|g| g[..4].to_owned());
                 if let (true, Some(square)) = (vhf, square) {
-                    take(&mut self.rows, square, &column, class, mark);
+                    take(&mut self.rows, &square, &column, class, mark);
                 }
             }
             Award::PotaHunter => {
                 for park in parks(contact.sig.as_deref(), contact.sig_info.as_deref()) {
-                    take(&mut self.rows, park, &column, class, mark);
+                    take(&mut self.rows, &park, &column, class, mark);
                 }
             }
             Award::PotaActivator => {
@@ -309,7 +326,7 @@ impl<'d> Tally<'d> {
                         .entry((park, valid.day))
                         .or_default()
                         .entry(valid)
-                        .or_insert_with(|| column.clone());
+                        .or_insert_with(|| column.clone().into_owned());
                 }
             }
         }
@@ -419,15 +436,18 @@ pub fn reckon<'a>(
 }
 
 /// A contact's band column: `SAT` for a satellite contact, else its band as ADIF names it.
-fn column(contact: &Entry) -> String {
+fn column(contact: &Entry) -> Cow<'static, str> {
     if contact
         .fields
         .get(Field::PropMode)
         .is_some_and(|p| p.eq_ignore_ascii_case(SAT))
     {
-        SAT.to_owned()
+        Cow::Borrowed(SAT)
     } else {
-        band_name(&contact.band).map_or_else(|| contact.band.to_ascii_lowercase(), str::to_owned)
+        band_name(&contact.band).map_or_else(
+            || Cow::Owned(contact.band.to_ascii_lowercase()),
+            Cow::Borrowed,
+        )
     }
 }
 
@@ -443,8 +463,15 @@ pub fn parks(sig: Option<&str>, info: Option<&str>) -> Vec<String> {
     }
 }
 
-fn take(rows: &mut HashMap<String, Marks>, key: String, column: &str, class: PotaMode, mark: Mark) {
-    rows.entry(key).or_default().add(column, class, mark);
+fn take(rows: &mut HashMap<String, Marks>, key: &str, column: &str, class: PotaMode, mark: Mark) {
+    // Looked up before it is owned: nearly every contact adds to a row already there.
+    match rows.get_mut(key) {
+        Some(marks) => marks.add(column, class, mark),
+        None => rows
+            .entry(key.to_owned())
+            .or_default()
+            .add(column, class, mark),
+    }
 }
 
 /// The rows in the award's order, named, and their totals.

@@ -364,6 +364,55 @@ fn a_park_is_activated_by_ten_valid_contacts_on_one_utc_day() {
     assert!(cw.rows.is_empty());
 }
 
+/// A contact without what an award needs counts for nothing in it, so a store that hands the
+/// award only the contacts that have it gives the same report.
+#[test]
+fn an_award_counts_no_contact_without_what_it_needs() {
+    let mut everything = pota_contact("K1ABC", DAY, ("POTA", "US-0001"), false);
+    everything.my_sig = Some("POTA".into());
+    everything.my_sig_info = Some("US-0002".into());
+    everything.band = "6m".into();
+    everything.frequency = 50.313;
+    let everything = with(
+        with(
+            with(everything, Field::State, "MA"),
+            Field::Gridsquare,
+            "FN42",
+        ),
+        Field::Dxcc,
+        "291",
+    );
+    for award in Award::ALL {
+        let Some(needs) = award.needs() else { continue };
+        let mut without = everything.clone();
+        match needs {
+            Needs::State => without.fields.set(Field::State, None),
+            Needs::Grid => without.fields.set(Field::Gridsquare, None),
+            Needs::Park => without.sig_info = None,
+            Needs::OwnPark => without.my_sig_info = None,
+        }
+        // Ten of them: enough for an activation, were it counted.
+        let log: Vec<Contact> = (0..10)
+            .map(|n| {
+                let mut c = without.clone();
+                c.callsign = format!("K{n}ABC");
+                c
+            })
+            .collect();
+        let with_it = reckon(award, Query::default(), &Dxcc::shipped(), [&everything]);
+        let without_it = reckon(award, Query::default(), &Dxcc::shipped(), &log);
+        assert!(
+            !with_it.rows.is_empty() || award == Award::PotaActivator,
+            "{award:?}"
+        );
+        assert!(
+            without_it.rows.is_empty(),
+            "{award:?}: {:?}",
+            without_it.rows
+        );
+    }
+}
+
 #[test]
 fn the_report_is_camel_case_json() {
     let json = serde_json::to_value(report(Award::Dxcc, Query::default())).unwrap();

@@ -5,7 +5,7 @@
 //! the rows rather than taking each contact's JSON apart. On SQLite each chunk is one JSON
 //! array, as the contacts pages are (`pages.rs`); on PostgreSQL rows of text.
 
-use std::sync::LazyLock;
+use std::borrow::Cow;
 
 use serde::Deserialize;
 use sqlx::Row;
@@ -13,11 +13,14 @@ use sqlx::Row;
 use super::{SqlStore, decode_err};
 use crate::{Position, StoreResult};
 use svc_model::Timestamp;
-use svc_model::awards::{Entry, READ, READ_ADIF};
+use svc_model::awards::{Entry, Needs, READ, READ_ADIF};
 use svc_model::fields::{Field, Fields};
 
-/// Contacts read at a time: the memory holds one chunk and the award, never the log.
-const CHUNK: i64 = 10_000;
+/// Contacts read at a time: the memory holds one chunk and the award, never the log. A
+/// SQLite chunk is one text of about 100 bytes a contact: at 1,000 it stays under the size
+/// glibc maps and unmaps for each allocation, which cost a tenth of a whole log's read in page
+/// faults at 10,000.
+const CHUNK: i64 = 1_000;
 
 /// The column each field of [`READ`] and then [`READ_ADIF`] is stored in, in their order.
 const COLUMNS: [&str; VALUES] = [
@@ -35,33 +38,45 @@ const COLUMNS: [&str; VALUES] = [
 /// What a chunk reads of a contact: its columns, then [`COLUMNS`].
 const CONTACT: &str = "time_on, seq, callsign, band, mode, sig, sig_info, my_sig, my_sig_info";
 
-/// The account's (`$1`) contacts before the position (`$2`, `$3`) in page order, at most `$4`.
-fn chunk_of(select: &str) -> String {
+/// The account's (`$1`) contacts before the position (`$2`, `$3`) in page order, at most `$4`,
+/// and of those only the ones that carry what the award `needs`.
+fn chunk_of(select: &str, needs: Option<Needs>) -> String {
+    let carrying = match needs {
+        None => "",
+        Some(Needs::State) => "AND award_state IS NOT NULL",
+        Some(Needs::Grid) => "AND award_grid IS NOT NULL",
+        Some(Needs::Park) => "AND sig_info IS NOT NULL",
+        Some(Needs::OwnPark) => "AND my_sig_info IS NOT NULL",
+    };
     format!(
-        "SELECT {select} FROM contacts WHERE account_id = $1 \
-           AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
+        "SELECT {select} FROM contacts WHERE account_id = $1 {carrying} \
+           AND time_on <= $2 AND (time_on < $2 OR seq < $3) \
          ORDER BY time_on DESC, seq DESC LIMIT $4"
     )
 }
 
-static SQLITE_CHUNK: LazyLock<String> = LazyLock::new(|| {
+/// A chunk's statement on SQLite: one JSON array of the contacts' arrays.
+fn sqlite_chunk(needs: Option<Needs>) -> String {
     let read = format!("{CONTACT}, {}", COLUMNS.join(", "));
     format!(
         "SELECT json_group_array(json_array({read})) FROM ({}) page",
-        chunk_of(&read)
+        chunk_of(&read, needs)
     )
-});
+}
 
-static POSTGRES_CHUNK: LazyLock<String> =
-    LazyLock::new(|| chunk_of(&format!("{CONTACT}, {}", COLUMNS.join(", "))));
+/// A chunk's statement on PostgreSQL: a row a contact.
+fn postgres_chunk(needs: Option<Needs>) -> String {
+    chunk_of(&format!("{CONTACT}, {}", COLUMNS.join(", ")), needs)
+}
 
 /// Values after the columns: one a field of [`READ`] and [`READ_ADIF`].
 const VALUES: usize = READ.len() + READ_ADIF.len();
 
 /// One contact of a SQLite chunk, its values in the statement's order (a flat array, which
-/// serde reads into the fields in order).
+/// serde reads into the fields in order); the values borrowed from the chunk's text where
+/// they hold no escape, since most contacts' are read only to be looked at once.
 #[derive(Deserialize)]
-struct ChunkEntry {
+struct ChunkEntry<'a> {
     time_on: i64,
     seq: i64,
     callsign: String,
@@ -71,15 +86,24 @@ struct ChunkEntry {
     sig_info: Option<String>,
     my_sig: Option<String>,
     my_sig_info: Option<String>,
-    f0: Option<String>,
-    f1: Option<String>,
-    f2: Option<String>,
-    f3: Option<String>,
-    f4: Option<String>,
-    f5: Option<String>,
-    f6: Option<String>,
-    f7: Option<String>,
-    f8: Option<String>,
+    #[serde(borrow)]
+    f0: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    f1: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    f2: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    f3: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    f4: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    f5: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    f6: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    f7: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    f8: Option<Cow<'a, str>>,
 }
 
 /// The entry of a contact's columns and its values of [`READ`] and [`READ_ADIF`].
@@ -93,17 +117,17 @@ fn entry(
     sig_info: Option<String>,
     my_sig: Option<String>,
     my_sig_info: Option<String>,
-    values: &[Option<String>; VALUES],
+    values: &[Option<&str>; VALUES],
 ) -> Entry {
     let (read, adif) = values.split_at(READ.len());
     let mut fields = Fields::of_values(
         READ.iter()
             .zip(read)
-            .filter_map(|(field, value): (&Field, _)| Some((*field, value.as_deref()?))),
+            .filter_map(|(field, value): (&Field, _)| Some((*field, (*value)?))),
     );
     for (name, value) in READ_ADIF.iter().zip(adif) {
         if let Some(value) = value {
-            fields.adif.insert((*name).to_owned(), value.clone());
+            fields.adif.insert((*name).to_owned(), (*value).to_owned());
         }
     }
     Entry {
@@ -123,8 +147,13 @@ impl SqlStore {
     pub(super) async fn award_entries(
         &self,
         account_id: &str,
+        needs: Option<Needs>,
         each: &mut (dyn FnMut(Entry) + Send),
     ) -> StoreResult<()> {
+        let sql = match self.pages {
+            Some(_) => sqlite_chunk(needs),
+            None => postgres_chunk(needs),
+        };
         let mut after = Position {
             sort: i64::MAX,
             seq: i64::MAX,
@@ -135,22 +164,23 @@ impl SqlStore {
             let mut last = (after.sort, after.seq);
             match &self.pages {
                 Some(pages) => {
-                    let chunk: String =
-                        sqlx::query_scalar(sqlx::AssertSqlSafe(SQLITE_CHUNK.as_str()))
-                            .bind(account_id)
-                            .bind(after.sort)
-                            .bind(after.seq)
-                            .bind(CHUNK)
-                            .fetch_one(pages)
-                            .await?;
+                    let chunk: String = sqlx::query_scalar(sqlx::AssertSqlSafe(sql.as_str()))
+                        .bind(account_id)
+                        .bind(after.sort)
+                        .bind(after.seq)
+                        .bind(CHUNK)
+                        .fetch_one(pages)
+                        .await?;
                     let rows: Vec<ChunkEntry> = serde_json::from_str(&chunk)
                         .map_err(|e| decode_err(format!("an awards chunk: {e}")))?;
                     for row in rows {
                         read += 1;
                         last = last.min((row.time_on, row.seq));
                         let values = [
-                            row.f0, row.f1, row.f2, row.f3, row.f4, row.f5, row.f6, row.f7, row.f8,
-                        ];
+                            &row.f0, &row.f1, &row.f2, &row.f3, &row.f4, &row.f5, &row.f6, &row.f7,
+                            &row.f8,
+                        ]
+                        .map(|v| v.as_deref());
                         each(entry(
                             row.time_on,
                             row.callsign,
@@ -165,7 +195,7 @@ impl SqlStore {
                     }
                 }
                 None => {
-                    let rows = sqlx::query(sqlx::AssertSqlSafe(POSTGRES_CHUNK.as_str()))
+                    let rows = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
                         .bind(account_id)
                         .bind(after.sort)
                         .bind(after.seq)
@@ -176,7 +206,7 @@ impl SqlStore {
                         read += 1;
                         let (time_on, seq): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
                         last = last.min((time_on, seq));
-                        let mut values: [Option<String>; VALUES] = Default::default();
+                        let mut values: [Option<&str>; VALUES] = Default::default();
                         for (i, value) in values.iter_mut().enumerate() {
                             *value = row.try_get(9 + i)?;
                         }

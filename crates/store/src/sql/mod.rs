@@ -113,12 +113,17 @@ macro_rules! count_in_window {
 }
 
 /// A folder's page of contacts: `$1` the folder, after the position (`$2`, `$3`), `$4` rows.
+///
+/// Every page after a position says so as `time_on <= $2` and then the tie on `seq`: the first
+/// is a range the index seeks to, where one `OR` of the two had both databases walk the index
+/// from the newest contact to the position, so that reading a whole log a page at a time took
+/// time in the square of its length.
 macro_rules! folder_page {
     () => {
         concat!(
             "SELECT ",
             contact_cols!(),
-            " FROM contacts WHERE folder_id = $1 AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
+            " FROM contacts WHERE folder_id = $1 AND time_on <= $2 AND (time_on < $2 OR seq < $3) \
               ORDER BY time_on DESC, seq DESC LIMIT $4"
         )
     };
@@ -131,7 +136,7 @@ macro_rules! account_page {
             "SELECT ",
             contact_cols!(),
             " FROM contacts WHERE account_id = $1 \
-              AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
+              AND time_on <= $2 AND (time_on < $2 OR seq < $3) \
               ORDER BY time_on DESC, seq DESC LIMIT $4"
         )
     };
@@ -148,7 +153,7 @@ macro_rules! category_page {
              SELECT ",
             contact_cols!(),
             " FROM contacts WHERE account_id = $1 AND folder_id IN (SELECT id FROM below) \
-              AND (time_on < $2 OR (time_on = $2 AND seq < $3)) \
+              AND time_on <= $2 AND (time_on < $2 OR seq < $3) \
               ORDER BY time_on DESC, seq DESC LIMIT $4"
         )
     };
@@ -711,9 +716,10 @@ impl Store for SqlStore {
     async fn award_entries(
         &self,
         account_id: &str,
+        needs: Option<svc_model::awards::Needs>,
         each: &mut (dyn FnMut(svc_model::awards::Entry) + Send),
     ) -> StoreResult<()> {
-        SqlStore::award_entries(self, account_id, each).await
+        SqlStore::award_entries(self, account_id, needs, each).await
     }
 
     async fn category_counts(&self, account_id: &str) -> StoreResult<Vec<(String, i64)>> {

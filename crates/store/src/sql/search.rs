@@ -140,7 +140,7 @@ fn statement(d: &Dialect, filter: &ContactFilter, index: Option<&str>) -> (Strin
         .unwrap_or_default();
     let mut sql = format!(
         "SELECT {} FROM contacts{indexed} WHERE account_id = $1 \
-         AND (time_on < $2 OR (time_on = $2 AND seq < $3))",
+         AND time_on <= $2 AND (time_on < $2 OR seq < $3)",
         contact_cols!()
     );
     for condition in and {
