@@ -664,11 +664,13 @@ pub trait Store: Send + Sync + 'static {
     async fn contact(&self, account_id: &str, contact_id: &str) -> StoreResult<Option<Contact>>;
     /// What the awards read of every contact of the account (`svc_model::awards::Entry`)
     /// that carries what the award `needs`, handed to `each` one by one in no order an award
-    /// depends on, a chunk at a time.
+    /// depends on, a chunk at a time; with `reads`, one entry for all the contacts alike in
+    /// what it reads (`Entry::read_by`).
     async fn award_entries(
         &self,
         account_id: &str,
         needs: Option<svc_model::awards::Needs>,
+        reads: Option<svc_model::awards::Reads>,
         each: &mut (dyn FnMut(svc_model::awards::Entry) + Send),
     ) -> StoreResult<()>;
     /// How many contacts the folders below each category of the account hold.

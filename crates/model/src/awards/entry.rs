@@ -37,6 +37,30 @@ pub enum Needs {
     OwnPark,
 }
 
+/// The fields every award but the activator reads of a contact beside its band and mode: the
+/// propagation mode (a satellite contact's column) and the QSL services' confirmations, with
+/// [`READ_ADIF`]'s.
+pub const READ_BY_EVERY: [Field; 4] = [
+    Field::PropMode,
+    Field::LotwQslRcvd,
+    Field::EqslQslRcvd,
+    Field::QslRcvd,
+];
+
+/// What an award reads of a contact beside [`READ_BY_EVERY`], its band and mode, so that a
+/// store may hand the award one entry for all the contacts alike in these
+/// ([`Entry::read_by`]) rather than every contact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reads {
+    /// The fields of [`READ`] it reads.
+    pub fields: &'static [Field],
+    /// The call, read only for a contact without this field (the entity or the zone the
+    /// call gives).
+    pub call_without: Option<Field>,
+    /// The parks hunted: `sig` and `sigInfo`.
+    pub parks: bool,
+}
+
 /// One contact as an award reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
@@ -70,6 +94,38 @@ impl From<&Contact> for Entry {
             sig_info: c.sig_info.clone(),
             my_sig: c.my_sig.clone(),
             my_sig_info: c.my_sig_info.clone(),
+            fields,
+        }
+    }
+}
+
+impl Entry {
+    /// This entry as it stands for every contact alike in what `reads` reads: what the award
+    /// does not read is blanked (the time, the call unless it is read, the parks activated).
+    pub fn read_by(&self, reads: &Reads) -> Entry {
+        let read = |f: &Field| reads.fields.contains(f) || READ_BY_EVERY.contains(f);
+        let mut fields = Fields::of_values(
+            READ.iter()
+                .filter(|f| read(f))
+                .filter_map(|f| Some((*f, self.fields.get(*f)?))),
+        );
+        fields.adif = self.fields.adif.clone();
+        let call = reads
+            .call_without
+            .is_some_and(|f| self.fields.get(f).is_none());
+        Entry {
+            callsign: if call {
+                self.callsign.clone()
+            } else {
+                String::new()
+            },
+            band: self.band.clone(),
+            mode: self.mode.clone(),
+            time_on: Timestamp(0),
+            sig: self.sig.clone().filter(|_| reads.parks),
+            sig_info: self.sig_info.clone().filter(|_| reads.parks),
+            my_sig: None,
+            my_sig_info: None,
             fields,
         }
     }

@@ -38,7 +38,7 @@ use crate::fields::{Field, Fields, grid};
 use crate::mode::PotaMode;
 use crate::program::Program;
 
-pub use entry::{Entry, Needs, READ, READ_ADIF};
+pub use entry::{Entry, Needs, READ, READ_ADIF, READ_BY_EVERY, Reads};
 pub use lists::{ListedEntity, STATES, current_entities, entities, entity, state};
 pub use query::{CLASSES, Carried, ModeFilter, Query, SAT, Service, class_name};
 
@@ -97,6 +97,25 @@ impl Award {
             Award::PotaHunter => Some(Needs::Park),
             Award::PotaActivator => Some(Needs::OwnPark),
         }
+    }
+
+    /// What the award reads of a contact beside its band, mode, propagation mode and
+    /// confirmations; `None` for the activator, which reads each contact (its call and time
+    /// make its activations).
+    pub fn reads(self) -> Option<Reads> {
+        let (fields, call_without, parks): (&'static [Field], _, _) = match self {
+            Award::Dxcc => (&[Field::Dxcc], Some(Field::Dxcc), false),
+            Award::Was => (&[Field::Dxcc, Field::State], Some(Field::Dxcc), false),
+            Award::Waz => (&[Field::Cqz], Some(Field::Cqz), false),
+            Award::Vucc => (&[Field::Gridsquare], None, false),
+            Award::PotaHunter => (&[], None, true),
+            Award::PotaActivator => return None,
+        };
+        Some(Reads {
+            fields,
+            call_without,
+            parks,
+        })
     }
 
     /// Every award's id, for a message naming them.

@@ -413,6 +413,46 @@ fn an_award_counts_no_contact_without_what_it_needs() {
     }
 }
 
+/// An award reckoned from each contact as it stands for those alike in what the award reads
+/// ([`Entry::read_by`]) is the award reckoned from the contacts: what a store that hands it one
+/// entry for each such group gives.
+#[test]
+fn an_award_reads_only_what_it_says_it_reads() {
+    let mut log = log();
+    let mut no_entity = contact("K1ABC", "20m", "CW", DAY);
+    no_entity.fields.set(Field::State, Some("MA".into()));
+    log.push(no_entity);
+    log.push(with(
+        contact("JA1XYZ", "6m", "FT8", DAY),
+        Field::Gridsquare,
+        "PM95vq",
+    ));
+    log.push(pota_contact(
+        "K2DEF",
+        DAY,
+        ("POTA", "US-0001,US-0002"),
+        false,
+    ));
+    for award in Award::ALL {
+        let Some(reads) = award.reads() else { continue };
+        let dxcc = Dxcc::shipped();
+        let mut grouped = Tally::new(award, Query::default(), &dxcc);
+        for contact in &log {
+            grouped.add(&Entry::from(contact).read_by(&reads));
+        }
+        let grouped = grouped.finish();
+        assert_eq!(
+            grouped,
+            reckon(award, Query::default(), &dxcc, &log),
+            "{award:?}"
+        );
+        assert!(
+            !grouped.rows.is_empty(),
+            "{award:?} counts something of the log"
+        );
+    }
+}
+
 #[test]
 fn the_report_is_camel_case_json() {
     let json = serde_json::to_value(report(Award::Dxcc, Query::default())).unwrap();

@@ -7,13 +7,14 @@
 
 use std::borrow::Cow;
 
+use futures_util::TryStreamExt;
 use serde::Deserialize;
 use sqlx::Row;
 
 use super::{SqlStore, decode_err};
 use crate::{Position, StoreResult};
 use svc_model::Timestamp;
-use svc_model::awards::{Entry, Needs, READ, READ_ADIF};
+use svc_model::awards::{Entry, Needs, READ, READ_ADIF, READ_BY_EVERY, Reads};
 use svc_model::fields::{Field, Fields};
 
 /// Contacts read at a time: the memory holds one chunk and the award, never the log. A
@@ -41,17 +42,66 @@ const CONTACT: &str = "time_on, seq, callsign, band, mode, sig, sig_info, my_sig
 /// The account's (`$1`) contacts before the position (`$2`, `$3`) in page order, at most `$4`,
 /// and of those only the ones that carry what the award `needs`.
 fn chunk_of(select: &str, needs: Option<Needs>) -> String {
-    let carrying = match needs {
+    format!(
+        "SELECT {select} FROM contacts WHERE account_id = $1 {} \
+           AND time_on <= $2 AND (time_on < $2 OR seq < $3) \
+         ORDER BY time_on DESC, seq DESC LIMIT $4",
+        carrying(needs)
+    )
+}
+
+/// The condition that keeps the contacts that carry what an award `needs`.
+fn carrying(needs: Option<Needs>) -> &'static str {
+    match needs {
         None => "",
         Some(Needs::State) => "AND award_state IS NOT NULL",
         Some(Needs::Grid) => "AND award_grid IS NOT NULL",
         Some(Needs::Park) => "AND sig_info IS NOT NULL",
         Some(Needs::OwnPark) => "AND my_sig_info IS NOT NULL",
+    }
+}
+
+/// The statement that reads the account's (`$1`) contacts that carry what an award `needs`,
+/// one row for all the contacts alike in what it `reads` ([`Entry::read_by`]): the row of a
+/// chunk's contact, with what the award does not read NULL (the time 0), the database
+/// grouping them. A log of 100,000 contacts is a few thousand such rows for most awards.
+fn grouped(reads: &Reads, needs: Option<Needs>) -> String {
+    const NONE: &str = "CAST(NULL AS TEXT)";
+    let column = |field: &Field| {
+        COLUMNS[READ
+            .iter()
+            .position(|f| f == field)
+            .expect("an award reads fields of READ")]
     };
+    let call = reads
+        .call_without
+        .map(|field| format!("CASE WHEN {} IS NULL THEN callsign END", column(&field)));
+    let park = |name: &'static str| Some(name).filter(|_| reads.parks);
+    // Each read value, or None for a NULL.
+    let read: Vec<Option<String>> = [call, Some("band".into()), Some("mode".into())]
+        .into_iter()
+        .chain([park("sig"), park("sig_info")].map(|p| p.map(str::to_owned)))
+        .chain([None, None])
+        .chain(READ.iter().map(|field| {
+            (reads.fields.contains(field) || READ_BY_EVERY.contains(field))
+                .then(|| column(field).to_owned())
+        }))
+        .chain(COLUMNS[READ.len()..].iter().map(|c| Some((*c).to_owned())))
+        .collect();
+    let select: Vec<&str> = read.iter().map(|r| r.as_deref().unwrap_or(NONE)).collect();
+    // By position: the first two are the time and seq, 0 for every group.
+    let by: Vec<String> = read
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.is_some())
+        .map(|(at, _)| (at + 3).to_string())
+        .collect();
     format!(
-        "SELECT {select} FROM contacts WHERE account_id = $1 {carrying} \
-           AND time_on <= $2 AND (time_on < $2 OR seq < $3) \
-         ORDER BY time_on DESC, seq DESC LIMIT $4"
+        "SELECT CAST(0 AS BIGINT), CAST(0 AS BIGINT), {} FROM contacts \
+         WHERE account_id = $1 {} GROUP BY {}",
+        select.join(", "),
+        carrying(needs),
+        by.join(", ")
     )
 }
 
@@ -148,8 +198,39 @@ impl SqlStore {
         &self,
         account_id: &str,
         needs: Option<Needs>,
+        reads: Option<Reads>,
         each: &mut (dyn FnMut(Entry) + Send),
     ) -> StoreResult<()> {
+        // PostgreSQL groups by hashing, whatever the values. SQLite sorts, so it groups only
+        // by few values (entities, states, zones): grids and parks have nearly as many as a
+        // log has contacts, and grouping by them cost a sort to save few rows (VUCC went from
+        // 0.4 to 0.7 s, the hunter's from 0.2 to 0.4 s, on a 100,000-contact log).
+        let reads = reads
+            .filter(|r| self.postgres() || (!r.parks && !r.fields.contains(&Field::Gridsquare)));
+        if let Some(reads) = reads {
+            let sql = grouped(&reads, needs);
+            let mut rows = sqlx::query(sqlx::AssertSqlSafe(sql.as_str()))
+                .bind(account_id)
+                .fetch(&self.reader);
+            while let Some(row) = rows.try_next().await? {
+                let mut values: [Option<&str>; VALUES] = Default::default();
+                for (i, value) in values.iter_mut().enumerate() {
+                    *value = row.try_get(9 + i)?;
+                }
+                each(entry(
+                    0,
+                    row.try_get::<Option<String>, _>(2)?.unwrap_or_default(),
+                    row.try_get(3)?,
+                    row.try_get(4)?,
+                    row.try_get(5)?,
+                    row.try_get(6)?,
+                    None,
+                    None,
+                    &values,
+                ));
+            }
+            return Ok(());
+        }
         let sql = match self.pages {
             Some(_) => sqlite_chunk(needs),
             None => postgres_chunk(needs),

@@ -717,9 +717,10 @@ impl Store for SqlStore {
         &self,
         account_id: &str,
         needs: Option<svc_model::awards::Needs>,
+        reads: Option<svc_model::awards::Reads>,
         each: &mut (dyn FnMut(svc_model::awards::Entry) + Send),
     ) -> StoreResult<()> {
-        SqlStore::award_entries(self, account_id, needs, each).await
+        SqlStore::award_entries(self, account_id, needs, reads, each).await
     }
 
     async fn category_counts(&self, account_id: &str) -> StoreResult<Vec<(String, i64)>> {
