@@ -51,10 +51,26 @@ const NO_WRAP: i64 = i64::MAX;
 
 impl SqlStore {
     pub(super) async fn grid_counts(&self, account_id: &str) -> StoreResult<Vec<GridCount>> {
-        let mut rows: Vec<(String, String, i64)> = sqlx::query_as(GRIDS)
-            .bind(account_id)
-            .fetch_all(&self.reader)
-            .await?;
+        let mut rows: Vec<(String, String, i64)> = match &self.pages {
+            // A log of 6-character grids is tens of thousands of rows: on SQLite one JSON
+            // array of them, as a page of contacts is (`pages.rs`), not a hand-off a row.
+            Some(pages) => {
+                let all: String = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                    "SELECT json_group_array(json_array(map_grid, band, contacts)) FROM ({GRIDS})"
+                )))
+                .bind(account_id)
+                .fetch_one(pages)
+                .await?;
+                serde_json::from_str(&all)
+                    .map_err(|e| decode_err(format!("the map's locators: {e}")))?
+            }
+            None => {
+                sqlx::query_as(GRIDS)
+                    .bind(account_id)
+                    .fetch_all(&self.reader)
+                    .await?
+            }
+        };
         // In byte order on both backends, whatever the database's collation.
         rows.sort_unstable();
         Ok(rows
