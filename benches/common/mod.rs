@@ -77,6 +77,20 @@ pub fn fresh_postgres_database(name: &str) -> String {
     )
 }
 
+/// Brings the planner's statistics of the database at `url` up to date, as autovacuum does
+/// on a stock server within a minute of a bulk load (some machines run with it off).
+pub fn postgres_analyze(url: &str) {
+    let out = Command::new("psql")
+        .args([url, "-qc", "ANALYZE"])
+        .output()
+        .expect("run psql (PostgreSQL's client)");
+    assert!(
+        out.status.success(),
+        "ANALYZE at {url}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Drops the PostgreSQL database `name` if it is there.
 pub fn drop_postgres_database(name: &str) {
     postgres_admin(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
