@@ -114,6 +114,7 @@ impl App {
             log: folder.map(|f| f.name.clone()),
             points,
             contacts: total,
+            in_log: folder.map_or(0, |f| usize::try_from(f.contact_count).unwrap_or(0)),
             own,
             target,
             pota,

@@ -41,6 +41,9 @@ pub struct MapView {
     pub points: Vec<(f64, f64)>,
     /// How many contacts of the log are loaded, grid or not.
     pub contacts: usize,
+    /// How many contacts the log holds, as its folder last said: more than are loaded when
+    /// Contacts has not read its later pages, which the map then says.
+    pub in_log: usize,
     pub own: Option<Own>,
     pub target: Option<Target>,
     /// The open activation's valid contacts.
@@ -61,23 +64,34 @@ impl MapView {
         }
     }
 
-    /// The lines under the map: the own grid and the log's grids, then the call.
+    /// The lines under the map: the own grid, the log's grids, then the call.
     fn lines(&self) -> Vec<Line<'static>> {
         let mut lines = Vec::new();
-        let grids = format!(
-            "{} of {} contacts with a grid",
-            self.points.len(),
-            self.contacts
-        );
+        let grids = if self.in_log > self.contacts {
+            format!(
+                "{} of {} with a grid, {} of {} loaded",
+                self.points.len(),
+                self.contacts,
+                self.contacts,
+                self.in_log
+            )
+        } else {
+            format!(
+                "{} of {} contacts with a grid",
+                self.points.len(),
+                self.contacts
+            )
+        };
+        // The own grid and the log's grids on lines of their own: together they passed 80
+        // columns.
         lines.push(match &self.own {
             Some(own) => Line::from(vec![
                 Span::styled("◆", self.own_style()),
-                Span::raw(format!(" {} ({}) · {grids}", own.grid, own.whence)),
+                Span::raw(format!(" {} ({})", own.grid, own.whence)),
             ]),
-            None => Line::from(format!(
-                "no own grid: svc station set --grid FN42 gives one · {grids}"
-            )),
+            None => Line::from("no own grid: svc station set --grid FN42 gives one"),
         });
+        lines.push(Line::from(grids));
         if let Some(target) = &self.target {
             let mut spans = vec![
                 Span::styled("✕", self.target_style()),
@@ -200,16 +214,17 @@ mod tests {
             .join("\n")
     }
 
-    #[test]
-    fn the_map_says_where_the_call_is_from_the_own_grid_and_the_pota_count() {
+    /// A view of an activation's log, the call typed from Japan.
+    fn sample() -> MapView {
         let own = Place {
             lat: 41.5,
             lon: -73.0,
         };
-        let view = MapView {
+        MapView {
             log: Some("W1AW@US-0001-20261128".into()),
             points: vec![(139.0, 35.0), (13.0, 52.0)],
             contacts: 3,
+            in_log: 3,
             own: Some(Own {
                 grid: "FN31".into(),
                 place: own,
@@ -226,18 +241,31 @@ mod tests {
             }),
             pota: Some(Meter { today: 7, total: 7 }),
             theme: Theme { color: false },
-        };
+        }
+    }
+
+    #[test]
+    fn the_map_says_where_the_call_is_from_the_own_grid_and_the_pota_count() {
+        let view = sample();
         let screen = drawn(view, 80, 20);
         assert!(screen.contains("Map · W1AW@US-0001-20261128"), "{screen}");
-        assert!(
-            screen.contains("◆ FN31 (station profile) · 2 of 3 contacts with a grid"),
-            "{screen}"
-        );
+        assert!(screen.contains("◆ FN31 (station profile)"), "{screen}");
+        assert!(screen.contains("│2 of 3 contacts with a grid"), "{screen}");
         assert!(
             screen.contains("✕ JA1ABC Japan · 335° 10800 km (entity)"),
             "{screen}"
         );
         assert!(screen.contains("POTA 7/10 valid today"), "{screen}");
+        // A log read only in part says so.
+        let partial = MapView {
+            in_log: 1234,
+            ..sample()
+        };
+        let screen = drawn(partial, 80, 20);
+        assert!(
+            screen.contains("│2 of 3 with a grid, 3 of 1234 loaded"),
+            "{screen}"
+        );
         // The world is drawn: braille dots above the lines.
         assert!(
             screen
