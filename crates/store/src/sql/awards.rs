@@ -1,5 +1,6 @@
 //! The awards' read of a whole log: what `svc_model::awards::Entry` holds of every contact of
-//! an account, a chunk at a time in the account's page order (its index). The fields the awards
+//! an account, a chunk at a time in the account's page order (its index), or one entry for
+//! each group of contacts alike in what the award reads ([`grouped`]). The fields the awards
 //! read are columns of their own, generated from the `fields` JSON by the database when a
 //! contact is written (migrations sqlite/0020 and postgres/0026), so that a read takes them off
 //! the rows rather than taking each contact's JSON apart. On SQLite each chunk is one JSON
