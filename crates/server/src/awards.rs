@@ -47,9 +47,7 @@ pub async fn report(
     let mut tally = Tally::new(award, query, &state.dxcc);
     state
         .store
-        .award_entries(account_id, award.needs(), award.reads(), &mut |entry| {
-            tally.add(&entry)
-        })
+        .award_entries(account_id, award, &mut |entry| tally.add(&entry))
         .await?;
     let mut report = tally.finish();
     if matches!(award, Award::PotaHunter | Award::PotaActivator)

@@ -662,15 +662,14 @@ pub trait Store: Send + Sync + 'static {
     /// One contact of the account by its id; `None` when the account has no such contact (a
     /// deleted one, or another account's).
     async fn contact(&self, account_id: &str, contact_id: &str) -> StoreResult<Option<Contact>>;
-    /// What the awards read of every contact of the account (`svc_model::awards::Entry`)
-    /// that carries what the award `needs`, handed to `each` one by one in no order an award
-    /// depends on, a chunk at a time; with `reads`, one entry for all the contacts alike in
-    /// what it reads (`Entry::read_by`).
+    /// What `award` reads of every contact of the account (`svc_model::awards::Entry`) that
+    /// carries what it needs (`Award::needs`), handed to `each` one by one in no order an
+    /// award depends on, a chunk at a time, or one entry for all the contacts alike in what
+    /// it reads (`Award::reads`, `Entry::read_by`).
     async fn award_entries(
         &self,
         account_id: &str,
-        needs: Option<svc_model::awards::Needs>,
-        reads: Option<svc_model::awards::Reads>,
+        award: svc_model::awards::Award,
         each: &mut (dyn FnMut(svc_model::awards::Entry) + Send),
     ) -> StoreResult<()>;
     /// How many contacts the folders below each category of the account hold.

@@ -716,11 +716,10 @@ impl Store for SqlStore {
     async fn award_entries(
         &self,
         account_id: &str,
-        needs: Option<svc_model::awards::Needs>,
-        reads: Option<svc_model::awards::Reads>,
+        award: svc_model::awards::Award,
         each: &mut (dyn FnMut(svc_model::awards::Entry) + Send),
     ) -> StoreResult<()> {
-        SqlStore::award_entries(self, account_id, needs, reads, each).await
+        SqlStore::award_entries(self, account_id, award, each).await
     }
 
     async fn category_counts(&self, account_id: &str) -> StoreResult<Vec<(String, i64)>> {
