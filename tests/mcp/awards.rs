@@ -35,7 +35,8 @@ fn seed(api: &Api) {
         "K1ABC",
         14.025,
         "CW",
-        json!({ "lotwQslRcvd": "Y", "state": "MA" }),
+        // A grid on HF: no VUCC square.
+        json!({ "lotwQslRcvd": "Y", "state": "MA", "gridsquare": "FN42" }),
     );
     log(api, &own, "W1AW/4", 7.2, "SSB", json!({ "state": "NC" }));
     log(api, &own, "W1AW/MM", 14.025, "CW", json!({}));
@@ -70,6 +71,15 @@ fn seed(api: &Api) {
         435.0,
         "FM",
         json!({ "propMode": "SAT", "qslRcvd": "Y", "gridsquare": "PM95" }),
+    );
+    // A satellite contact logged on 10 m (AO-7's mode A downlink): a VUCC square all the same.
+    log(
+        api,
+        &own,
+        "JA2SAT",
+        29.41,
+        "CW",
+        json!({ "propMode": "sat", "gridsquare": "PM96" }),
     );
     log(
         api,
@@ -218,6 +228,8 @@ fn the_api_the_cli_and_mcp_give_the_same_numbers() {
     );
     assert_eq!(answers[5]["rows"][0]["key"], "FN31");
     assert_eq!(answers[5]["rows"][1]["bands"], json!({ "SAT": "C" }));
+    assert_eq!(answers[5]["rows"][2]["key"], "PM96");
+    assert_eq!(answers[5]["rows"].as_array().unwrap().len(), 3, "no FN42");
     assert_eq!(
         totals(6),
         json!({ "worked": 2, "confirmed": 0 }),

@@ -3,6 +3,7 @@
 //! than 30 days is asked for again, and kept when POTA cannot be reached. POTA's list of every
 //! park can be read into it too (`import.rs`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -241,31 +242,62 @@ impl Parks {
     /// The cached park and when it was fetched, with no network.
     pub async fn cached(&self, reference: &str) -> Result<Option<(Park, Timestamp)>, PotaError> {
         let reference = park_reference(reference)?;
-        let row = sqlx::query(
+        Ok(self.cached_all(&[reference]).await?.into_values().next())
+    }
+
+    /// The cached parks of the (checked) `references` and when each was fetched, by
+    /// reference, in one read: a page of 500 parks hunted asked the cache 500 times, which
+    /// took longer than reckoning the award.
+    async fn cached_all(
+        &self,
+        references: &[String],
+    ) -> Result<HashMap<String, (Park, Timestamp)>, PotaError> {
+        let rows = sqlx::query(
             "SELECT reference, name, location, grid, latitude, longitude, fetched_at
-             FROM parks WHERE reference = $1",
+             FROM parks WHERE reference IN (SELECT value FROM json_each($1))",
         )
-        .bind(&reference)
-        .fetch_optional(&self.pool)
+        .bind(serde_json::to_string(references).map_err(|e| PotaError::Cache(e.to_string()))?)
+        .fetch_all(&self.pool)
         .await?;
         // A cache written before names were cleaned as they came may hold anything POTA sent.
         let clean = |text: Option<String>, max_chars| {
             text.and_then(|t| svc_model::text::from_elsewhere(&t, max_chars))
         };
-        row.map(|row| {
-            Ok((
-                Park {
+        rows.into_iter()
+            .map(|row| {
+                let park = Park {
                     reference: row.try_get("reference")?,
                     name: clean(row.try_get("name")?, PARK_NAME_MAX_CHARS).unwrap_or_default(),
                     location: clean(row.try_get("location")?, PARK_LOCATION_MAX_CHARS),
                     grid: clean(row.try_get("grid")?, PARK_LOCATION_MAX_CHARS),
                     latitude: row.try_get("latitude")?,
                     longitude: row.try_get("longitude")?,
-                },
-                Timestamp(row.try_get("fetched_at")?),
-            ))
-        })
-        .transpose()
+                };
+                Ok((
+                    park.reference.clone(),
+                    (park, Timestamp(row.try_get("fetched_at")?)),
+                ))
+            })
+            .collect()
+    }
+
+    /// What the cache holds of each of `references` (the park and when it was fetched, or
+    /// nothing), by the reference as given, with no network; a reference that is no park's is
+    /// left out.
+    pub async fn cached_of(
+        &self,
+        references: &[&str],
+    ) -> Result<HashMap<String, Option<(Park, Timestamp)>>, PotaError> {
+        let checked: Vec<(&str, String)> = references
+            .iter()
+            .filter_map(|&given| Some((given, park_reference(given).ok()?)))
+            .collect();
+        let wanted: Vec<String> = checked.iter().map(|(_, r)| r.clone()).collect();
+        let cached = self.cached_all(&wanted).await?;
+        Ok(checked
+            .into_iter()
+            .map(|(given, reference)| (given.to_owned(), cached.get(&reference).cloned()))
+            .collect())
     }
 
     /// The park: from the cache while its entry is younger than 30 days, else from POTA (and
@@ -451,6 +483,38 @@ pub(super) mod tests {
         assert_eq!(park_from_api("K-0001", &Value::Null).unwrap(), None);
         assert!(park_from_api("K-0001", &json!([])).is_err());
         assert!(park_from_api("K-0001", &json!({"reference": "K-0001"})).is_err());
+    }
+
+    /// The cache read for many parks at once gives each reference as it was given: what is
+    /// cached, nothing for a park not cached, and no entry for what is no park's reference.
+    #[test]
+    fn many_parks_are_read_from_the_cache_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        block_on(async {
+            let parks = Parks::open_path(&dir.path().join("parks.sqlite"), offline())
+                .await
+                .unwrap();
+            let acadia = Park {
+                reference: "US-0001".into(),
+                name: "Acadia National Park".into(),
+                location: Some("US-ME".into()),
+                grid: None,
+                latitude: None,
+                longitude: None,
+            };
+            parks
+                .store(std::slice::from_ref(&acadia), Timestamp(5))
+                .await
+                .unwrap();
+            let read = parks
+                .cached_of(&["US-0001", "us-0001", "US-0002", "US-1,US-2"])
+                .await
+                .unwrap();
+            assert_eq!(read.len(), 3, "{read:?}");
+            assert_eq!(read["US-0001"], Some((acadia.clone(), Timestamp(5))));
+            assert_eq!(read["us-0001"], Some((acadia, Timestamp(5))));
+            assert_eq!(read["US-0002"], None);
+        });
     }
 
     /// Whether an entry fetched at `at` is fresh now.

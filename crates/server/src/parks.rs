@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 
 use svc_model::Timestamp;
-use svc_pota::{Park, Parks, PotaError, fresh};
+use svc_pota::{Park, Parks, fresh};
 
 /// Requests to POTA at once, from one process.
 const AT_ONCE: usize = 4;
@@ -53,28 +53,30 @@ impl ParkNames {
     /// reference. A park not cached, or cached long ago, is asked of POTA in the background.
     pub async fn known(self: &Arc<Self>, references: &[&str]) -> HashMap<String, Park> {
         let now = Timestamp::now();
+        let cached = match self.parks.cached_of(references).await {
+            Ok(cached) => cached,
+            // The references alone are still right. Parks the cache cannot be read for are
+            // not asked for, as they could not be kept.
+            Err(error) => {
+                tracing::warn!(%error, "the park cache cannot be read; pages show references alone");
+                return HashMap::new();
+            }
+        };
         let mut known = HashMap::new();
         let mut wanted = Vec::new();
-        let mut unreadable = None;
         for &reference in references {
-            match self.parks.cached(reference).await {
-                Ok(Some((park, fetched_at))) => {
-                    if !fresh(fetched_at, now) {
+            match cached.get(reference) {
+                Some(Some((park, fetched_at))) => {
+                    if !fresh(*fetched_at, now) {
                         wanted.push(reference);
                     }
-                    known.insert(reference.to_owned(), park);
+                    known.insert(reference.to_owned(), park.clone());
                 }
-                Ok(None) => wanted.push(reference),
-                // The reference alone is still right. A park the cache cannot be read for is
-                // not asked for, as it could not be kept.
-                Err(PotaError::Cache(error)) => unreadable = Some(error),
+                Some(None) => wanted.push(reference),
                 // Not one park's reference (the service checks them, so an old row's): shown
                 // as it is, and never asked for.
-                Err(_) => {}
+                None => {}
             }
-        }
-        if let Some(error) = unreadable {
-            tracing::warn!(%error, "the park cache cannot be read; pages show references alone");
         }
         self.ask(&wanted);
         known

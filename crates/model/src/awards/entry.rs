@@ -29,8 +29,9 @@ pub const READ_ADIF: [&str; 1] = [QRZ_STATUS_FIELD];
 pub enum Needs {
     /// A `state` value (WAS).
     State,
-    /// A `gridsquare` value (VUCC).
-    Grid,
+    /// A `gridsquare` value on a band from 6 m up ([`super::vucc_bands`]) or by satellite
+    /// (`propMode` SAT): VUCC, which a log mostly of HF contacts gives few.
+    VhfGrid,
     /// A park hunted: `sigInfo` (POTA hunter).
     Park,
     /// A park activated: `mySigInfo` (POTA activator).

@@ -93,7 +93,7 @@ impl Award {
         match self {
             Award::Dxcc | Award::Waz => None,
             Award::Was => Some(Needs::State),
-            Award::Vucc => Some(Needs::Grid),
+            Award::Vucc => Some(Needs::VhfGrid),
             Award::PotaHunter => Some(Needs::Park),
             Award::PotaActivator => Some(Needs::OwnPark),
         }
@@ -316,8 +316,7 @@ impl<'d> Tally<'d> {
                 }
             }
             Award::Vucc => {
-                let vhf = column == SAT
-                    || band_lower_edge(&column).is_some_and(|mhz| mhz >= VUCC_LOWEST_MHZ);
+                let vhf = column == SAT || vucc_band(&column);
                 let square = contact
                     .fields
                     .get(Field::Gridsquare)
@@ -419,6 +418,16 @@ impl<'d> Tally<'d> {
             deleted,
         }
     }
+}
+
+/// Whether VUCC counts a band column: 6 m and up.
+fn vucc_band(column: &str) -> bool {
+    band_lower_edge(column).is_some_and(|mhz| mhz >= VUCC_LOWEST_MHZ)
+}
+
+/// The bands VUCC counts, as ADIF names them; a satellite contact counts on any band.
+pub fn vucc_bands() -> impl Iterator<Item = &'static str> {
+    BAND_NAMES.into_iter().filter(|band| vucc_band(band))
 }
 
 /// A contact's DXCC entity: its own `dxcc` field, else its call's; `None` for none (0, a

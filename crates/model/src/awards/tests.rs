@@ -385,18 +385,28 @@ fn an_award_counts_no_contact_without_what_it_needs() {
     for award in Award::ALL {
         let Some(needs) = award.needs() else { continue };
         let mut without = everything.clone();
+        let mut withouts = Vec::new();
         match needs {
             Needs::State => without.fields.set(Field::State, None),
-            Needs::Grid => without.fields.set(Field::Gridsquare, None),
+            Needs::VhfGrid => {
+                // With its grid, but on HF and not by satellite.
+                let mut hf = without.clone();
+                (hf.band, hf.frequency) = ("10m".into(), 28.074);
+                withouts.push(hf);
+                without.fields.set(Field::Gridsquare, None);
+            }
             Needs::Park => without.sig_info = None,
             Needs::OwnPark => without.my_sig_info = None,
         }
-        // Ten of them: enough for an activation, were it counted.
+        withouts.push(without);
+        // Ten of each: enough for an activation, were it counted.
         let log: Vec<Contact> = (0..10)
-            .map(|n| {
-                let mut c = without.clone();
-                c.callsign = format!("K{n}ABC");
-                c
+            .flat_map(|n| {
+                withouts.iter().map(move |without| {
+                    let mut c = without.clone();
+                    c.callsign = format!("K{n}ABC");
+                    c
+                })
             })
             .collect();
         let with_it = reckon(award, Query::default(), &Dxcc::shipped(), [&everything]);
