@@ -425,7 +425,8 @@ fn an_award_counts_no_contact_without_what_it_needs() {
 
 /// An award reckoned from each contact as it stands for those alike in what the award reads
 /// ([`Entry::read_by`]) is the award reckoned from the contacts: what a store that hands it one
-/// entry for each such group gives.
+/// entry for each such group gives, or more than one (here one for each of its contacts), as
+/// a store that groups parts of the log apart does.
 #[test]
 fn an_award_reads_only_what_it_says_it_reads() {
     let mut log = log();

@@ -75,6 +75,7 @@ fn carrying(needs: Option<Needs>) -> String {
 /// chunk's contact, with what the award does not read NULL (the time 0), the database
 /// grouping them. A log of 100,000 contacts is a few thousand such rows for most awards, and
 /// fewer than it has contacts for all.
+///
 /// Gives the columns of the entries, in [`ChunkEntry`]'s order, and the statement.
 fn grouped(reads: &Reads, needs: Option<Needs>) -> (String, String) {
     let column = |field: &Field| {
@@ -135,8 +136,8 @@ fn grouped(reads: &Reads, needs: Option<Needs>) -> (String, String) {
 }
 
 /// A statement's rows (`columns` of `sql`) as one JSON array of arrays, which the database
-/// writes and [`hand_out`] reads: on either backend far cheaper than a row at a time
-/// through sqlx (on PostgreSQL the hunter's 18,000 groups went from 123 to … ms).
+/// writes and [`hand_out`] reads: one value for sqlx to carry rather than a row a contact or
+/// group, each of which it hands from its worker thread and decodes a column at a time.
 fn as_json(columns: &str, sql: &str, postgres: bool) -> String {
     if postgres {
         format!(
@@ -284,15 +285,33 @@ impl SqlStore {
         let needs = award.needs();
         if let Some(reads) = award.reads() {
             let (columns, grouped) = grouped(&reads, needs);
-            let sql = as_json(&columns, &grouped, self.postgres());
-            hand_out(&self.one_text(&sql, account_id, None).await?, each)?;
+            if self.pages.is_none() {
+                let sql = as_json(&columns, &grouped, true);
+                hand_out(&self.one_text(&sql, account_id, &[]).await?, each)?;
+                return Ok(());
+            }
+            // SQLite reads and groups on one core: the account's contacts in two halves (by
+            // the parity of their seq, which every index holds, so a half's contacts alone are
+            // read), one on each of the pages' two connections at once. A group both halves
+            // have is handed on twice, which a tally takes as it takes two contacts alike.
+            // DXCC's statement on 100,000 contacts: 79 ms whole, 47 ms a half.
+            let half = as_json(&columns, &format!("{grouped} AND seq % 2 = $2"), false);
+            let (even, odd) = futures_util::future::try_join(
+                self.one_text(&half, account_id, &[0]),
+                self.one_text(&half, account_id, &[1]),
+            )
+            .await?;
+            hand_out(&even, each)?;
+            hand_out(&odd, each)?;
             return Ok(());
         }
         let read = format!("{CONTACT}, {}", COLUMNS.join(", "));
         let sql = as_json(&read, &chunk_of(&read, needs), self.postgres());
         let mut after = (i64::MAX, i64::MAX);
         loop {
-            let chunk = self.one_text(&sql, account_id, Some(after)).await?;
+            let chunk = self
+                .one_text(&sql, account_id, &[after.0, after.1, CHUNK])
+                .await?;
             // The chunk's last position in page order: the least (time_on, seq) it held.
             let (read, Some(last)) = hand_out(&chunk, each)? else {
                 return Ok(());
@@ -304,27 +323,22 @@ impl SqlStore {
         }
     }
 
-    /// The one text the awards' `sql` answers for the account, from the position `after`
-    /// (with [`CHUNK`]) where it reads a chunk: on SQLite through the pages' pool.
-    async fn one_text(
-        &self,
-        sql: &str,
-        account_id: &str,
-        after: Option<(i64, i64)>,
-    ) -> StoreResult<String> {
+    /// The one text the awards' `sql` answers for the account and the numbers bound after
+    /// it: on SQLite through the pages' pool.
+    async fn one_text(&self, sql: &str, account_id: &str, numbers: &[i64]) -> StoreResult<String> {
         let sql = sqlx::AssertSqlSafe(sql);
         Ok(match &self.pages {
             Some(pages) => {
                 let mut query = sqlx::query_scalar(sql).bind(account_id);
-                if let Some((sort, seq)) = after {
-                    query = query.bind(sort).bind(seq).bind(CHUNK);
+                for n in numbers {
+                    query = query.bind(*n);
                 }
                 query.fetch_one(pages).await?
             }
             None => {
                 let mut query = sqlx::query_scalar(sql).bind(account_id);
-                if let Some((sort, seq)) = after {
-                    query = query.bind(sort).bind(seq).bind(CHUNK);
+                for n in numbers {
+                    query = query.bind(*n);
                 }
                 query.fetch_one(&self.reader).await?
             }
