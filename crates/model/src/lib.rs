@@ -8,6 +8,7 @@ pub mod band;
 pub mod callsign;
 pub mod confirm;
 pub mod contact;
+pub mod contest;
 pub mod dxcc;
 pub mod error;
 pub mod fields;

@@ -10,7 +10,10 @@ impl App {
     ) -> Vec<Effect> {
         let failure = self.answered(&result);
         match result {
-            Ok(items) => self.set_folders(with_local(items, &self.folders.items)),
+            Ok(items) => {
+                let added = self.folders.take_added();
+                self.set_folders(with_local(items, &self.folders.items, &added))
+            }
             // What the copy showed stays on screen.
             Err(_) if self.folders.load == Load::Loaded => {}
             Err(_) => self.folders.load = Load::Failed(failure.unwrap_or_default()),
@@ -57,7 +60,10 @@ impl App {
     ) -> Vec<Effect> {
         let failure = self.answered(&result);
         match result {
-            Ok(items) => self.set_activations(with_local(items, &self.activations.items)),
+            Ok(items) => {
+                let added = self.activations.take_added();
+                self.set_activations(with_local(items, &self.activations.items, &added))
+            }
             Err(_) if self.activations.load == Load::Loaded => vec![],
             Err(_) => {
                 self.activations.load = Load::Failed(failure.unwrap_or_default());

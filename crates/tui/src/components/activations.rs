@@ -55,6 +55,9 @@ pub struct ActivationsPane {
     pub now: Timestamp,
     /// Parks' names by reference, as POTA (or the park cache) gave them.
     pub park_names: HashMap<String, String>,
+    /// Activations added here since the list was last set: an answer to a request made before
+    /// they were lacks them ([`take_added`](Self::take_added)).
+    added: Vec<String>,
 }
 
 /// The Name column shows from this inner width on: on 80 columns the count needs the room.
@@ -97,7 +100,13 @@ impl ActivationsPane {
             stats: HashMap::new(),
             now,
             park_names: HashMap::new(),
+            added: Vec::new(),
         }
+    }
+
+    /// The activations added here since the list was last set, forgotten as they are given.
+    pub fn take_added(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.added)
     }
 
     pub fn selected(&self) -> Option<&Folder> {
@@ -155,6 +164,7 @@ impl ActivationsPane {
     /// A new activation, first as the service lists them, the selection kept.
     pub fn add(&mut self, folder: Folder, height: usize) {
         let selected = self.selected().map(|a| a.id.clone());
+        self.added.push(folder.id.clone());
         self.items.insert(0, folder);
         self.refilter(height);
         if let Some(id) = selected {

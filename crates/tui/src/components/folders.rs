@@ -31,6 +31,9 @@ pub struct FoldersPane {
     pub view: ListView,
     /// The folder shown in the contacts pane.
     pub open: Option<String>,
+    /// Folders added here since the list was last set: an answer to a request made before
+    /// they were lacks them ([`take_added`](Self::take_added)).
+    added: Vec<String>,
 }
 
 fn folder_text(f: &Folder) -> String {
@@ -50,6 +53,7 @@ impl Default for FoldersPane {
             tree: Vec::new(),
             view: ListView::default(),
             open: None,
+            added: Vec::new(),
         }
     }
 }
@@ -102,8 +106,14 @@ impl FoldersPane {
     }
 
     /// Adds a folder logged here, when the tree does not have it yet.
+    /// The folders added here since the list was last set, forgotten as they are given.
+    pub fn take_added(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.added)
+    }
+
     pub fn add(&mut self, folder: &Folder, height: usize) {
         if self.find(&folder.id).is_none() {
+            self.added.push(folder.id.clone());
             let mut items = self.items.clone();
             items.push(folder.clone());
             self.set(items, height);
