@@ -6,6 +6,7 @@
 
 mod exchange;
 mod lists;
+mod qso;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -17,66 +18,32 @@ use crate::band::band_name;
 
 pub use exchange::{Check, ExchangeField};
 pub use lists::{FORMER_SECTIONS, PRECEDENCES, PROVINCES, SECTIONS, STATES};
+pub use qso::cabrillo_frequency;
+
+/// Each file's name and text, the name written once.
+macro_rules! shipped {
+    ($($file:literal),* $(,)?) => {
+        &[$(($file, include_str!(concat!("../../data/contests/", $file)))),*]
+    };
+}
 
 /// The contests shipped with svc: each file's name and text.
-const SHIPPED: &[(&str, &str)] = &[
-    (
-        "arrl-fd.toml",
-        include_str!("../../data/contests/arrl-fd.toml"),
-    ),
-    ("wfd.toml", include_str!("../../data/contests/wfd.toml")),
-    (
-        "cq-ww-cw.toml",
-        include_str!("../../data/contests/cq-ww-cw.toml"),
-    ),
-    (
-        "cq-ww-ssb.toml",
-        include_str!("../../data/contests/cq-ww-ssb.toml"),
-    ),
-    (
-        "cq-ww-rtty.toml",
-        include_str!("../../data/contests/cq-ww-rtty.toml"),
-    ),
-    (
-        "cq-wpx-cw.toml",
-        include_str!("../../data/contests/cq-wpx-cw.toml"),
-    ),
-    (
-        "cq-wpx-ssb.toml",
-        include_str!("../../data/contests/cq-wpx-ssb.toml"),
-    ),
-    (
-        "arrl-dx-cw.toml",
-        include_str!("../../data/contests/arrl-dx-cw.toml"),
-    ),
-    (
-        "arrl-dx-ssb.toml",
-        include_str!("../../data/contests/arrl-dx-ssb.toml"),
-    ),
-    (
-        "arrl-ss-cw.toml",
-        include_str!("../../data/contests/arrl-ss-cw.toml"),
-    ),
-    (
-        "arrl-ss-ssb.toml",
-        include_str!("../../data/contests/arrl-ss-ssb.toml"),
-    ),
-    (
-        "naqp-cw.toml",
-        include_str!("../../data/contests/naqp-cw.toml"),
-    ),
-    (
-        "naqp-ssb.toml",
-        include_str!("../../data/contests/naqp-ssb.toml"),
-    ),
-    (
-        "arrl-10.toml",
-        include_str!("../../data/contests/arrl-10.toml"),
-    ),
-    (
-        "serial.toml",
-        include_str!("../../data/contests/serial.toml"),
-    ),
+const SHIPPED: &[(&str, &str)] = shipped![
+    "arrl-fd.toml",
+    "wfd.toml",
+    "cq-ww-cw.toml",
+    "cq-ww-ssb.toml",
+    "cq-ww-rtty.toml",
+    "cq-wpx-cw.toml",
+    "cq-wpx-ssb.toml",
+    "arrl-dx-cw.toml",
+    "arrl-dx-ssb.toml",
+    "arrl-ss-cw.toml",
+    "arrl-ss-ssb.toml",
+    "naqp-cw.toml",
+    "naqp-ssb.toml",
+    "arrl-10.toml",
+    "serial.toml",
 ];
 
 /// Cabrillo's QSO modes: a contest's modes, and a contact's as its QSO line writes it.

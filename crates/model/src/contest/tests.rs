@@ -8,6 +8,16 @@ fn every_shipped_contest_is_read() {
         }
     }
     assert_eq!(Contest::shipped().len(), SHIPPED.len());
+    // Every file of the folder is shipped: one added there and not to SHIPPED is not lost.
+    let mut files: Vec<String> =
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/data/contests"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+    files.sort();
+    let mut listed: Vec<&str> = SHIPPED.iter().map(|(name, _)| *name).collect();
+    listed.sort();
+    assert_eq!(files, listed);
     // The file is named after its id, as a ham copying one would look for it.
     for ((name, _), contest) in SHIPPED.iter().zip(Contest::shipped()) {
         assert_eq!(
@@ -193,4 +203,76 @@ fn a_contest_file_that_is_wrong_says_what_to_fix() {
             "{says}: {e}"
         );
     }
+}
+
+#[test]
+fn a_contacts_mode_is_cabrillos() {
+    for (mode, cabrillo) in [
+        ("CW", CabrilloMode::CW),
+        ("ssb", CabrilloMode::PH),
+        ("USB", CabrilloMode::PH),
+        ("AM", CabrilloMode::PH),
+        ("FM", CabrilloMode::FM),
+        ("DIGITALVOICE", CabrilloMode::PH),
+        ("RTTY", CabrilloMode::RY),
+        ("FT8", CabrilloMode::DG),
+        ("FT4", CabrilloMode::DG),
+        ("PSK31", CabrilloMode::DG),
+        ("SOMETHING", CabrilloMode::DG),
+    ] {
+        assert_eq!(CabrilloMode::of(mode), cabrillo, "{mode}");
+    }
+}
+
+#[test]
+fn a_frequency_is_whole_khz_on_hf_and_the_bands_designator_above() {
+    assert_eq!(cabrillo_frequency(14.0255, "20m"), "14025");
+    for (mhz, khz) in [
+        (14.025, "14025"),
+        (7.0, "7000"),
+        (3.5, "3500"),
+        (21.3, "21300"),
+    ] {
+        assert_eq!(cabrillo_frequency(mhz, "hf"), khz);
+    }
+    assert_eq!(cabrillo_frequency(1.8305, "160m"), "1830");
+    assert_eq!(cabrillo_frequency(28.4, "10m"), "28400");
+    assert_eq!(cabrillo_frequency(50.313, "6m"), "50");
+    assert_eq!(cabrillo_frequency(146.52, "2M"), "144");
+    assert_eq!(cabrillo_frequency(1296.1, "23cm"), "1.2G");
+    assert_eq!(cabrillo_frequency(10368.1, "3cm"), "10G");
+}
+
+#[test]
+fn duplicates_follow_the_contests_rule() {
+    let fd = Contest::find("ARRL-FD").unwrap();
+    let ss = Contest::find("ARRL-SS-CW").unwrap();
+    let ww = Contest::find("CQ-WW-CW").unwrap();
+    // Field Day: FM and SSB are both phone; CW and FT8 are not.
+    assert_eq!(
+        fd.dupe_key("w1aw", "20m", "SSB"),
+        fd.dupe_key("W1AW ", "20M", "FM")
+    );
+    assert_ne!(
+        fd.dupe_key("W1AW", "20m", "CW"),
+        fd.dupe_key("W1AW", "20m", "FT8")
+    );
+    assert_ne!(
+        fd.dupe_key("W1AW", "20m", "CW"),
+        fd.dupe_key("W1AW", "40m", "CW")
+    );
+    // Sweepstakes: once in the contest.
+    assert_eq!(
+        ss.dupe_key("W1AW", "20m", "CW"),
+        ss.dupe_key("W1AW", "40m", "CW")
+    );
+    // CQ WW: once a band.
+    assert_ne!(
+        ww.dupe_key("W1AW", "20m", "CW"),
+        ww.dupe_key("W1AW", "40m", "CW")
+    );
+    assert_ne!(
+        ww.dupe_key("W1AW", "20m", "CW"),
+        ww.dupe_key("W1AW/P", "20m", "CW")
+    );
 }
