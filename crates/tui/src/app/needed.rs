@@ -31,6 +31,10 @@ pub struct Judge {
     changes: u64,
     /// While a read is under way: `changes` when it was asked.
     asked: Option<u64>,
+    /// The contacts logged here while a read was under way, which it may not hold: added to
+    /// what it gives, so that the form never judges against a log without them (a call just
+    /// logged said "new one" until the read after came).
+    logged_in_read: Vec<svc_model::contact::ContactInput>,
     pub whole_log: WholeLog,
 }
 
@@ -59,13 +63,20 @@ impl App {
         vec![Effect::ReadWorked(Shared(callsigns.clone()))]
     }
 
-    /// The log read: the judge from now on. Contacts logged while it was read may be missing
-    /// from it, so it is read again then.
+    /// The log read: the judge from now on, with the contacts logged while it was read added
+    /// (it may lack them). It is read again then, as after a copy finished while it was
+    /// read, so that a contact it held already is not counted twice for long.
     pub(super) fn worked_read(&mut self, result: Result<Box<Worked>, String>) -> Vec<Effect> {
         let asked = self.judge.asked.take();
         // One that cannot be read leaves the judge as it was: the form says less, nothing
         // fails.
-        if let Ok(worked) = result {
+        let logged = std::mem::take(&mut self.judge.logged_in_read);
+        if let Ok(mut worked) = result {
+            if let Some(callsigns) = &self.callsigns {
+                for contact in &logged {
+                    worked.add_input(&callsigns.dxcc, contact);
+                }
+            }
             self.judge.worked = Some(*worked);
         }
         self.check_callsign();
@@ -117,6 +128,9 @@ impl App {
             return;
         };
         self.judge.changes += 1;
+        if self.judge.asked.is_some() {
+            self.judge.logged_in_read.push(contact.clone());
+        }
         if let (Some(worked), Some(callsigns)) = (&mut self.judge.worked, &self.callsigns) {
             worked.add_input(&callsigns.dxcc, contact);
         }
