@@ -175,23 +175,6 @@ pub struct App {
     pub stations: Option<Vec<svc_model::StationProfile>>,
 }
 
-/// A fresh list from the service, with the folders shown here that it may not know yet: those
-/// made with no link, and those `added` since the last list (an answer to a request made
-/// before they were, which a slow start's first request is). An added one the list lacks is
-/// kept through that one list only, so that one deleted elsewhere goes at the next.
-fn with_local(mut items: Vec<Folder>, shown: &[Folder], added: &[String]) -> Vec<Folder> {
-    let kept: Vec<Folder> = shown
-        .iter()
-        .filter(|f| {
-            is_local_folder_id(&f.id)
-                || (added.contains(&f.id) && !items.iter().any(|i| i.id == f.id))
-        })
-        .cloned()
-        .collect();
-    items.extend(kept);
-    items
-}
-
 impl App {
     /// A new logbook and the requests that fill it.
     pub fn new(options: Options, now: Timestamp, size: (u16, u16)) -> (App, Vec<Effect>) {
@@ -1187,41 +1170,5 @@ fn route(app: &mut App, action: Action) -> Vec<Effect> {
             app.rig_sent(command, result);
             vec![]
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn folder(id: &str) -> Folder {
-        serde_json::from_value(serde_json::json!({
-            "id": id, "name": id, "type": "category",
-            "contactCount": 0, "createdAt": "2026-11-01T00:00:00Z",
-        }))
-        .unwrap()
-    }
-
-    fn ids(folders: &[Folder]) -> Vec<&str> {
-        folders.iter().map(|f| f.id.as_str()).collect()
-    }
-
-    /// An activation started while the start's first list was on its way is not lost when
-    /// that list, which lacks it, comes (a PTY test saw the pane say "No activations" after
-    /// "activation started" on a loaded machine).
-    #[test]
-    fn a_list_asked_for_before_a_folder_was_added_keeps_it_once() {
-        let shown = vec![folder("fld_new"), folder("fld_old")];
-        let added = vec!["fld_new".to_owned()];
-        let stale = with_local(vec![folder("fld_old")], &shown, &added);
-        assert_eq!(ids(&stale), ["fld_old", "fld_new"]);
-        // Once in a list, it is the list's.
-        let fresh = with_local(vec![folder("fld_new"), folder("fld_old")], &shown, &added);
-        assert_eq!(ids(&fresh), ["fld_new", "fld_old"]);
-        // Kept through one list only: the next that lacks it (deleted elsewhere) drops it.
-        assert_eq!(
-            ids(&with_local(vec![folder("fld_old")], &stale, &[])),
-            ["fld_old"]
-        );
     }
 }
