@@ -1,4 +1,4 @@
-//! `svc activations list|create|end`.
+//! `svc activations list|create|add-park|end`.
 
 use serde_json::json;
 
@@ -171,6 +171,44 @@ fn end_ends_once() {
     missing.fails(1, "activations end", "not_found");
 }
 
+/// `add-park`: the activation at more parks, every contact with it; a basic key, a bad park
+/// and a missing activation are refused with their exit codes.
+fn add_park_makes_a_two_fer() {
+    let (server, api, cli) = setup("elevated");
+    let id = api.activation("US-1234", "W1AW");
+    assert_eq!(
+        api.post("/v1/contacts", crate::common::contact(&id, "K1ABC"))
+            .status,
+        201
+    );
+    let bad = cli.run(&["activations", "add-park", &id, "US5678"]);
+    assert_eq!(bad.code, 2, "{bad:?}");
+    assert!(bad.stderr.contains("not a park reference"), "{bad:?}");
+    let basic = Cli::with_key(&server, &server.new_key("W1AW", "basic"));
+    basic
+        .run(&["activations", "add-park", &id, "US-5678"])
+        .fails(5, "activations add-park", "tier_insufficient");
+    cli.run(&["activations", "add-park", "fld_aaaaaaaaaaaaaaaa", "US-5678"])
+        .fails(1, "activations add-park", "not_found");
+    let run = cli.run(&["activations", "add-park", &id, "us-5678"]);
+    run.ok();
+    assert!(
+        run.stdout.starts_with("activation W1AW@US-1234,US-5678-"),
+        "{run:?}"
+    );
+    assert!(
+        run.stdout
+            .contains("is at US-1234,US-5678: each of its 1 contacts"),
+        "{run:?}"
+    );
+    assert_eq!(api.all_contacts(&id)[0]["mySigInfo"], "US-1234,US-5678");
+    let json = cli
+        .run(&["activations", "add-park", &id, "US-9012", "--json"])
+        .json();
+    assert_eq!(json["locationReference"], "US-1234,US-5678,US-9012");
+    assert_eq!(json["id"], id.as_str());
+}
+
 fn list_in_progress_follows_the_cursor_through_empty_pages() {
     let (_server, api, cli) = setup_with("basic", &["--burst-limit", "100000"]);
     // Three old activations in progress, then 250 newer ones that ended: newest first, the
@@ -232,6 +270,7 @@ fn list_in_progress_follows_the_cursor_through_empty_pages() {
 }
 
 crate::both_backends!(
+    add_park_makes_a_two_fer,
     create_finds_or_makes_the_activation,
     create_refuses_bad_input_locally_and_hunting_programs_on_the_server,
     end_ends_once,

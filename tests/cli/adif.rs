@@ -839,6 +839,56 @@ fn a_two_fer_s_files_import_back_as_one_two_fer() {
     assert_eq!(other_api.folders("activation").len(), 1);
     assert_eq!(other_api.qso_count(), 3);
 
+    // Into a third account one file at a time, as a ham who imports each file as it comes:
+    // the first makes the activation of its park, the second finds its QSOs there and adds
+    // its park; each again, or both, store nothing.
+    let (_third, third_api, third) = account(ROOMY);
+    let first = third
+        .run(&["import", "adif", &files[0], "--auto", "--json"])
+        .json();
+    assert_eq!(first["imported"], 3, "{first}");
+    let second = third.run(&["import", "adif", &files[1], "--auto"]);
+    second.ok();
+    assert!(
+        second.stdout.contains(&format!(
+            "activation W1AW@US-1234-{}",
+            date.replace('-', "")
+        )),
+        "{second:?}"
+    );
+    assert!(
+        second.stdout.contains("it is at US-1234,US-5678 now"),
+        "{second:?}"
+    );
+    assert!(
+        second.stdout.contains("imported 0, already there 3"),
+        "{second:?}"
+    );
+    let activations = third_api.folders("activation");
+    assert_eq!(activations.len(), 1, "{activations:?}");
+    assert_eq!(activations[0]["locationReference"], "US-1234,US-5678");
+    let contacts = third_api.all_contacts(activations[0]["id"].as_str().unwrap());
+    assert_eq!(contacts.len(), 3, "{contacts:?}");
+    assert!(
+        contacts.iter().all(|c| c["mySigInfo"] == "US-1234,US-5678"),
+        "{contacts:?}"
+    );
+    for run in [
+        vec![files[1].as_str()],
+        vec![files[0].as_str()],
+        vec![files[0].as_str(), files[1].as_str()],
+    ] {
+        let mut args = vec!["import", "adif"];
+        args.extend(&run);
+        args.extend(["--auto", "--json"]);
+        let summary = third.run(&args).json();
+        assert_eq!(summary["imported"], 0, "{run:?}: {summary}");
+        assert_eq!(summary["alreadyThere"], 3 * run.len(), "{run:?}: {summary}");
+        assert!(summary.get("parksAdded").is_none(), "{summary}");
+    }
+    assert_eq!(third_api.folders("activation").len(), 1);
+    assert_eq!(third_api.qso_count(), 3);
+
     // Its export is the two files that went in.
     let again = tempfile::tempdir().unwrap();
     let answer = other

@@ -111,7 +111,7 @@ fn names(tools: &[Tool]) -> Vec<&str> {
 /// deletes and the end of an activation are more than additions, and a contact's create and
 /// delete go on to the external logbooks the account pushes to; a lookup asks the callbook or
 /// POTA. A spot is sent anew at each call: not idempotent.
-const HINTS: [(&str, [bool; 4]); 15] = [
+const HINTS: [(&str, [bool; 4]); 16] = [
     ("whoami", [true, false, true, false]),
     ("list_folders", [true, false, true, false]),
     ("list_contacts", [true, false, true, false]),
@@ -125,18 +125,23 @@ const HINTS: [(&str, [bool; 4]); 15] = [
     ("create_activation", [false, false, true, false]),
     ("create_folder", [false, false, true, false]),
     ("end_activation", [false, true, true, false]),
+    ("add_activation_park", [false, true, true, true]),
     ("delete_contact", [false, true, true, true]),
     ("spot_activation", [false, false, false, true]),
 ];
 
 /// The inputs each published tool requires.
-const REQUIRED: [(&str, &[&str]); 12] = [
+const REQUIRED: [(&str, &[&str]); 13] = [
     ("whoami", &[]),
     ("lookup_callsign", &["callsign"]),
     ("lookup_park", &["reference"]),
     ("list_spots", &[]),
     ("get_awards", &["award"]),
     ("spot_activation", &["reference", "frequency", "mode"]),
+    (
+        "add_activation_park",
+        &["activation_id", "location_reference"],
+    ),
     ("list_folders", &[]),
     ("list_contacts", &["folder_id"]),
     ("list_activations", &[]),
@@ -201,6 +206,7 @@ fn tools_list_grows_with_each_permission() {
                     "create_activation",
                     "create_folder",
                     "end_activation",
+                    "add_activation_park",
                     "spot_activation",
                 ][..],
             ),
@@ -220,6 +226,7 @@ fn tools_list_grows_with_each_permission() {
                     "create_activation",
                     "create_folder",
                     "end_activation",
+                    "add_activation_park",
                     "spot_activation",
                     "delete_contact",
                 ][..],
@@ -491,6 +498,30 @@ fn writes_need_the_flag_and_a_retry_is_replayed() {
         unknown["location_reference"] = json!("");
         fails(
             &call(&session, "create_activation", unknown).await,
+            "validation_error",
+        );
+
+        let two_fer = ok(&call(
+            &session,
+            "add_activation_park",
+            json!({ "activation_id": made["id"], "location_reference": "us-5678" }),
+        )
+        .await);
+        assert_eq!(two_fer["id"], made["id"]);
+        assert_eq!(two_fer["locationReference"], "US-0002,US-5678", "{two_fer}");
+        assert!(
+            two_fer["name"]
+                .as_str()
+                .is_some_and(|n| n.contains("@US-0002,US-5678-")),
+            "{two_fer}"
+        );
+        fails(
+            &call(
+                &session,
+                "add_activation_park",
+                json!({ "activation_id": made["id"], "location_reference": "park" }),
+            )
+            .await,
             "validation_error",
         );
 

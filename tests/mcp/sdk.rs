@@ -34,11 +34,12 @@ const READ_TOOLS: [&str; 9] = [
     "get_awards",
 ];
 
-const WRITE_TOOLS: [&str; 5] = [
+const WRITE_TOOLS: [&str; 6] = [
     "create_contact",
     "create_activation",
     "create_folder",
     "end_activation",
+    "add_activation_park",
     "spot_activation",
 ];
 

@@ -1,4 +1,4 @@
-//! Activations (docs/API.md activation rules 1–5), their listing and ending.
+//! Activations (docs/API.md activation rules 1–6), their listing, parks added and ending.
 
 use std::sync::{Arc, Barrier};
 
@@ -316,7 +316,173 @@ fn a_club_call_credits_the_member_as_operator() {
     assert_eq!(text.matches("<OPERATOR:5>W1XYZ").count(), 2, "{text}");
 }
 
+/// A park added to an activation (a two-fer found out on the air): its reference, name and
+/// identity, and every contact's mySigInfo, change at once; contacts logged after carry the
+/// new list; what it has already changes nothing; a wrong request changes nothing.
+fn a_park_added_to_an_activation_reaches_every_contact() {
+    let s = Server::start();
+    let api = s.account("W1AW", "elevated");
+    let basic = s.new_key("W1AW", "basic");
+    let r = start(
+        &api,
+        json!({ "locationReference": "US-1234", "callsign": "W1AW", "startTime": "2026-11-20T14:00:00Z" }),
+    );
+    let id = r.id();
+    let at = |call: &str, time: &str| {
+        json!({ "folderId": id, "callsign": call, "frequency": 14.062, "mode": "CW",
+                "timeOn": format!("2026-11-20T{time}Z") })
+    };
+    for (call, time) in [("K1ABC", "14:05:00"), ("K2ABC", "14:06:00")] {
+        assert_eq!(api.post("/v1/contacts", at(call, time)).status, 201);
+    }
+    let parks = |id: &str| -> Vec<Value> {
+        api.all_contacts(id)
+            .iter()
+            .map(|c| c["mySigInfo"].clone())
+            .collect()
+    };
+    let path = format!("/v1/activations/{id}/parks");
+
+    // A basic key may not: it rewrites contacts, as an edit does.
+    basic
+        .post(&path, json!({ "locationReference": "US-5678" }))
+        .expect_error(403, "tier_insufficient");
+    for (body, says) in [
+        (json!({}), "locationReference is required"),
+        (
+            json!({ "locationReference": "US5678" }),
+            "not a park reference",
+        ),
+        (
+            json!({ "locationReference": "US-5678", "parks": 1 }),
+            "parks",
+        ),
+    ] {
+        let r = api.post(&path, body.clone());
+        assert!(
+            r.expect_error(400, "validation_error").contains(says),
+            "{body}: {}",
+            r.body
+        );
+    }
+    let monthly = api.monthly("2026-11", None);
+    let r = api.post(
+        &format!("/v1/activations/{monthly}/parks"),
+        json!({ "locationReference": "US-5678" }),
+    );
+    assert!(
+        r.expect_error(400, "validation_error")
+            .contains("not an activation")
+    );
+    api.post(
+        "/v1/activations/fld_aaaaaaaaaaaaaaaa/parks",
+        json!({ "locationReference": "US-5678" }),
+    )
+    .expect_error(404, "not_found");
+    assert_eq!(parks(&id), vec![json!("US-1234"); 2]);
+
+    let grown = api.send(
+        "POST",
+        &path,
+        Some(&json!({ "reference": " us-5678 " })),
+        &[("Idempotency-Key", "add-5678")],
+    );
+    assert_eq!(grown.status, 200, "{}", grown.body);
+    assert_eq!(grown.body["id"], id.as_str());
+    assert_eq!(grown.body["locationReference"], "US-1234,US-5678");
+    assert_eq!(grown.body["name"], "W1AW@US-1234,US-5678-20261120");
+    assert_eq!(
+        grown.body["autoFolderKey"],
+        "v1:activation:pota:W1AW:US-1234,US-5678:20261120"
+    );
+    assert_eq!(grown.body["contactCount"], 2);
+    assert_eq!(parks(&id), vec![json!("US-1234,US-5678"); 2]);
+    let replay = api.send(
+        "POST",
+        &path,
+        Some(&json!({ "reference": " us-5678 " })),
+        &[("Idempotency-Key", "add-5678")],
+    );
+    assert_eq!(replay.body["replayed"], true, "{}", replay.body);
+    // What it has already: the activation as it is.
+    let again = api.post(&path, json!({ "locationReference": "US-5678,US-1234" }));
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.body["locationReference"], "US-1234,US-5678");
+    // The two-fer's identity finds it; a contact logged now carries both parks, and one
+    // that names the single park it had is refused.
+    let found = start(
+        &api,
+        json!({ "locationReference": "US-1234,US-5678", "callsign": "W1AW", "startTime": "2026-11-20T18:00:00Z" }),
+    );
+    assert_eq!(found.status, 200, "{}", found.body);
+    assert_eq!(found.id(), id);
+    assert_eq!(
+        api.post("/v1/contacts", at("K3ABC", "14:07:00")).status,
+        201
+    );
+    let mut stale = at("K4ABC", "14:08:00");
+    stale["mySig"] = json!("POTA");
+    stale["mySigInfo"] = json!("US-1234");
+    let r = api.post("/v1/contacts", stale);
+    assert!(
+        r.expect_error(400, "validation_error")
+            .contains("US-1234,US-5678")
+    );
+    assert_eq!(parks(&id), vec![json!("US-1234,US-5678"); 3]);
+
+    // A contact checked against the activation as it was and stored after the park came
+    // (another process's request, under way as the park was added) takes the parks it has.
+    s.exec_sql(
+        "INSERT INTO contacts (id, account_id, folder_id, callsign, frequency, band, mode, \
+         time_on, my_sig, my_sig_info, activation_id, station_callsign, created_at) \
+         SELECT 'qso_zzzzzzzzzzzzzzzz', account_id, folder_id, 'K9ZZZ', frequency, band, mode, \
+         time_on + 60000, my_sig, 'US-1234', activation_id, station_callsign, created_at \
+         FROM contacts WHERE callsign = 'K1ABC'",
+        &[],
+    );
+    let late = api
+        .all_contacts(&id)
+        .into_iter()
+        .find(|c| c["callsign"] == "K9ZZZ")
+        .expect("the late contact");
+    assert_eq!(late["mySigInfo"], "US-1234,US-5678", "{late}");
+
+    // Another activation that day holds the identity the parks would give: refused, and
+    // nothing changes.
+    let other = start(
+        &api,
+        json!({ "locationReference": "US-9012", "callsign": "W1AW", "startTime": "2026-11-20T19:00:00Z" }),
+    )
+    .id();
+    let three = start(
+        &api,
+        json!({ "locationReference": "US-9012,US-3456", "callsign": "W1AW", "startTime": "2026-11-20T19:00:00Z" }),
+    );
+    assert_eq!(three.status, 201, "{}", three.body);
+    let r = api.post(
+        &format!("/v1/activations/{other}/parks"),
+        json!({ "locationReference": "US-3456" }),
+    );
+    assert!(
+        r.expect_error(400, "validation_error")
+            .contains("W1AW@US-9012,US-3456-20261120 exists already"),
+        "{}",
+        r.body
+    );
+    assert_eq!(r.body["details"]["field"], "locationReference");
+    let kept = api.get("/v1/activations?limit=200");
+    let kept = kept.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == other.as_str())
+        .cloned()
+        .unwrap();
+    assert_eq!(kept["locationReference"], "US-9012");
+}
+
 crate::both_backends!(
+    a_park_added_to_an_activation_reaches_every_contact,
     a_club_call_credits_the_member_as_operator,
     an_activation_is_created_once_per_identity,
     concurrent_identical_requests_get_one_folder,

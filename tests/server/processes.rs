@@ -235,7 +235,30 @@ fn duplicates_point_to_one_first_contact_across_processes() {
     assert_eq!(c.clients[1].qso_count(), 36);
 }
 
+/// A park added to an activation while contacts are logged into it on every process: each
+/// contact ends with the activation's parks, however its create and the addition crossed.
+fn a_park_added_while_contacts_are_logged_reaches_them_all() {
+    let c = Cluster::start(&["--burst-limit", "10000"], "elevated");
+    let folder = c.clients[0].activation("US-1234", "W1AW");
+    let path = format!("/v1/activations/{folder}/parks");
+    let responses = c.fire(12, 4, move |api, n| {
+        if n == 21 {
+            api.post(&path, json!({ "locationReference": "US-5678" }))
+        } else {
+            api.post("/v1/contacts", contact(&folder, &format!("K{}ABC", n % 10)))
+        }
+    });
+    assert_eq!(count(&responses, 201), 47, "{:?}", statuses(&responses));
+    assert_eq!(count(&responses, 200), 1, "{:?}", statuses(&responses));
+    let stored = c.clients[1].all_contacts(&c.clients[2].activation("US-1234,US-5678", "W1AW"));
+    assert_eq!(stored.len(), 47);
+    for contact in &stored {
+        assert_eq!(contact["mySigInfo"], "US-1234,US-5678", "{contact}");
+    }
+}
+
 crate::both_backends!(
+    a_park_added_while_contacts_are_logged_reaches_them_all,
     activation_find_or_create_gives_one_folder,
     duplicates_point_to_one_first_contact_across_processes,
     monthly_find_or_create_gives_one_folder,

@@ -1,4 +1,4 @@
-//! `svc activations list|create|end`.
+//! `svc activations list|create|add-park|end|export`.
 
 use std::path::PathBuf;
 
@@ -17,6 +17,8 @@ pub enum ActivationsCommand {
     List(ListArgs),
     /// Find or start the activation of a park today (or on --start-time's UTC day)
     Create(CreateArgs),
+    /// Add a park to an activation (a two-fer found out on the air): its contacts count for it too
+    AddPark(AddParkArgs),
     /// End an activation
     End(EndArgs),
     /// Write an activation's POTA upload file, CALL@PARK-YYYYMMDD.adi, and print its path
@@ -28,6 +30,7 @@ impl ActivationsCommand {
         match self {
             ActivationsCommand::List(_) => "list",
             ActivationsCommand::Create(_) => "create",
+            ActivationsCommand::AddPark(_) => "add-park",
             ActivationsCommand::End(_) => "end",
             ActivationsCommand::Export(_) => "export",
         }
@@ -65,6 +68,16 @@ pub struct CreateArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct AddParkArgs {
+    /// The activation's folder id (fld_…)
+    #[arg(value_parser = input::folder_id)]
+    id: String,
+    /// The park to add, e.g. US-5678, or several: US-5678,US-9012
+    #[arg(value_parser = input::reference, value_name = "REF")]
+    reference: String,
+}
+
+#[derive(Debug, Args)]
 pub struct EndArgs {
     /// The activation's folder id (fld_…)
     #[arg(value_parser = input::folder_id)]
@@ -88,6 +101,7 @@ pub fn run(ctx: &Ctx, command: ActivationsCommand) -> Result<(), CliError> {
     match command {
         ActivationsCommand::List(args) => list(ctx, args),
         ActivationsCommand::Create(args) => create(ctx, args),
+        ActivationsCommand::AddPark(args) => add_park(ctx, args),
         ActivationsCommand::End(args) => end(ctx, args),
         ActivationsCommand::Export(args) => export(ctx, args),
     }
@@ -160,6 +174,22 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
         })
     })?;
     print_created(ctx, "activation", &created)
+}
+
+fn add_park(ctx: &Ctx, args: AddParkArgs) -> Result<(), CliError> {
+    let client = ctx.client()?;
+    let folder = ctx.block_on(async { Ok(client.add_parks(&args.id, &args.reference).await?) })?;
+    match ctx.format {
+        Format::Json => ctx.print_json(&folder),
+        _ if ctx.quiet => ctx.say(&format!("{}\n", folder.id)),
+        _ => ctx.say(&format!(
+            "activation {} ({}) is at {}: each of its {} contacts counts for every park\n",
+            folder.name,
+            folder.id,
+            folder.location_reference.as_deref().unwrap_or_default(),
+            folder.contact_count
+        )),
+    }
 }
 
 fn end(ctx: &Ctx, args: EndArgs) -> Result<(), CliError> {

@@ -761,6 +761,18 @@ impl Client {
         .await
     }
 
+    /// `POST /v1/activations/{id}/parks`: the activation at these parks too.
+    pub async fn add_parks(&self, id: &str, parks: &str) -> Result<Folder, ClientError> {
+        let body = serde_json::json!({ "locationReference": parks });
+        self.call(
+            Method::POST,
+            self.url(&["activations", id, "parks"]),
+            &[],
+            Some(encode(&body)?),
+        )
+        .await
+    }
+
     /// `POST /v1/activations/{id}/end`
     pub async fn end_activation(
         &self,

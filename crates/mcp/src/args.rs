@@ -351,6 +351,13 @@ pub(crate) struct EndActivation {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+pub(crate) struct AddActivationPark {
+    pub(crate) activation_id: String,
+    pub(crate) location_reference: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct DeleteContact {
     pub(crate) qso_id: String,
     pub(crate) confirmation: String,

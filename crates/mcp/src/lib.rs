@@ -458,6 +458,15 @@ impl McpServer {
                     .await?;
                 shape(&folder, FOLDER)
             }
+            "add_activation_park" => {
+                let a: AddActivationPark = parse(args)?;
+                check_text("activation_id", &a.activation_id, 1, 1500)?;
+                check_text("location_reference", &a.location_reference, 1, 64)?;
+                let folder = client
+                    .add_parks(&a.activation_id, &a.location_reference)
+                    .await?;
+                shape(&folder, FOLDER)
+            }
             "delete_contact" => {
                 let a: DeleteContact = parse(args)?;
                 check_text("qso_id", &a.qso_id, 1, 1500)?;

@@ -20,7 +20,7 @@ pub enum Access {
 }
 
 /// Each tool with the access it needs; the order is the order of `tools/list`.
-pub const TOOLS: [(&str, Access); 15] = [
+pub const TOOLS: [(&str, Access); 16] = [
     ("whoami", Access::Read),
     ("list_folders", Access::Read),
     ("list_contacts", Access::Read),
@@ -34,6 +34,7 @@ pub const TOOLS: [(&str, Access); 15] = [
     ("create_activation", Access::Write),
     ("create_folder", Access::Write),
     ("end_activation", Access::Write),
+    ("add_activation_park", Access::Write),
     // Not the logbook's, but it tells the world something: given only with --allow-writes.
     ("spot_activation", Access::Write),
     ("delete_contact", Access::Delete),
@@ -802,6 +803,25 @@ pub fn describe(name: &str) -> Option<Tool> {
                 output(folder_item()),
             ),
             writes(true, false),
+        ),
+        "add_activation_park" => tool(
+            name,
+            "Add a park to an activation",
+            "Makes an activation a two-fer (or more): each park of location_reference it lacks is added after its own, its name takes the new list, and every contact of it counts for every park from then on (mySigInfo). A park it has already changes nothing, so the same call again is harmless. Needs an elevated key, since it changes the activation's contacts. Refused, changing nothing, when another activation of that activator and day is at these parks already.",
+            (
+                input(
+                    json!({
+                        "activation_id": id("The activation's folder id."),
+                        "location_reference": described(
+                            text(1, 64),
+                            concat!("The park or parks to add: ", park_shape!(), "."),
+                        ),
+                    }),
+                    &["activation_id", "location_reference"],
+                ),
+                output(folder_item()),
+            ),
+            writes(true, true),
         ),
         "delete_contact" => tool(
             name,

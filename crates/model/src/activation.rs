@@ -67,8 +67,25 @@ impl NewActivation {
             Some(t) => Timestamp::parse_plausible("startTime", t, now)?,
             None => now,
         };
+        Ok(NewActivation::named(
+            program,
+            callsign,
+            reference,
+            location_name,
+            start_time,
+        ))
+    }
+
+    /// The activation with its name and identity (rule 2) from its parts.
+    fn named(
+        program: Program,
+        callsign: String,
+        reference: String,
+        location_name: Option<String>,
+        start_time: Timestamp,
+    ) -> NewActivation {
         let day = start_time.utc_compact_date();
-        Ok(NewActivation {
+        NewActivation {
             name: format!("{callsign}@{reference}-{day}"),
             auto_folder_key: format!(
                 "v1:activation:{}:{callsign}:{reference}:{day}",
@@ -79,7 +96,54 @@ impl NewActivation {
             reference,
             location_name,
             start_time,
-        })
+        }
+    }
+
+    /// The stored activation `existing` at more parks (`added`: a park or a comma list, as
+    /// `locationReference` takes them): its parks, then each of `added` it lacks, in their
+    /// order, with the name and identity that list gives (rule 6). `None` when it has every
+    /// one already. A folder that is no activation, or a malformed one, is refused.
+    pub fn with_parks(existing: &Folder, added: &str) -> Result<Option<NewActivation>, ApiError> {
+        let not_one = || {
+            ApiError::field(
+                "folderId",
+                format!(
+                    "folder {} ({}) is a {} folder, not an activation; parks are added to activations",
+                    existing.id,
+                    existing.name,
+                    existing.folder_type.as_str()
+                ),
+            )
+        };
+        if existing.folder_type != FolderType::Activation {
+            return Err(not_one());
+        }
+        let FolderRole::Activation {
+            program,
+            reference,
+            callsign,
+        } = existing.role()?
+        else {
+            return Err(not_one());
+        };
+        let added = normalize_reference_list("locationReference", added)?;
+        let mut parks: Vec<&str> = reference.split(',').collect();
+        for park in added.split(',') {
+            if !parks.contains(&park) {
+                parks.push(park);
+            }
+        }
+        if parks.len() == reference.split(',').count() {
+            return Ok(None);
+        }
+        let start_time = existing.start_time.ok_or_else(not_one)?;
+        Ok(Some(NewActivation::named(
+            program,
+            callsign,
+            parks.join(","),
+            existing.location_name.clone(),
+            start_time,
+        )))
     }
 
     /// Checks that an existing folder found under this identity really is this activation;
@@ -188,6 +252,58 @@ mod tests {
         assert_eq!(a.program, Program::Pota);
         assert_eq!(a.name, "W1AW@US-1234-20261122");
         assert_eq!(a.start_time, now());
+    }
+
+    /// The folder the store makes of `a`.
+    fn stored(a: &NewActivation) -> Folder {
+        Folder {
+            id: "fld_aaaaaaaaaaaaaaaa".into(),
+            name: a.name.clone(),
+            folder_type: FolderType::Activation,
+            parent_id: Some("fld_bbbbbbbbbbbbbbbb".into()),
+            program_id: Some(a.program.id().into()),
+            month: None,
+            start_time: Some(a.start_time),
+            end_time: None,
+            location_reference: Some(a.reference.clone()),
+            location_name: Some("Test Park".into()),
+            callsign: Some(a.callsign.clone()),
+            auto_folder_key: Some(a.auto_folder_key.clone()),
+            contact_count: 3,
+            created_at: a.start_time,
+        }
+    }
+
+    #[test]
+    fn parks_are_added_after_the_activation_s_own_each_once() {
+        let one = stored(&NewActivation::validate(&input(), now()).unwrap());
+        let two = NewActivation::with_parks(&one, " us-5678,US-1234 ")
+            .unwrap()
+            .unwrap();
+        assert_eq!(two.reference, "US-1234,US-5678");
+        assert_eq!(two.name, "W1AW@US-1234,US-5678-20261122");
+        assert_eq!(
+            two.auto_folder_key,
+            "v1:activation:pota:W1AW:US-1234,US-5678:20261122"
+        );
+        assert_eq!(two.start_time, now());
+        assert_eq!(two.location_name.as_deref(), Some("Test Park"));
+        // What it has already changes nothing.
+        assert_eq!(
+            NewActivation::with_parks(&stored(&two), "US-5678").unwrap(),
+            None
+        );
+        let bad = NewActivation::with_parks(&one, "US5678").unwrap_err();
+        assert_eq!(
+            bad.details,
+            Some(serde_json::json!({ "field": "locationReference" })),
+            "{bad:?}"
+        );
+        let mut monthly = one.clone();
+        monthly.folder_type = FolderType::Monthly;
+        monthly.month = Some("2026-11".into());
+        let err = NewActivation::with_parks(&monthly, "US-5678").unwrap_err();
+        assert!(err.message.contains("not an activation"), "{}", err.message);
     }
 
     #[test]

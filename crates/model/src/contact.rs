@@ -8,7 +8,7 @@ use super::band::{Frequency, band_for_mhz, read_frequency, read_mhz};
 use super::callsign::normalize_callsign;
 use super::dxcc::{Dxcc, ENTITY_FIELDS};
 use super::fields::{Field, Fields, FieldsPatch};
-use super::filing::Filed;
+use super::filing::{Filed, Qso};
 use super::folder::{Folder, FolderRole, FolderType};
 use super::mode::check_mode;
 use super::program::{Program, normalize_reference_list};
@@ -550,6 +550,11 @@ pub fn dupe_key(
 }
 
 impl Contact {
+    /// The QSO this contact is, whatever park it was logged at ([`Qso`]).
+    pub fn qso(&self) -> Qso {
+        Qso::new(&self.callsign, &self.band, &self.mode, self.time_on)
+    }
+
     /// This stored contact's [`dupe_key`], whatever its folder.
     pub fn dupe_key(&self) -> String {
         dupe_key(

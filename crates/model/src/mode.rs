@@ -293,7 +293,7 @@ impl ModeClass {
 
 /// POTA's three modes: an activator counts a station once per band in each (docs/LOGBOOK.md,
 /// "Activations").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PotaMode {
     Cw,
     /// Phone, digital voice included.

@@ -4,7 +4,7 @@ use axum::http::StatusCode;
 use serde_json::Value;
 
 use super::error::ApiResult;
-use super::extract::{Auth, CursorKind, IdemKey, JsonBody, NoQuery, Params};
+use super::extract::{Auth, CursorKind, Elevated, IdemKey, JsonBody, NoQuery, Params};
 use super::folders::folder_response;
 use super::{AppState, page};
 use svc_model::page::MAX_LIMIT;
@@ -100,6 +100,46 @@ pub async fn end(
     let (folder, replayed) = state
         .store
         .end_activation(&who.account_id, &folder_id, end_time, now, idem.as_ref())
+        .await?
+        .into_parts();
+    let mut response = serde_json::to_value(&folder).unwrap_or_default();
+    if replayed {
+        response["replayed"] = Value::Bool(true);
+    }
+    Ok(Json(response))
+}
+
+/// `POST /v1/activations/{id}/parks`: the activation at more parks (a two-fer found out on
+/// the air, or a two-fer's files imported one at a time). It rewrites every contact of the
+/// activation, so it takes an elevated key, as an edit does.
+pub async fn add_parks(
+    State(state): State<AppState>,
+    Elevated(who): Elevated,
+    _: NoQuery,
+    Path(folder_id): Path<String>,
+    idem_key: IdemKey,
+    mut body: JsonBody,
+) -> ApiResult<Json<Value>> {
+    let folder_id = IdKind::Folder.parse("folderId", &folder_id)?;
+    let added = body
+        .string_or_alias("locationReference", "reference")?
+        .ok_or_else(|| {
+            svc_model::ApiError::field(
+                "locationReference",
+                "locationReference is required: the park or parks to add, e.g. US-5678",
+            )
+        })?;
+    let idem = idem_key.request(&body);
+    body.finish(&["locationReference", "reference"])?;
+    let (folder, replayed) = state
+        .store
+        .add_parks(
+            &who.account_id,
+            &folder_id,
+            &added,
+            Timestamp::now(),
+            idem.as_ref(),
+        )
         .await?
         .into_parts();
     let mut response = serde_json::to_value(&folder).unwrap_or_default();

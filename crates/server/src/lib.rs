@@ -84,6 +84,10 @@ pub fn routes() -> Router<AppState> {
         )
         .route("/v1/activations/{folder_id}/end", post(activations::end))
         .route(
+            "/v1/activations/{folder_id}/parks",
+            post(activations::add_parks),
+        )
+        .route(
             "/v1/logbooks",
             get(logbooks::api::list).post(logbooks::api::connect),
         )

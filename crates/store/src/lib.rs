@@ -617,10 +617,10 @@ pub trait Store: Send + Sync + 'static {
 
     async fn native_qso_count(&self, account_id: &str) -> StoreResult<i64>;
     async fn folder(&self, account_id: &str, folder_id: &str) -> StoreResult<Option<Folder>>;
-    /// The folder for the contact rules, which read only what never changes once a folder
-    /// exists (its type, name, month, program, reference and callsign; folders are never
-    /// deleted): it may come from this process's memory, with a stale `contact_count` and
-    /// `end_time`.
+    /// The folder for the contact rules. A monthly log or category, whose type, name, month
+    /// and program never change once it exists (folders are never deleted), may come from this
+    /// process's memory, with a stale `contact_count`; an activation, whose parks may grow
+    /// ([`Store::add_parks`]) in another process, is read each time.
     async fn folder_for_contacts(
         &self,
         account_id: &str,
@@ -928,6 +928,17 @@ pub trait Store: Send + Sync + 'static {
         account_id: &str,
         folder_id: &str,
         end_time: Timestamp,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<Folder>>;
+    /// Adds the parks of `added` (a park or a comma list) to an activation
+    /// (`POST /v1/activations/{id}/parks`): its reference, name and identity, and every one of
+    /// its contacts' `my_sig_info`, in one transaction; the folder as it is after.
+    async fn add_parks(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+        added: &str,
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<Folder>>;

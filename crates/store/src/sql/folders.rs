@@ -121,7 +121,10 @@ impl SqlStore {
             return Ok(Some(folder.clone()));
         }
         let folder = self.folder(account_id, folder_id).await?;
-        if let Some(folder) = &folder {
+        if let Some(folder) = folder
+            .as_ref()
+            .filter(|f| f.folder_type != FolderType::Activation)
+        {
             let mut known = self.known_folders();
             if known.len() >= KNOWN_FOLDERS {
                 known.clear();
@@ -421,6 +424,96 @@ impl SqlStore {
                     };
                     return Err(ApiError::field("endTime", message).into());
                 };
+                let folder = folder_row(&row)?;
+                complete(&mut *tx, account_id, idem, &folder).await?;
+                Ok(Idem::Fresh(folder))
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn add_parks(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+        added: &str,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<Folder>> {
+        // PostgreSQL's writers run at once: the folder's row is locked FOR UPDATE, which waits
+        // for the contacts being stored into it (their trigger holds it FOR KEY SHARE) and
+        // makes the ones after wait for the new parks (migrations `*_activation_parks.sql`).
+        // SQLite's one writer is this transaction.
+        let select = if self.postgres() {
+            concat!(
+                "SELECT ",
+                folder_cols!(),
+                " FROM folders WHERE id = $1 AND account_id = $2 FOR UPDATE"
+            )
+        } else {
+            concat!(
+                "SELECT ",
+                folder_cols!(),
+                " FROM folders WHERE id = $1 AND account_id = $2"
+            )
+        };
+        let (account_id, folder_id) = (account_id.to_owned(), folder_id.to_owned());
+        let (added, idem) = (added.to_owned(), idem.cloned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (account_id, folder_id) = (account_id.as_str(), folder_id.as_str());
+                let idem = idem.as_ref();
+                if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
+                    return replay(&previous);
+                }
+                let row = sqlx::query(select)
+                    .bind(folder_id)
+                    .bind(account_id)
+                    .fetch_optional(&mut *tx)
+                    .await?
+                    .ok_or_else(|| ApiError::not_found(format!("folder {folder_id} not found")))?;
+                let folder = folder_row(&row)?;
+                let Some(grown) = NewActivation::with_parks(&folder, &added)? else {
+                    complete(&mut *tx, account_id, idem, &folder).await?;
+                    return Ok(Idem::Fresh(folder));
+                };
+                // The identity is a unique key: an activation already at these parks that day
+                // keeps it, and this one stays as it was.
+                let row = sqlx::query(concat!(
+                    "UPDATE folders SET location_reference = $3, name = $4, auto_folder_key = $5, \
+                     identity_key = $5 WHERE id = $1 AND account_id = $2 RETURNING ",
+                    folder_cols!()
+                ))
+                .bind(folder_id)
+                .bind(account_id)
+                .bind(&grown.reference)
+                .bind(&grown.name)
+                .bind(&grown.auto_folder_key)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(|e| match &e {
+                    sqlx::Error::Database(db)
+                        if db.kind() == sqlx::error::ErrorKind::UniqueViolation =>
+                    {
+                        StoreError::Api(ApiError::field(
+                            "locationReference",
+                            format!(
+                                "activation {} exists already: it is the activation at these parks that day, so log into it rather than adding its parks to {}",
+                                grown.name, folder.name
+                            ),
+                        ))
+                    }
+                    _ => StoreError::Db(e),
+                })?;
+                sqlx::query(
+                    "UPDATE contacts SET my_sig_info = $3 \
+                     WHERE folder_id = $1 AND account_id = $2 AND activation_id IS NOT NULL",
+                )
+                .bind(folder_id)
+                .bind(account_id)
+                .bind(&grown.reference)
+                .execute(&mut *tx)
+                .await?;
                 let folder = folder_row(&row)?;
                 complete(&mut *tx, account_id, idem, &folder).await?;
                 Ok(Idem::Fresh(folder))

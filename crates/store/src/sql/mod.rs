@@ -1049,6 +1049,17 @@ impl Store for SqlStore {
         SqlStore::end_activation(self, account_id, folder_id, end_time, now, idem).await
     }
 
+    async fn add_parks(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+        added: &str,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<Folder>> {
+        SqlStore::add_parks(self, account_id, folder_id, added, now, idem).await
+    }
+
     async fn stations(&self, account_id: &str) -> StoreResult<Vec<svc_model::StationProfile>> {
         self.account_stations(account_id).await
     }

@@ -9,7 +9,8 @@
 //! With `--auto`, the files are read once before they are sent, for the parks each activator's
 //! QSO was read with: POTA takes a two-fer as one file per park, each with every QSO, and the
 //! QSOs of those files, imported together, go once into one activation of all their parks
-//! ([`TwoFers`]).
+//! ([`TwoFers`]); imported one at a time, into the activation the first made, which the second
+//! gives its park ([`stored`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -21,6 +22,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
+mod stored;
+
 use super::{Answer, CliError, Ctx, Format, input};
 use svc_adif::contact::{Imported, idempotency_key, imported, qso_key};
 use svc_adif::{ReadError, Reader};
@@ -28,7 +31,7 @@ use svc_client::{
     BatchItem, BatchResult, Client, ClientError, NewActivationRequest, NewFolderRequest,
 };
 use svc_model::filing::{Place, TwoFers};
-use svc_model::{ContactInput, ErrorCode};
+use svc_model::{ContactInput, ErrorCode, Timestamp};
 
 /// Items per batch: the most `POST /v1/contacts/batch` takes.
 const BATCH: usize = 500;
@@ -130,6 +133,10 @@ struct Summary {
     /// Records of a QSO read from several parks' files (a two-fer's, one per park): filed into
     /// one activation of all its parks, each QSO once.
     two_fer: u64,
+    /// Stored activations given the parks of the import's QSOs, which they held at other
+    /// parks (a two-fer's files imported one at a time).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    parks_added: Vec<stored::ParksAdded>,
     /// Where the contacts went (or would go, in a dry run), by folder.
     folders: BTreeMap<String, u64>,
     /// Why the import stopped before the end of the file, if it did.
@@ -228,6 +235,13 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
             Some(c) => Some(c.whoami().await?.callsign),
             None => None,
         };
+        // A dry run asks the service nothing, so it files as the rule says alone.
+        let meetings = match (&client, &account, &args.folder) {
+            (Some(client), Some(account), None) => {
+                stored::meet(client, &two_fers.activations(account)).await?
+            }
+            _ => stored::Meetings::default(),
+        };
         let mut importer = Importer {
             client: client.clone(),
             in_flight: None,
@@ -235,10 +249,12 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
             folder: args.folder.clone(),
             places: HashMap::new(),
             two_fers,
+            met: meetings.met,
             file: None,
             pending: Vec::with_capacity(BATCH),
             summary: &mut summary,
         };
+        importer.summary.parks_added = meetings.added;
         for (name, reader) in readers {
             importer.file = several.then_some(name);
             let outcome = importer.run(reader, || {
@@ -300,7 +316,8 @@ fn two_fers(files: &[PathBuf]) -> Result<TwoFers, CliError> {
                 continue;
             }
             if let Ok(c) = imported(&record) {
-                two.note(qso_key(&c), &c.contact.filed());
+                let qso = c.contact.pending("", Timestamp(0)).qso();
+                two.note(qso_key(&c), &c.contact.filed(), qso);
             }
         }
     }
@@ -362,6 +379,9 @@ struct Importer<'a> {
     places: HashMap<Place, Result<(String, String), Refusal>>,
     /// The parks of each activator's QSO over all the files, for `--auto`.
     two_fers: TwoFers,
+    /// The import's activations whose QSOs a stored activation at other parks holds: its
+    /// name, or why its parks could not be added to it ([`stored`]).
+    met: HashMap<Place, Result<String, Box<svc_client::ServerError>>>,
     /// The file being read, when there are several: named beside its records' numbers.
     file: Option<String>,
     pending: Vec<Pending>,
@@ -476,6 +496,30 @@ impl Importer<'_> {
         {
             contact.contact.my_sig_info = Some(parks);
             self.summary.two_fer += 1;
+        }
+        if self.folder.is_none()
+            && let Some(met) = self
+                .met
+                .get(&place(&contact.contact, self.account.as_deref()))
+        {
+            match met {
+                Ok(name) => {
+                    self.summary.already_there += 1;
+                    *self.summary.folders.entry(name.clone()).or_default() += 1;
+                }
+                Err(e) => self.summary.refuse(Refusal {
+                    file: self.file.clone(),
+                    record,
+                    callsign: Some(contact.contact.callsign.clone()),
+                    error: e.error.clone(),
+                    message: format!(
+                        "the same QSOs are stored at other parks, and this park could not be added to them: {}",
+                        e.message
+                    ),
+                    exit: e.exit_code(),
+                }),
+            }
+            return Ok(());
         }
         let (folder, name) = match &self.folder {
             Some(id) => (id.clone(), id.clone()),
@@ -785,6 +829,12 @@ fn print_summary(ctx: &Ctx, s: &Summary) -> Result<(), CliError> {
         out.push_str(&format!(
             "{} records of QSOs read with several parks (a two-fer's files, one per park): filed into one activation of all the parks, each QSO once\n",
             s.two_fer
+        ));
+    }
+    for added in &s.parks_added {
+        out.push_str(&format!(
+            "activation {} held these QSOs already: it is at {} now (its contacts count for every park)\n",
+            added.activation, added.now
         ));
     }
     if let Some(why) = &s.stopped {
