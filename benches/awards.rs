@@ -224,18 +224,12 @@ fn ask_each(name: &str, server: &Server) -> bool {
 }
 
 fn main() -> std::process::ExitCode {
-    // cargo bench passes `--bench`: not a backend's name.
-    let picks: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    let wants = |name: &str| picks.is_empty() || picks.iter().any(|p| p == name);
     let mut right = true;
-    if wants("sqlite") {
+    if common::wants("sqlite") {
         let server = start_server("elevated", &[]);
         right &= measure("sqlite", &server, None);
     }
-    if wants("postgres") {
+    if common::wants("postgres") {
         let db = fresh_postgres_database("svc_bench_awards");
         let dir = tempfile::tempdir().expect("temp dir");
         let server = start_server_on(dir, &db, "elevated", &[]);

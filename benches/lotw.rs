@@ -1,11 +1,14 @@
 //! LoTW benchmark: `svc lotw sync` against a 100,000-contact log on a `svc server start`
-//! (SQLite, the service's default limits), fed by a LoTW stand-in on loopback: a first sync
+//! (SQLite, then PostgreSQL; the service's default limits), fed by a LoTW stand-in on
+//! loopback: a first sync
 //! of 20,000 confirmations, then an incremental one of the 25 LoTW matched since. The log is
 //! 1,000 days of 100 contacts a day ([`contact`]). Prints the
 //! wall time of each and the client's peak RSS; exits non-zero only if a confirmation is not
 //! written as it should be.
 //!
-//! Run with `cargo bench --bench lotw`. Timings are printed, never asserted.
+//! Run with `cargo bench --bench lotw`, or one backend: `cargo bench --bench lotw -- sqlite`
+//! (or `postgres`: the local server as Debian installs it, or `SVC_BENCH_POSTGRES_URL`).
+//! Timings are printed, never asserted.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -14,7 +17,10 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{BIN, Server, start_server};
+use common::{
+    BIN, Server, drop_postgres_database, fresh_postgres_database, postgres_analyze, start_server,
+    start_server_on,
+};
 
 const CONTACTS: usize = 100_000;
 /// Every fifth contact is confirmed by the first report.
@@ -167,22 +173,47 @@ fn run(server: &Server, lotw: &str, args: &[&str], stdin: &str) -> (String, Dura
     (out, elapsed, usage.ru_maxrss)
 }
 
-fn main() {
-    let server = start_server("elevated", &[]);
+fn main() -> std::process::ExitCode {
+    let mut right = true;
+    if common::wants("sqlite") {
+        right &= measure("sqlite", &start_server("elevated", &[]), None);
+    }
+    if common::wants("postgres") {
+        let db = fresh_postgres_database("svc_bench_lotw");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let server = start_server_on(dir, &db, "elevated", &[]);
+        right &= measure("postgres", &server, Some(&db));
+        drop(server);
+        drop_postgres_database("svc_bench_lotw");
+    }
+    if right {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
+}
+
+/// Imports the log into `server` (on `backend`; `postgres`, its URL, is analyzed after the
+/// import as a stock server's autovacuum would), then times the two syncs; `false` when a
+/// sync did not confirm exactly what it should.
+fn measure(backend: &str, server: &Server, postgres: Option<&str>) -> bool {
     let log = server.dir.path().join("wsjtx_log.adi");
     write_log(&log);
     let started = Instant::now();
     let log = log.to_str().unwrap();
     run(
-        &server,
+        server,
         "",
         &["import", "adif", log, "--auto", "--quiet"],
         "",
     );
     println!(
-        "{CONTACTS} contacts imported in {:.1} s (SQLite service, default limits)",
+        "{backend}: {CONTACTS} contacts imported in {:.1} s (default limits)",
         started.elapsed().as_secs_f64()
     );
+    if let Some(url) = postgres {
+        postgres_analyze(url);
+    }
     let first = report((0..CONTACTS).step_by(5), FIRST_LAST_QSL);
     let later = report((1..CONTACTS).step_by(5).take(LATER), "2026-11-25 12:00:00");
     println!(
@@ -191,24 +222,25 @@ fn main() {
     );
     let (lotw, _runtime) = serve_lotw(first, later);
     run(
-        &server,
+        server,
         &lotw,
         &["lotw", "connect", "--user", "BENCH1", "--password-stdin"],
         PASSWORD,
     );
     for (label, want) in [("first sync", CONFIRMED), ("incremental sync", LATER)] {
-        let (out, took, rss) = run(&server, &lotw, &["lotw", "sync", "--json"], "");
+        let (out, took, rss) = run(server, &lotw, &["lotw", "sync", "--json"], "");
         let answer: serde_json::Value = serde_json::from_str(&out).expect("sync's JSON");
         let confirmed = answer["confirmed"].as_u64().unwrap_or(0) as usize;
         println!(
-            "{label}: {} QSLs read, {confirmed} confirmed, in {:.2} s; client peak RSS {:.1} MiB",
+            "{backend} {label}: {} QSLs read, {confirmed} confirmed, in {:.2} s; client peak RSS {:.1} MiB",
             answer["read"],
             took.as_secs_f64(),
             rss as f64 / 1024.0
         );
         if confirmed != want {
-            eprintln!("{label}: {confirmed} confirmed, {want} expected: {answer}");
-            std::process::exit(1);
+            eprintln!("{backend} {label}: {confirmed} confirmed, {want} expected: {answer}");
+            return false;
         }
     }
+    true
 }

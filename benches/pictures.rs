@@ -259,15 +259,10 @@ async fn run(postgres: bool) {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let picks: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
-    let wanted = |name: &str| picks.is_empty() || picks.iter().any(|p| p == name);
-    if wanted("sqlite") {
+    if common::wants("sqlite") {
         run(false).await;
     }
-    if wanted("postgres") {
+    if common::wants("postgres") {
         run(true).await;
     }
 }

@@ -412,12 +412,7 @@ fn postgres_database() -> (String, String) {
 }
 
 fn main() {
-    let picks: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let wants = |b: &str| picks.is_empty() || picks.iter().any(|p| p == b);
-    if wants("sqlite") {
+    if common::wants("sqlite") {
         let dir = tempfile::tempdir().unwrap();
         let db = format!("sqlite://{}", dir.path().join("svc.db").display());
         run("sqlite", &db);
@@ -426,7 +421,7 @@ fn main() {
             println!("kept {}", dir.keep().join("svc.db").display());
         }
     }
-    if wants("postgres") {
+    if common::wants("postgres") {
         let (db, _) = postgres_database();
         run("postgres", &db);
     }

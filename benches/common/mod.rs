@@ -9,6 +9,16 @@ use std::process::{Child, Command, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_svc");
 
+/// Whether the bench is to run on `backend` (`sqlite`, `postgres`): its arguments name it, or
+/// name no backend at all. cargo bench passes `--bench`, which names none.
+pub fn wants(backend: &str) -> bool {
+    let picks: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    picks.is_empty() || picks.iter().any(|p| p == backend)
+}
+
 /// One `svc server …` admin command on `db`; its stdout, trimmed.
 pub fn admin(db: &str, args: &[&str]) -> String {
     admin_input(db, args, None)

@@ -142,6 +142,13 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "activations add-park",
+        &[
+            "svc activations add-park fld_6bd4d7ppqfy6hdvp US-5678",
+            "svc activations add-park fld_6bd4d7ppqfy6hdvp US-5678,US-9012 --json",
+        ],
+    ),
+    (
         "activations end",
         &[
             "svc activations end fld_6bd4d7ppqfy6hdvp",

@@ -102,11 +102,7 @@ pub async fn end(
         .end_activation(&who.account_id, &folder_id, end_time, now, idem.as_ref())
         .await?
         .into_parts();
-    let mut response = serde_json::to_value(&folder).unwrap_or_default();
-    if replayed {
-        response["replayed"] = Value::Bool(true);
-    }
-    Ok(Json(response))
+    Ok(activation_answer(&folder, replayed))
 }
 
 /// `POST /v1/activations/{id}/parks`: the activation at more parks (a two-fer found out on
@@ -142,9 +138,14 @@ pub async fn add_parks(
         )
         .await?
         .into_parts();
-    let mut response = serde_json::to_value(&folder).unwrap_or_default();
+    Ok(activation_answer(&folder, replayed))
+}
+
+/// The activation after an end or added parks: its Folder record, with `replayed` on a replay.
+fn activation_answer(folder: &Folder, replayed: bool) -> Json<Value> {
+    let mut response = serde_json::to_value(folder).unwrap_or_default();
     if replayed {
         response["replayed"] = Value::Bool(true);
     }
-    Ok(Json(response))
+    Json(response)
 }
