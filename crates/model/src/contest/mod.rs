@@ -7,6 +7,7 @@
 mod exchange;
 mod lists;
 mod qso;
+mod score;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -19,6 +20,7 @@ use crate::band::band_name;
 pub use exchange::{Check, ExchangeField};
 pub use lists::{FORMER_SECTIONS, PRECEDENCES, PROVINCES, SECTIONS, STATES};
 pub use qso::cabrillo_frequency;
+pub use score::{Brought, Scored, Tally, Whereabouts, wpx_prefix};
 
 /// Each file's name and text, the name written once.
 macro_rules! shipped {
@@ -109,6 +111,9 @@ pub enum MultiplierKind {
     CqZone,
     /// The worked station's DXCC entity.
     Entity,
+    /// A DXCC entity other than the USA and Canada (ARRL DX, whose W and VE stations count
+    /// the DX they work, and ARRL 10 m); Alaska and Hawaii are DX.
+    DxEntity,
     /// A DXCC entity of North America (NAQP).
     NorthAmericanEntity,
     /// A section received (Sweepstakes).

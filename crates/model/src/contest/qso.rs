@@ -5,6 +5,17 @@ use super::{CabrilloMode, Contest, Dupes};
 use crate::mode::{ModeClass, PotaMode, parent};
 
 impl CabrilloMode {
+    /// As a QSO line writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CabrilloMode::CW => "CW",
+            CabrilloMode::PH => "PH",
+            CabrilloMode::FM => "FM",
+            CabrilloMode::RY => "RY",
+            CabrilloMode::DG => "DG",
+        }
+    }
+
     /// A contact's mode as a Cabrillo QSO line writes it: CW; PH for SSB, AM and digital
     /// voice; FM; RY for RTTY; DG for every other data mode, FT8 and FT4 among them (a log
     /// that says MFSK is one the robots refuse).

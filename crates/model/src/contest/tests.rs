@@ -276,3 +276,195 @@ fn duplicates_follow_the_contests_rule() {
         ww.dupe_key("W1AW/P", "20m", "CW")
     );
 }
+
+#[test]
+fn wpx_prefixes_as_cq_counts_them() {
+    for (call, prefix) in [
+        ("w1aw", "W1"),
+        ("WD8ABC", "WD8"),
+        ("9A1A", "9A1"),
+        ("LY1000ABC", "LY1000"),
+        ("3DA0XYZ", "3DA0"),
+        ("2E0ABC", "2E0"),
+        ("N8BJQ/KH9", "KH9"),
+        ("KH9/N8BJQ", "KH9"),
+        ("OH2AAA/7", "OH7"),
+        ("PA/N8BJQ", "PA0"),
+        ("XEFTJW", "XE0"),
+        ("W1AW/P", "W1"),
+        ("K1ABC/MM", "K1"),
+    ] {
+        assert_eq!(wpx_prefix(call).as_deref(), Some(prefix), "{call}");
+    }
+    assert_eq!(wpx_prefix(""), None);
+    assert_eq!(wpx_prefix("W1 AW"), None);
+}
+
+/// W1AW in the USA (North America, zone 5).
+fn at_home() -> Whereabouts {
+    Whereabouts {
+        dxcc: 291,
+        continent: crate::dxcc::Continent::NorthAmerica,
+        cq_zone: 5,
+    }
+}
+
+fn worked(dxcc: u16, continent: crate::dxcc::Continent, cq_zone: u8) -> Option<Whereabouts> {
+    Some(Whereabouts {
+        dxcc,
+        continent,
+        cq_zone,
+    })
+}
+
+#[test]
+fn field_day_counts_points_by_mode_and_each_call_once_a_band_and_mode() {
+    let fd = Contest::find("ARRL-FD").unwrap();
+    let mut log = Tally::new(fd, Some(at_home()));
+    let received = fd.read_exchange("2A CT").unwrap();
+    let qso = |call, band, mode| Scored {
+        callsign: call,
+        band,
+        mode,
+        received: &received,
+        worked: None,
+    };
+    assert_eq!(log.add(&qso("K1ABC", "20m", "CW")).points, 2);
+    assert_eq!(log.add(&qso("K1ABC", "20m", "USB")).points, 1);
+    assert_eq!(log.add(&qso("K1ABC", "20m", "FT8")).points, 2);
+    // Phone again, FM this time: a dupe.
+    let again = log.add(&qso("k1abc", "20m", "FM"));
+    assert!(again.dupe && again.points == 0, "{again:?}");
+    assert!(log.judge(&qso("K1ABC", "20m", "CW")).dupe);
+    assert!(!log.judge(&qso("K1ABC", "40m", "CW")).dupe);
+    assert_eq!((log.qsos(), log.points(), log.multipliers()), (3, 5, 0));
+    // No multipliers: the score is the points (the power multiplier and bonus are the station's).
+    assert_eq!(log.score(), 5);
+}
+
+#[test]
+fn cq_ww_counts_points_by_where_the_station_is_and_zones_and_entities_a_band() {
+    use crate::dxcc::Continent::{Europe, NorthAmerica};
+    let ww = Contest::find("CQ-WW-CW").unwrap();
+    let mut log = Tally::new(ww, Some(at_home()));
+    let zone = |z: &str| ww.read_exchange(&format!("599 {z}")).unwrap();
+    let (z5, z4, z14) = (zone("5"), zone("04"), zone("14"));
+    let home = log.add(&Scored {
+        callsign: "K2ABC",
+        band: "20m",
+        mode: "CW",
+        received: &z5,
+        worked: worked(291, NorthAmerica, 5),
+    });
+    assert_eq!(home.points, 0, "own entity: no points, but its multipliers");
+    assert_eq!(home.new_mults, ["zone 5 on 20m", "entity 291 on 20m"]);
+    let canada = Scored {
+        callsign: "VE3ABC",
+        band: "20m",
+        mode: "CW",
+        received: &z4,
+        worked: worked(1, NorthAmerica, 4),
+    };
+    let judged = log.judge(&canada);
+    assert_eq!(judged.points, 2, "between North Americans");
+    assert_eq!(judged.new_mults, ["zone 4 on 20m", "entity 1 on 20m"]);
+    log.add(&canada);
+    let germany = |band| Scored {
+        callsign: "DL1ABC",
+        band,
+        mode: "CW",
+        received: &z14,
+        worked: worked(230, Europe, 14),
+    };
+    assert_eq!(log.add(&germany("20m")).points, 3);
+    // The same call on another band counts again, with that band's multipliers.
+    let forty = log.add(&germany("40m"));
+    assert_eq!(forty.points, 3);
+    assert_eq!(forty.new_mults, ["zone 14 on 40m", "entity 230 on 40m"]);
+    assert!(log.judge(&germany("40m")).dupe);
+    // A zone already worked on the band is no new multiplier.
+    let another_dl = Scored {
+        callsign: "DL2ABC",
+        ..germany("20m")
+    };
+    assert!(log.judge(&another_dl).new_mults.is_empty());
+    assert_eq!((log.qsos(), log.points(), log.multipliers()), (4, 8, 8));
+    assert_eq!(log.score(), 64);
+}
+
+#[test]
+fn wpx_doubles_the_low_bands_and_counts_each_prefix_once() {
+    use crate::dxcc::Continent::Europe;
+    let wpx = Contest::find("CQ-WPX-CW").unwrap();
+    let mut log = Tally::new(wpx, Some(at_home()));
+    let exchange = wpx.read_exchange("599 1").unwrap();
+    let dl = |call, band| Scored {
+        callsign: call,
+        band,
+        mode: "CW",
+        received: &exchange,
+        worked: worked(230, Europe, 14),
+    };
+    let first = log.add(&dl("DL1ABC", "20m"));
+    assert_eq!(
+        (first.points, first.new_mults.as_slice()),
+        (3, &["prefix DL1".to_owned()][..])
+    );
+    let low = log.add(&dl("DL1XYZ", "40m"));
+    assert_eq!(low.points, 6);
+    assert!(
+        low.new_mults.is_empty(),
+        "DL1 counted once, whatever the band"
+    );
+    assert_eq!(log.score(), 9);
+}
+
+#[test]
+fn sweepstakes_counts_each_section_once() {
+    let ss = Contest::find("ARRL-SS-CW").unwrap();
+    let mut log = Tally::new(ss, Some(at_home()));
+    let ct = ss.read_exchange("12 A 99 CT").unwrap();
+    let qso = |call, band| Scored {
+        callsign: call,
+        band,
+        mode: "CW",
+        received: &ct,
+        worked: None,
+    };
+    assert_eq!(log.add(&qso("K1ABC", "20m")).new_mults, ["section CT"]);
+    assert!(log.add(&qso("K1ABC", "40m")).dupe, "once in the contest");
+    assert!(log.add(&qso("W1XYZ", "40m")).new_mults.is_empty());
+    assert_eq!((log.points(), log.multipliers(), log.score()), (4, 1, 4));
+}
+
+#[test]
+fn arrl_dx_counts_the_dx_entities_and_the_states_a_band() {
+    use crate::dxcc::Continent::{Europe, NorthAmerica};
+    let dx = Contest::find("ARRL-DX-CW").unwrap();
+    // W1AW's log: the DX it works, each entity a band.
+    let mut w = Tally::new(dx, Some(at_home()));
+    let power = dx.read_exchange("599 KW").unwrap();
+    let dl = w.add(&Scored {
+        callsign: "DL1ABC",
+        band: "20m",
+        mode: "CW",
+        received: &power,
+        worked: worked(230, Europe, 14),
+    });
+    assert_eq!(
+        (dl.points, dl.new_mults.as_slice()),
+        (3, &["entity 230 on 20m".to_owned()][..])
+    );
+    // DL1ABC's log: the states it works, and no entity for the USA.
+    let mut d = Tally::new(dx, worked(230, Europe, 14));
+    let ct = dx.read_exchange("599 CT").unwrap();
+    let w1 = d.add(&Scored {
+        callsign: "W1AW",
+        band: "20m",
+        mode: "CW",
+        received: &ct,
+        worked: worked(291, NorthAmerica, 5),
+    });
+    assert_eq!(w1.new_mults, ["state CT on 20m"]);
+    assert_eq!(d.score(), 3);
+}
