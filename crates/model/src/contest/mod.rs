@@ -213,8 +213,8 @@ impl Contest {
         Ok(contest)
     }
 
-    /// The contests shipped with svc, in the order of [`SHIPPED`]. A file that cannot be read
-    /// is left out; the tests read each of them.
+    /// The contests shipped with svc, in the order of the list of their files. A file that
+    /// cannot be read is left out; the tests read each of them.
     pub fn shipped() -> &'static [Contest] {
         static CONTESTS: OnceLock<Vec<Contest>> = OnceLock::new();
         CONTESTS.get_or_init(|| {
