@@ -497,39 +497,38 @@ impl Importer<'_> {
             contact.contact.my_sig_info = Some(parks);
             self.summary.two_fer += 1;
         }
-        if self.folder.is_none()
-            && let Some(met) = self
-                .met
-                .get(&place(&contact.contact, self.account.as_deref()))
-        {
-            match met {
-                Ok(name) => {
-                    self.summary.already_there += 1;
-                    *self.summary.folders.entry(name.clone()).or_default() += 1;
-                }
-                Err(e) => self.summary.refuse(Refusal {
-                    file: self.file.clone(),
-                    record,
-                    callsign: Some(contact.contact.callsign.clone()),
-                    error: e.error.clone(),
-                    message: format!(
-                        "the same QSOs are stored at other parks, and this park could not be added to them: {}",
-                        e.message
-                    ),
-                    exit: e.exit_code(),
-                }),
-            }
-            return Ok(());
-        }
-        let (folder, name) = match &self.folder {
-            Some(id) => (id.clone(), id.clone()),
-            None => match self.place_of(record, &contact.contact).await? {
-                Ok(found) => found,
-                Err(refusal) => {
-                    self.summary.refuse(refusal);
+        let (folder, name) = match self.folder.clone() {
+            Some(id) => (id.clone(), id),
+            None => {
+                let place = place(&contact.contact, self.account.as_deref());
+                if let Some(met) = self.met.get(&place) {
+                    match met {
+                        Ok(name) => {
+                            self.summary.already_there += 1;
+                            *self.summary.folders.entry(name.clone()).or_default() += 1;
+                        }
+                        Err(e) => self.summary.refuse(Refusal {
+                            file: self.file.clone(),
+                            record,
+                            callsign: Some(contact.contact.callsign.clone()),
+                            error: e.error.clone(),
+                            message: format!(
+                                "the same QSOs are stored at other parks, and this park could not be added to them: {}",
+                                e.message
+                            ),
+                            exit: e.exit_code(),
+                        }),
+                    }
                     return Ok(());
                 }
-            },
+                match self.place_of(record, &contact.contact, place).await? {
+                    Ok(found) => found,
+                    Err(refusal) => {
+                        self.summary.refuse(refusal);
+                        return Ok(());
+                    }
+                }
+            }
         };
         if self.client.is_none() {
             *self.summary.folders.entry(name).or_default() += 1;
@@ -551,14 +550,14 @@ impl Importer<'_> {
         Ok(())
     }
 
-    /// The folder of a contact with `--auto`: found or made once per place. `Err` for a
-    /// failure that stops the import; `Ok(Err)` refuses this record alone.
+    /// The folder of a contact with `--auto`, at `place`: found or made once per place. `Err`
+    /// for a failure that stops the import; `Ok(Err)` refuses this record alone.
     async fn place_of(
         &mut self,
         record: u64,
         c: &ContactInput,
+        place: Place,
     ) -> Result<Result<(String, String), Refusal>, CliError> {
-        let place = place(c, self.account.as_deref());
         if let Some(known) = self.places.get(&place) {
             return Ok(known.clone().map_err(|r| Refusal {
                 file: self.file.clone(),
