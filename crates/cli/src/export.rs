@@ -9,6 +9,7 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use super::{CliError, Ctx, input};
 use svc_adif::{self as adif, Format};
+use svc_client::contests::CabrilloRequest;
 use svc_client::export::{self, ExportError, Exported};
 use svc_model::Timestamp;
 
@@ -16,12 +17,15 @@ use svc_model::Timestamp;
 pub enum ExportCommand {
     /// Write contacts as ADIF 3.1 (ADI or ADX) for other loggers, LoTW, QRZ and POTA
     Adif(AdifArgs),
+    /// Write a contest log as a Cabrillo 3.0 file for the contest's log checkers
+    Cabrillo(CabrilloArgs),
 }
 
 impl ExportCommand {
     pub fn name(&self) -> &'static str {
         match self {
             ExportCommand::Adif(_) => "adif",
+            ExportCommand::Cabrillo(_) => "cabrillo",
         }
     }
 }
@@ -47,6 +51,38 @@ pub struct AdifArgs {
     /// non-ASCII names and comments exactly (in _INTL fields)
     #[arg(long, value_enum, default_value_t = ExportFormat::Adi)]
     format: ExportFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct CabrilloArgs {
+    /// The contest log (fld_…), as svc contest list gives it
+    #[arg(value_parser = input::folder_id, value_name = "ID")]
+    id: String,
+    /// Write to FILE instead of stdout (FILE appears whole or not at all)
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// A Cabrillo category over the log's, kind=VALUE or the value alone: power=LOW, QRP,
+    /// MULTI-OP (repeat, or separate with commas)
+    #[arg(long, value_name = "CATEGORY", value_delimiter = ',')]
+    category: Vec<String>,
+    /// Your name, over the log's
+    #[arg(long, value_parser = input::text, value_name = "NAME")]
+    name: Option<String>,
+    /// Your email address, over the log's
+    #[arg(long, value_parser = input::text, value_name = "EMAIL")]
+    email: Option<String>,
+    /// Your postal address, over the log's (a line each, separated by \n)
+    #[arg(long, value_name = "ADDRESS")]
+    address: Option<String>,
+    /// Your club, over the log's
+    #[arg(long, value_parser = input::text, value_name = "CLUB")]
+    club: Option<String>,
+    /// Your location as the contest asks for it, over the log's
+    #[arg(long, value_parser = input::text, value_name = "LOCATION")]
+    location: Option<String>,
+    /// A comment for the log checkers (SOAPBOX)
+    #[arg(long, value_name = "TEXT")]
+    soapbox: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -78,6 +114,7 @@ impl From<ExportError> for CliError {
 pub fn run(ctx: &Ctx, command: ExportCommand) -> Result<(), CliError> {
     match command {
         ExportCommand::Adif(args) => adif(ctx, args),
+        ExportCommand::Cabrillo(args) => cabrillo(ctx, args),
     }
 }
 
@@ -136,6 +173,62 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
         (None, _) => {
             ctx.info(&format!("exported {} contacts", exported.contacts));
             Ok(())
+        }
+    }
+}
+
+/// What `svc export cabrillo --out F --json` prints.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CabrilloWritten {
+    path: PathBuf,
+    qsos: usize,
+}
+
+fn cabrillo(ctx: &Ctx, args: CabrilloArgs) -> Result<(), CliError> {
+    if ctx.format == super::Format::Json && args.out.is_none() {
+        return Err(CliError::input(
+            "--json needs --out FILE: without it stdout carries the Cabrillo file itself",
+        ));
+    }
+    let request = CabrilloRequest {
+        categories: super::contest::categories(&args.category)?
+            .into_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect(),
+        header: super::contest::header(
+            args.name,
+            args.email,
+            args.address,
+            args.club,
+            args.location,
+        ),
+        soapbox: args.soapbox.map(|s| s.replace("\\n", "\n")),
+    };
+    let client = ctx.client()?;
+    let text = ctx.block_on(async { Ok(client.cabrillo(&args.id, &request).await?) })?;
+    let qsos = text.lines().filter(|l| l.starts_with("QSO:")).count();
+    match &args.out {
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            out.write_all(text.as_bytes()).map_err(stdout_error)?;
+            out.flush().map_err(stdout_error)?;
+            ctx.info(&format!("exported {qsos} QSOs"));
+            Ok(())
+        }
+        Some(path) => {
+            ctx.block_on(async { Ok(export::text_to_file(path, &text).await?) })?;
+            match ctx.format {
+                super::Format::Json => ctx.print_json(&CabrilloWritten {
+                    path: path.clone(),
+                    qsos,
+                }),
+                _ => {
+                    ctx.info(&format!("exported {qsos} QSOs to {}", path.display()));
+                    Ok(())
+                }
+            }
         }
     }
 }

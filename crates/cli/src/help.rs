@@ -163,6 +163,43 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "contest start",
+        &[
+            "svc contest start ARRL-FD --exchange \"2A CT\" --category power=LOW",
+            "svc contest start CQ-WW-CW --exchange 5 --category SINGLE-OP,HIGH,ASSISTED --email w1aw@arrl.net",
+            "svc contest start ARRL-FD --callsign W1AW --json",
+        ],
+    ),
+    (
+        "contest list",
+        &["svc contest list", "svc contest list --ndjson"],
+    ),
+    (
+        "contest show",
+        &[
+            "svc contest show fld_2cq5tl3x7dnp4vwe",
+            "svc contest show fld_2cq5tl3x7dnp4vwe --json | jq .standing.score",
+        ],
+    ),
+    (
+        "contest end",
+        &[
+            "svc contest end fld_2cq5tl3x7dnp4vwe",
+            "svc contest end fld_2cq5tl3x7dnp4vwe --end-time 2026-06-28T21:00:00Z",
+        ],
+    ),
+    (
+        "contest contests",
+        &["svc contest contests", "svc contest contests --json"],
+    ),
+    (
+        "export cabrillo",
+        &[
+            "svc export cabrillo fld_2cq5tl3x7dnp4vwe --out w1aw-fd.log",
+            "svc export cabrillo fld_2cq5tl3x7dnp4vwe --category power=QRP --name \"Hiram Maxim\" --email w1aw@arrl.net > w1aw.log",
+        ],
+    ),
+    (
         "export adif",
         &[
             "svc export adif --all --out log.adi",

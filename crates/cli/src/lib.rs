@@ -7,6 +7,7 @@ pub mod awards;
 pub mod completions;
 pub mod confirmations;
 pub mod contacts;
+pub mod contest;
 pub mod export;
 pub mod fields;
 pub mod folders;
@@ -89,12 +90,17 @@ pub enum ClientCommand {
         #[command(subcommand)]
         command: activations::ActivationsCommand,
     },
+    /// Start, show and end contest logs: exchanges, dupes, score, Cabrillo
+    Contest {
+        #[command(subcommand)]
+        command: contest::ContestCommand,
+    },
     /// See and send the outbox: contacts logged with no link, waiting or refused
     Outbox {
         #[command(subcommand)]
         command: outbox::OutboxCommand,
     },
-    /// Write contacts out as ADIF for other loggers and POTA
+    /// Write contacts out as ADIF for other loggers and POTA, and contest logs as Cabrillo
     Export {
         #[command(subcommand)]
         command: export::ExportCommand,
@@ -164,6 +170,7 @@ impl ClientCommand {
             ClientCommand::Folders { command } => format!("folders {}", command.name()),
             ClientCommand::Contacts { command } => format!("contacts {}", command.name()),
             ClientCommand::Activations { command } => format!("activations {}", command.name()),
+            ClientCommand::Contest { command } => format!("contest {}", command.name()),
             ClientCommand::Outbox { command } => format!("outbox {}", command.name()),
             ClientCommand::Export { command } => format!("export {}", command.name()),
             ClientCommand::Import { command } => format!("import {}", command.name()),
@@ -296,10 +303,11 @@ impl From<KeyError> for CliError {
 
 /// What every command gets: the global flags, resolved once.
 /// The commands that print a list, which --ndjson prints one object a line.
-const LISTS: [&str; 8] = [
+const LISTS: [&str; 9] = [
     "folders list",
     "contacts list",
     "activations list",
+    "contest list",
     "outbox list",
     "logbooks list",
     "logbooks review",
@@ -501,6 +509,7 @@ pub fn run(global: &GlobalArgs, command: ClientCommand) -> ExitCode {
         ClientCommand::Folders { command } => folders::run(ctx, command),
         ClientCommand::Contacts { command } => contacts::run(ctx, command),
         ClientCommand::Activations { command } => activations::run(ctx, command),
+        ClientCommand::Contest { command } => contest::run(ctx, command),
         ClientCommand::Outbox { command } => outbox::run(ctx, command),
         ClientCommand::Export { command } => export::run(ctx, command),
         ClientCommand::Import { command } => import::run(ctx, command),

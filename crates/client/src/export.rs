@@ -357,6 +357,17 @@ async fn to_file_with(
     })
 }
 
+/// Writes `text` to the file `path`, which takes the name only when whole and on disk.
+pub async fn text_to_file(path: &Path, text: &str) -> Result<(), ExportError> {
+    atomic_file(path, async |file| {
+        file.write_all(text.as_bytes())
+            .map_err(ExportError::Write)?;
+        Ok(0)
+    })
+    .await
+    .map(|_| ())
+}
+
 /// Writes `path` through `write` into a file beside it that takes the name only when whole
 /// and on disk, so an interrupted export never leaves a short file under the real name.
 async fn atomic_file(

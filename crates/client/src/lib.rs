@@ -3,6 +3,7 @@
 //! edit.
 
 pub mod config;
+pub mod contests;
 pub mod error;
 pub mod export;
 pub mod journal;

@@ -269,6 +269,7 @@ mod tests {
             location_name: Some("Test Park".into()),
             callsign: Some(a.callsign.clone()),
             auto_folder_key: Some(a.auto_folder_key.clone()),
+            contest: None,
             contact_count: 3,
             created_at: a.start_time,
         }

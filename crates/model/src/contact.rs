@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::band::{Frequency, band_for_mhz, read_frequency, read_mhz};
 use super::callsign::normalize_callsign;
+use super::contest::{Contest, ContestLog};
 use super::dxcc::{Dxcc, ENTITY_FIELDS};
 use super::fields::{Field, Fields, FieldsPatch};
 use super::filing::{Filed, Qso};
@@ -491,20 +492,59 @@ impl NewContact {
                 station_callsign = Some(activator.clone());
                 true
             }
+            FolderRole::Contest {
+                callsign: station, ..
+            } => {
+                if activation_id.is_some() {
+                    return Err(ApiError::field(
+                        "activationId",
+                        format!(
+                            "folder {} is a contest log, not an activation; drop activationId",
+                            folder.name
+                        ),
+                    ));
+                }
+                if let Some(v) = &station_callsign
+                    && v != station
+                {
+                    return Err(ApiError::field(
+                        "stationCallsign",
+                        format!(
+                            "stationCallsign {v} contradicts contest log {}: it is sent under {station}; drop stationCallsign or send {station}",
+                            folder.name
+                        ),
+                    ));
+                }
+                station_callsign = Some(station.clone());
+                false
+            }
             FolderRole::Root | FolderRole::Category => unreachable!("refused above"),
         };
 
+        let mut fields = input.fields.clone();
         let has_program_identity = sig.is_some() || my_sig.is_some();
-        let dupe_key = (program_folder && has_program_identity).then(|| {
-            dupe_key(
-                &callsign,
-                frequency.band,
+        let dupe_key = if let FolderRole::Contest { contest, log, .. } = &role {
+            contest_fields(
+                contest,
+                log,
+                &folder.name,
                 &mode,
-                sig.as_deref(),
-                sig_info.as_deref(),
-                time_on,
-            )
-        });
+                rst_sent.as_deref(),
+                &mut fields,
+            )?;
+            Some(contest.dupe_key(&callsign, frequency.band, &mode))
+        } else {
+            (program_folder && has_program_identity).then(|| {
+                dupe_key(
+                    &callsign,
+                    frequency.band,
+                    &mode,
+                    sig.as_deref(),
+                    sig_info.as_deref(),
+                    time_on,
+                )
+            })
+        };
 
         Ok(NewContact {
             folder_id: folder.id.clone(),
@@ -522,10 +562,44 @@ impl NewContact {
             my_sig_info,
             station_callsign,
             activation_id,
-            fields: input.fields.clone(),
+            fields,
             dupe_key,
         })
     }
+}
+
+/// A contest log's contact carries its contest's ADIF CONTEST_ID and the exchange it sent
+/// (STX_STRING): the log's, with the contact's serial number (STX) and report. A contact that
+/// names another contest is refused; one that brings its own sent exchange (an imported log)
+/// keeps it.
+fn contest_fields(
+    contest: &Contest,
+    log: &ContestLog,
+    folder: &str,
+    mode: &str,
+    rst_sent: Option<&str>,
+    fields: &mut Fields,
+) -> Result<(), ApiError> {
+    match fields.get(Field::ContestId) {
+        Some(given) if Contest::find(given).is_none_or(|c| c.id != contest.id) => {
+            return Err(ApiError::field(
+                "contestId",
+                format!(
+                    "contestId {given} contradicts contest log {folder}, a {} log ({}); drop contestId or log into another folder",
+                    contest.name, contest.adif
+                ),
+            ));
+        }
+        Some(_) => {}
+        None => fields.set(Field::ContestId, Some(contest.adif.clone())),
+    }
+    if fields.get(Field::StxString).is_none()
+        && let Some(sent) =
+            contest.sent_exchange(&log.exchange, fields.get(Field::Stx), rst_sent, mode)
+    {
+        fields.set(Field::StxString, Some(sent));
+    }
+    Ok(())
 }
 
 /// The duplicate key (docs/API.md, "Duplicates"): two contacts with the same key are one
@@ -819,6 +893,7 @@ mod tests {
             location_name: None,
             callsign: None,
             auto_folder_key: None,
+            contest: None,
             contact_count: 0,
             created_at: Timestamp(0),
         }

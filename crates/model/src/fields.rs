@@ -136,6 +136,10 @@ fields! {
     Srx "srx" "SRX" "srx" Integer(0, 100_000_000), false, "The serial number you received";
     StxString "stxString" "STX_STRING" "stx-string" Text(100), false, "The exchange you sent";
     SrxString "srxString" "SRX_STRING" "srx-string" Text(100), false, "The exchange you received";
+    Class "class" "CLASS" "class" Upper(20), false, "The worked station's contest class, e.g. Field Day's 2A";
+    ArrlSect "arrlSect" "ARRL_SECT" "arrl-sect" Upper(20), false, "The worked station's ARRL or RAC section, e.g. CT";
+    Check "check" "CHECK" "check" Upper(20), false, "The worked station's Sweepstakes check: the year first licensed, e.g. 72";
+    Precedence "precedence" "PRECEDENCE" "precedence" Upper(20), false, "The worked station's Sweepstakes precedence, e.g. A";
     QslSent "qslSent" "QSL_SENT" "qsl-sent" Choice(QSL_SENT), false, "Paper QSL sent: Y, N, R (requested), Q (queued) or I (ignore)";
     QslRcvd "qslRcvd" "QSL_RCVD" "qsl-rcvd" Choice(QSL_RCVD), false, "Paper QSL received: Y, N, R, I or V";
     QslSdate "qslSdate" "QSLSDATE" "qsl-sdate" Date, false, "When the paper QSL was sent";

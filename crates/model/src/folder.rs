@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::callsign::normalize_callsign;
+use super::contest::{Contest, ContestLog};
 use super::program::{Program, normalize_reference_list};
 use super::time::{Timestamp, parse_month};
 use super::{ApiError, text};
@@ -14,6 +15,7 @@ pub const ROOT_NAME: &str = "All Contacts";
 pub enum FolderType {
     Activation,
     Category,
+    Contest,
     Monthly,
 }
 
@@ -22,6 +24,7 @@ impl FolderType {
         match self {
             FolderType::Activation => "activation",
             FolderType::Category => "category",
+            FolderType::Contest => "contest",
             FolderType::Monthly => "monthly",
         }
     }
@@ -30,6 +33,7 @@ impl FolderType {
         [
             FolderType::Activation,
             FolderType::Category,
+            FolderType::Contest,
             FolderType::Monthly,
         ]
         .into_iter()
@@ -65,6 +69,9 @@ pub struct Folder {
     pub callsign: Option<String>,
     #[serde(default)]
     pub auto_folder_key: Option<String>,
+    /// A contest log's contest, exchange, categories and header; `None` for other folders.
+    #[serde(flatten, default)]
+    pub contest: Option<ContestLog>,
     pub contact_count: i64,
     pub created_at: Timestamp,
 }
@@ -98,6 +105,8 @@ struct FolderWire<'a> {
     callsign: Option<&'a String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     auto_folder_key: Option<&'a String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    contest: Option<&'a ContestLog>,
     contact_count: i64,
     qso_count: i64,
     created_at: Timestamp,
@@ -119,6 +128,7 @@ impl Serialize for Folder {
             location_name: self.location_name.as_ref(),
             callsign: self.callsign.as_ref(),
             auto_folder_key: self.auto_folder_key.as_ref(),
+            contest: self.contest.as_ref(),
             contact_count: self.contact_count,
             qso_count: self.contact_count,
             created_at: self.created_at,
@@ -145,6 +155,12 @@ pub enum FolderRole {
     Activation {
         program: Program,
         reference: String,
+        callsign: String,
+    },
+    /// A contest log of a contest this build ships.
+    Contest {
+        contest: &'static Contest,
+        log: ContestLog,
         callsign: String,
     },
 }
@@ -212,11 +228,37 @@ impl Folder {
                     callsign: stored_call.to_owned(),
                 })
             }
+            FolderType::Contest => {
+                let log = self
+                    .contest
+                    .clone()
+                    .ok_or_else(|| self.malformed("no contest"))?;
+                let contest = log.contest().ok_or_else(|| {
+                    self.malformed(&format!(
+                        "contest {:?} is not one this svc knows",
+                        log.contest_id
+                    ))
+                })?;
+                let stored_call = self.callsign.as_deref().unwrap_or_default();
+                match normalize_callsign("callsign", stored_call) {
+                    Ok(c) if c == stored_call => {}
+                    _ => return Err(self.malformed(&format!("callsign {stored_call:?}"))),
+                }
+                Ok(FolderRole::Contest {
+                    contest,
+                    log,
+                    callsign: stored_call.to_owned(),
+                })
+            }
         }
     }
 
+    /// An activation or a contest log that has not ended.
     pub fn in_progress(&self) -> bool {
-        self.folder_type == FolderType::Activation && self.end_time.is_none()
+        matches!(
+            self.folder_type,
+            FolderType::Activation | FolderType::Contest
+        ) && self.end_time.is_none()
     }
 }
 
@@ -277,6 +319,7 @@ pub(crate) mod tests {
             location_name: None,
             callsign: None,
             auto_folder_key: None,
+            contest: None,
             contact_count: 0,
             created_at: Timestamp(0),
         }

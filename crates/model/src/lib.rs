@@ -5,6 +5,7 @@
 pub mod activation;
 pub mod awards;
 pub mod band;
+pub mod cabrillo;
 pub mod callsign;
 pub mod confirm;
 pub mod contact;
@@ -34,6 +35,7 @@ pub mod time;
 
 pub use activation::{ActivationInput, NewActivation};
 pub use contact::{Contact, ContactInput, ContactPatch, NewContact};
+pub use contest::{ContestInput, ContestLog, NewContest};
 pub use error::{ApiError, ErrorBody, ErrorCode, RateLimitReason};
 pub use fields::{Field, Fields, FieldsPatch};
 pub use folder::{Folder, FolderType, NewMonthly};

@@ -98,6 +98,11 @@ impl Timestamp {
         self.datetime().format("%Y%m%d%H%M").to_string()
     }
 
+    /// `YYYY-MM-DD HHMM` of the UTC minute, as a Cabrillo QSO line gives a contact's time.
+    pub fn cabrillo(self) -> String {
+        self.datetime().format("%Y-%m-%d %H%M").to_string()
+    }
+
     /// Milliseconds until the next UTC midnight.
     pub fn millis_to_next_utc_day(self) -> i64 {
         DAY_MS - self.0.rem_euclid(DAY_MS)

@@ -25,7 +25,7 @@ pub async fn list(
             FolderType::parse(t).ok_or_else(|| {
                 ApiError::field(
                     "type",
-                    format!("type {t:?} is not a folder type; use activation, category or monthly"),
+                    format!("type {t:?} is not a folder type; use activation, category, contest or monthly"),
                 )
             })
         })
@@ -114,6 +114,13 @@ pub async fn create(
             return Err(ApiError::field(
                 "type",
                 "activation folders are made by POST /v1/activations; POST /v1/folders makes monthly and category folders",
+            )
+            .into());
+        }
+        Some(FolderType::Contest) => {
+            return Err(ApiError::field(
+                "type",
+                "contest logs are made by POST /v1/contests; POST /v1/folders makes monthly and category folders",
             )
             .into());
         }

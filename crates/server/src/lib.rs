@@ -19,6 +19,7 @@ mod awards;
 mod batch;
 mod confirmations;
 mod contacts;
+mod contests;
 mod export;
 mod folders;
 mod health;
@@ -83,6 +84,10 @@ pub fn routes() -> Router<AppState> {
             get(activations::list).post(activations::create),
         )
         .route("/v1/activations/{folder_id}/end", post(activations::end))
+        .route("/v1/contests", get(contests::list).post(contests::create))
+        .route("/v1/contests/{folder_id}", get(contests::show))
+        .route("/v1/contests/{folder_id}/end", post(contests::end))
+        .route("/v1/contests/{folder_id}/cabrillo", get(contests::cabrillo))
         .route(
             "/v1/activations/{folder_id}/parks",
             post(activations::add_parks),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use svc_model::{
     ApiError, ApiKey, Contact, ContactPatch, ExternalCopy, Folder, FolderType, Logbook,
-    NewActivation, NewContact, NewMonthly, Plan, Review, Tier, Timestamp,
+    NewActivation, NewContact, NewContest, NewMonthly, Plan, Review, Tier, Timestamp,
 };
 
 pub use sql::{Backup, SqlStore};
@@ -924,6 +924,24 @@ pub trait Store: Send + Sync + 'static {
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<FolderCreated>>;
     async fn end_activation(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+        end_time: Timestamp,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<Folder>>;
+    /// Starts a contest log, or joins the open one of its contest and callsign
+    /// (`POST /v1/contests`).
+    async fn find_or_create_contest(
+        &self,
+        account_id: &str,
+        contest: &NewContest,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<FolderCreated>>;
+    /// Ends a contest log (`POST /v1/contests/{id}/end`): the next start makes a new one.
+    async fn end_contest(
         &self,
         account_id: &str,
         folder_id: &str,

@@ -790,6 +790,7 @@ impl Journal {
             location_name: activation.location_name.clone(),
             callsign: Some(activation.callsign.clone()),
             auto_folder_key: None,
+            contest: None,
             contact_count: 0,
             created_at: now,
         };
@@ -841,6 +842,7 @@ impl Journal {
             location_name: None,
             callsign: None,
             auto_folder_key: None,
+            contest: None,
             contact_count: 0,
             created_at: now,
         };

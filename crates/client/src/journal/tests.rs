@@ -29,6 +29,7 @@ fn folder(id: &str, folder_type: FolderType) -> Folder {
         location_name: None,
         callsign: None,
         auto_folder_key: None,
+        contest: None,
         contact_count: 0,
         created_at: Timestamp(0),
     }

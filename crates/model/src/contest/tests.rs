@@ -468,3 +468,21 @@ fn arrl_dx_counts_the_dx_entities_and_the_states_a_band() {
     assert_eq!(w1.new_mults, ["state CT on 20m"]);
     assert_eq!(d.score(), 3);
 }
+
+#[test]
+fn every_exchange_field_is_one_a_contact_keeps_by_name() {
+    // A received exchange is kept in the contact's own fields: a declared field, or the
+    // report and name every contact has. One kept in the `adif` map instead would be lost to
+    // the forms and to Cabrillo.
+    for contest in Contest::shipped() {
+        for field in &contest.exchange {
+            assert!(
+                crate::fields::Field::by_adif(&field.field).is_some()
+                    || ["RST_RCVD", "NAME"].contains(&field.field.as_str()),
+                "{}: {} is no field of a contact",
+                contest.id,
+                field.field
+            );
+        }
+    }
+}

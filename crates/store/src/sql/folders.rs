@@ -123,7 +123,7 @@ impl SqlStore {
         let folder = self.folder(account_id, folder_id).await?;
         if let Some(folder) = folder
             .as_ref()
-            .filter(|f| f.folder_type != FolderType::Activation)
+            .filter(|f| !matches!(f.folder_type, FolderType::Activation | FolderType::Contest))
         {
             let mut known = self.known_folders();
             if known.len() >= KNOWN_FOLDERS {

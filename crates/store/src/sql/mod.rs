@@ -67,7 +67,7 @@ const KNOWN_FOLDERS: usize = 4096;
 macro_rules! folder_cols {
     () => {
         "id, name, type, parent_id, program_id, month, start_time, end_time, location_reference, \
-         location_name, callsign, auto_folder_key, contact_count, created_at, seq"
+         location_name, callsign, auto_folder_key, contest, contact_count, created_at, seq"
     };
 }
 
@@ -183,6 +183,7 @@ mod backup;
 mod batch;
 mod confirm;
 mod contacts;
+mod contests;
 mod edit;
 mod folders;
 mod functions;
@@ -1047,6 +1048,27 @@ impl Store for SqlStore {
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<Folder>> {
         SqlStore::end_activation(self, account_id, folder_id, end_time, now, idem).await
+    }
+
+    async fn find_or_create_contest(
+        &self,
+        account_id: &str,
+        contest: &NewContest,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<FolderCreated>> {
+        SqlStore::find_or_create_contest(self, account_id, contest, now, idem).await
+    }
+
+    async fn end_contest(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+        end_time: Timestamp,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<Folder>> {
+        SqlStore::end_contest(self, account_id, folder_id, end_time, now, idem).await
     }
 
     async fn add_parks(

@@ -64,6 +64,13 @@ pub(super) fn folder_row(row: &AnyRow) -> Result<Folder, sqlx::Error> {
         location_name: row.try_get("location_name")?,
         callsign: row.try_get("callsign")?,
         auto_folder_key: row.try_get("auto_folder_key")?,
+        contest: row
+            .try_get::<Option<String>, _>("contest")?
+            .map(|text| {
+                serde_json::from_str(&text)
+                    .map_err(|e| decode_err(format!("folder contest {text:?}: {e}")))
+            })
+            .transpose()?,
         contact_count: row.try_get("contact_count")?,
         created_at: ts(row, "created_at")?,
     })

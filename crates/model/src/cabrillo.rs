@@ -1,0 +1,342 @@
+//! A contest log's stored contacts as its contest reads them: each one's exchanges, the log's
+//! standing (QSOs, points, multipliers, claimed score) and its Cabrillo 3.0 file, as the
+//! contest robots take it (WWROF's specification): the header from the log, QSO lines with
+//! the frequency in whole kHz up to 10 m and the band's designator above, CW/PH/FM/RY/DG, and
+//! both exchanges in full, every word of them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use super::ApiError;
+use super::contact::Contact;
+use super::contest::{
+    CabrilloMode, Contest, ContestLog, Scored, Tally, Whereabouts, cabrillo_frequency,
+};
+use super::dxcc::Continent;
+use super::fields::Field;
+
+/// Contacts a refusal names by id at most; it counts the rest.
+const NAMED: usize = 5;
+
+/// A contact's value of an exchange field, by its ADIF name: the report and name every
+/// contact has, a declared field, or the same name in the `adif` map (a log imported before
+/// svc named the field).
+fn value_of(c: &Contact, adif: &str) -> Option<String> {
+    let value = match adif {
+        "RST_RCVD" => c.rst_received.clone(),
+        "NAME" => c.name.clone(),
+        _ => Field::by_adif(adif)
+            .and_then(|f| c.fields.get(f).map(str::to_owned))
+            .or_else(|| c.fields.adif.get(adif).cloned()),
+    };
+    value.filter(|v| !v.trim().is_empty())
+}
+
+/// The received exchange of `c`, by ADIF field, as the contest reads each value; a field the
+/// contact lacks is left out, and so is one whose value the contest does not take.
+pub fn received<'c>(contest: &'c Contest, c: &Contact) -> Vec<(&'c str, String)> {
+    contest
+        .exchange
+        .iter()
+        .filter_map(|f| Some((f.field.as_str(), f.read(&value_of(c, &f.field)?)?)))
+        .collect()
+}
+
+/// Where the worked station is, from the entity fields the service filled when it was logged.
+pub fn whereabouts(c: &Contact) -> Option<Whereabouts> {
+    Some(Whereabouts {
+        dxcc: c.fields.get(Field::Dxcc)?.parse().ok()?,
+        continent: Continent::parse(c.fields.get(Field::Cont)?)?,
+        cq_zone: c.fields.get(Field::Cqz)?.parse().ok()?,
+    })
+}
+
+/// Where the log stands: what `svc contest show` prints and Cabrillo's CLAIMED-SCORE says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Standing {
+    /// Contacts counted: every one but the duplicates.
+    pub qsos: u64,
+    pub dupes: u64,
+    pub points: u64,
+    pub multipliers: u64,
+    pub score: u64,
+    /// Contacts by band, duplicates included.
+    pub bands: BTreeMap<String, u64>,
+    /// Who made the contacts: their OPERATOR, else the log's callsign.
+    pub operators: Vec<String>,
+}
+
+/// The standing of a log of `contest` sent under `callsign` at `own`, from its contacts in the
+/// order they were made.
+pub fn standing(
+    contest: &Contest,
+    callsign: &str,
+    own: Option<Whereabouts>,
+    contacts: &[Contact],
+) -> Standing {
+    let mut tally = Tally::new(contest, own);
+    let mut dupes = 0;
+    let mut bands = BTreeMap::new();
+    let mut operators = BTreeSet::new();
+    for c in contacts {
+        let received = received(contest, c);
+        let brought = tally.add(&Scored {
+            callsign: &c.callsign,
+            band: &c.band,
+            mode: &c.mode,
+            received: &received,
+            worked: whereabouts(c),
+        });
+        dupes += u64::from(brought.dupe);
+        *bands.entry(c.band.clone()).or_insert(0) += 1;
+        operators.insert(operator(c, callsign));
+    }
+    Standing {
+        qsos: tally.qsos(),
+        dupes,
+        points: tally.points(),
+        multipliers: tally.multipliers(),
+        score: tally.score(),
+        bands,
+        operators: operators.into_iter().collect(),
+    }
+}
+
+fn operator(c: &Contact, callsign: &str) -> String {
+    c.fields
+        .get(Field::Operator)
+        .map(str::to_owned)
+        .or_else(|| c.fields.adif.get("OPERATOR").cloned())
+        .unwrap_or_else(|| callsign.to_owned())
+}
+
+/// What a Cabrillo file needs beyond the log: what the request adds or overrides, and who
+/// writes it.
+#[derive(Debug, Clone, Default)]
+pub struct Extra {
+    /// Categories as given to the export (`power=LOW`), over the log's.
+    pub categories: BTreeMap<String, String>,
+    /// Header lines as given to the export (`name`, `email`…), over the log's.
+    pub cabrillo: BTreeMap<String, String>,
+    pub soapbox: Vec<String>,
+    /// CREATED-BY: the program and its version.
+    pub created_by: String,
+}
+
+/// The log's Cabrillo file: `contacts` in any order (they are written by time), the log's
+/// categories with what `extra` gives over them, and those the log shows (operator, band,
+/// mode) worked out when not given. Refused, saying what to give, without CATEGORY-POWER, and
+/// when a contact lacks part of an exchange (a robot would refuse the file).
+pub fn write(
+    contest: &Contest,
+    log: &ContestLog,
+    callsign: &str,
+    own: Option<Whereabouts>,
+    contacts: &mut [Contact],
+    extra: &Extra,
+) -> Result<String, ApiError> {
+    contacts.sort_by(|a, b| a.time_on.cmp(&b.time_on).then(a.id.cmp(&b.id)));
+    let standing = standing(contest, callsign, own, contacts);
+    let mut categories = log.categories.clone();
+    categories.extend(extra.categories.clone());
+    let derived = [
+        (
+            "operator",
+            if standing.operators.len() > 1 {
+                "MULTI-OP"
+            } else {
+                "SINGLE-OP"
+            }
+            .to_owned(),
+        ),
+        ("band", category_band(contacts)),
+        ("mode", category_mode(contacts)),
+        ("transmitter", "ONE".to_owned()),
+    ];
+    for (kind, value) in derived {
+        categories.entry(kind.to_owned()).or_insert(value);
+    }
+    if !categories.contains_key("power") {
+        return Err(ApiError::field(
+            "categories",
+            "Cabrillo's CATEGORY-POWER is not known: give the power category, HIGH, LOW or QRP (svc export cabrillo --category power=LOW), or start the log with it",
+        ));
+    }
+    let mut lines = Vec::with_capacity(contacts.len());
+    let mut incomplete = Vec::new();
+    for c in contacts.iter() {
+        match qso_line(contest, log, callsign, c) {
+            Some(line) => lines.push(line),
+            None => incomplete.push(c),
+        }
+    }
+    if let Some(first) = incomplete.first() {
+        let named: Vec<String> = incomplete
+            .iter()
+            .take(NAMED)
+            .map(|c| format!("{} ({} {})", c.id, c.callsign, c.time_on))
+            .collect();
+        let more = incomplete.len().saturating_sub(NAMED);
+        let labels: Vec<&str> = contest.exchange.iter().map(|f| f.label.as_str()).collect();
+        return Err(ApiError::field(
+            "contacts",
+            format!(
+                "{} contact{} of {} lack part of an exchange, which a contest robot refuses: {}{}; {}'s exchange is {} each way (the serial number sent is stx); edit them, e.g. {} first",
+                incomplete.len(),
+                if incomplete.len() == 1 { "" } else { "s" },
+                log.contest_id,
+                named.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                },
+                contest.name,
+                labels.join(", "),
+                first.id
+            ),
+        ));
+    }
+
+    let mut out = String::with_capacity(200 + lines.iter().map(|l| l.len() + 2).sum::<usize>());
+    let mut tag = |name: &str, value: &str| {
+        let _ = if value.is_empty() {
+            write!(out, "{name}:\r\n")
+        } else {
+            write!(out, "{name}: {value}\r\n")
+        };
+    };
+    tag("START-OF-LOG", "3.0");
+    tag("CALLSIGN", callsign);
+    tag("CONTEST", &contest.id);
+    for (kind, _) in super::contest::CATEGORIES {
+        if let Some(value) = categories.get(*kind) {
+            tag(&format!("CATEGORY-{}", kind.to_ascii_uppercase()), value);
+        }
+    }
+    tag("CLAIMED-SCORE", &standing.score.to_string());
+    tag("OPERATORS", &standing.operators.join(" "));
+    let mut header = log.cabrillo.clone();
+    header.extend(extra.cabrillo.clone());
+    for (name, _) in super::contest::HEADER {
+        let Some(value) = header.get(*name) else {
+            continue;
+        };
+        for line in value.lines() {
+            tag(&name.to_ascii_uppercase(), line);
+        }
+    }
+    for line in &extra.soapbox {
+        tag("SOAPBOX", line);
+    }
+    tag("CREATED-BY", &extra.created_by);
+    for line in &lines {
+        tag("QSO", line);
+    }
+    tag("END-OF-LOG", "");
+    Ok(out)
+}
+
+/// One QSO line after `QSO: `, its columns aligned as the specification's examples are;
+/// `None` when the contact lacks part of an exchange.
+fn qso_line(contest: &Contest, log: &ContestLog, callsign: &str, c: &Contact) -> Option<String> {
+    let mode = CabrilloMode::of(&c.mode);
+    let sent: Vec<String> = match c.fields.get(Field::StxString) {
+        Some(sent) if sent.split_whitespace().count() == contest.exchange.len() => {
+            sent.split_whitespace().map(str::to_owned).collect()
+        }
+        _ => contest
+            .sent_exchange(
+                &log.exchange,
+                c.fields.get(Field::Stx),
+                c.rst_sent.as_deref(),
+                &c.mode,
+            )?
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect(),
+    };
+    let by_field = received(contest, c);
+    let typed: Vec<String> = c
+        .fields
+        .get(Field::SrxString)
+        .map(|s| s.split_whitespace().map(str::to_owned).collect())
+        .unwrap_or_default();
+    let mut rcvd = Vec::with_capacity(contest.exchange.len());
+    for (i, field) in contest.exchange.iter().enumerate() {
+        let value = by_field
+            .iter()
+            .find(|(name, _)| *name == field.field)
+            .map(|(_, v)| v.clone())
+            // A log that kept the exchange as one string (SRX_STRING) gives it word by word.
+            .or_else(|| {
+                (typed.len() == contest.exchange.len())
+                    .then(|| field.read(&typed[i]))
+                    .flatten()
+            });
+        match value {
+            Some(v) => rcvd.push(v),
+            None if field.optional => rcvd.push("DX".to_owned()),
+            None => return None,
+        }
+    }
+    if sent.len() != rcvd.len() {
+        return None;
+    }
+    Some(format!(
+        "{:>5} {} {} {:<13} {} {:<13} {}",
+        cabrillo_frequency(c.frequency, &c.band),
+        mode.as_str(),
+        c.time_on.cabrillo(),
+        callsign,
+        sent.join(" "),
+        c.callsign,
+        rcvd.join(" ")
+    ))
+}
+
+/// CATEGORY-BAND for a log of one band Cabrillo names (`20M`, `2M`, `432`), else ALL.
+fn category_band(contacts: &[Contact]) -> String {
+    let bands: BTreeSet<&str> = contacts.iter().map(|c| c.band.as_str()).collect();
+    let named = match bands.iter().next() {
+        Some(band) if bands.len() == 1 => {
+            let upper = band.to_ascii_uppercase();
+            // Up to 2 m in metres, as the bands are named; above, by the QSO lines' designator.
+            if upper.ends_with('M')
+                && !upper.ends_with("CM")
+                && !upper.ends_with("MM")
+                && upper != "1.25M"
+            {
+                upper
+            } else {
+                cabrillo_frequency(0.0, band)
+            }
+        }
+        _ => return "ALL".to_owned(),
+    };
+    let known = super::contest::CATEGORIES
+        .iter()
+        .find(|(kind, _)| *kind == "band")
+        .is_some_and(|(_, values)| values.contains(&named.as_str()));
+    if known { named } else { "ALL".to_owned() }
+}
+
+/// CATEGORY-MODE for the modes the log holds: one of them, or MIXED.
+fn category_mode(contacts: &[Contact]) -> String {
+    let modes: BTreeSet<CabrilloMode> =
+        contacts.iter().map(|c| CabrilloMode::of(&c.mode)).collect();
+    match modes.iter().next() {
+        Some(mode) if modes.len() == 1 => match mode {
+            CabrilloMode::CW => "CW",
+            CabrilloMode::PH => "SSB",
+            CabrilloMode::FM => "FM",
+            CabrilloMode::RY => "RTTY",
+            CabrilloMode::DG => "DIGI",
+        },
+        _ => "MIXED",
+    }
+    .to_owned()
+}

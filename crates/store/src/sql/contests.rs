@@ -1,0 +1,154 @@
+//! Contest logs: started or joined by their open identity (one open log per contest and
+//! callsign, a unique key), and ended, which frees that identity for the next year's log.
+
+use super::*;
+use svc_model::contest::ended_identity;
+
+impl SqlStore {
+    pub(super) async fn find_or_create_contest(
+        &self,
+        account_id: &str,
+        c: &NewContest,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<FolderCreated>> {
+        let (account_id, c, idem) = (account_id.to_owned(), c.clone(), idem.cloned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (account_id, c, idem) = (account_id.as_str(), &c, idem.as_ref());
+                if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
+                    return replay(&previous);
+                }
+                let (folder, created) = match c.log() {
+                    Some(log) => {
+                        let root = folder_by_identity(&mut *tx, account_id, root_identity())
+                            .await?
+                            .ok_or_else(|| {
+                                StoreError::Db(decode_err("account has no root folder".into()))
+                            })?;
+                        let log = serde_json::to_string(&log)
+                            .map_err(|e| StoreError::Db(decode_err(e.to_string())))?;
+                        // Two stations starting the same contest at once make one log: the
+                        // second insert finds the open identity taken, and joins.
+                        let inserted = sqlx::query(concat!(
+                            "INSERT INTO folders (id, account_id, parent_id, type, name, start_time, \
+                             callsign, identity_key, contest, created_at) \
+                             VALUES ($1, $2, $3, 'contest', $4, $5, $6, $7, $8, $9) \
+                             ON CONFLICT (account_id, identity_key) DO NOTHING RETURNING ",
+                            folder_cols!()
+                        ))
+                        .bind(IdKind::Folder.generate())
+                        .bind(account_id)
+                        .bind(&root.id)
+                        .bind(&c.name)
+                        .bind(c.start_time.millis())
+                        .bind(&c.callsign)
+                        .bind(&c.identity_key)
+                        .bind(log)
+                        .bind(now.millis())
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                        match inserted {
+                            Some(row) => (folder_row(&row)?, true),
+                            None => (open_log(&mut *tx, account_id, c).await?, false),
+                        }
+                    }
+                    None => match folder_by_identity(&mut *tx, account_id, &c.identity_key).await? {
+                        Some(folder) => (folder, false),
+                        None => return Err(c.no_exchange().into()),
+                    },
+                };
+                if !created {
+                    let log = folder.contest.as_ref().ok_or_else(|| {
+                        StoreError::Db(decode_err(format!("contest log {} has no contest", folder.id)))
+                    })?;
+                    c.check_join(&folder.name, log)?;
+                }
+                let outcome = FolderCreated { folder, created };
+                complete(&mut *tx, account_id, idem, &outcome).await?;
+                Ok(Idem::Fresh(outcome))
+            })
+        })
+        .await
+    }
+
+    pub(super) async fn end_contest(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+        end_time: Timestamp,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<Folder>> {
+        let (account_id, folder_id, idem) =
+            (account_id.to_owned(), folder_id.to_owned(), idem.cloned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (account_id, folder_id, idem) =
+                    (account_id.as_str(), folder_id.as_str(), idem.as_ref());
+                if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
+                    return replay(&previous);
+                }
+                // Ending frees the open identity: the next start of the contest makes a new log.
+                let row = sqlx::query(concat!(
+                    "UPDATE folders SET end_time = $1, identity_key = $4 WHERE id = $2 AND account_id = $3 \
+                     AND type = 'contest' AND end_time IS NULL AND start_time <= $1 RETURNING ",
+                    folder_cols!()
+                ))
+                .bind(end_time.millis())
+                .bind(folder_id)
+                .bind(account_id)
+                .bind(ended_identity(folder_id))
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(row) = row else {
+                    let row = sqlx::query(concat!(
+                        "SELECT ",
+                        folder_cols!(),
+                        " FROM folders WHERE id = $1 AND account_id = $2"
+                    ))
+                    .bind(folder_id)
+                    .bind(account_id)
+                    .fetch_optional(&mut *tx)
+                    .await?
+                    .ok_or_else(|| ApiError::not_found(format!("folder {folder_id} not found")))?;
+                    let folder = folder_row(&row)?;
+                    let message = match (folder.folder_type, folder.end_time, folder.start_time) {
+                        (FolderType::Contest, Some(ended), _) => {
+                            format!("contest log {} ended already at {ended}", folder.name)
+                        }
+                        (FolderType::Contest, None, Some(start)) => format!(
+                            "endTime {end_time} is before the log's start {start}; send a later endTime"
+                        ),
+                        _ => format!(
+                            "folder {} is a {} folder, not a contest log",
+                            folder.name,
+                            folder.folder_type.as_str()
+                        ),
+                    };
+                    return Err(ApiError::field("endTime", message).into());
+                };
+                let folder = folder_row(&row)?;
+                complete(&mut *tx, account_id, idem, &folder).await?;
+                Ok(Idem::Fresh(folder))
+            })
+        })
+        .await
+    }
+}
+
+/// The open log a start found taken; one ended between the insert and this read is gone.
+async fn open_log(
+    conn: &mut AnyConnection,
+    account_id: &str,
+    c: &NewContest,
+) -> StoreResult<Folder> {
+    folder_by_identity(conn, account_id, &c.identity_key)
+        .await?
+        .ok_or_else(|| {
+            StoreError::Db(decode_err(format!(
+                "contest log {} vanished",
+                c.identity_key
+            )))
+        })
+}
