@@ -7,6 +7,7 @@ mod adif;
 pub mod adif_io;
 mod auth;
 mod contacts;
+mod contest;
 mod corpus;
 mod errors;
 mod folders;

@@ -21,6 +21,8 @@ pub const ADIF_IO: &str = "adif-io==0.6.1";
 pub const PROMETHEUS_CLIENT: &str = "prometheus-client==0.26.0";
 /// The official MCP Python SDK.
 pub const MCP: &str = "mcp==1.30.0";
+/// A Cabrillo parser, which reads the contest logs svc writes.
+pub const CABRILLO: &str = "cabrillo==0.3.0";
 
 /// The virtual environment's python with `package` (one of the pins above) installed; `None`
 /// after saying why the test that asked does not run, or a panic where

@@ -6,6 +6,7 @@ mod batch;
 mod clublog;
 mod connections;
 mod contacts;
+mod contests;
 mod dxcc;
 mod edits;
 mod eqsl;

@@ -34,13 +34,26 @@ fn value_of(c: &Contact, adif: &str) -> Option<String> {
     value.filter(|v| !v.trim().is_empty())
 }
 
-/// The received exchange of `c`, by ADIF field, as the contest reads each value; a field the
-/// contact lacks is left out, and so is one whose value the contest does not take.
+/// The received exchange of `c`, by ADIF field, as the contest reads each value: the
+/// contact's field, or the word of SRX_STRING in its place when a log kept the exchange as one
+/// string. A field it lacks is left out, and so is a value the contest does not take.
 pub fn received<'c>(contest: &'c Contest, c: &Contact) -> Vec<(&'c str, String)> {
+    let typed: Vec<&str> = c
+        .fields
+        .get(Field::SrxString)
+        .map(|s| s.split_whitespace().collect())
+        .unwrap_or_default();
+    let whole = typed.len() == contest.exchange.len();
     contest
         .exchange
         .iter()
-        .filter_map(|f| Some((f.field.as_str(), f.read(&value_of(c, &f.field)?)?)))
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let value = value_of(c, &f.field)
+                .and_then(|v| f.read(&v))
+                .or_else(|| whole.then(|| f.read(typed[i])).flatten())?;
+            Some((f.field.as_str(), value))
+        })
         .collect()
 }
 
@@ -184,10 +197,18 @@ pub fn write(
         return Err(ApiError::field(
             "contacts",
             format!(
-                "{} contact{} of {} lack part of an exchange, which a contest robot refuses: {}{}; {}'s exchange is {} each way (the serial number sent is stx); edit them, e.g. {} first",
-                incomplete.len(),
-                if incomplete.len() == 1 { "" } else { "s" },
+                "{} of {} {} part of an exchange, which a contest robot refuses: {}{}; {}'s exchange is {} each way (the serial number sent is stx); edit them, e.g. {} first",
+                if incomplete.len() == 1 {
+                    "1 contact".to_owned()
+                } else {
+                    format!("{} contacts", incomplete.len())
+                },
                 log.contest_id,
+                if incomplete.len() == 1 {
+                    "lacks"
+                } else {
+                    "lack"
+                },
                 named.join(", "),
                 if more > 0 {
                     format!(" and {more} more")
@@ -260,25 +281,10 @@ fn qso_line(contest: &Contest, log: &ContestLog, callsign: &str, c: &Contact) ->
             .collect(),
     };
     let by_field = received(contest, c);
-    let typed: Vec<String> = c
-        .fields
-        .get(Field::SrxString)
-        .map(|s| s.split_whitespace().map(str::to_owned).collect())
-        .unwrap_or_default();
     let mut rcvd = Vec::with_capacity(contest.exchange.len());
-    for (i, field) in contest.exchange.iter().enumerate() {
-        let value = by_field
-            .iter()
-            .find(|(name, _)| *name == field.field)
-            .map(|(_, v)| v.clone())
-            // A log that kept the exchange as one string (SRX_STRING) gives it word by word.
-            .or_else(|| {
-                (typed.len() == contest.exchange.len())
-                    .then(|| field.read(&typed[i]))
-                    .flatten()
-            });
-        match value {
-            Some(v) => rcvd.push(v),
+    for field in &contest.exchange {
+        match by_field.iter().find(|(name, _)| *name == field.field) {
+            Some((_, v)) => rcvd.push(v.clone()),
             None if field.optional => rcvd.push("DX".to_owned()),
             None => return None,
         }
