@@ -50,11 +50,11 @@ fn a_contest_log_is_started_joined_and_ended() {
     assert_eq!(first.body["name"], "W1AW ARRL-FD 2026-06-27");
     let id = first.id();
 
-    // Another operator joins with no exchange, or with the log's; one that sends another is
-    // refused rather than joined.
+    // Another operator joins with no exchange, or with the log's, on either day of the
+    // weekend; one that sends another is refused rather than joined.
     for join in [
-        json!({"contestId": "ARRL-FD", "callsign": "W1AW"}),
-        json!({"contestId": "ARRL-FD", "callsign": "W1AW", "exchange": "2A CT"}),
+        json!({"contestId": "ARRL-FD", "callsign": "W1AW", "startTime": "2026-06-28T20:00:00Z"}),
+        json!({"contestId": "ARRL-FD", "callsign": "W1AW", "exchange": "2A CT", "startTime": "2026-06-27T18:30:00Z"}),
     ] {
         let r = start(&api, join);
         assert_eq!(r.status, 200, "{}", r.body);
@@ -63,7 +63,7 @@ fn a_contest_log_is_started_joined_and_ended() {
     }
     let other = start(
         &api,
-        json!({"contestId": "ARRL-FD", "callsign": "W1AW", "exchange": "3A CT"}),
+        json!({"contestId": "ARRL-FD", "callsign": "W1AW", "exchange": "3A CT", "startTime": "2026-06-27T19:00:00Z"}),
     );
     let message = other.expect_error(400, "validation_error");
     assert!(message.contains("sends \"2A CT\""), "{message}");
@@ -95,16 +95,24 @@ fn a_contest_log_is_started_joined_and_ended() {
     let again = api.post(&format!("/v1/contests/{id}/end"), json!({}));
     let message = again.expect_error(400, "validation_error");
     assert!(message.contains("ended already"), "{message}");
-    // The next start of the contest is a new log; the ended one keeps its contacts.
-    let next = start(
+    // The same weekend's start finds it, ended; last year's is another log, and with no log
+    // that weekend a start needs the exchange.
+    let same = start(
         &api,
-        json!({"contestId": "ARRL-FD", "callsign": "W1AW", "exchange": "2A CT"}),
+        json!({"contestId": "ARRL-FD", "callsign": "W1AW", "startTime": "2026-06-28T21:30:00Z"}),
     );
-    assert_eq!(next.status, 201, "{}", next.body);
-    assert_ne!(next.id(), id);
-    // Joining with no exchange finds nothing to join once none is open.
-    api.post(&format!("/v1/contests/{}/end", next.id()), json!({}));
-    let nothing = start(&api, json!({"contestId": "ARRL-FD", "callsign": "W1AW"}));
+    assert_eq!(same.status, 200, "{}", same.body);
+    assert_eq!(same.id(), id);
+    let last_year = start(
+        &api,
+        json!({"contestId": "ARRL-FD", "callsign": "W1AW", "exchange": "2A CT", "startTime": "2025-06-28T18:00:00Z"}),
+    );
+    assert_eq!(last_year.status, 201, "{}", last_year.body);
+    assert_ne!(last_year.id(), id);
+    let nothing = start(
+        &api,
+        json!({"contestId": "ARRL-FD", "callsign": "W1AW", "startTime": "2026-06-20T18:00:00Z"}),
+    );
     let message = nothing.expect_error(400, "validation_error");
     assert!(message.contains("exchange is required"), "{message}");
     assert!(message.contains("2A CT"), "{message}");

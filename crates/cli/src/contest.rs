@@ -14,13 +14,13 @@ use svc_model::{Folder, Page};
 
 #[derive(Debug, Subcommand)]
 pub enum ContestCommand {
-    /// Start a contest log, or join the one open for the contest and call (another operator's)
+    /// Start a contest log, or join this weekend's log of the contest and call (another operator's)
     Start(StartArgs),
     /// List contest logs
     List,
     /// Show a contest log and where it stands: QSOs, dupes, points, multipliers, score
     Show(ShowArgs),
-    /// End a contest log: the next start of the contest makes a new one
+    /// End a contest log (set its end time)
     End(EndArgs),
     /// List the contests svc knows, with what each one's exchange is
     Contests,

@@ -1,10 +1,11 @@
 //! A contest log: the folder one station logs one contest into (`svc contest start`), with
 //! the exchange it sends, its Cabrillo categories and the header lines its Cabrillo file
-//! carries. While it is open it is the station's one log of that contest, so a second
-//! operator who starts the same contest under the same call joins it.
+//! carries. It is the station's one log of that contest that weekend, so a second operator
+//! who starts the same contest under the same call joins it, and next year's is another.
 
 use std::collections::BTreeMap;
 
+use chrono::Datelike;
 use serde::{Deserialize, Serialize};
 
 use super::{CabrilloMode, Check, Contest};
@@ -144,7 +145,7 @@ pub struct NewContest {
     pub cabrillo: BTreeMap<String, String>,
     pub start_time: Timestamp,
     pub name: String,
-    /// Unique per account while the log is open: one open log per contest and callsign.
+    /// Unique per account: one log per contest, callsign and contest weekend.
     pub identity_key: String,
 }
 
@@ -221,7 +222,7 @@ impl NewContest {
         }
         Ok(NewContest {
             name: format!("{callsign} {} {}", contest.id, start_time.utc_date()),
-            identity_key: open_identity(contest, &callsign),
+            identity_key: identity(contest, &callsign, start_time),
             contest,
             callsign,
             exchange,
@@ -258,14 +259,14 @@ impl NewContest {
         )
     }
 
-    /// Whether `existing`, the open log this request found, is one it may join: a request
-    /// that names an exchange must name the log's.
+    /// Whether `existing`, the log this request found, is one it may join: a request that
+    /// names an exchange must name the log's.
     pub fn check_join(&self, name: &str, existing: &ContestLog) -> Result<(), ApiError> {
         match &self.exchange {
             Some(sent) if *sent != existing.exchange => Err(ApiError::field(
                 "exchange",
                 format!(
-                    "{name} is open and sends {:?}, not {sent:?}: join it with its exchange (or none), or end it first",
+                    "{name} is this contest's log under this call, and sends {:?}, not {sent:?}: join it with its exchange (or none)",
                     existing.exchange
                 ),
             )),
@@ -274,14 +275,19 @@ impl NewContest {
     }
 }
 
-/// The identity of the open log of `contest` under `callsign`. An ended log's becomes its
-/// folder id's ([`ended_identity`]), so the next start makes a new log.
-pub fn open_identity(contest: &Contest, callsign: &str) -> String {
-    format!("v1:contest:{}:{callsign}:open", contest.id)
-}
-
-pub fn ended_identity(folder_id: &str) -> String {
-    format!("v1:contest:ended:{folder_id}")
+/// The identity of the log of `contest` under `callsign` started at `start`: one a contest
+/// weekend, the week from Wednesday to Tuesday (UTC) around it, which holds every contest's
+/// Friday-to-Monday whichever day an operator starts or joins, and parts one year's log from
+/// the next.
+pub fn identity(contest: &Contest, callsign: &str, start: Timestamp) -> String {
+    let date = start.utc_date();
+    let since_wednesday = (date.weekday().num_days_from_monday() + 5) % 7;
+    let wednesday = date - chrono::Days::new(u64::from(since_wednesday));
+    format!(
+        "v1:contest:{}:{callsign}:{}",
+        contest.id,
+        wednesday.format("%Y%m%d")
+    )
 }
 
 fn known_ids() -> String {

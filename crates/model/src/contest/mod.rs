@@ -21,8 +21,7 @@ use crate::band::band_name;
 pub use exchange::{Check, ExchangeField};
 pub use lists::{FORMER_SECTIONS, PRECEDENCES, PROVINCES, SECTIONS, STATES};
 pub use log::{
-    CATEGORIES, ContestInput, ContestLog, HEADER, NewContest, category, default_report,
-    ended_identity, open_identity,
+    CATEGORIES, ContestInput, ContestLog, HEADER, NewContest, category, default_report, identity,
 };
 pub use qso::cabrillo_frequency;
 pub use score::{Brought, Scored, Tally, Whereabouts, wpx_prefix};

@@ -486,3 +486,27 @@ fn every_exchange_field_is_one_a_contact_keeps_by_name() {
         }
     }
 }
+
+#[test]
+fn a_log_is_one_a_contest_weekend_whichever_day_it_is_started() {
+    let ss = Contest::find("ARRL-SS-CW").unwrap();
+    let at = |t: &str| crate::time::Timestamp::parse("t", t).unwrap();
+    // Sweepstakes runs from Saturday 2100 UTC to Monday 0259 UTC.
+    let saturday = identity(ss, "W1AW", at("2026-11-07T21:00:00Z"));
+    assert_eq!(saturday, "v1:contest:ARRL-SS-CW:W1AW:20261104");
+    for joined in [
+        "2026-11-04T00:00:00Z",
+        "2026-11-09T02:59:00Z",
+        "2026-11-10T23:59:59Z",
+    ] {
+        assert_eq!(identity(ss, "W1AW", at(joined)), saturday, "{joined}");
+    }
+    for other in [
+        "2026-11-03T23:59:59Z",
+        "2026-11-11T00:00:00Z",
+        "2027-11-06T21:00:00Z",
+    ] {
+        assert_ne!(identity(ss, "W1AW", at(other)), saturday, "{other}");
+    }
+    assert_ne!(identity(ss, "W1AW/4", at("2026-11-07T21:00:00Z")), saturday);
+}

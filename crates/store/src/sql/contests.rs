@@ -1,8 +1,7 @@
-//! Contest logs: started or joined by their open identity (one open log per contest and
-//! callsign, a unique key), and ended, which frees that identity for the next year's log.
+//! Contest logs: started or joined by their identity (one log per contest, callsign and
+//! contest weekend, a unique key), and ended.
 
 use super::*;
-use svc_model::contest::ended_identity;
 
 impl SqlStore {
     pub(super) async fn find_or_create_contest(
@@ -29,7 +28,7 @@ impl SqlStore {
                         let log = serde_json::to_string(&log)
                             .map_err(|e| StoreError::Db(decode_err(e.to_string())))?;
                         // Two stations starting the same contest at once make one log: the
-                        // second insert finds the open identity taken, and joins.
+                        // second insert finds the identity taken, and joins.
                         let inserted = sqlx::query(concat!(
                             "INSERT INTO folders (id, account_id, parent_id, type, name, start_time, \
                              callsign, identity_key, contest, created_at) \
@@ -50,7 +49,7 @@ impl SqlStore {
                         .await?;
                         match inserted {
                             Some(row) => (folder_row(&row)?, true),
-                            None => (open_log(&mut *tx, account_id, c).await?, false),
+                            None => (existing_log(&mut *tx, account_id, c).await?, false),
                         }
                     }
                     None => match folder_by_identity(&mut *tx, account_id, &c.identity_key).await? {
@@ -89,16 +88,14 @@ impl SqlStore {
                 if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
                     return replay(&previous);
                 }
-                // Ending frees the open identity: the next start of the contest makes a new log.
                 let row = sqlx::query(concat!(
-                    "UPDATE folders SET end_time = $1, identity_key = $4 WHERE id = $2 AND account_id = $3 \
+                    "UPDATE folders SET end_time = $1 WHERE id = $2 AND account_id = $3 \
                      AND type = 'contest' AND end_time IS NULL AND start_time <= $1 RETURNING ",
                     folder_cols!()
                 ))
                 .bind(end_time.millis())
                 .bind(folder_id)
                 .bind(account_id)
-                .bind(ended_identity(folder_id))
                 .fetch_optional(&mut *tx)
                 .await?;
                 let Some(row) = row else {
@@ -137,8 +134,8 @@ impl SqlStore {
     }
 }
 
-/// The open log a start found taken; one ended between the insert and this read is gone.
-async fn open_log(
+/// The log a start found there already.
+async fn existing_log(
     conn: &mut AnyConnection,
     account_id: &str,
     c: &NewContest,
