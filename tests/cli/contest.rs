@@ -478,7 +478,127 @@ fn serials_zones_and_what_is_missing() {
     );
 }
 
+/// One ADIF field as the specification writes it: `<NAME:length>value`.
+fn f(name: &str, value: &str) -> String {
+    format!("<{name}:{}>{value}", value.len())
+}
+
+/// A record of a contest logger's file, as ADIF 3.1 defines its contest fields.
+fn record(
+    call: &str,
+    date: &str,
+    time: &str,
+    band: &str,
+    freq: &str,
+    mode: &str,
+    rest: &[(&str, &str)],
+) -> String {
+    let mut out = [
+        f("CALL", call),
+        f("QSO_DATE", date),
+        f("TIME_ON", time),
+        f("BAND", band),
+        f("FREQ", freq),
+        f("MODE", mode),
+    ]
+    .join(" ");
+    for (name, value) in rest {
+        out.push(' ');
+        out.push_str(&f(name, value));
+    }
+    out + " <EOR>\n"
+}
+
+fn a_contest_s_adif_comes_in_as_its_log_and_goes_out_whole() {
+    let (_server, api, cli) = setup("basic");
+    let fd = [
+        ("CONTEST_ID", "ARRL-FIELD-DAY"),
+        ("STATION_CALLSIGN", "W1AW"),
+        ("STX_STRING", "2A CT"),
+    ];
+    let mut text = String::from("A contest logger's export\n<ADIF_VER:5>3.1.4 <EOH>\n");
+    for (call, time, class, sect) in [
+        ("K1ABC", "180100", "3A", "EMA"),
+        ("N2XYZ", "180300", "1D", "ENY"),
+    ] {
+        let mut rest = fd.to_vec();
+        rest.extend([("CLASS", class), ("ARRL_SECT", sect), ("OPERATOR", "K1OPR")]);
+        text.push_str(&record(
+            call, "20250628", time, "20m", "14.025", "CW", &rest,
+        ));
+    }
+    // A contest's record that does not say what the station sent: its month's log.
+    text.push_str(&record(
+        "W9ZZZ",
+        "20250809",
+        "120000",
+        "40m",
+        "7.030",
+        "CW",
+        &[("CONTEST_ID", "NAQP-CW"), ("NAME", "BOB"), ("STATE", "IL")],
+    ));
+    let path = cli.home.path().join("contest.adi");
+    std::fs::write(&path, text).unwrap();
+    let run = cli.run(&["import", "adif", path.to_str().unwrap(), "--auto", "--json"]);
+    run.ok();
+    let summary = run.json();
+    assert_eq!(summary["imported"], 3, "{summary}");
+    let logs = api.folders("contest");
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let log = &logs[0];
+    assert_eq!(log["contestId"], "ARRL-FD");
+    assert_eq!(log["exchange"], "2A CT");
+    assert_eq!(log["callsign"], "W1AW");
+    assert_eq!(log["contactCount"], 2);
+    let monthly = api.monthly("2025-08", None);
+    assert_eq!(api.all_contacts(&monthly).len(), 1);
+    // Imported again, it is all there already: the log is the weekend's one.
+    let again = cli.run(&["import", "adif", path.to_str().unwrap(), "--auto", "--json"]);
+    again.ok();
+    assert_eq!(again.json()["imported"], 0, "{}", again.stdout);
+    assert_eq!(api.folders("contest").len(), 1);
+
+    // Out as ADIF, every contest field goes with it, as an independent reader reads them.
+    let id = log["id"].as_str().unwrap();
+    let out = cli.home.path().join("out.adi");
+    cli.run(&[
+        "export",
+        "adif",
+        "--folder",
+        id,
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .ok();
+    if let Some(read) = super::adif_io::read_by_adif_io(&out) {
+        assert_eq!(read.len(), 2);
+        let k1abc = read.iter().find(|r| r["CALL"] == "K1ABC").unwrap();
+        for (name, value) in [
+            ("CONTEST_ID", "ARRL-FIELD-DAY"),
+            ("STX_STRING", "2A CT"),
+            ("CLASS", "3A"),
+            ("ARRL_SECT", "EMA"),
+            ("OPERATOR", "K1OPR"),
+            ("STATION_CALLSIGN", "W1AW"),
+        ] {
+            assert_eq!(
+                k1abc.get(name).map(String::as_str),
+                Some(value),
+                "{name}: {k1abc:?}"
+            );
+        }
+    }
+    // And as Cabrillo, with the operator the file named.
+    let (read, _) = export(&cli, id, &["--category", "LOW"]);
+    if let Some(read) = read {
+        assert_eq!(read["operators"], json!(["K1OPR"]));
+        assert_eq!(read["qsos"][0]["dx_exch"], json!(["3A", "EMA"]));
+        assert_eq!(read["qsos"][1]["dx_call"], "N2XYZ");
+    }
+}
+
 crate::both_backends!(
     field_day_goes_out_as_cabrillo,
-    serials_zones_and_what_is_missing
+    serials_zones_and_what_is_missing,
+    a_contest_s_adif_comes_in_as_its_log_and_goes_out_whole,
 );

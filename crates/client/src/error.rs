@@ -28,6 +28,11 @@ impl ServerError {
         self.details.as_ref()?.get("reason")?.as_str()
     }
 
+    /// `details.field`: the request's field a validation error is about.
+    pub fn field(&self) -> Option<&str> {
+        self.details.as_ref()?.get("field")?.as_str()
+    }
+
     pub fn exit_code(&self) -> u8 {
         self.code()
             .map_or_else(|| exit_code_for_status(self.status), ErrorCode::exit_code)

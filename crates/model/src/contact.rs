@@ -142,6 +142,7 @@ impl ContactInput {
             my_sig: self.my_sig.as_deref(),
             my_sig_info: self.my_sig_info.as_deref(),
             station_callsign: self.station_callsign.as_deref(),
+            contest_id: self.fields.get(Field::ContestId),
         }
     }
 

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::contest::{Contest, identity};
 use super::mode::PotaMode;
 use super::program::{Program, normalize_reference_list};
 use super::time::Timestamp;
@@ -16,6 +17,13 @@ pub enum Place {
         callsign: String,
         parks: String,
         day: String,
+    },
+    /// The contest log of `contest` (its id) sent under `callsign`, of the contest weekend
+    /// its `identity` names (`svc_model::contest::identity`).
+    Contest {
+        contest: String,
+        callsign: String,
+        identity: String,
     },
     /// The monthly log of `month` (`YYYY-MM`): a program's hunting log, else the own one.
     Monthly {
@@ -33,6 +41,8 @@ pub struct Filed<'a> {
     pub my_sig: Option<&'a str>,
     pub my_sig_info: Option<&'a str>,
     pub station_callsign: Option<&'a str>,
+    /// Its CONTEST_ID.
+    pub contest_id: Option<&'a str>,
 }
 
 impl Place {
@@ -40,6 +50,9 @@ impl Place {
     /// a park (`MY_SIG` POTA with its `MY_SIG_INFO`) and the activator is known (its
     /// `STATION_CALLSIGN`, else `account`, the importing account's callsign); else the monthly
     /// log of its UTC month, the program's hunting log when `SIG` names POTA, DX or REPEATER.
+    /// Between the two, a contest's record (a `CONTEST_ID` of a contest svc knows) goes to
+    /// the contest log of its station and contest weekend: an activation's contest QSO (Field
+    /// Day from a park) stays the activation's, which POTA counts.
     pub fn of(c: &Filed, account: Option<&str>) -> Place {
         let day = c.time_on.get(..10).unwrap_or(c.time_on);
         if c.my_sig.is_some_and(|s| s.eq_ignore_ascii_case("POTA"))
@@ -53,6 +66,17 @@ impl Place {
                 parks: normalize_reference_list("mySigInfo", parks)
                     .unwrap_or_else(|_| parks.trim().to_ascii_uppercase()),
                 day: day.replace('-', ""),
+            };
+        }
+        if let Some(contest) = c.contest_id.and_then(Contest::find)
+            && let Some(callsign) = c.station_callsign.or(account)
+            && let Ok(at) = Timestamp::parse("timeOn", c.time_on)
+        {
+            let callsign = callsign.trim().to_ascii_uppercase();
+            return Place::Contest {
+                identity: identity(contest, &callsign, at),
+                contest: contest.id.clone(),
+                callsign,
             };
         }
         Place::Monthly {
@@ -69,6 +93,9 @@ impl Place {
                 parks,
                 day,
             } => format!("activation {callsign}@{parks}-{day}"),
+            Place::Contest {
+                contest, callsign, ..
+            } => format!("{callsign}'s {contest} log"),
             Place::Monthly {
                 month,
                 program: Some(p),
@@ -155,6 +182,7 @@ impl TwoFers {
                 my_sig_info: Some(&parks),
                 station_callsign: n.station_callsign.as_deref(),
                 sig: None,
+                contest_id: None,
             };
             places
                 .entry(Place::of(&filed, Some(account)))
@@ -327,6 +355,51 @@ mod tests {
         assert!(matches!(
             Place::of(&wwff, Some("K1ABC")),
             Place::Monthly { .. }
+        ));
+    }
+
+    #[test]
+    fn a_contest_record_goes_to_its_contest_log_of_the_weekend() {
+        let fd = Filed {
+            contest_id: Some("ARRL-FIELD-DAY"),
+            station_callsign: Some("w1aw"),
+            ..filed("2026-06-28T20:00:00Z")
+        };
+        let place = Place::of(&fd, Some("K1ABC"));
+        assert_eq!(
+            place,
+            Place::Contest {
+                contest: "ARRL-FD".into(),
+                callsign: "W1AW".into(),
+                identity: "v1:contest:ARRL-FD:W1AW:20260624".into(),
+            }
+        );
+        assert_eq!(place.describe(), "W1AW's ARRL-FD log");
+        // Saturday's record is the same log; last year's another.
+        let saturday = Filed {
+            time_on: "2026-06-27T18:00:00Z",
+            ..fd
+        };
+        assert_eq!(Place::of(&saturday, None), place);
+        let last_year = Filed {
+            time_on: "2025-06-28T18:00:00Z",
+            ..fd
+        };
+        assert_ne!(Place::of(&last_year, None), place);
+        // A contest svc does not know is filed by its month, and a park's QSO by its park.
+        let unknown = Filed {
+            contest_id: Some("NY-QSO-PARTY"),
+            ..fd
+        };
+        assert!(matches!(Place::of(&unknown, None), Place::Monthly { .. }));
+        let from_a_park = Filed {
+            my_sig: Some("POTA"),
+            my_sig_info: Some("US-1234"),
+            ..fd
+        };
+        assert!(matches!(
+            Place::of(&from_a_park, None),
+            Place::Activation { .. }
         ));
     }
 

@@ -27,11 +27,13 @@ mod stored;
 use super::{Answer, CliError, Ctx, Format, input};
 use svc_adif::contact::{Imported, idempotency_key, imported, qso_key};
 use svc_adif::{ReadError, Reader};
+use svc_client::contests::NewContestRequest;
 use svc_client::{
     BatchItem, BatchResult, Client, ClientError, NewActivationRequest, NewFolderRequest,
 };
+use svc_model::contest::Contest;
 use svc_model::filing::{Place, TwoFers};
-use svc_model::{ContactInput, ErrorCode, Timestamp};
+use svc_model::{ContactInput, ErrorCode, Field, Timestamp};
 
 /// Items per batch: the most `POST /v1/contacts/batch` takes.
 const BATCH: usize = 500;
@@ -248,6 +250,7 @@ fn adif(ctx: &Ctx, args: AdifArgs) -> Result<(), CliError> {
             account,
             folder: args.folder.clone(),
             places: HashMap::new(),
+            no_log: Default::default(),
             two_fers,
             met: meetings.met,
             file: None,
@@ -377,6 +380,9 @@ struct Importer<'a> {
     folder: Option<String>,
     /// Folders found or made for `--auto`, or why one could not be.
     places: HashMap<Place, Result<(String, String), Refusal>>,
+    /// Contest logs the file cannot start (its records do not say what the station sent):
+    /// their records go to their monthly logs.
+    no_log: std::collections::HashSet<Place>,
     /// The parks of each activator's QSO over all the files, for `--auto`.
     two_fers: TwoFers,
     /// The import's activations whose QSOs a stored activation at other parks holds: its
@@ -500,7 +506,10 @@ impl Importer<'_> {
         let (folder, name) = match self.folder.clone() {
             Some(id) => (id.clone(), id),
             None => {
-                let place = place(&contact.contact, self.account.as_deref());
+                let mut place = place(&contact.contact, self.account.as_deref());
+                if self.no_log.contains(&place) {
+                    place = monthly_place(&contact.contact);
+                }
                 if let Some(met) = self.met.get(&place) {
                     match met {
                         Ok(name) => {
@@ -585,6 +594,32 @@ impl Importer<'_> {
                         start_time: Some(c.time_on.clone()),
                     })
                     .await
+            }
+            Place::Contest {
+                contest, callsign, ..
+            } => {
+                let exchange = Contest::find(contest).and_then(|found| {
+                    found.log_exchange(c.fields.get(Field::StxString).unwrap_or_default())
+                });
+                let started = client
+                    .start_contest(&NewContestRequest {
+                        contest_id: contest.clone(),
+                        callsign: callsign.clone(),
+                        exchange,
+                        start_time: Some(c.time_on.clone()),
+                        ..NewContestRequest::default()
+                    })
+                    .await;
+                match started {
+                    // A contest's file that does not say what the station sent makes no new
+                    // log (its exchange is not known): its records go to their monthly logs,
+                    // CONTEST_ID and all, rather than out of the account.
+                    Err(ClientError::Server(e)) if e.field() == Some("exchange") => {
+                        self.no_log.insert(place);
+                        return Box::pin(self.place_of(record, c, monthly_place(c))).await;
+                    }
+                    other => other,
+                }
             }
             Place::Monthly { month, program } => {
                 client
@@ -724,6 +759,17 @@ impl Importer<'_> {
 
 /// Where `--auto` files a contact: the model's rule. A dry run, which asks the service
 /// nothing, names the activator it does not know.
+/// Where `c` goes when its contest has no log to go to: its monthly log.
+fn monthly_place(c: &ContactInput) -> Place {
+    Place::of(
+        &svc_model::filing::Filed {
+            contest_id: None,
+            ..c.filed()
+        },
+        None,
+    )
+}
+
 fn place(c: &ContactInput, account: Option<&str>) -> Place {
     Place::of(&c.filed(), account.or(Some("your callsign")))
 }

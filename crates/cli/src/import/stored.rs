@@ -52,7 +52,7 @@ pub(super) async fn meet(
         .keys()
         .filter_map(|p| match p {
             Place::Activation { day, .. } => Some(day.as_str()),
-            Place::Monthly { .. } => None,
+            Place::Contest { .. } | Place::Monthly { .. } => None,
         })
         .collect();
     let Some(first) = days.first().copied() else {

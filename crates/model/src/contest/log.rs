@@ -406,6 +406,25 @@ impl Contest {
         Ok(read.join(" "))
     }
 
+    /// The log's exchange from one contact's whole sent exchange as another program kept it
+    /// (STX_STRING: `599 5`, `1 A 72 CT`): its words but the serial number and the report,
+    /// read as [`Contest::read_sent`] reads them; `None` when they are not this contest's.
+    pub fn log_exchange(&self, sent: &str) -> Option<String> {
+        let words: Vec<&str> = sent.split_whitespace().collect();
+        let required = self.exchange.iter().filter(|f| !f.optional).count();
+        if !(required..=self.exchange.len()).contains(&words.len()) {
+            return None;
+        }
+        let kept: Vec<&str> = self
+            .exchange
+            .iter()
+            .zip(&words)
+            .filter(|(f, _)| !f.serial && !f.check.contains(&Check::Rst))
+            .map(|(_, w)| *w)
+            .collect();
+        self.read_sent(&kept.join(" ")).ok()
+    }
+
     /// The whole exchange one contact sent, word by word in the contest's order: the log's
     /// exchange, with the contact's serial number and report (599, or 59 on phone, when it
     /// has none) where the contest has them. `None` when a serial number is wanted and

@@ -568,6 +568,12 @@ async fn filed(
 ) -> Result<NewContact, String> {
     let c = adif::contact::imported(record)?.contact;
     let filed = c.filed();
+    // A book's contest QSOs go to the monthly log: a contest log is started by its station,
+    // with the exchange it sends, which a book's record does not always say.
+    let filed = Filed {
+        contest_id: None,
+        ..filed
+    };
     let mut place = Place::of(&filed, Some(&job.callsign));
     let activation = match &place {
         Place::Activation {
@@ -583,7 +589,7 @@ async fn filed(
             now,
         )
         .ok(),
-        Place::Monthly { .. } => None,
+        Place::Contest { .. } | Place::Monthly { .. } => None,
     };
     // An activation the record cannot make (a park POTA would not know) leaves the contact in
     // its monthly log rather than out of the account.
@@ -612,7 +618,9 @@ async fn filed(
                         .await
                 }
                 // Filed by its month above.
-                (None, Place::Activation { .. }) => return Err(place.describe()),
+                (None, Place::Activation { .. } | Place::Contest { .. }) => {
+                    return Err(place.describe());
+                }
             };
             let folder = made.map_err(|e| e.to_string())?.into_parts().0.folder;
             folders.insert(place.clone(), folder.clone());
