@@ -111,7 +111,7 @@ fn names(tools: &[Tool]) -> Vec<&str> {
 /// deletes and the end of an activation are more than additions, and a contact's create and
 /// delete go on to the external logbooks the account pushes to; a lookup asks the callbook or
 /// POTA. A spot is sent anew at each call: not idempotent.
-const HINTS: [(&str, [bool; 4]); 16] = [
+const HINTS: [(&str, [bool; 4]); 19] = [
     ("whoami", [true, false, true, false]),
     ("list_folders", [true, false, true, false]),
     ("list_contacts", [true, false, true, false]),
@@ -121,18 +121,24 @@ const HINTS: [(&str, [bool; 4]); 16] = [
     ("lookup_park", [true, false, true, true]),
     ("list_spots", [true, false, true, true]),
     ("get_awards", [true, false, true, false]),
+    ("contest_standing", [true, false, true, false]),
+    ("contest_cabrillo", [true, false, true, false]),
     ("create_contact", [false, false, true, true]),
     ("create_activation", [false, false, true, false]),
     ("create_folder", [false, false, true, false]),
     ("end_activation", [false, true, true, false]),
     ("add_activation_park", [false, true, true, true]),
+    ("start_contest", [false, false, true, false]),
     ("delete_contact", [false, true, true, true]),
     ("spot_activation", [false, false, false, true]),
 ];
 
 /// The inputs each published tool requires.
-const REQUIRED: [(&str, &[&str]); 13] = [
+const REQUIRED: [(&str, &[&str]); 16] = [
     ("whoami", &[]),
+    ("start_contest", &["contest_id"]),
+    ("contest_standing", &["contest_log_id"]),
+    ("contest_cabrillo", &["contest_log_id"]),
     ("lookup_callsign", &["callsign"]),
     ("lookup_park", &["reference"]),
     ("list_spots", &[]),
@@ -188,6 +194,8 @@ fn tools_list_grows_with_each_permission() {
                     "lookup_park",
                     "list_spots",
                     "get_awards",
+                    "contest_standing",
+                    "contest_cabrillo",
                 ][..],
             ),
             (
@@ -202,11 +210,14 @@ fn tools_list_grows_with_each_permission() {
                     "lookup_park",
                     "list_spots",
                     "get_awards",
+                    "contest_standing",
+                    "contest_cabrillo",
                     "create_contact",
                     "create_activation",
                     "create_folder",
                     "end_activation",
                     "add_activation_park",
+                    "start_contest",
                     "spot_activation",
                 ][..],
             ),
@@ -222,11 +233,14 @@ fn tools_list_grows_with_each_permission() {
                     "lookup_park",
                     "list_spots",
                     "get_awards",
+                    "contest_standing",
+                    "contest_cabrillo",
                     "create_contact",
                     "create_activation",
                     "create_folder",
                     "end_activation",
                     "add_activation_park",
+                    "start_contest",
                     "spot_activation",
                     "delete_contact",
                 ][..],
@@ -282,7 +296,7 @@ fn each_protocol_version_negotiates() {
             let info = session.peer_info().expect("the server's answer");
             assert_eq!(info.protocol_version, version);
             assert_eq!(info.server_info.as_ref().unwrap().name, "svc");
-            assert_eq!(session.list_all_tools().await.unwrap().len(), 9);
+            assert_eq!(session.list_all_tools().await.unwrap().len(), 11);
             session.cancel().await.unwrap();
         }
         let transport = TokioChildProcess::new(command(&cli, &[])).unwrap();
@@ -658,6 +672,110 @@ fn pota_file_gives_an_activations_upload_file() {
             )
             .await,
             "not_found",
+        );
+        session.cancel().await.unwrap();
+    });
+}
+
+#[test]
+fn an_agent_starts_a_contest_log_and_gets_its_standing_and_cabrillo() {
+    let (_server, api, cli) = setup("elevated");
+    let log = block_on(async {
+        let session = connect(&cli, &["--allow-writes"]).await;
+        let tools = session.list_all_tools().await.unwrap();
+        let started = call(
+            &session,
+            "start_contest",
+            json!({ "contest_id": "arrl-fd", "exchange": "2a ct", "categories": ["LOW"] }),
+        )
+        .await;
+        let log = ok_in_shape(&tools, "start_contest", &started);
+        assert_eq!(log["contestId"], "ARRL-FD", "{log}");
+        assert_eq!(log["exchange"], "2A CT");
+        assert_eq!(log["callsign"], "W1AW");
+        assert_eq!(log["created"], true);
+        let joined = ok(&call(
+            &session,
+            "start_contest",
+            json!({ "contest_id": "ARRL-FD" }),
+        )
+        .await);
+        assert_eq!(joined["id"], log["id"]);
+        assert_eq!(joined["created"], false);
+        fails(
+            &call(
+                &session,
+                "start_contest",
+                json!({ "contest_id": "CQ-WW-CW" }),
+            )
+            .await,
+            "validation_error",
+        );
+        fails(
+            &call(
+                &session,
+                "start_contest",
+                json!({ "contest_id": "ARRL-FD", "categories": ["MEDIUM"] }),
+            )
+            .await,
+            "validation_error",
+        );
+        session.cancel().await.unwrap();
+        log
+    });
+    let id = log["id"].as_str().unwrap();
+    let (_, time_on) = crate::common::this_month();
+    for (call_sign, mhz, mode) in [
+        ("K1ABC", 14.025, "CW"),
+        ("K1ABC", 14.030, "CW"),
+        ("N2XYZ", 7.200, "SSB"),
+    ] {
+        let r = api.post(
+            "/v1/contacts",
+            json!({ "folderId": id, "callsign": call_sign, "frequency": mhz, "mode": mode,
+                    "timeOn": time_on, "class": "3A", "arrlSect": "EMA" }),
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    let monthly = api.monthly(&time_on[..7], None);
+    block_on(async {
+        let session = connect(&cli, &[]).await;
+        let tools = session.list_all_tools().await.unwrap();
+        let standing = call(
+            &session,
+            "contest_standing",
+            json!({ "contest_log_id": id }),
+        )
+        .await;
+        let standing = ok_in_shape(&tools, "contest_standing", &standing);
+        assert_eq!(standing["qsos"], 2, "{standing}");
+        assert_eq!(standing["dupes"], 1);
+        assert_eq!(standing["score"], 3);
+        assert_eq!(standing["bands"], json!({ "20m": 2, "40m": 1 }));
+        let file = call(
+            &session,
+            "contest_cabrillo",
+            json!({ "contest_log_id": id, "name": "Hiram Maxim" }),
+        )
+        .await;
+        let file = ok_in_shape(&tools, "contest_cabrillo", &file);
+        assert_eq!(file["fileName"], "W1AW-ARRL-FD.log");
+        assert_eq!(file["qsos"], 3);
+        let text = file["cabrillo"].as_str().unwrap();
+        assert!(text.starts_with("START-OF-LOG: 3.0\r\n"), "{text}");
+        assert!(
+            text.contains("CATEGORY-POWER: LOW\r\n") && text.contains("NAME: Hiram Maxim\r\n"),
+            "{text}"
+        );
+        // The standing of a folder that is no contest log is refused.
+        fails(
+            &call(
+                &session,
+                "contest_standing",
+                json!({ "contest_log_id": monthly }),
+            )
+            .await,
+            "validation_error",
         );
         session.cancel().await.unwrap();
     });

@@ -22,7 +22,7 @@ fn sdk() -> Option<std::path::PathBuf> {
 /// third, 2026-07-28, has no `initialize`).
 const DOCUMENTED: [&str; 2] = ["2025-06-18", "2025-11-25"];
 
-const READ_TOOLS: [&str; 9] = [
+const READ_TOOLS: [&str; 11] = [
     "whoami",
     "list_folders",
     "list_contacts",
@@ -32,14 +32,17 @@ const READ_TOOLS: [&str; 9] = [
     "lookup_park",
     "list_spots",
     "get_awards",
+    "contest_standing",
+    "contest_cabrillo",
 ];
 
-const WRITE_TOOLS: [&str; 6] = [
+const WRITE_TOOLS: [&str; 7] = [
     "create_contact",
     "create_activation",
     "create_folder",
     "end_activation",
     "add_activation_park",
+    "start_contest",
     "spot_activation",
 ];
 

@@ -163,6 +163,16 @@ pub(crate) const FOLDER: Fields = &[
     ("contactCount", "qsoCount"),
 ];
 
+pub(crate) const CONTEST: Fields = &[
+    ("id", "id"),
+    ("name", "name"),
+    ("contestId", "contestId"),
+    ("exchange", "exchange"),
+    ("callsign", "callsign"),
+    ("startTime", "startTime"),
+    ("contactCount", "qsoCount"),
+];
+
 pub(crate) const CONTACT: Fields = &[
     ("id", "id"),
     ("folderId", "folderId"),
@@ -354,6 +364,33 @@ pub(crate) struct EndActivation {
 pub(crate) struct AddActivationPark {
     pub(crate) activation_id: String,
     pub(crate) location_reference: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StartContest {
+    pub(crate) contest_id: String,
+    pub(crate) exchange: Option<String>,
+    pub(crate) callsign: Option<String>,
+    #[serde(default)]
+    pub(crate) categories: Vec<String>,
+    pub(crate) start_time: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ContestLogArgs {
+    pub(crate) contest_log_id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ContestCabrillo {
+    pub(crate) contest_log_id: String,
+    #[serde(default)]
+    pub(crate) categories: Vec<String>,
+    pub(crate) name: Option<String>,
+    pub(crate) email: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -26,6 +26,7 @@ use svc_cli::lookup::CallbookUrls;
 use svc_cli::parks::PotaArgs;
 use svc_cli::spots::{account_callsign, callsign_client};
 use svc_cli::{CliError, Ctx, GlobalArgs, input};
+use svc_client::contests::{CabrilloRequest, NewContestRequest};
 use svc_client::export;
 use svc_client::journal::Journal;
 use svc_client::lookup::{Callbook, Urls};
@@ -162,7 +163,7 @@ impl McpServer {
                     .as_deref()
                     .map(|t| {
                         FolderType::parse(t).ok_or_else(|| {
-                            CliError::input("type must be activation, category or monthly")
+                            CliError::input("type must be activation, category, contest or monthly")
                         })
                     })
                     .transpose()?;
@@ -466,6 +467,82 @@ impl McpServer {
                     .add_parks(&a.activation_id, &a.location_reference)
                     .await?;
                 shape(&folder, FOLDER)
+            }
+            "start_contest" => {
+                let a: StartContest = parse(args)?;
+                check_text("contest_id", &a.contest_id, 1, 60)?;
+                if let Some(exchange) = &a.exchange {
+                    check_text("exchange", exchange, 0, 100)?;
+                }
+                if let Some(start) = &a.start_time {
+                    check_time("start_time", start)?;
+                }
+                let callsign = match a.callsign.as_deref() {
+                    Some(call) => checked("callsign", call, 32, input::callsign)?,
+                    None => account_callsign(self.journal.as_ref(), &self.callsign_client).await?,
+                };
+                let created = client
+                    .start_contest(&NewContestRequest {
+                        contest_id: a.contest_id,
+                        callsign,
+                        exchange: a.exchange,
+                        categories: svc_cli::contest::categories(&a.categories)?,
+                        start_time: a.start_time,
+                        ..NewContestRequest::default()
+                    })
+                    .await?;
+                let mut out = shape(&created.folder, CONTEST)?;
+                out["created"] = json!(created.created);
+                Ok(out)
+            }
+            "contest_standing" => {
+                let a: ContestLogArgs = parse(args)?;
+                check_text("contest_log_id", &a.contest_log_id, 1, 1500)?;
+                let shown = client.contest(&a.contest_log_id).await?;
+                let mut out = shape(&shown.folder, CONTEST)?;
+                if let (Value::Object(out), Value::Object(standing)) =
+                    (&mut out, strip_nulls(shown.standing))
+                {
+                    out.extend(standing);
+                }
+                Ok(out)
+            }
+            "contest_cabrillo" => {
+                let a: ContestCabrillo = parse(args)?;
+                check_text("contest_log_id", &a.contest_log_id, 1, 1500)?;
+                let mut header = std::collections::BTreeMap::new();
+                for (tag, value, max) in [("name", &a.name, 75), ("email", &a.email, 100)] {
+                    if let Some(value) = value {
+                        check_text(tag, value, 0, max)?;
+                        header.insert(tag.to_owned(), value.clone());
+                    }
+                }
+                let request = CabrilloRequest {
+                    categories: svc_cli::contest::categories(&a.categories)?
+                        .into_iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .collect(),
+                    header,
+                    soapbox: None,
+                };
+                let text = client.cabrillo(&a.contest_log_id, &request).await?;
+                let shown = client.contest(&a.contest_log_id).await?;
+                let call = shown
+                    .folder
+                    .callsign
+                    .as_deref()
+                    .unwrap_or("log")
+                    .replace('/', "_");
+                let contest = shown
+                    .folder
+                    .contest
+                    .as_ref()
+                    .map_or("CONTEST", |c| c.contest_id.as_str());
+                Ok(json!({
+                    "fileName": format!("{call}-{contest}.log"),
+                    "qsos": text.lines().filter(|l| l.starts_with("QSO:")).count(),
+                    "cabrillo": text,
+                }))
             }
             "delete_contact" => {
                 let a: DeleteContact = parse(args)?;

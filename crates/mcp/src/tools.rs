@@ -20,7 +20,7 @@ pub enum Access {
 }
 
 /// Each tool with the access it needs; the order is the order of `tools/list`.
-pub const TOOLS: [(&str, Access); 16] = [
+pub const TOOLS: [(&str, Access); 19] = [
     ("whoami", Access::Read),
     ("list_folders", Access::Read),
     ("list_contacts", Access::Read),
@@ -30,11 +30,14 @@ pub const TOOLS: [(&str, Access); 16] = [
     ("lookup_park", Access::Read),
     ("list_spots", Access::Read),
     ("get_awards", Access::Read),
+    ("contest_standing", Access::Read),
+    ("contest_cabrillo", Access::Read),
     ("create_contact", Access::Write),
     ("create_activation", Access::Write),
     ("create_folder", Access::Write),
     ("end_activation", Access::Write),
     ("add_activation_park", Access::Write),
+    ("start_contest", Access::Write),
     // Not the logbook's, but it tells the world something: given only with --allow-writes.
     ("spot_activation", Access::Write),
     ("delete_contact", Access::Delete),
@@ -450,7 +453,7 @@ pub fn describe(name: &str) -> Option<Tool> {
                         "limit": limit(),
                         "cursor": cursor(),
                         "type": described(
-                            json!({ "type": "string", "enum": ["activation", "category", "monthly"] }),
+                            json!({ "type": "string", "enum": ["activation", "category", "contest", "monthly"] }),
                             "Only folders of this type.",
                         ),
                     }),
@@ -822,6 +825,100 @@ pub fn describe(name: &str) -> Option<Tool> {
                 output(folder_item()),
             ),
             writes(true, true),
+        ),
+        "start_contest" => tool(
+            name,
+            "Start or join a contest log",
+            "Starts the station's log of a contest (a folder of type contest, which create_contact logs into: each contact gets the contest's CONTEST_ID, the exchange it sent with its stx serial number, and the contest's own dupe check), or joins the log of that contest, callsign and contest weekend when there is one, as a second operator does. exchange is what the station sends beyond the serial number and report, a word a field, e.g. \"2A CT\" for Field Day or \"5\" (the CQ zone) for CQ WW; it is needed to start a log, and when given to join one it must be the log's. contest_id is the contest's id or ADIF CONTEST_ID: ARRL-FD, WFD, CQ-WW-CW, CQ-WW-SSB, CQ-WW-RTTY, CQ-WPX-CW, CQ-WPX-SSB, ARRL-DX-CW, ARRL-DX-SSB, ARRL-SS-CW, ARRL-SS-SSB, NAQP-CW, NAQP-SSB, ARRL-10 or SERIAL.",
+            (
+                input(
+                    json!({
+                        "contest_id": described(text(1, 60), "The contest, e.g. ARRL-FD."),
+                        "exchange": described(text(0, 100), "What the station sends beyond the serial number and report, e.g. 2A CT."),
+                        "callsign": described(text(1, 32), "The call the log is sent under; the key's account callsign when left out."),
+                        "categories": {
+                            "type": "array",
+                            "maxItems": 9,
+                            "items": text(1, 40),
+                            "description": "Cabrillo categories, kind=VALUE or the value alone: power=LOW, SINGLE-OP, ASSISTED.",
+                        },
+                        "start_time": date_time("When the log starts; now when left out."),
+                    }),
+                    &["contest_id"],
+                ),
+                output(object(
+                    json!({
+                        "id": string(),
+                        "name": string(),
+                        "contestId": string(),
+                        "exchange": string(),
+                        "callsign": string(),
+                        "startTime": string(),
+                        "qsoCount": { "type": "number" },
+                        "created": { "type": "boolean" },
+                    }),
+                    &["id", "name", "contestId", "created"],
+                )),
+            ),
+            writes(false, false),
+        ),
+        "contest_standing" => tool(
+            name,
+            "Where a contest log stands",
+            "A contest log's QSOs (duplicates by the contest's rule not counted), dupes, QSO points, multipliers and claimed score, its contacts by band, and who made them, as the service counts them from every contact of the log.",
+            (
+                input(
+                    json!({ "contest_log_id": id("The contest log's folder id (start_contest's id, or list_folders with type contest).") }),
+                    &["contest_log_id"],
+                ),
+                output(object(
+                    json!({
+                        "id": string(),
+                        "name": string(),
+                        "contestId": string(),
+                        "exchange": string(),
+                        "qsos": { "type": "number" },
+                        "dupes": { "type": "number" },
+                        "points": { "type": "number" },
+                        "multipliers": { "type": "number" },
+                        "score": { "type": "number" },
+                        "bands": { "type": "object", "additionalProperties": { "type": "number" } },
+                        "operators": { "type": "array", "items": string() },
+                    }),
+                    &["id", "qsos", "dupes", "points", "multipliers", "score"],
+                )),
+            ),
+            reads(),
+        ),
+        "contest_cabrillo" => tool(
+            name,
+            "A contest log's Cabrillo file",
+            "The Cabrillo 3.0 file a contest's log checkers take for a contest log: the header with the categories and CLAIMED-SCORE, and a QSO line a contact with both exchanges in full. Save cabrillo under fileName and submit it. Refused, saying what to give, without a power category (categories power=LOW, HIGH or QRP) or when a contact lacks part of an exchange (it names them).",
+            (
+                input(
+                    json!({
+                        "contest_log_id": id("The contest log's folder id."),
+                        "categories": {
+                            "type": "array",
+                            "maxItems": 9,
+                            "items": text(1, 40),
+                            "description": "Cabrillo categories over the log's, kind=VALUE or the value alone: power=LOW.",
+                        },
+                        "name": described(text(0, 75), "The operator's name for the header."),
+                        "email": described(text(0, 100), "The operator's email for the header."),
+                    }),
+                    &["contest_log_id"],
+                ),
+                output(object(
+                    json!({
+                        "fileName": string(),
+                        "cabrillo": string(),
+                        "qsos": { "type": "number" },
+                    }),
+                    &["fileName", "cabrillo", "qsos"],
+                )),
+            ),
+            reads(),
         ),
         "delete_contact" => tool(
             name,
