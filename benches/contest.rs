@@ -6,13 +6,17 @@
 //!   (dupes a band, zones and entities a band, points by where the station is, from the
 //!   country file) and Sweepstakes (dupes once, sections). Each of 2,000 calls is typed a
 //!   character at a time; every prefix is judged, as the form does at each keystroke.
+//! - **A key in the logbook's form** (`form`): the same, as the logbook does it, through
+//!   `update` in this process (the contest's judgement of the call, the log's standing, the
+//!   entity from the country file, the super check partial list), the form open on a CQ WW
+//!   log of 10,000 contacts loaded in the logbook.
 //! - **The Cabrillo file** (`cabrillo`): `svc export cabrillo` of a 10,000-QSO CQ WW log, end
 //!   to end (the CLI, a `svc server start` with its default limits, the store, the standing
 //!   and the file), on SQLite and PostgreSQL (Debian's, stock). The log is imported first
 //!   with `svc import adif --auto` from a contest logger's file ([`record`]).
 //!
-//! Run with `cargo bench --bench contest` (`-- keystroke`, `-- sqlite` or `-- postgres` for
-//! one part). Timings are printed, never asserted; it exits non-zero only if an answer is
+//! Run with `cargo bench --bench contest` (`-- keystroke`, `-- form`, `-- sqlite` or
+//! `-- postgres` for one part). Timings are printed, never asserted; it exits non-zero only if an answer is
 //! wrong.
 
 use std::io::Write;
@@ -121,6 +125,124 @@ fn keystroke(contest_id: &str, received: impl Fn(usize) -> Vec<(&'static str, St
         us(times[times.len() - 1]),
     );
     tally.qsos() > 0 && dupes > 0 && dupes < TYPED
+}
+
+/// The logbook with a CQ WW log of [`QSOS`] contacts open, every page loaded, the country
+/// file and partial list read, and the entry form open on it; each key typed into the
+/// callsign through `update`, timed.
+fn form() -> bool {
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use svc::tui::{Action, App, update};
+    let key = |code| Action::Key(KeyEvent::new(code, KeyModifiers::NONE));
+    let now = svc::model::Timestamp::parse("now", "2025-11-30T23:00:00Z").unwrap();
+    let (mut app, _) = App::new(svc::tui::app::Options::default(), now, (80, 24));
+    let folder: svc::model::Folder = serde_json::from_value(serde_json::json!({
+        "id": "fld_benchbenchbench1", "name": "BENCH1 CQ-WW-CW 2025-11-29", "type": "contest",
+        "parentId": "fld_benchbenchbench0", "callsign": "W1AW", "contestId": "CQ-WW-CW",
+        "exchange": "5", "startTime": "2025-11-29T00:00:00Z", "contactCount": QSOS,
+        "createdAt": "2025-11-29T00:00:00Z",
+    }))
+    .unwrap();
+    update(
+        &mut app,
+        Action::WhoamiLoaded(Ok(serde_json::from_value(serde_json::json!({
+            "callsign": "W1AW", "plan": "paid", "tier": "elevated", "nativeQsoCount": QSOS,
+        }))
+        .unwrap())),
+    );
+    update(&mut app, Action::FoldersLoaded(Ok(vec![folder])));
+    update(&mut app, Action::ActivationsLoaded(Ok(vec![])));
+    update(&mut app, key(KeyCode::Enter));
+    let dxcc = Dxcc::shipped();
+    for page in 0..QSOS / 100 {
+        let items = (0..100)
+            .map(|i| {
+                let n = page * 100 + i;
+                let call = call(n);
+                let (band, freq) = BANDS[n % BANDS.len()];
+                let mut c: svc::model::Contact = serde_json::from_value(serde_json::json!({
+                    "id": format!("qso_{n:016}"), "folderId": "fld_benchbenchbench1",
+                    "callsign": call, "frequency": freq.parse::<f64>().unwrap(), "band": band,
+                    "mode": "CW", "rstSent": "599", "rstReceived": "599",
+                    "timeOn": svc::model::Timestamp(1_764_374_400_000 + n as i64 * 17_280).to_string(),
+                    "cqz": n % 40 + 1, "contestId": "CQ-WW-CW", "stxString": "599 5",
+                    "createdAt": "2025-11-29T00:00:00Z",
+                }))
+                .unwrap();
+                dxcc.fill(&call, &mut c.fields);
+                c
+            })
+            .collect();
+        let generation = app.contacts.generation;
+        update(
+            &mut app,
+            Action::ContactsLoaded {
+                folder_id: "fld_benchbenchbench1".into(),
+                generation,
+                source: svc::tui::action::Source::Service,
+                result: Ok(svc::model::Page {
+                    items,
+                    cursor: (page + 1 < QSOS / 100).then(|| format!("c{page}")),
+                }),
+            },
+        );
+    }
+    let callsigns = std::sync::Arc::new(svc::tui::callsigns::Callsigns {
+        dxcc: Dxcc::shipped(),
+        scp: svc::model::scp::MasterScp::shipped(),
+    });
+    update(
+        &mut app,
+        Action::CallsignsLoaded {
+            callsigns,
+            warning: None,
+        },
+    );
+    app.journal = svc::tui::components::outbox::JournalState::Open;
+    update(
+        &mut app,
+        Action::Key(KeyEvent::new(KeyCode::Char('n'), KeyModifiers::ALT)),
+    );
+    // The frequency and mode first, as the radio gives them, and a zone in the exchange.
+    for c in "\t14\t14.030\tCW".chars() {
+        let code = if c == '\t' {
+            KeyCode::Tab
+        } else {
+            KeyCode::Char(c)
+        };
+        update(&mut app, key(code));
+    }
+    update(&mut app, key(KeyCode::BackTab));
+    update(&mut app, key(KeyCode::BackTab));
+    update(&mut app, key(KeyCode::BackTab));
+    let mut times = Vec::new();
+    let mut dupes = 0;
+    for n in 0..TYPED / 4 {
+        let call = call(n * 7 + (n % 2) * QSOS);
+        for c in call.chars() {
+            let started = Instant::now();
+            update(&mut app, key(KeyCode::Char(c)));
+            times.push(started.elapsed());
+        }
+        let form = app.entry.as_ref().expect("the form is open");
+        let contest = form.contest.as_ref().expect("a contest log's form");
+        dupes += usize::from(contest.dupe);
+        for _ in call.chars() {
+            let started = Instant::now();
+            update(&mut app, key(KeyCode::Backspace));
+            times.push(started.elapsed());
+        }
+    }
+    times.sort();
+    println!(
+        "form, CQ-WW-CW: {} keys into the callsign through update(), {QSOS} contacts loaded: p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs; {dupes} of {} calls dupes",
+        times.len(),
+        us(percentile(&times, 0.5)),
+        us(percentile(&times, 0.99)),
+        us(times[times.len() - 1]),
+        TYPED / 4,
+    );
+    dupes > 0 && dupes < TYPED / 4
 }
 
 /// The `n`th QSO of the CQ WW log as a contest logger's ADIF writes it.
@@ -246,6 +368,9 @@ fn main() -> std::process::ExitCode {
                 ("ARRL_SECT", SECTIONS[n % SECTIONS.len()].to_owned()),
             ]
         });
+    }
+    if common::wants("form") {
+        right &= form();
     }
     if common::wants("sqlite") {
         let server = start_server("elevated", &[]);

@@ -3,6 +3,7 @@
 //! a pseudo-terminal against the real server (`terminal`).
 
 mod callsigns;
+mod contest;
 mod lookup;
 mod needed;
 mod offline;

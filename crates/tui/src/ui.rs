@@ -50,6 +50,11 @@ pub fn draw(app: &App, frame: &mut Frame) {
             counts: app.outbox.counts,
             rig: app.rig_label(),
             wsjtx: app.wsjtx_label(),
+            contest: app
+                .entry
+                .as_ref()
+                .and_then(|f| f.contest.as_ref())
+                .map(|c| c.status()),
             in_flight: app.in_flight,
             theme,
         },

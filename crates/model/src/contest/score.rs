@@ -53,7 +53,7 @@ pub struct Brought {
 }
 
 /// The contacts of one contest log so far, and what they count.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Tally<'c> {
     contest: &'c Contest,
     own: Option<Whereabouts>,
@@ -209,15 +209,15 @@ impl<'c> Tally<'c> {
                 MultiplierKind::CqZone => received(Check::CqZone)
                     .or_else(|| c.worked.map(|w| w.cq_zone.to_string()))
                     .map(|z| format!("zone {z}")),
-                MultiplierKind::Entity => c.worked.map(|w| format!("entity {}", w.dxcc)),
+                MultiplierKind::Entity => c.worked.map(|w| entity(w.dxcc)),
                 MultiplierKind::DxEntity => c
                     .worked
                     .filter(|w| !W_AND_VE.contains(&w.dxcc))
-                    .map(|w| format!("entity {}", w.dxcc)),
+                    .map(|w| entity(w.dxcc)),
                 MultiplierKind::NorthAmericanEntity => c
                     .worked
                     .filter(|w| w.continent == Continent::NorthAmerica)
-                    .map(|w| format!("entity {}", w.dxcc)),
+                    .map(|w| entity(w.dxcc)),
                 MultiplierKind::Section => received(Check::Section)
                     .or_else(|| received(Check::SectionOrDx).filter(|s| s != "DX"))
                     .map(|s| format!("section {s}")),
@@ -240,6 +240,12 @@ impl<'c> Tally<'c> {
         }
         mults
     }
+}
+
+/// An entity multiplier as an operator reads it: the entity's name in ADIF's list, else its
+/// number.
+fn entity(dxcc: u16) -> String {
+    crate::awards::entity(dxcc).map_or_else(|| format!("entity {dxcc}"), |e| e.name.to_owned())
 }
 
 /// The call's prefix as CQ WPX counts it: the letters and digits up to and including the

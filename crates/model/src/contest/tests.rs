@@ -357,7 +357,10 @@ fn cq_ww_counts_points_by_where_the_station_is_and_zones_and_entities_a_band() {
         worked: worked(291, NorthAmerica, 5),
     });
     assert_eq!(home.points, 0, "own entity: no points, but its multipliers");
-    assert_eq!(home.new_mults, ["zone 5 on 20m", "entity 291 on 20m"]);
+    assert_eq!(
+        home.new_mults,
+        ["zone 5 on 20m", "UNITED STATES OF AMERICA on 20m"]
+    );
     let canada = Scored {
         callsign: "VE3ABC",
         band: "20m",
@@ -367,7 +370,7 @@ fn cq_ww_counts_points_by_where_the_station_is_and_zones_and_entities_a_band() {
     };
     let judged = log.judge(&canada);
     assert_eq!(judged.points, 2, "between North Americans");
-    assert_eq!(judged.new_mults, ["zone 4 on 20m", "entity 1 on 20m"]);
+    assert_eq!(judged.new_mults, ["zone 4 on 20m", "CANADA on 20m"]);
     log.add(&canada);
     let germany = |band| Scored {
         callsign: "DL1ABC",
@@ -380,7 +383,10 @@ fn cq_ww_counts_points_by_where_the_station_is_and_zones_and_entities_a_band() {
     // The same call on another band counts again, with that band's multipliers.
     let forty = log.add(&germany("40m"));
     assert_eq!(forty.points, 3);
-    assert_eq!(forty.new_mults, ["zone 14 on 40m", "entity 230 on 40m"]);
+    assert_eq!(
+        forty.new_mults,
+        ["zone 14 on 40m", "FEDERAL REPUBLIC OF GERMANY on 40m"]
+    );
     assert!(log.judge(&germany("40m")).dupe);
     // A zone already worked on the band is no new multiplier.
     let another_dl = Scored {
@@ -453,7 +459,7 @@ fn arrl_dx_counts_the_dx_entities_and_the_states_a_band() {
     });
     assert_eq!(
         (dl.points, dl.new_mults.as_slice()),
-        (3, &["entity 230 on 20m".to_owned()][..])
+        (3, &["FEDERAL REPUBLIC OF GERMANY on 20m".to_owned()][..])
     );
     // DL1ABC's log: the states it works, and no entity for the USA.
     let mut d = Tally::new(dx, worked(230, Europe, 14));

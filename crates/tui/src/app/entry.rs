@@ -136,6 +136,36 @@ impl App {
             form.partials = partials;
             form.wanted = wanted;
         }
+        self.judge_for_contest(same_folder);
+    }
+
+    /// In a contest log the contest's own rule judges the call, over the whole log, in place
+    /// of the day's dupe check: a dupe, or the points and new multipliers it brings; and the
+    /// log's rate, score and next serial number are counted again when its contacts changed.
+    fn judge_for_contest(&mut self, same_folder: bool) {
+        let Some(form) = &mut self.entry else { return };
+        if form.contest.is_none() {
+            return;
+        }
+        form.duplicate = None;
+        let call = form.value(Field::Callsign).trim().to_owned();
+        let mode = form.value(Field::Mode).to_owned();
+        let typed = form.value(Field::Exchange).to_owned();
+        let band = form.band.as_ref().ok().copied();
+        let Some(contest) = &mut form.contest else {
+            return;
+        };
+        if !same_folder {
+            contest.judge("", None, "", "", None);
+            return;
+        }
+        let dxcc = self.callsigns.as_ref().map(|c| &c.dxcc);
+        let logged: Vec<&svc_model::Contact> = self.contacts.logged().collect();
+        contest.refresh(&logged, dxcc, self.now);
+        let worked = dxcc
+            .and_then(|d| d.resolve(&call))
+            .map(svc_model::contest::Whereabouts::from);
+        contest.judge(&call, band, &mode, &typed, worked);
     }
 
     /// The names of the POTA parks typed in the form, as far as they are known; the others

@@ -560,6 +560,7 @@ impl App {
                         if matches!(
                             field,
                             Field::Callsign
+                                | Field::Exchange
                                 | Field::Frequency
                                 | Field::Mode
                                 | Field::Time

@@ -19,6 +19,7 @@ use svc_model::seed::{self, Seed};
 use svc_model::{ContactInput, ContactPatch};
 // The model's declared fields, named apart from the form's own `Field`.
 use crate::components::activations::Meter;
+use crate::components::contest::ContestLine;
 use crate::components::needed;
 use crate::widgets::{Focus, Theme, Tone, cursor_in, dialog_block, field};
 use svc_model::fields::{Field as Declared, Fields};
@@ -32,6 +33,8 @@ use svc_model::{Contact, Folder, FolderType, Program, Timestamp};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
     Callsign,
+    /// The received exchange, in a contest log: right after the call, as contesters type.
+    Exchange,
     Frequency,
     Mode,
     RstSent,
@@ -47,8 +50,9 @@ pub enum Field {
 }
 
 impl Field {
-    pub const ALL: [Field; 10] = [
+    pub const ALL: [Field; 11] = [
         Field::Callsign,
+        Field::Exchange,
         Field::Frequency,
         Field::Mode,
         Field::RstSent,
@@ -63,6 +67,7 @@ impl Field {
     pub fn label(self) -> &'static str {
         match self {
             Field::Callsign => "Callsign",
+            Field::Exchange => "Exchange",
             Field::Frequency => "Freq MHz",
             Field::Mode => "Mode",
             Field::RstSent => "RST sent",
@@ -89,6 +94,8 @@ pub enum LogKind {
     Hunting(Program),
     /// A POTA activation: a park given is the other activator's (park to park).
     Activation,
+    /// A contest log: the form takes the received exchange where the park would be.
+    Contest,
 }
 
 impl LogKind {
@@ -98,6 +105,7 @@ impl LogKind {
             folder.program_id.as_deref().and_then(Program::from_id),
         ) {
             (FolderType::Activation, _) => LogKind::Activation,
+            (FolderType::Contest, _) => LogKind::Contest,
             (_, Some(program)) => LogKind::Hunting(program),
             _ => LogKind::Custom,
         }
@@ -106,7 +114,7 @@ impl LogKind {
     /// The program whose references the park field takes.
     pub fn program(self) -> Option<Program> {
         match self {
-            LogKind::Custom => None,
+            LogKind::Custom | LogKind::Contest => None,
             LogKind::Hunting(program) => Some(program),
             LogKind::Activation => Some(Program::Pota),
         }
@@ -119,6 +127,8 @@ pub struct EntryForm {
     pub folder_id: String,
     pub folder_name: String,
     pub kind: LogKind,
+    /// The contest side of the form, in a contest log.
+    pub contest: Option<ContestLine>,
     pub inputs: Vec<Input>,
     pub focus: Field,
     /// The band the frequency lies in, or why it lies in none.
@@ -162,6 +172,7 @@ impl EntryForm {
             folder_id: folder_id.to_owned(),
             folder_name: folder_name.to_owned(),
             kind: LogKind::Custom,
+            contest: None,
             inputs: vec![Input::default(); Field::ALL.len()],
             focus: Field::Callsign,
             band: Err(String::new()),
@@ -207,6 +218,10 @@ impl EntryForm {
         // The time it was logged with, whole: the contact keeps its time however late it goes.
         form.set(Field::Time, &request.time_on);
         form.set(Field::Park, &text(&request.sig_info));
+        form.set(
+            Field::Exchange,
+            request.fields.get(Declared::SrxString).unwrap_or_default(),
+        );
         form.carried = request.fields.clone();
         form.carried.set(Declared::Gridsquare, None);
         form
@@ -214,9 +229,22 @@ impl EntryForm {
 
     /// Points the form at `folder`: its id, name and kind of log.
     pub fn set_folder(&mut self, folder: &Folder) {
+        if self.contest.is_none() || self.folder_id != folder.id {
+            self.contest = ContestLine::of(folder);
+        }
         self.folder_id = folder.id.clone();
         self.folder_name = folder.name.clone();
         self.kind = LogKind::of(folder);
+    }
+
+    /// Whether the form has a line for `field` in its log: the exchange in a contest log,
+    /// which has no worked park, and the park elsewhere.
+    pub fn shows(&self, field: Field) -> bool {
+        match field {
+            Field::Exchange => self.contest.is_some(),
+            Field::Park => self.contest.is_none(),
+            _ => true,
+        }
     }
 
     pub fn value(&self, field: Field) -> &str {
@@ -248,12 +276,22 @@ impl EntryForm {
     }
 
     pub fn next_field(&mut self) {
-        let i = (self.focus.index() + 1) % Field::ALL.len();
-        self.focus_on(Field::ALL[i]);
+        self.step(1);
     }
 
     pub fn previous_field(&mut self) {
-        let i = (self.focus.index() + Field::ALL.len() - 1) % Field::ALL.len();
+        self.step(Field::ALL.len() - 1);
+    }
+
+    /// Moves the focus `by` fields on, round, over the fields the form shows.
+    fn step(&mut self, by: usize) {
+        let mut i = self.focus.index();
+        loop {
+            i = (i + by) % Field::ALL.len();
+            if self.shows(Field::ALL[i]) {
+                break;
+            }
+        }
         self.focus_on(Field::ALL[i]);
     }
 
@@ -388,9 +426,15 @@ impl EntryForm {
     /// typed), or `None` when nothing is.
     pub fn unlogged(&self) -> Option<String> {
         let call = self.value(Field::Callsign).trim().to_owned();
-        let other = [Field::Name, Field::Grid, Field::Notes, Field::Park]
-            .iter()
-            .any(|f| !self.value(*f).trim().is_empty());
+        let other = [
+            Field::Exchange,
+            Field::Name,
+            Field::Grid,
+            Field::Notes,
+            Field::Park,
+        ]
+        .iter()
+        .any(|f| !self.value(*f).trim().is_empty());
         (!call.is_empty() || other).then_some(call)
     }
 
@@ -400,6 +444,7 @@ impl EntryForm {
         let mode = self.value(Field::Mode).to_owned();
         for field in [
             Field::Callsign,
+            Field::Exchange,
             Field::Name,
             Field::Grid,
             Field::Notes,
@@ -536,7 +581,7 @@ impl EntryForm {
         };
         let mut fields = self.carried.clone();
         fields.set(Declared::Gridsquare, grid);
-        Ok(ContactInput {
+        let mut input = ContactInput {
             folder_id: self.folder_id.clone(),
             callsign,
             frequency,
@@ -550,7 +595,13 @@ impl EntryForm {
             sig_info,
             fields,
             ..ContactInput::default()
-        })
+        };
+        if let Some(contest) = &self.contest {
+            contest
+                .fill(&mut input, self.value(Field::Exchange))
+                .map_err(|m| (Field::Exchange, m))?;
+        }
+        Ok(input)
     }
 
     /// The contacts Enter logs: one per park for POTA, since POTA credits one park a record
@@ -856,10 +907,14 @@ pub fn form_key(form: &mut EntryForm, key: KeyEvent) -> FormKey {
 
 /// Where each entry field sits in the form's inner area: two columns of five, down the left
 /// then down the right, in Tab order, so that Tab moves the cursor as the eye reads the form.
-fn entry_field_area(inner: Rect, field: Field) -> Rect {
+/// In a contest log (`contest`) the exchange sits beside the call, where Tab takes it next,
+/// and the name takes the park's place.
+fn entry_field_area(inner: Rect, field: Field, contest: bool) -> Rect {
     let half = inner.width / 2;
     let (column, row) = match field {
         Field::Callsign => (0, 0),
+        Field::Exchange => (1, 0),
+        Field::Name if contest => (1, 3),
         Field::Frequency => (0, 1),
         Field::Mode => (0, 2),
         Field::RstSent => (0, 3),
@@ -930,18 +985,23 @@ impl Widget for EntryView<'_> {
         let block = dialog_block(title, self.theme);
         let inner = block.inner(area);
         block.render(area, buf);
-        for f in Field::ALL {
+        let example = form
+            .contest
+            .as_ref()
+            .map_or_else(String::new, ContestLine::hint);
+        for f in Field::ALL.into_iter().filter(|f| form.shows(*f)) {
             let hint = match (f, form.kind) {
                 (Field::Time, _) => "now",
+                (Field::Exchange, _) => example.as_str(),
                 (Field::Grid, _) => "e.g. FN31pr",
                 (Field::Park, LogKind::Activation) => "theirs: park to park, e.g. US-1234",
                 (Field::Park, LogKind::Hunting(Program::Pota)) => "e.g. US-1234, US-5678",
                 (Field::Park, LogKind::Hunting(_)) => "reference",
-                (Field::Park, LogKind::Custom) => "(program logs only)",
+                (Field::Park, LogKind::Custom | LogKind::Contest) => "(program logs only)",
                 _ => "",
             };
             field(
-                entry_field_area(inner, f),
+                entry_field_area(inner, f, form.contest.is_some()),
                 buf,
                 f.label(),
                 form.input(f),
@@ -954,7 +1014,7 @@ impl Widget for EntryView<'_> {
                 hint,
             );
         }
-        let freq = entry_field_area(inner, Field::Frequency);
+        let freq = entry_field_area(inner, Field::Frequency, form.contest.is_some());
         // The band fits beside the number; why there is none goes on a line of its own, whole.
         let band = match &form.band {
             Ok(band) => Span::raw(format!(" {band}")),
@@ -978,6 +1038,13 @@ impl Widget for EntryView<'_> {
             lines.push(Line::styled(
                 format!("⚠ {dupe}"),
                 self.theme.tone(Tone::Warning),
+            ));
+        }
+        if let Some(contest) = &form.contest {
+            lines.extend(contest.lines(
+                form.value(Field::RstSent),
+                form.value(Field::Mode),
+                self.theme,
             ));
         }
         // Who the call is and what it would bring the log, then the known calls holding it:
@@ -1049,7 +1116,10 @@ pub fn cursor(form: &EntryForm, top: Rect, area: Rect) -> ratatui::layout::Posit
     let inner = Block::new()
         .borders(Borders::ALL)
         .inner(EntryView::area(top, area));
-    cursor_in(entry_field_area(inner, form.focus), form.input(form.focus))
+    cursor_in(
+        entry_field_area(inner, form.focus, form.contest.is_some()),
+        form.input(form.focus),
+    )
 }
 
 #[cfg(test)]

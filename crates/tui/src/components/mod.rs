@@ -4,6 +4,7 @@
 pub mod activation;
 pub mod activations;
 pub mod contacts;
+pub mod contest;
 pub mod entry;
 pub mod folders;
 pub mod help;

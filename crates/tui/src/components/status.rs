@@ -165,6 +165,8 @@ pub struct StatusBar<'a> {
     pub rig: Option<(String, bool)>,
     /// WSJT-X's part, and whether it is a failure.
     pub wsjtx: Option<(String, bool)>,
+    /// The open contest log's rate and claimed score, while the form logs into one.
+    pub contest: Option<String>,
     pub in_flight: usize,
     pub theme: Theme,
 }
@@ -181,6 +183,7 @@ fn clock(t: Timestamp, seconds: bool) -> String {
 /// operator knows it; the radio's and WSJT-X's parts, last on the line, then still fit 80
 /// columns). The counts of waiting and refused contacts never do.
 const DROPPABLE: [&str; 5] = ["plan", "req", "tier", "seconds", "account"];
+// The contest's rate and score stay: a contester reads them as often as the clock.
 
 impl Widget for StatusBar<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -219,6 +222,9 @@ impl Widget for StatusBar<'_> {
                     base,
                 ),
             )),
+        }
+        if let Some(contest) = self.contest {
+            parts.push(("", Span::styled(contest, base.add_modifier(Modifier::BOLD))));
         }
         parts.push(("seconds", Span::styled(clock(self.now, true), base)));
         let (connection, tone) = match self.connection {
