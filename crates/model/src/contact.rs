@@ -343,8 +343,8 @@ impl NewContact {
         let time_on = Timestamp::parse_plausible("timeOn", &input.time_on, now)?;
         let text = |f: Seed, v: &Option<String>| opt(v, |v| check_seed_text(f, v));
         let rst_sent = text(seed::RST_SENT, &input.rst_sent)?;
-        let rst_received = text(seed::RST_RECEIVED, &input.rst_received)?;
-        let name = text(seed::NAME, &input.name)?;
+        let mut rst_received = text(seed::RST_RECEIVED, &input.rst_received)?;
+        let mut name = text(seed::NAME, &input.name)?;
         let notes = text(seed::NOTES, &input.notes)?;
         let sig = text(seed::SIG, &input.sig)?;
         let sig_info = text(seed::SIG_INFO, &input.sig_info)?;
@@ -533,6 +533,19 @@ impl NewContact {
                 rst_sent.as_deref(),
                 &mut fields,
             )?;
+            // A received exchange kept as one string alone (WSJT-X's Field Day and RTTY
+            // Roundup QSOs, another logger's file) is read into the contest's fields.
+            for (adif, value) in exchange_of(contest, &fields) {
+                match adif {
+                    "RST_RCVD" => rst_received = rst_received.or(Some(value)),
+                    "NAME" => name = name.or(Some(value)),
+                    other => {
+                        if let Some(field) = Field::by_adif(other) {
+                            fields.set(field, Some(value));
+                        }
+                    }
+                }
+            }
             Some(contest.dupe_key(&callsign, frequency.band, &mode))
         } else {
             (program_folder && has_program_identity).then(|| {
@@ -601,6 +614,24 @@ fn contest_fields(
         fields.set(Field::StxString, Some(sent));
     }
     Ok(())
+}
+
+/// The received exchange a contest contact keeps as one string (SRX_STRING), read into the
+/// contest's fields, when it has none of the fields that are not every contact's (the report
+/// and name are, and fill only where empty); nothing when the string is not the exchange.
+fn exchange_of(contest: &'static Contest, fields: &Fields) -> Vec<(&'static str, String)> {
+    let Some(typed) = fields.get(Field::SrxString) else {
+        return Vec::new();
+    };
+    let has_any = contest
+        .exchange
+        .iter()
+        .filter_map(|f| Field::by_adif(&f.field))
+        .any(|f| fields.get(f).is_some());
+    if has_any {
+        return Vec::new();
+    }
+    contest.read_exchange(typed).unwrap_or_default()
 }
 
 /// The duplicate key (docs/API.md, "Duplicates"): two contacts with the same key are one

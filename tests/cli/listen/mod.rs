@@ -240,6 +240,12 @@ pub fn when_at(at: svc::model::Timestamp) -> When {
 
 /// QSO Logged (5), schema 2, as WSJT-X 2.6 sends it: `call` worked in FT8 on 20 m.
 pub fn qso_logged(call: &str, at: &When) -> Vec<u8> {
+    qso_logged_with(call, at, "", "")
+}
+
+/// QSO Logged (5) with the exchanges sent and received, as WSJT-X's Field Day and RTTY
+/// Roundup modes fill them.
+pub fn qso_logged_with(call: &str, at: &When, sent: &str, received: &str) -> Vec<u8> {
     // Time off a minute after time on, on the next UTC day when that crosses midnight.
     let off = i64::from(at.ms) + 60_000;
     let mut q = Qds::header(2, 5, "WSJT-X");
@@ -261,8 +267,8 @@ pub fn qso_logged(call: &str, at: &When) -> Vec<u8> {
     .put_utf8("W1AW")
     .put_utf8("W1AW")
     .put_utf8("FN31")
-    .put_utf8("")
-    .put_utf8("")
+    .put_utf8(sent)
+    .put_utf8(received)
     .put_utf8("");
     q.bytes
 }
@@ -424,6 +430,60 @@ fn the_same_qso_reported_three_ways_is_stored_once_and_everything_is_forwarded()
     assert_eq!(again["idempotencyKey"], key.as_str());
     assert_eq!(listen.terminate(), 0);
     assert_eq!(api.qso_count(), 2);
+}
+
+/// WSJT-X in its Field Day mode, logging into a Field Day log: the exchange it received is
+/// read into the contest's fields, and the contest's dupe rule holds.
+fn a_field_day_qso_from_wsjtx_lands_in_the_contest_log_with_its_exchange() {
+    let (_server, api, cli) = setup("basic");
+    let log = api.post(
+        "/v1/contests",
+        serde_json::json!({"contestId": "ARRL-FD", "callsign": "W1AW", "exchange": "2A CT"}),
+    );
+    assert_eq!(log.status, 201, "{}", log.body);
+    let id = log.id();
+    let port = free_udp_port();
+    let bind = format!("127.0.0.1:{port}");
+    let mut listen = Listening::start(&cli, &["--bind", &bind, "--folder", &id]);
+    let wsjtx = UdpSocket::bind("127.0.0.1:0").unwrap();
+    wsjtx
+        .send_to(
+            &qso_logged_with("K1ABC", &when(120), "2A CT", "3A EMA"),
+            &bind,
+        )
+        .unwrap();
+    // The first message from this WSJT-X names it.
+    listen.next_event("status");
+    listen.next_event("logged");
+    // The same station on the same band and mode a minute later is a dupe by Field Day's
+    // rule, and still stored.
+    wsjtx
+        .send_to(
+            &qso_logged_with("K1ABC", &when(60), "2A CT", "3A EMA"),
+            &bind,
+        )
+        .unwrap();
+    listen.next_event("logged");
+    eventually("both stored", || api.all_contacts(&id).len() == 2);
+    let stored = api.all_contacts(&id);
+    for c in &stored {
+        assert_eq!(c["class"], "3A", "{c}");
+        assert_eq!(c["arrlSect"], "EMA", "{c}");
+        assert_eq!(c["contestId"], "ARRL-FIELD-DAY", "{c}");
+        assert_eq!(c["stxString"], "2A CT", "{c}");
+    }
+    assert_eq!(
+        stored
+            .iter()
+            .filter(|c| c["duplicateOf"].is_string())
+            .count(),
+        1,
+        "{stored:?}"
+    );
+    let shown = api.get(&format!("/v1/contests/{id}"));
+    assert_eq!(shown.body["standing"]["qsos"], 1, "{}", shown.body);
+    assert_eq!(shown.body["standing"]["points"], 2, "FT8 is data: 2 points");
+    assert_eq!(listen.terminate(), 0);
 }
 
 fn text_mode_prints_a_line_per_qso_and_names_the_sender_once() {
@@ -701,6 +761,14 @@ fn the_same_qso_is_stored_once() {
     crate::common::on(
         crate::common::Backend::Sqlite,
         the_same_qso_reported_three_ways_is_stored_once_and_everything_is_forwarded,
+    );
+}
+
+#[test]
+fn a_field_day_qso_from_wsjtx() {
+    crate::common::on(
+        crate::common::Backend::Sqlite,
+        a_field_day_qso_from_wsjtx_lands_in_the_contest_log_with_its_exchange,
     );
 }
 
