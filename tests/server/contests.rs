@@ -384,7 +384,91 @@ fn two_stations_starting_at_once_make_one_log() {
     assert_eq!(api.folders("contest").len(), 1);
 }
 
+fn stations_take_serial_numbers_no_other_station_is_given() {
+    let s = Server::start_with(&["--burst-limit", "1000"]);
+    let api = s.account("W1AW", "basic");
+    let ss = start(
+        &api,
+        json!({"contestId": "ARRL-SS-CW", "callsign": "W1AW", "exchange": "A 72 CT"}),
+    )
+    .id();
+    // Two contacts sent 1 and 2 before any block was taken (a log imported with its numbers):
+    // the first block starts after them.
+    for (n, call) in [(1, "K9ZO"), (2, "N6XX")] {
+        let r = log(&api, &ss, call, 14.030, "CW", json!({"stx": n}));
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    let first = api.post(&format!("/v1/contests/{ss}/serials"), json!({"count": 20}));
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert_eq!(first.body, json!({"first": 3, "last": 22}));
+    // Stations asking at once get blocks that never overlap.
+    let n = 10;
+    let barrier = Arc::new(Barrier::new(n));
+    let handles: Vec<_> = (0..n)
+        .map(|_| {
+            let (api, barrier, ss) = (api.clone(), barrier.clone(), ss.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                let r = api.post(&format!("/v1/contests/{ss}/serials"), json!({"count": 5}));
+                assert_eq!(r.status, 200, "{}", r.body);
+                (
+                    r.body["first"].as_u64().unwrap(),
+                    r.body["last"].as_u64().unwrap(),
+                )
+            })
+        })
+        .collect();
+    let mut blocks: Vec<(u64, u64)> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    blocks.sort();
+    assert_eq!(blocks.first().unwrap().0, 23, "{blocks:?}");
+    for pair in blocks.windows(2) {
+        assert_eq!(pair[0].1 + 1, pair[1].0, "{blocks:?}");
+    }
+    assert!(blocks.iter().all(|(a, b)| b - a == 4), "{blocks:?}");
+    // A request sent again with its key gets the same block, not another.
+    let key = [("Idempotency-Key", "serials-once")];
+    let body = json!({"count": 3});
+    let once = api.send(
+        "POST",
+        &format!("/v1/contests/{ss}/serials"),
+        Some(&body),
+        &key,
+    );
+    let again = api.send(
+        "POST",
+        &format!("/v1/contests/{ss}/serials"),
+        Some(&body),
+        &key,
+    );
+    assert_eq!(once.body["first"], again.body["first"], "{}", again.body);
+    assert_eq!(again.body["replayed"], true);
+    // Bad counts and folders that are no contest log are refused.
+    for bad in [
+        json!({}),
+        json!({"count": 0}),
+        json!({"count": 501}),
+        json!({"count": 2.5}),
+    ] {
+        let r = api.post(&format!("/v1/contests/{ss}/serials"), bad.clone());
+        r.expect_error(400, "validation_error");
+        assert_eq!(r.body["details"]["field"], "count", "{bad}: {}", r.body);
+    }
+    let month = api.monthly("2026-11", None);
+    let r = api.post(
+        &format!("/v1/contests/{month}/serials"),
+        json!({"count": 5}),
+    );
+    let message = r.expect_error(400, "validation_error");
+    assert!(message.contains("not a contest log"), "{message}");
+    let r = api.post(
+        "/v1/contests/fld_aaaaaaaaaaaaaaaa/serials",
+        json!({"count": 5}),
+    );
+    r.expect_error(404, "not_found");
+}
+
 crate::both_backends!(
+    stations_take_serial_numbers_no_other_station_is_given,
     a_contest_log_is_started_joined_and_ended,
     bad_starts_say_what_to_fix_and_make_nothing,
     contacts_of_a_contest_log_take_its_rules,

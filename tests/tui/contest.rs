@@ -142,3 +142,84 @@ fn sweepstakes_sends_the_next_serial_number() {
     tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
 }
+
+/// Two logbooks on one Sweepstakes log, the second through a link that is cut and restored:
+/// each sends serial numbers of its own blocks, none twice, the cut one too, and the first
+/// sees the second's QSO in its dupe check once it is stored and the log is read again
+/// (Alt-R).
+#[test]
+fn two_stations_on_one_log_never_send_a_serial_twice() {
+    let (server, api, cli) = setup("elevated");
+    let r = api.post(
+        "/v1/contests",
+        json!({"contestId": "ARRL-SS-CW", "callsign": "W1AW", "exchange": "A 72 CT"}),
+    );
+    let id = r.id();
+    let addr = reqwest::Url::parse(&server.url).unwrap();
+    let link = crate::common::Outage::proxy_to(
+        format!("{}:{}", addr.host_str().unwrap(), addr.port().unwrap())
+            .parse()
+            .unwrap(),
+    );
+    let other = crate::cli::Cli::new(&format!("http://{}", link.addr));
+    other.set_env("SVC_API_KEY", api.key());
+    other.secret(api.key());
+    let open = |cli: &crate::cli::Cli| {
+        let mut tui = Tui::start(cli, &[], &[]);
+        tui.wait_for("ARRL-SS-CW");
+        tui.keys("/");
+        tui.keys("ARRL-SS-CW");
+        tui.wait_for("/ARRL-SS-CW");
+        tui.keys("\r");
+        tui.keys("\r");
+        tui.wait_for("No contacts yet");
+        tui.keys("\x1bn");
+        tui.wait_for("Log a contact");
+        tui
+    };
+    let mut a = open(&cli);
+    a.wait_for("sending 1 A 72 CT");
+    let mut b = open(&other);
+    // The second station's block follows the first's.
+    b.wait_for(&format!(
+        "sending {} A 72 CT",
+        1 + svc::tui::components::contest::BLOCK
+    ));
+    a.keys("k9zo\t12 b 69 il\t14.030\tcw\r");
+    a.wait_for("sending 2 A 72 CT");
+    // The second station's link goes: it logs on from its block, and the QSO waits.
+    link.cut();
+    b.keys("n6xx\t140 u 88 scv\t7.030\tcw\r");
+    b.wait_for(&format!(
+        "sending {} A 72 CT",
+        2 + svc::tui::components::contest::BLOCK
+    ));
+    a.keys("w0aaa\t3 q 01 mn\t21.030\tcw\r");
+    a.wait_for("sending 3 A 72 CT");
+    link.restore();
+    crate::common::eventually("the three stored", || api.all_contacts(&id).len() == 3);
+    let mut sent: Vec<i64> = api
+        .all_contacts(&id)
+        .iter()
+        .map(|c| c["stx"].as_i64().unwrap())
+        .collect();
+    sent.sort();
+    let block = i64::from(svc::tui::components::contest::BLOCK);
+    assert_eq!(sent, [1, 2, block + 1], "no serial twice");
+    // The first station sees the second's QSO once its log is read again: a dupe.
+    a.close_form();
+    a.keys("\x1br");
+    a.wait_for("N6XX");
+    a.keys("\x1bn");
+    a.wait_for("Log a contact");
+    a.keys("N6XX");
+    a.wait_for("DUPE N6XX");
+    a.close_form();
+    a.keys("\x1bq");
+    a.wait_for("N6XX is typed in the form and not logged");
+    a.keys("y");
+    assert_eq!(a.exit_code(), 0);
+    b.close_form();
+    b.keys("\x1bq");
+    assert_eq!(b.exit_code(), 0);
+}

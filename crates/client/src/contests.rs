@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::{Client, ClientError, FULL_PAGE, encode, page_query, refusal};
 use crate::types::FolderCreated;
 use svc_model::cabrillo::Standing;
+use svc_model::contest::SerialBlock;
 use svc_model::{Folder, Page};
 
 /// The body of `POST /v1/contests`.
@@ -89,6 +90,18 @@ impl Client {
     pub async fn contest(&self, id: &str) -> Result<ContestShown, ClientError> {
         self.call(Method::GET, self.url(&["contests", id]), &[], None)
             .await
+    }
+
+    /// `POST /v1/contests/{id}/serials`: `count` serial numbers for this station alone.
+    pub async fn reserve_serials(&self, id: &str, count: u32) -> Result<SerialBlock, ClientError> {
+        let body = serde_json::json!({ "count": count });
+        self.call(
+            Method::POST,
+            self.url(&["contests", id, "serials"]),
+            &[],
+            Some(encode(&body)?),
+        )
+        .await
     }
 
     /// `POST /v1/contests/{id}/end`

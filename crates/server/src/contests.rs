@@ -14,7 +14,9 @@ use super::extract::{Auth, CursorKind, IdemKey, JsonBody, NoQuery, Params};
 use super::folders::folder_response;
 use super::{AppState, page};
 use svc_model::cabrillo::{self, Extra};
-use svc_model::contest::{Contest, ContestInput, NewContest, Whereabouts, category};
+use svc_model::contest::{
+    Contest, ContestInput, MAX_SERIAL_BLOCK, NewContest, Whereabouts, category,
+};
 use svc_model::folder::FolderRole;
 use svc_model::page::MAX_LIMIT;
 use svc_model::{ApiError, Contact, Folder, FolderType, IdKind, Page, Timestamp};
@@ -126,6 +128,45 @@ pub async fn end(
         .await?
         .into_parts();
     let mut response = serde_json::to_value(&folder).unwrap_or_default();
+    if replayed {
+        response["replayed"] = Value::Bool(true);
+    }
+    Ok(Json(response))
+}
+
+/// `POST /v1/contests/{id}/serials`: `count` serial numbers for one station, which no other
+/// station is given; the station sends them in order, its link up or down.
+pub async fn serials(
+    State(state): State<AppState>,
+    Auth(who): Auth,
+    _: NoQuery,
+    Path(folder_id): Path<String>,
+    idem_key: IdemKey,
+    mut body: JsonBody,
+) -> ApiResult<Json<Value>> {
+    let folder_id = IdKind::Folder.parse("folderId", &folder_id)?;
+    let count = body.required_number("count", "20")?;
+    if count.fract() != 0.0 || !(1.0..=f64::from(MAX_SERIAL_BLOCK)).contains(&count) {
+        return Err(ApiError::field(
+            "count",
+            format!("count {count} is not a whole number from 1 to {MAX_SERIAL_BLOCK}; ask for a block such as 20"),
+        )
+        .into());
+    }
+    let idem = idem_key.request(&body);
+    body.finish(&["count"])?;
+    let (block, replayed) = state
+        .store
+        .reserve_serials(
+            &who.account_id,
+            &folder_id,
+            count as u32,
+            Timestamp::now(),
+            idem.as_ref(),
+        )
+        .await?
+        .into_parts();
+    let mut response = serde_json::to_value(block).unwrap_or_default();
     if replayed {
         response["replayed"] = Value::Bool(true);
     }

@@ -87,6 +87,7 @@ pub fn routes() -> Router<AppState> {
         .route("/v1/contests", get(contests::list).post(contests::create))
         .route("/v1/contests/{folder_id}", get(contests::show))
         .route("/v1/contests/{folder_id}/end", post(contests::end))
+        .route("/v1/contests/{folder_id}/serials", post(contests::serials))
         .route("/v1/contests/{folder_id}/cabrillo", get(contests::cabrillo))
         .route(
             "/v1/activations/{folder_id}/parks",

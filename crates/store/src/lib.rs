@@ -940,7 +940,17 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<FolderCreated>>;
-    /// Ends a contest log (`POST /v1/contests/{id}/end`): the next start makes a new one.
+    /// Takes `count` serial numbers of a contest log for one station
+    /// (`POST /v1/contests/{id}/serials`): after every number handed out or sent before.
+    async fn reserve_serials(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+        count: u32,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<svc_model::contest::SerialBlock>>;
+    /// Ends a contest log (`POST /v1/contests/{id}/end`).
     async fn end_contest(
         &self,
         account_id: &str,

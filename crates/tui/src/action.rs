@@ -69,6 +69,11 @@ pub enum Effect {
     EndActivation {
         id: String,
     },
+    /// A block of serial numbers of a contest log for this station.
+    ReserveSerials {
+        folder_id: String,
+        count: u32,
+    },
     /// Writes a folder as ADIF (an activation as its POTA file) into the working directory.
     /// The callbook's record of a call (the journal's cache first).
     LookUp {
@@ -158,6 +163,10 @@ pub enum Action {
     ActivationEnded {
         id: String,
         result: Result<Folder, ClientError>,
+    },
+    SerialsReserved {
+        folder_id: String,
+        result: Result<svc_model::contest::SerialBlock, ClientError>,
     },
     /// The callbook's answer for `call`, with its age in days when it came from the cache.
     LookedUp {

@@ -121,6 +121,19 @@ impl ContestLog {
     }
 }
 
+/// Serial numbers a station took from its contest log (`POST /v1/contests/{id}/serials`):
+/// `first` to `last`, each sent by this station alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SerialBlock {
+    pub first: u32,
+    pub last: u32,
+}
+
+/// The most serial numbers one request takes: enough for an hour at a big station's rate with
+/// the link down, and few enough that a station that never uses them leaves no wide gap.
+pub const MAX_SERIAL_BLOCK: u32 = 500;
+
 /// A request to start (or join) a contest log, unchecked: `POST /v1/contests`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ContestInput {

@@ -21,7 +21,8 @@ use crate::band::band_name;
 pub use exchange::{Check, ExchangeField};
 pub use lists::{FORMER_SECTIONS, PRECEDENCES, PROVINCES, SECTIONS, STATES};
 pub use log::{
-    CATEGORIES, ContestInput, ContestLog, HEADER, NewContest, category, default_report, identity,
+    CATEGORIES, ContestInput, ContestLog, HEADER, MAX_SERIAL_BLOCK, NewContest, SerialBlock,
+    category, default_report, identity,
 };
 pub use qso::cabrillo_frequency;
 pub use score::{Brought, Scored, Tally, Whereabouts, wpx_prefix};

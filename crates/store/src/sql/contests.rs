@@ -2,6 +2,7 @@
 //! contest weekend, a unique key), and ended.
 
 use super::*;
+use svc_model::contest::SerialBlock;
 
 impl SqlStore {
     pub(super) async fn find_or_create_contest(
@@ -128,6 +129,77 @@ impl SqlStore {
                 let folder = folder_row(&row)?;
                 complete(&mut *tx, account_id, idem, &folder).await?;
                 Ok(Idem::Fresh(folder))
+            })
+        })
+        .await
+    }
+}
+
+impl SqlStore {
+    pub(super) async fn reserve_serials(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+        count: u32,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<SerialBlock>> {
+        // One statement takes the block, after every number the log has handed out or its
+        // contacts have sent (a log imported with its serial numbers): two stations asking at
+        // once get blocks one after the other, since the row is written by one at a time.
+        let update = if self.postgres() {
+            "UPDATE folders SET next_serial = GREATEST(next_serial, COALESCE((SELECT MAX((c.fields::jsonb ->> 'stx')::bigint) \
+             FROM contacts c WHERE c.folder_id = $1), 0) + 1) + $3 \
+             WHERE id = $1 AND account_id = $2 AND type = 'contest' RETURNING next_serial"
+        } else {
+            "UPDATE folders SET next_serial = MAX(next_serial, COALESCE((SELECT MAX(CAST(c.fields ->> '$.stx' AS INTEGER)) \
+             FROM contacts c WHERE c.folder_id = $1), 0) + 1) + $3 \
+             WHERE id = $1 AND account_id = $2 AND type = 'contest' RETURNING next_serial"
+        };
+        let (account_id, folder_id, idem) =
+            (account_id.to_owned(), folder_id.to_owned(), idem.cloned());
+        self.write(move |tx| {
+            Box::pin(async move {
+                let (account_id, folder_id, idem) =
+                    (account_id.as_str(), folder_id.as_str(), idem.as_ref());
+                if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
+                    return replay(&previous);
+                }
+                let next: Option<i64> = sqlx::query_scalar(update)
+                    .bind(folder_id)
+                    .bind(account_id)
+                    .bind(i64::from(count))
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                let Some(next) = next else {
+                    let row = sqlx::query(concat!(
+                        "SELECT ",
+                        folder_cols!(),
+                        " FROM folders WHERE id = $1 AND account_id = $2"
+                    ))
+                    .bind(folder_id)
+                    .bind(account_id)
+                    .fetch_optional(&mut *tx)
+                    .await?
+                    .ok_or_else(|| ApiError::not_found(format!("folder {folder_id} not found")))?;
+                    let folder = folder_row(&row)?;
+                    return Err(ApiError::field(
+                        "folderId",
+                        format!(
+                            "folder {} ({}) is a {} folder, not a contest log; serial numbers come from a contest log",
+                            folder.name,
+                            folder.id,
+                            folder.folder_type.as_str()
+                        ),
+                    )
+                    .into());
+                };
+                let block = SerialBlock {
+                    first: u32::try_from(next - i64::from(count)).unwrap_or(u32::MAX),
+                    last: u32::try_from(next - 1).unwrap_or(u32::MAX),
+                };
+                complete(&mut *tx, account_id, idem, &block).await?;
+                Ok(Idem::Fresh(block))
             })
         })
         .await

@@ -1060,6 +1060,17 @@ impl Store for SqlStore {
         SqlStore::find_or_create_contest(self, account_id, contest, now, idem).await
     }
 
+    async fn reserve_serials(
+        &self,
+        account_id: &str,
+        folder_id: &str,
+        count: u32,
+        now: Timestamp,
+        idem: Option<&IdemRequest>,
+    ) -> StoreResult<Idem<svc_model::contest::SerialBlock>> {
+        SqlStore::reserve_serials(self, account_id, folder_id, count, now, idem).await
+    }
+
     async fn end_contest(
         &self,
         account_id: &str,

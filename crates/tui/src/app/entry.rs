@@ -69,6 +69,7 @@ impl App {
         self.dialog = Some(Dialog::Entry);
         self.check_callsign();
         let mut effects = self.more_contacts();
+        effects.extend(self.ask_serials());
         effects.extend(self.name_form_parks());
         effects
     }
@@ -166,6 +167,60 @@ impl App {
             .and_then(|d| d.resolve(&call))
             .map(svc_model::contest::Whereabouts::from);
         contest.judge(&call, band, &mode, &typed, worked);
+    }
+
+    /// A block of serial numbers for this station when the form's contest log numbers its
+    /// contacts and few of its own are left.
+    pub(super) fn ask_serials(&mut self) -> Vec<Effect> {
+        let Some(form) = &mut self.entry else {
+            return vec![];
+        };
+        let folder_id = form.folder_id.clone();
+        match &mut form.contest {
+            Some(contest) if contest.wants_block() => {
+                contest.asking = true;
+                self.in_flight += 1;
+                vec![Effect::ReserveSerials {
+                    folder_id,
+                    count: crate::components::contest::BLOCK,
+                }]
+            }
+            _ => vec![],
+        }
+    }
+
+    /// The service's answer to [`App::ask_serials`]: the block joins the form's, or the form
+    /// numbers on from the log and says so (a station with the link down).
+    pub(super) fn serials_reserved(
+        &mut self,
+        folder_id: &str,
+        result: Result<svc_model::contest::SerialBlock, svc_client::ClientError>,
+    ) -> Vec<Effect> {
+        self.answered(&result);
+        let Some(contest) = self
+            .entry
+            .as_mut()
+            .filter(|f| f.folder_id == folder_id)
+            .and_then(|f| f.contest.as_mut())
+        else {
+            return vec![];
+        };
+        match result {
+            Ok(block) => contest.take_block(block),
+            Err(e) => {
+                contest.asking = false;
+                if contest.numbering_alone() {
+                    self.say(
+                        Tone::Warning,
+                        format!(
+                            "serial numbers: no block from the service ({}); this station numbers on from the log's highest, which another station may send too",
+                            describe(&e)
+                        ),
+                    );
+                }
+            }
+        }
+        vec![]
     }
 
     /// The names of the POTA parks typed in the form, as far as they are known; the others

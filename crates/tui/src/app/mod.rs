@@ -1091,6 +1091,7 @@ fn route(app: &mut App, action: Action) -> Vec<Effect> {
             app.contact_deleted(id, result);
             vec![]
         }
+        Action::SerialsReserved { folder_id, result } => app.serials_reserved(&folder_id, result),
         Action::ActivationEnded { id, result } => {
             app.activation_ended(id, result);
             vec![]

@@ -71,6 +71,8 @@ impl App {
                     None => vec![],
                 };
                 self.contact_logged(entry);
+                let mut effects = effects;
+                effects.extend(self.ask_serials());
                 effects
             }
             JournalAnswer::Logged {

@@ -7,7 +7,7 @@ use ratatui::text::Line;
 
 use crate::widgets::{Theme, Tone};
 use svc_model::cabrillo::{received, whereabouts};
-use svc_model::contest::{Check, Contest, ContestLog, Scored, Tally, default_report};
+use svc_model::contest::{Check, Contest, ContestLog, Scored, SerialBlock, Tally, default_report};
 use svc_model::dxcc::Dxcc;
 use svc_model::fields::Field;
 use svc_model::folder::FolderRole;
@@ -16,6 +16,10 @@ use svc_model::{Contact, ContactInput, Folder, Timestamp};
 /// Ten minutes and an hour, in milliseconds: the rates a contester watches.
 const TEN_MINUTES: i64 = 600_000;
 const HOUR: i64 = 3_600_000;
+/// Serial numbers a station asks for at a time, and how few left make it ask for the next
+/// block: enough for a few minutes with the link down at a big station's rate.
+pub const BLOCK: u32 = 25;
+const LOW: u32 = 10;
 
 /// The contest side of the entry form, for a contest log.
 #[derive(Debug, Clone)]
@@ -24,8 +28,15 @@ pub struct ContestLine {
     pub log: ContestLog,
     /// The call the log is sent under.
     pub callsign: String,
-    /// The serial number the next contact sends, when the contest has one.
-    pub serial: Option<u32>,
+    /// Whether the contest's exchange has a serial number.
+    numbered: bool,
+    /// The highest serial number the log's contacts sent.
+    highest: u32,
+    /// The serial numbers the service gave this station and it has not sent yet, in order:
+    /// no other station sends them, so two logbooks on one log never send a number twice.
+    blocks: std::collections::VecDeque<SerialBlock>,
+    /// A block is asked for and not answered yet.
+    pub asking: bool,
     /// The log's tally, and the contacts it was counted from (their number and the last
     /// one's id), so that it is counted again only when they change.
     tally: Option<(Tally<'static>, (usize, Option<String>))>,
@@ -52,7 +63,10 @@ impl ContestLine {
         };
         Some(ContestLine {
             callsign,
-            serial: contest.exchange.iter().any(|f| f.serial).then_some(1),
+            numbered: contest.exchange.iter().any(|f| f.serial),
+            highest: 0,
+            blocks: Default::default(),
+            asking: false,
             contest,
             log,
             tally: None,
@@ -125,7 +139,7 @@ impl ContestLine {
             .fields
             .set(Field::ContestId, Some(self.contest.adif.clone()));
         // A contact fixed after a refusal keeps the number it was sent with.
-        if let Some(serial) = self.serial
+        if let Some(serial) = self.serial()
             && request.fields.get(Field::Stx).is_none()
         {
             request.fields.set(Field::Stx, Some(serial.to_string()));
@@ -182,13 +196,12 @@ impl ContestLine {
                 worked: whereabouts(c),
             });
         }
-        if self.serial.is_some() {
-            let highest = ordered
+        if self.numbered {
+            self.highest = ordered
                 .iter()
                 .filter_map(|c| c.fields.get(Field::Stx)?.parse::<u32>().ok())
                 .max()
                 .unwrap_or(0);
-            self.serial = Some(highest + 1);
         }
         self.score = (tally.qsos(), tally.multipliers(), tally.score());
         self.tally = Some((tally, seen));
@@ -235,9 +248,55 @@ impl ContestLine {
         });
     }
 
+    /// The serial number the next contact sends, when the contest has one: the next of this
+    /// station's blocks, else (no block had from the service) one past the log's highest.
+    pub fn serial(&self) -> Option<u32> {
+        self.numbered.then(|| {
+            self.blocks
+                .front()
+                .map_or(self.highest + 1, |block| block.first)
+        })
+    }
+
+    /// Whether the station has no block from the service, and numbers on from the log.
+    pub fn numbering_alone(&self) -> bool {
+        self.numbered && self.blocks.is_empty()
+    }
+
+    /// Whether to ask the service for a block now: the contest has serial numbers, none is
+    /// being asked for, and fewer than [`LOW`] are left.
+    pub fn wants_block(&self) -> bool {
+        let left: u32 = self.blocks.iter().map(|b| b.last + 1 - b.first).sum();
+        self.numbered && !self.asking && left < LOW
+    }
+
+    /// A block the service gave this station.
+    pub fn take_block(&mut self, block: SerialBlock) {
+        self.asking = false;
+        if block.first <= block.last {
+            self.blocks.push_back(block);
+        }
+    }
+
+    /// A contact of this log went with `stx`: its number is used.
+    pub fn sent(&mut self, stx: Option<&str>) {
+        let Some(n) = stx.and_then(|s| s.parse::<u32>().ok()) else {
+            return;
+        };
+        self.highest = self.highest.max(n);
+        if let Some(block) = self.blocks.front_mut()
+            && block.first == n
+        {
+            block.first += 1;
+            if block.first > block.last {
+                self.blocks.pop_front();
+            }
+        }
+    }
+
     /// The exchange the next contact sends, with its serial number and report.
     pub fn sending(&self, rst_sent: &str, mode: &str) -> String {
-        let serial = self.serial.map(|s| s.to_string());
+        let serial = self.serial().map(|s| s.to_string());
         let rst = (!rst_sent.trim().is_empty()).then_some(rst_sent.trim());
         self.contest
             .sent_exchange(&self.log.exchange, serial.as_deref(), rst, mode)
@@ -345,7 +404,12 @@ mod tests {
         ];
         let refs: Vec<&Contact> = before.iter().collect();
         ss.refresh(&refs, None, now);
-        assert_eq!(ss.serial, Some(3), "one past the highest sent");
+        assert_eq!(
+            ss.serial(),
+            Some(3),
+            "one past the highest sent, with no block"
+        );
+        assert!(ss.numbering_alone() && ss.wants_block());
         assert_eq!(ss.rates, (6, 2));
         let mut request = ContactInput {
             callsign: "W0AAA".into(),
@@ -361,6 +425,26 @@ mod tests {
         assert_eq!(request.fields.get(Field::Stx), Some("3"));
         assert_eq!(request.fields.get(Field::ContestId), Some("ARRL-SS-CW"));
         assert_eq!(ss.sending("", "CW"), "3 A 72 CT");
+        // A block from the service: its numbers, in order, then the next block's.
+        ss.asking = true;
+        ss.take_block(SerialBlock {
+            first: 41,
+            last: 42,
+        });
+        ss.take_block(SerialBlock {
+            first: 90,
+            last: 99,
+        });
+        assert!(!ss.wants_block(), "12 left");
+        assert_eq!(ss.serial(), Some(41));
+        ss.sent(Some("41"));
+        ss.sent(Some("42"));
+        assert_eq!(ss.serial(), Some(90));
+        ss.sent(Some("90"));
+        assert!(ss.wants_block(), "9 left");
+        // Another station's numbers in the log change nothing of this station's.
+        ss.sent(Some("57"));
+        assert_eq!(ss.serial(), Some(91));
         // Sweepstakes' dupes are once in the contest: K9ZO on 40 m is one; a new section is
         // a new mult.
         ss.judge("k9zo", Some("40m"), "CW", "", None);

@@ -385,6 +385,11 @@ impl EntryForm {
     /// A contact of this form is in the journal: the form clears for the next, keeping its
     /// frequency and mode as the service will store them (14074 becomes 14.074, ft8 FT8).
     pub fn logged(&mut self, row: &Contact) {
+        if let Some(contest) = &mut self.contest
+            && row.folder_id == self.folder_id
+        {
+            contest.sent(row.fields.get(Declared::Stx));
+        }
         self.clear_for_next();
         self.set(Field::Frequency, &mhz_text(row.frequency));
         self.set(Field::Mode, &row.mode);

@@ -248,6 +248,10 @@ pub async fn perform(
             let result = client.end_activation(&id, None).await;
             send(Action::ActivationEnded { id, result });
         }
+        Effect::ReserveSerials { folder_id, count } => {
+            let result = client.reserve_serials(&folder_id, count).await;
+            send(Action::SerialsReserved { folder_id, result });
+        }
         Effect::Export { folder, callsign } => {
             let result = match std::env::current_dir() {
                 Ok(dir) => {
