@@ -5,11 +5,11 @@ use serde_json::Value;
 
 use super::error::ApiResult;
 use super::extract::{Auth, CursorKind, Elevated, IdemKey, JsonBody, NoQuery, Params};
-use super::folders::folder_response;
+use super::folders::{self, folder_response};
 use super::{AppState, page};
 use svc_model::page::MAX_LIMIT;
 use svc_model::program::parse_program_value;
-use svc_model::{ActivationInput, Folder, IdKind, NewActivation, Page, Timestamp};
+use svc_model::{ActivationInput, Folder, FolderType, IdKind, NewActivation, Page, Timestamp};
 
 /// `GET /v1/activations[?inProgress=true]`. With the filter, `limit` bounds the folders scanned,
 /// so a page may hold fewer items than `limit`, or none, and still carry a cursor.
@@ -87,22 +87,17 @@ pub async fn end(
     _: NoQuery,
     Path(folder_id): Path<String>,
     idem_key: IdemKey,
-    mut body: JsonBody,
+    body: JsonBody,
 ) -> ApiResult<Json<Value>> {
-    let folder_id = IdKind::Folder.parse("folderId", &folder_id)?;
-    let now = Timestamp::now();
-    let end_time = match body.string("endTime")? {
-        Some(t) => Timestamp::parse_plausible("endTime", &t, now)?,
-        None => now,
-    };
-    let idem = idem_key.request(&body);
-    body.finish(&["endTime"])?;
-    let (folder, replayed) = state
-        .store
-        .end_activation(&who.account_id, &folder_id, end_time, now, idem.as_ref())
-        .await?
-        .into_parts();
-    Ok(activation_answer(&folder, replayed))
+    folders::end(
+        &state,
+        &who.account_id,
+        &folder_id,
+        FolderType::Activation,
+        idem_key,
+        body,
+    )
+    .await
 }
 
 /// `POST /v1/activations/{id}/parks`: the activation at more parks (a two-fer found out on
@@ -138,14 +133,5 @@ pub async fn add_parks(
         )
         .await?
         .into_parts();
-    Ok(activation_answer(&folder, replayed))
-}
-
-/// The activation after an end or added parks: its Folder record, with `replayed` on a replay.
-fn activation_answer(folder: &Folder, replayed: bool) -> Json<Value> {
-    let mut response = serde_json::to_value(folder).unwrap_or_default();
-    if replayed {
-        response["replayed"] = Value::Bool(true);
-    }
-    Json(response)
+    Ok(folders::changed_folder(&folder, replayed))
 }

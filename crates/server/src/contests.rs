@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::contacts::folder_not_found;
 use super::error::ApiResult;
 use super::extract::{Auth, CursorKind, IdemKey, JsonBody, NoQuery, Params};
-use super::folders::folder_response;
+use super::folders::{self, folder_response};
 use super::{AppState, page};
 use svc_model::cabrillo::{self, Extra};
 use svc_model::contest::{
@@ -112,26 +112,17 @@ pub async fn end(
     _: NoQuery,
     Path(folder_id): Path<String>,
     idem_key: IdemKey,
-    mut body: JsonBody,
+    body: JsonBody,
 ) -> ApiResult<Json<Value>> {
-    let folder_id = IdKind::Folder.parse("folderId", &folder_id)?;
-    let now = Timestamp::now();
-    let end_time = match body.string("endTime")? {
-        Some(t) => Timestamp::parse_plausible("endTime", &t, now)?,
-        None => now,
-    };
-    let idem = idem_key.request(&body);
-    body.finish(&["endTime"])?;
-    let (folder, replayed) = state
-        .store
-        .end_contest(&who.account_id, &folder_id, end_time, now, idem.as_ref())
-        .await?
-        .into_parts();
-    let mut response = serde_json::to_value(&folder).unwrap_or_default();
-    if replayed {
-        response["replayed"] = Value::Bool(true);
-    }
-    Ok(Json(response))
+    folders::end(
+        &state,
+        &who.account_id,
+        &folder_id,
+        FolderType::Contest,
+        idem_key,
+        body,
+    )
+    .await
 }
 
 /// `POST /v1/contests/{id}/serials`: `count` serial numbers for one station, which no other

@@ -135,3 +135,39 @@ pub async fn create(
     let (outcome, replayed) = outcome.into_parts();
     Ok(folder_response(outcome, replayed))
 }
+
+/// `POST /v1/activations/{id}/end` and `POST /v1/contests/{id}/end`: sets the folder's
+/// `endTime` (now, or `endTime` of the body); the folder after, with `replayed` on a replay.
+pub async fn end(
+    state: &AppState,
+    account_id: &str,
+    folder_id: &str,
+    kind: FolderType,
+    idem_key: IdemKey,
+    mut body: JsonBody,
+) -> ApiResult<Json<Value>> {
+    let folder_id = IdKind::Folder.parse("folderId", folder_id)?;
+    let now = Timestamp::now();
+    let end_time = match body.string("endTime")? {
+        Some(t) => Timestamp::parse_plausible("endTime", &t, now)?,
+        None => now,
+    };
+    let idem = idem_key.request(&body);
+    body.finish(&["endTime"])?;
+    let (folder, replayed) = state
+        .store
+        .end_folder(account_id, &folder_id, kind, end_time, now, idem.as_ref())
+        .await?
+        .into_parts();
+    Ok(changed_folder(&folder, replayed))
+}
+
+/// A folder after a change (an end, parks added): its Folder record, with `replayed` on a
+/// replay.
+pub fn changed_folder(folder: &Folder, replayed: bool) -> Json<Value> {
+    let mut response = serde_json::to_value(folder).unwrap_or_default();
+    if replayed {
+        response["replayed"] = Value::Bool(true);
+    }
+    Json(response)
+}

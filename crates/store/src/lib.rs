@@ -923,10 +923,13 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<FolderCreated>>;
-    async fn end_activation(
+    /// Ends an activation or a contest log (`kind`): sets its `endTime`, once
+    /// (`POST /v1/activations/{id}/end`, `POST /v1/contests/{id}/end`).
+    async fn end_folder(
         &self,
         account_id: &str,
         folder_id: &str,
+        kind: FolderType,
         end_time: Timestamp,
         now: Timestamp,
         idem: Option<&IdemRequest>,
@@ -950,15 +953,6 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<svc_model::contest::SerialBlock>>;
-    /// Ends a contest log (`POST /v1/contests/{id}/end`).
-    async fn end_contest(
-        &self,
-        account_id: &str,
-        folder_id: &str,
-        end_time: Timestamp,
-        now: Timestamp,
-        idem: Option<&IdemRequest>,
-    ) -> StoreResult<Idem<Folder>>;
     /// Adds the parks of `added` (a park or a comma list) to an activation
     /// (`POST /v1/activations/{id}/parks`): its reference, name and identity, and every one of
     /// its contacts' `my_sig_info`, in one transaction; the folder as it is after.

@@ -1,5 +1,6 @@
 //! Contest logs: started or joined by their identity (one log per contest, callsign and
-//! contest weekend, a unique key), and ended.
+//! contest weekend, a unique key), and their serial numbers handed out in blocks. They end as
+//! activations do (`folders.rs`).
 
 use super::*;
 use svc_model::contest::SerialBlock;
@@ -72,70 +73,6 @@ impl SqlStore {
         .await
     }
 
-    pub(super) async fn end_contest(
-        &self,
-        account_id: &str,
-        folder_id: &str,
-        end_time: Timestamp,
-        now: Timestamp,
-        idem: Option<&IdemRequest>,
-    ) -> StoreResult<Idem<Folder>> {
-        let (account_id, folder_id, idem) =
-            (account_id.to_owned(), folder_id.to_owned(), idem.cloned());
-        self.write(move |tx| {
-            Box::pin(async move {
-                let (account_id, folder_id, idem) =
-                    (account_id.as_str(), folder_id.as_str(), idem.as_ref());
-                if let Some(previous) = claim(&mut *tx, account_id, idem, now, None).await? {
-                    return replay(&previous);
-                }
-                let row = sqlx::query(concat!(
-                    "UPDATE folders SET end_time = $1 WHERE id = $2 AND account_id = $3 \
-                     AND type = 'contest' AND end_time IS NULL AND start_time <= $1 RETURNING ",
-                    folder_cols!()
-                ))
-                .bind(end_time.millis())
-                .bind(folder_id)
-                .bind(account_id)
-                .fetch_optional(&mut *tx)
-                .await?;
-                let Some(row) = row else {
-                    let row = sqlx::query(concat!(
-                        "SELECT ",
-                        folder_cols!(),
-                        " FROM folders WHERE id = $1 AND account_id = $2"
-                    ))
-                    .bind(folder_id)
-                    .bind(account_id)
-                    .fetch_optional(&mut *tx)
-                    .await?
-                    .ok_or_else(|| ApiError::not_found(format!("folder {folder_id} not found")))?;
-                    let folder = folder_row(&row)?;
-                    let message = match (folder.folder_type, folder.end_time, folder.start_time) {
-                        (FolderType::Contest, Some(ended), _) => {
-                            format!("contest log {} ended already at {ended}", folder.name)
-                        }
-                        (FolderType::Contest, None, Some(start)) => format!(
-                            "endTime {end_time} is before the log's start {start}; send a later endTime"
-                        ),
-                        _ => format!(
-                            "folder {} is a {} folder, not a contest log",
-                            folder.name,
-                            folder.folder_type.as_str()
-                        ),
-                    };
-                    return Err(ApiError::field("endTime", message).into());
-                };
-                let folder = folder_row(&row)?;
-                complete(&mut *tx, account_id, idem, &folder).await?;
-                Ok(Idem::Fresh(folder))
-            })
-        })
-        .await
-    }
-}
-
-impl SqlStore {
     pub(super) async fn reserve_serials(
         &self,
         account_id: &str,
@@ -172,17 +109,7 @@ impl SqlStore {
                     .fetch_optional(&mut *tx)
                     .await?;
                 let Some(next) = next else {
-                    let row = sqlx::query(concat!(
-                        "SELECT ",
-                        folder_cols!(),
-                        " FROM folders WHERE id = $1 AND account_id = $2"
-                    ))
-                    .bind(folder_id)
-                    .bind(account_id)
-                    .fetch_optional(&mut *tx)
-                    .await?
-                    .ok_or_else(|| ApiError::not_found(format!("folder {folder_id} not found")))?;
-                    let folder = folder_row(&row)?;
+                    let folder = account_folder(&mut *tx, account_id, folder_id).await?;
                     return Err(ApiError::field(
                         "folderId",
                         format!(

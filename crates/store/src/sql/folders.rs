@@ -92,6 +92,25 @@ pub(super) async fn find_or_insert_folder(
     }
 }
 
+/// The account's folder `folder_id`, read in a write's transaction: `404` when it is not one.
+pub(super) async fn account_folder(
+    conn: &mut AnyConnection,
+    account_id: &str,
+    folder_id: &str,
+) -> StoreResult<Folder> {
+    let row = sqlx::query(concat!(
+        "SELECT ",
+        folder_cols!(),
+        " FROM folders WHERE id = $1 AND account_id = $2"
+    ))
+    .bind(folder_id)
+    .bind(account_id)
+    .fetch_optional(&mut *conn)
+    .await?
+    .ok_or_else(|| ApiError::not_found(format!("folder {folder_id} not found")))?;
+    Ok(folder_row(&row)?)
+}
+
 /// The folders' side of [`Store`]: reads, lists, the automatic folders and categories.
 impl SqlStore {
     pub(super) async fn folder(
@@ -370,16 +389,23 @@ impl SqlStore {
         .await
     }
 
-    pub(super) async fn end_activation(
+    /// Ends an activation or a contest log (`kind`): sets its `end_time`, once, not before its
+    /// start.
+    pub(super) async fn end_folder(
         &self,
         account_id: &str,
         folder_id: &str,
+        kind: FolderType,
         end_time: Timestamp,
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<Folder>> {
         let (account_id, folder_id, idem) =
             (account_id.to_owned(), folder_id.to_owned(), idem.cloned());
+        let noun = match kind {
+            FolderType::Contest => "contest log",
+            _ => "activation",
+        };
         self.write(move |tx| {
             Box::pin(async move {
                 let (account_id, folder_id, idem) = (account_id.as_str(), folder_id.as_str(), idem.as_ref());
@@ -387,39 +413,31 @@ impl SqlStore {
                     return replay(&previous);
                 }
                 let row = sqlx::query(concat!(
-                    "UPDATE folders SET end_time = $1 WHERE id = $2 AND account_id = $3 AND type = 'activation' \
+                    "UPDATE folders SET end_time = $1 WHERE id = $2 AND account_id = $3 AND type = $4 \
                      AND end_time IS NULL AND start_time <= $1 RETURNING ",
                     folder_cols!()
                 ))
                 .bind(end_time.millis())
                 .bind(folder_id)
                 .bind(account_id)
+                .bind(kind.as_str())
                 .fetch_optional(&mut *tx)
                 .await?;
                 let Some(row) = row else {
                     // Nothing changed: say why, from the row as it is.
-                    let row = sqlx::query(concat!(
-                        "SELECT ",
-                        folder_cols!(),
-                        " FROM folders WHERE id = $1 AND account_id = $2"
-                    ))
-                    .bind(folder_id)
-                    .bind(account_id)
-                    .fetch_optional(&mut *tx)
-                    .await?
-                    .ok_or_else(|| ApiError::not_found(format!("folder {folder_id} not found")))?;
-                    let folder = folder_row(&row)?;
-                    let message = match (folder.folder_type, folder.end_time, folder.start_time) {
-                        (FolderType::Activation, Some(ended), _) => {
-                            format!("activation {} ended already at {ended}", folder.name)
+                    let folder = account_folder(&mut *tx, account_id, folder_id).await?;
+                    let message = match (folder.folder_type == kind, folder.end_time, folder.start_time) {
+                        (true, Some(ended), _) => {
+                            format!("{noun} {} ended already at {ended}", folder.name)
                         }
-                        (FolderType::Activation, None, Some(start)) => format!(
-                            "endTime {end_time} is before the activation's start {start}; send a later endTime"
+                        (true, None, Some(start)) => format!(
+                            "endTime {end_time} is before the {noun}'s start {start}; send a later endTime"
                         ),
                         _ => format!(
-                            "folder {} is a {} folder, not an activation",
+                            "folder {} is a {} folder, not {} {noun}",
                             folder.name,
-                            folder.folder_type.as_str()
+                            folder.folder_type.as_str(),
+                            if kind == FolderType::Activation { "an" } else { "a" }
                         ),
                     };
                     return Err(ApiError::field("endTime", message).into());

@@ -1039,15 +1039,16 @@ impl Store for SqlStore {
         .await
     }
 
-    async fn end_activation(
+    async fn end_folder(
         &self,
         account_id: &str,
         folder_id: &str,
+        kind: FolderType,
         end_time: Timestamp,
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<Folder>> {
-        SqlStore::end_activation(self, account_id, folder_id, end_time, now, idem).await
+        SqlStore::end_folder(self, account_id, folder_id, kind, end_time, now, idem).await
     }
 
     async fn find_or_create_contest(
@@ -1069,17 +1070,6 @@ impl Store for SqlStore {
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<svc_model::contest::SerialBlock>> {
         SqlStore::reserve_serials(self, account_id, folder_id, count, now, idem).await
-    }
-
-    async fn end_contest(
-        &self,
-        account_id: &str,
-        folder_id: &str,
-        end_time: Timestamp,
-        now: Timestamp,
-        idem: Option<&IdemRequest>,
-    ) -> StoreResult<Idem<Folder>> {
-        SqlStore::end_contest(self, account_id, folder_id, end_time, now, idem).await
     }
 
     async fn add_parks(
