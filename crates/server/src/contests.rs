@@ -1,12 +1,14 @@
-//! Contest logs: `POST /v1/contests` starts one or joins the open one, `GET /v1/contests`
+//! Contest logs: `POST /v1/contests` starts one or joins that weekend's, `GET /v1/contests`
 //! lists them, `GET /v1/contests/{id}` gives a log with its standing, `…/end` ends it and
 //! `…/cabrillo` writes its Cabrillo file.
+
+use std::collections::BTreeMap;
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::contacts::folder_not_found;
 use super::error::ApiResult;
@@ -254,28 +256,12 @@ pub async fn cabrillo(
             extra.categories.insert(kind.to_owned(), value);
         }
     }
-    let mut header = Map::new();
-    for (name, _) in svc_model::contest::HEADER {
-        if let Some(value) = params.get(name) {
-            header.insert((*name).to_owned(), Value::from(value));
-        }
-    }
-    if !header.is_empty() {
-        // Checked as a log's header is when it is started.
-        let checked = NewContest::validate(
-            &ContestInput {
-                contest_id: Some("SERIAL".into()),
-                callsign: Some(who.callsign.clone()),
-                cabrillo: header
-                    .into_iter()
-                    .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_owned()))
-                    .collect(),
-                ..ContestInput::default()
-            },
-            Timestamp::now(),
-        )?;
-        extra.cabrillo = checked.cabrillo;
-    }
+    let given: BTreeMap<String, String> = svc_model::contest::HEADER
+        .iter()
+        .filter_map(|(name, _)| Some(((*name).to_owned(), params.get(name)?.to_owned())))
+        .collect();
+    // Checked as a log's header is when it is started.
+    extra.cabrillo = svc_model::contest::header(&given)?;
     if let Some(soapbox) = params.get("soapbox") {
         extra.soapbox = soapbox
             .lines()

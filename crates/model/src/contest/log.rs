@@ -212,27 +212,7 @@ impl NewContest {
                 ));
             }
         }
-        let mut cabrillo = BTreeMap::new();
-        for (tag, value) in &input.cabrillo {
-            let tag = tag.trim().to_ascii_lowercase();
-            let Some((name, max)) = HEADER.iter().find(|(name, _)| *name == tag) else {
-                return Err(ApiError::field(
-                    "cabrillo",
-                    format!(
-                        "cabrillo: {:?} is not a header line a log keeps; it keeps {}",
-                        crate::ids::truncate(&tag, 30),
-                        HEADER
-                            .iter()
-                            .map(|(n, _)| *n)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
-            };
-            if let Some(value) = header_value(name, value, *max)? {
-                cabrillo.insert((*name).to_owned(), value);
-            }
-        }
+        let cabrillo = header(&input.cabrillo)?;
         Ok(NewContest {
             name: format!("{callsign} {} {}", contest.id, start_time.utc_date()),
             identity_key: identity(contest, &callsign, start_time),
@@ -345,6 +325,33 @@ pub fn category(given: &str) -> Result<(&'static str, String), ApiError> {
             ),
         )),
     }
+}
+
+/// Cabrillo header lines as given (`name`, `email`, … in any case), checked: the ones with a
+/// value, by their tag as [`HEADER`] names it.
+pub fn header(given: &BTreeMap<String, String>) -> Result<BTreeMap<String, String>, ApiError> {
+    let mut checked = BTreeMap::new();
+    for (tag, value) in given {
+        let tag = tag.trim().to_ascii_lowercase();
+        let Some((name, max)) = HEADER.iter().find(|(name, _)| *name == tag) else {
+            return Err(ApiError::field(
+                "cabrillo",
+                format!(
+                    "cabrillo: {:?} is not a header line a log keeps; it keeps {}",
+                    crate::ids::truncate(&tag, 30),
+                    HEADER
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        };
+        if let Some(value) = header_value(name, value, *max)? {
+            checked.insert((*name).to_owned(), value);
+        }
+    }
+    Ok(checked)
 }
 
 /// One header value: one line (`address` up to six), at most `max` characters; blank is none.

@@ -22,7 +22,7 @@ pub use exchange::{Check, ExchangeField};
 pub use lists::{FORMER_SECTIONS, PRECEDENCES, PROVINCES, SECTIONS, STATES};
 pub use log::{
     CATEGORIES, ContestInput, ContestLog, HEADER, MAX_SERIAL_BLOCK, NewContest, SerialBlock,
-    category, default_report, identity,
+    category, default_report, header, identity,
 };
 pub use qso::cabrillo_frequency;
 pub use score::{Brought, Scored, Tally, Whereabouts, wpx_prefix};
