@@ -22,7 +22,6 @@
 //!   ([`ValidContact`], [`POTA_NEEDED`]).
 
 mod entry;
-mod lists;
 mod query;
 
 use std::borrow::Cow;
@@ -38,8 +37,8 @@ use crate::fields::{Field, Fields, grid};
 use crate::mode::PotaMode;
 use crate::program::Program;
 
+pub use crate::registry::{ListedEntity, STATES, current_entities, entities, entity, state};
 pub use entry::{Entry, Needs, READ, READ_ADIF, READ_BY_EVERY, Reads};
-pub use lists::{ListedEntity, STATES, current_entities, entities, entity, state};
 pub use query::{CLASSES, Carried, ModeFilter, Query, SAT, Service, class_name};
 
 /// The entities of WAS: the USA, Alaska and Hawaii.

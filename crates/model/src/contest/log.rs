@@ -245,7 +245,7 @@ impl NewContest {
         ApiError::field(
             "exchange",
             format!(
-                "exchange is required to start a {} log: what you send, e.g. {:?}",
+                "exchange is required to start a log of {}: what you send, e.g. {:?}",
                 self.contest.name,
                 example.join(" ")
             ),

@@ -245,7 +245,7 @@ impl<'c> Tally<'c> {
 /// An entity multiplier as an operator reads it: the entity's name in ADIF's list, else its
 /// number.
 fn entity(dxcc: u16) -> String {
-    crate::awards::entity(dxcc).map_or_else(|| format!("entity {dxcc}"), |e| e.name.to_owned())
+    crate::registry::entity(dxcc).map_or_else(|| format!("entity {dxcc}"), |e| e.name.to_owned())
 }
 
 /// The call's prefix as CQ WPX counts it: the letters and digits up to and including the

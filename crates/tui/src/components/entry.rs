@@ -794,6 +794,17 @@ impl EditForm {
         if let Some(folder) = folder {
             form.set_folder(folder);
         }
+        // A contest contact's exchange as its fields hold it, when it has no SRX_STRING to
+        // show (one logged through the API): the form edits it as it was received.
+        if let Some(contest) = &form.contest
+            && form.value(Field::Exchange).trim().is_empty()
+        {
+            let words: Vec<String> = svc_model::cabrillo::received(contest.contest, contact)
+                .into_iter()
+                .map(|(_, v)| v)
+                .collect();
+            form.set(Field::Exchange, &words.join(" "));
+        }
         EditForm {
             contact_id: contact.id.clone(),
             stored_grid: contact.fields.get(Declared::Gridsquare).map(str::to_owned),

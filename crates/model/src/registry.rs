@@ -1,11 +1,12 @@
-//! The lists the awards count against: ADIF's DXCC entities (current and deleted) and the 50
-//! states of WAS.
+//! The lists the awards and the contests count against: ADIF's DXCC entities (current and
+//! deleted) and the 50 states of WAS. A module of its own, below both, since the awards read
+//! contacts and the contact rules read the contests.
 
 use std::sync::LazyLock;
 
 /// ADIF 3.1.6's "DXCC Entity Code" enumeration, see `data/dxcc_entities.LICENSE`: one line an
 /// entity, `code,name,Y|N` (deleted), the name quoted where it holds a comma.
-static SHIPPED: &str = include_str!("../../data/dxcc_entities.csv");
+static SHIPPED: &str = include_str!("../data/dxcc_entities.csv");
 
 /// One entity of ADIF's list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
