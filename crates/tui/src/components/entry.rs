@@ -1056,7 +1056,13 @@ impl Widget for EntryView<'_> {
                 self.theme.tone(Tone::Warning),
             ));
         }
-        if let Some(contest) = &form.contest {
+        // The contest's judgement and standing are of the contact being logged: a fix or an
+        // edit of one logged before has neither.
+        if let Some(contest) = form
+            .contest
+            .as_ref()
+            .filter(|_| self.refusal.is_none() && !self.editing)
+        {
             lines.extend(contest.lines(
                 form.value(Field::RstSent),
                 form.value(Field::Mode),
