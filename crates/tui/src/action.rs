@@ -69,6 +69,10 @@ pub enum Effect {
     EndActivation {
         id: String,
     },
+    /// The newest contacts of the open contest log, for the ones other logbooks stored.
+    PollContacts {
+        folder_id: String,
+    },
     /// A block of serial numbers of a contest log for this station.
     ReserveSerials {
         folder_id: String,
@@ -163,6 +167,10 @@ pub enum Action {
     ActivationEnded {
         id: String,
         result: Result<Folder, ClientError>,
+    },
+    ContactsPolled {
+        folder_id: String,
+        result: Result<Page<Contact>, ClientError>,
     },
     SerialsReserved {
         folder_id: String,

@@ -169,6 +169,48 @@ impl App {
         contest.judge(&call, band, &mode, &typed, worked);
     }
 
+    /// With the form open on a contest log and the link up, the log's newest contacts are
+    /// read again every couple of seconds: other logbooks' QSOs reach this one's dupe check
+    /// and score without a key.
+    pub(super) fn poll_contest(&mut self) -> Vec<Effect> {
+        if !matches!(self.dialog, Some(Dialog::Entry)) || self.connection != Connection::Online {
+            return vec![];
+        }
+        let open = self.contacts.folder.as_ref().map(|f| f.id.clone());
+        let Some(form) = &mut self.entry else {
+            return vec![];
+        };
+        if open.as_deref() != Some(form.folder_id.as_str()) {
+            return vec![];
+        }
+        let folder_id = form.folder_id.clone();
+        let now = self.now;
+        if form.contest.as_mut().is_some_and(|c| c.poll_due(now)) {
+            vec![Effect::PollContacts { folder_id }]
+        } else {
+            vec![]
+        }
+    }
+
+    /// The answer to [`App::poll_contest`]: what other logbooks stored joins the list and the
+    /// form's judgement. A failed read says nothing: the next one comes in two seconds, and
+    /// the link's state shows in the status bar.
+    pub(super) fn contest_polled(
+        &mut self,
+        folder_id: &str,
+        result: Result<Page<svc_model::Contact>, svc_client::ClientError>,
+    ) -> Vec<Effect> {
+        if let Some(contest) = self.entry.as_mut().and_then(|f| f.contest.as_mut()) {
+            contest.polling = false;
+        }
+        if let Ok(page) = result
+            && self.contacts.take_new(folder_id, page.items) > 0
+        {
+            self.check_callsign();
+        }
+        vec![]
+    }
+
     /// A block of serial numbers for this station when the form's contest log numbers its
     /// contacts and few of its own are left.
     pub(super) fn ask_serials(&mut self) -> Vec<Effect> {

@@ -1060,6 +1060,7 @@ fn route(app: &mut App, action: Action) -> Vec<Effect> {
             app.activations.now = now;
             let mut effects = app.ask_whoami_again();
             effects.extend(app.ask_callbook(true));
+            effects.extend(app.poll_contest());
             // An open spot list is read again every 30 s: spots go stale in minutes.
             if let Some(Dialog::Spots(list)) = &mut app.dialog
                 && list.due(now)
@@ -1092,6 +1093,7 @@ fn route(app: &mut App, action: Action) -> Vec<Effect> {
             vec![]
         }
         Action::SerialsReserved { folder_id, result } => app.serials_reserved(&folder_id, result),
+        Action::ContactsPolled { folder_id, result } => app.contest_polled(&folder_id, result),
         Action::ActivationEnded { id, result } => {
             app.activation_ended(id, result);
             vec![]

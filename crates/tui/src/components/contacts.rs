@@ -331,6 +331,35 @@ impl ContactsPane {
     }
 
     /// A waiting row was stored: it keeps its place, as the service's contact now.
+    /// Contacts of the open folder `folder_id` from a new read of its newest page (another
+    /// logbook's on a shared contest log): those not shown yet join, in time order, but one
+    /// that is a waiting row of this logbook's stored meanwhile (its sent answer renames the
+    /// row). How many joined.
+    pub fn take_new(&mut self, folder_id: &str, items: Vec<Contact>) -> usize {
+        if self.folder.as_ref().is_none_or(|f| f.id != folder_id) {
+            return 0;
+        }
+        let shown: HashSet<(&str, Timestamp)> = self
+            .items
+            .iter()
+            .map(|c| (c.callsign.as_str(), c.time_on))
+            .collect();
+        let ids: HashSet<&str> = self.items.iter().map(|c| c.id.as_str()).collect();
+        let new: Vec<Contact> = items
+            .into_iter()
+            .filter(|c| {
+                !ids.contains(c.id.as_str()) && !shown.contains(&(c.callsign.as_str(), c.time_on))
+            })
+            .collect();
+        let added = new.len();
+        if added > 0 {
+            self.items.extend(new);
+            // Newest first, as the pages come; a sort that keeps the order of equal times.
+            self.items.sort_by(|a, b| b.time_on.cmp(&a.time_on));
+        }
+        added
+    }
+
     pub fn stored(&mut self, entry_id: &str, qso: String) {
         if self.marks.remove(entry_id).is_none() {
             return;

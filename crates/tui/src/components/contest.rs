@@ -20,6 +20,9 @@ const HOUR: i64 = 3_600_000;
 /// block: enough for a few minutes with the link down at a big station's rate.
 pub const BLOCK: u32 = 25;
 const LOW: u32 = 10;
+/// How often the form's log is read again for the contacts other logbooks store in it, so
+/// that their QSOs reach this one's dupe check within a couple of seconds.
+const POLL_MS: i64 = 2_000;
 
 /// The contest side of the entry form, for a contest log.
 #[derive(Debug, Clone)]
@@ -37,6 +40,10 @@ pub struct ContestLine {
     blocks: std::collections::VecDeque<SerialBlock>,
     /// A block is asked for and not answered yet.
     pub asking: bool,
+    /// When the log was last read again for other logbooks' contacts, and whether that read
+    /// is not answered yet.
+    polled_at: Option<Timestamp>,
+    pub polling: bool,
     /// The log's tally, and the contacts it was counted from (their number and the last
     /// one's id), so that it is counted again only when they change.
     tally: Option<(Tally<'static>, (usize, Option<String>))>,
@@ -67,6 +74,8 @@ impl ContestLine {
             highest: 0,
             blocks: Default::default(),
             asking: false,
+            polled_at: None,
+            polling: false,
             contest,
             log,
             tally: None,
@@ -270,6 +279,20 @@ impl ContestLine {
         self.numbered && !self.asking && left < LOW
     }
 
+    /// Whether to read the log again at `now` for other logbooks' contacts: none is being
+    /// read and the last was [`POLL_MS`] ago. Marks the read as asked.
+    pub fn poll_due(&mut self, now: Timestamp) -> bool {
+        let due = !self.polling
+            && self
+                .polled_at
+                .is_none_or(|at| now.millis() - at.millis() >= POLL_MS);
+        if due {
+            self.polling = true;
+            self.polled_at = Some(now);
+        }
+        due
+    }
+
     /// A block the service gave this station.
     pub fn take_block(&mut self, block: SerialBlock) {
         self.asking = false;
@@ -364,6 +387,17 @@ mod tests {
             c.fields.set(*field, Some((*value).to_owned()));
         }
         c
+    }
+
+    #[test]
+    fn the_log_is_read_again_every_two_seconds_one_read_at_a_time() {
+        let mut fd = log("ARRL-FD", "2A CT");
+        let at = |ms: i64| Timestamp(1_800_000_000_000 + ms);
+        assert!(fd.poll_due(at(0)));
+        assert!(!fd.poll_due(at(2_500)), "the first read is not answered yet");
+        fd.polling = false;
+        assert!(!fd.poll_due(at(1_999)));
+        assert!(fd.poll_due(at(2_000)));
     }
 
     #[test]

@@ -248,6 +248,11 @@ pub async fn perform(
             let result = client.end_activation(&id, None).await;
             send(Action::ActivationEnded { id, result });
         }
+        Effect::PollContacts { folder_id } => {
+            // The newest page: a contest's other logbooks log a few a minute each.
+            let result = client.contacts(&folder_id, Some(50), None).await;
+            send(Action::ContactsPolled { folder_id, result });
+        }
         Effect::ReserveSerials { folder_id, count } => {
             let result = client.reserve_serials(&folder_id, count).await;
             send(Action::SerialsReserved { folder_id, result });
