@@ -262,11 +262,9 @@ pub async fn cabrillo(
         .collect();
     // Checked as a log's header is when it is started.
     extra.cabrillo = svc_model::contest::header(&given)?;
-    if let Some(soapbox) = svc_model::text::multi_line(
-        "soapbox",
-        params.get("soapbox").unwrap_or_default(),
-        2000,
-    )? {
+    if let Some(soapbox) =
+        svc_model::text::multi_line("soapbox", params.get("soapbox").unwrap_or_default(), 2000)?
+    {
         extra.soapbox = soapbox
             .lines()
             .map(str::trim)

@@ -394,7 +394,10 @@ mod tests {
         let mut fd = log("ARRL-FD", "2A CT");
         let at = |ms: i64| Timestamp(1_800_000_000_000 + ms);
         assert!(fd.poll_due(at(0)));
-        assert!(!fd.poll_due(at(2_500)), "the first read is not answered yet");
+        assert!(
+            !fd.poll_due(at(2_500)),
+            "the first read is not answered yet"
+        );
         fd.polling = false;
         assert!(!fd.poll_due(at(1_999)));
         assert!(fd.poll_due(at(2_000)));
