@@ -355,7 +355,7 @@ impl ContactsPane {
         if added > 0 {
             self.items.extend(new);
             // Newest first, as the pages come; a sort that keeps the order of equal times.
-            self.items.sort_by(|a, b| b.time_on.cmp(&a.time_on));
+            self.items.sort_by_key(|c| std::cmp::Reverse(c.time_on));
         }
         added
     }
