@@ -55,7 +55,7 @@ pub struct CabrilloRequest {
 }
 
 impl Client {
-    /// `POST /v1/contests`: starts a contest log, or joins the open one.
+    /// `POST /v1/contests`: starts a contest log, or joins that weekend's.
     pub async fn start_contest(
         &self,
         request: &NewContestRequest,

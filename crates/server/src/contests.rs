@@ -67,7 +67,7 @@ fn strings(
     }
 }
 
-/// `POST /v1/contests`: starts a contest log, or joins the open one of the contest and call.
+/// `POST /v1/contests`: starts a contest log, or joins that weekend's log of the contest and call.
 pub async fn create(
     State(state): State<AppState>,
     Auth(who): Auth,

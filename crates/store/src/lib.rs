@@ -934,7 +934,7 @@ pub trait Store: Send + Sync + 'static {
         now: Timestamp,
         idem: Option<&IdemRequest>,
     ) -> StoreResult<Idem<Folder>>;
-    /// Starts a contest log, or joins the open one of its contest and callsign
+    /// Starts a contest log, or joins the one of its contest, callsign and weekend
     /// (`POST /v1/contests`).
     async fn find_or_create_contest(
         &self,
