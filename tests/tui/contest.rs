@@ -146,7 +146,6 @@ fn sweepstakes_sends_the_next_serial_number() {
 /// Two logbooks on one Sweepstakes log, the second through a link that is cut and restored:
 /// each sends serial numbers of its own blocks, none twice, the cut one too, and the first
 /// sees the second's QSO in its dupe check once it is stored, with no key pressed.
-#[test]
 fn two_stations_on_one_log_never_send_a_serial_twice() {
     let (server, api, cli) = setup("elevated");
     let r = api.post(
@@ -219,3 +218,5 @@ fn two_stations_on_one_log_never_send_a_serial_twice() {
     b.keys("\x1bq");
     assert_eq!(b.exit_code(), 0);
 }
+
+crate::both_backends!(two_stations_on_one_log_never_send_a_serial_twice);
