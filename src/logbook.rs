@@ -49,6 +49,9 @@ pub struct LogbookArgs {
     /// HamQTH's XML service, for the callbook connected with svc lookup connect [default: https://www.hamqth.com/xml.php]
     #[arg(long, env = "SVC_HAMQTH_URL", value_name = "URL")]
     pub hamqth_url: Option<String>,
+    /// Who is at the keyboard, when not the station's own call: each contact typed here is logged with this OPERATOR (a club's call worked by a member, a multi-op contest station), which Cabrillo's OPERATORS lists
+    #[arg(long, env = "SVC_OPERATOR", value_name = "CALL", value_parser = cli::input::callsign)]
+    pub operator: Option<String>,
 }
 
 impl LogbookArgs {
@@ -68,6 +71,7 @@ impl LogbookArgs {
             pota_api_url: self.pota_api_url.or(before.pota_api_url),
             qrz_xml_url: self.qrz_xml_url.or(before.qrz_xml_url),
             hamqth_url: self.hamqth_url.or(before.hamqth_url),
+            operator: self.operator.or(before.operator),
         }
     }
 }
@@ -111,6 +115,7 @@ pub fn logbook_options(args: LogbookArgs, color: bool) -> Result<crate::tui::Opt
         scp: args.scp,
         pota,
         callbook,
+        operator: args.operator,
     })
 }
 

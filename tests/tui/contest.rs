@@ -162,8 +162,8 @@ fn two_stations_on_one_log_never_send_a_serial_twice() {
     let other = crate::cli::Cli::new(&format!("http://{}", link.addr));
     other.set_env("SVC_API_KEY", api.key());
     other.secret(api.key());
-    let open = |cli: &crate::cli::Cli| {
-        let mut tui = Tui::start(cli, &[], &[]);
+    let open = |cli: &crate::cli::Cli, args: &[&str]| {
+        let mut tui = Tui::start(cli, args, &[]);
         tui.wait_for("ARRL-SS-CW");
         tui.keys("/");
         tui.keys("ARRL-SS-CW");
@@ -175,9 +175,10 @@ fn two_stations_on_one_log_never_send_a_serial_twice() {
         tui.wait_for("Log a contact");
         tui
     };
-    let mut a = open(&cli);
+    let mut a = open(&cli, &[]);
     a.wait_for("sending 1 A 72 CT");
-    let mut b = open(&other);
+    // The second logbook is worked by a member of the club: its contacts name him.
+    let mut b = open(&other, &["--operator", "k1opr"]);
     // The second station's block follows the first's.
     b.wait_for(&format!(
         "sending {} A 72 CT",
@@ -204,6 +205,26 @@ fn two_stations_on_one_log_never_send_a_serial_twice() {
     sent.sort();
     let block = i64::from(svc::tui::components::contest::BLOCK);
     assert_eq!(sent, [1, 2, block + 1], "no serial twice");
+    let operators: Vec<(String, Option<String>)> = api
+        .all_contacts(&id)
+        .iter()
+        .map(|c| {
+            (
+                c["callsign"].as_str().unwrap().to_owned(),
+                c["operator"].as_str().map(str::to_owned),
+            )
+        })
+        .collect();
+    assert!(
+        operators.contains(&("N6XX".to_owned(), Some("K1OPR".to_owned())))
+            && operators.contains(&("K9ZO".to_owned(), None)),
+        "{operators:?}"
+    );
+    let shown = api.get(&format!("/v1/contests/{id}"));
+    assert_eq!(
+        shown.body["standing"]["operators"],
+        json!(["K1OPR", "W1AW"])
+    );
     // The first station's form reads the log again every couple of seconds: the second's
     // QSO reaches its list and its dupe check with no key pressed.
     a.wait_for("N6XX");

@@ -113,6 +113,8 @@ pub struct Options {
     pub pota: Option<reqwest::Url>,
     /// The callbook connected with `svc lookup connect`, when there is one.
     pub callbook: Option<Arc<Callbook>>,
+    /// Who is at the keyboard (`--operator`): the OPERATOR of each contact typed here.
+    pub operator: Option<String>,
 }
 
 /// Whether a call is whole enough to look up: a callsign with a digit and a letter after it
