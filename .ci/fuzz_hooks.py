@@ -54,7 +54,7 @@ EXCHANGES = {
     "CQ-WW-CW": "5", "CQ-WW-SSB": "5", "CQ-WW-RTTY": "5 MA",
     "CQ-WPX-CW": "", "CQ-WPX-SSB": "", "ARRL-DX-CW": "100", "ARRL-DX-SSB": "100",
     "ARRL-SS-CW": "A 72 CT", "ARRL-SS-SSB": "A 72 CT", "NAQP-CW": "BOB MA",
-    "NAQP-SSB": "BOB MA", "ARRL-10": "CT", "SERIAL": "",
+    "NAQP-SSB": "BOB MA", "ARRL-10": "CT", "ARRL-RTTY": "CT", "SERIAL": "",
 }
 
 

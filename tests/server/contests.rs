@@ -333,6 +333,45 @@ fn contacts_of_a_contest_log_take_its_rules() {
     assert_eq!(b_stored["stxString"], "59 5");
 }
 
+fn the_rtty_roundup_reads_the_exchange_wsjtx_keeps_as_one_string() {
+    let s = Server::start();
+    let api = s.account("W1AW", "basic");
+    let ru = start(
+        &api,
+        json!({"contestId": "ARRL-RTTY", "callsign": "W1AW", "exchange": "ct"}),
+    );
+    assert_eq!(ru.body["exchange"], "CT", "{}", ru.body);
+    let ru = ru.id();
+    // As WSJT-X's RTTY Roundup mode logs them: the exchange received as one string.
+    for (call, received) in [
+        ("K1ABC", "579 MA"),
+        ("DL1ABC", "599 0012"),
+        ("K1ABC", "599 MA"),
+    ] {
+        let r = log(
+            &api,
+            &ru,
+            call,
+            14.080,
+            "FT8",
+            json!({"srxString": received}),
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    let shown = api.get(&format!("/v1/contests/{ru}"));
+    let standing = &shown.body["standing"];
+    // K1ABC twice on 20 m is a dupe; a point a QSO; MA and Germany are the multipliers.
+    assert_eq!(standing["qsos"], 2, "{standing}");
+    assert_eq!(standing["dupes"], 1);
+    assert_eq!(standing["multipliers"], 2);
+    assert_eq!(standing["score"], 4);
+    let file = api.get(&format!("/v1/contests/{ru}/cabrillo?categories=LOW"));
+    assert_eq!(file.status, 200, "{}", file.body);
+    let text = file.body.as_str().unwrap_or_default();
+    assert!(text.contains("CONTEST: ARRL-RTTY\r\n"), "{text}");
+    assert!(text.contains(" 599 CT DL1ABC        599 12\r\n"), "{text}");
+}
+
 fn an_edit_follows_the_contest_s_dupe_rule() {
     let s = Server::start();
     let api = s.account("W1AW", "elevated");
@@ -468,6 +507,7 @@ fn stations_take_serial_numbers_no_other_station_is_given() {
 }
 
 crate::both_backends!(
+    the_rtty_roundup_reads_the_exchange_wsjtx_keeps_as_one_string,
     stations_take_serial_numbers_no_other_station_is_given,
     a_contest_log_is_started_joined_and_ended,
     bad_starts_say_what_to_fix_and_make_nothing,

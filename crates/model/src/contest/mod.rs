@@ -50,6 +50,7 @@ const SHIPPED: &[(&str, &str)] = shipped![
     "naqp-cw.toml",
     "naqp-ssb.toml",
     "arrl-10.toml",
+    "arrl-rtty.toml",
     "serial.toml",
 ];
 
