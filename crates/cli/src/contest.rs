@@ -54,21 +54,8 @@ pub struct StartArgs {
     /// (repeat, or separate with commas)
     #[arg(long, value_name = "CATEGORY", value_delimiter = ',')]
     category: Vec<String>,
-    /// Your name, for the Cabrillo file
-    #[arg(long, value_parser = input::text, value_name = "NAME")]
-    name: Option<String>,
-    /// Your email address, for the Cabrillo file
-    #[arg(long, value_parser = input::text, value_name = "EMAIL")]
-    email: Option<String>,
-    /// Your postal address, for the Cabrillo file (a line each, up to six, separated by \n)
-    #[arg(long, value_name = "ADDRESS")]
-    address: Option<String>,
-    /// Your club, for the Cabrillo file
-    #[arg(long, value_parser = input::text, value_name = "CLUB")]
-    club: Option<String>,
-    /// Where you are, as the contest's Cabrillo LOCATION asks (e.g. your ARRL section)
-    #[arg(long, value_parser = input::text, value_name = "LOCATION")]
-    location: Option<String>,
+    #[command(flatten)]
+    header: HeaderArgs,
     /// Start, ISO 8601 with offset [default: now]
     #[arg(long, value_parser = input::time, value_name = "ISO")]
     start_time: Option<String>,
@@ -101,25 +88,42 @@ pub fn run(ctx: &Ctx, command: ContestCommand) -> Result<(), CliError> {
     }
 }
 
-/// Cabrillo header lines given as flags, by tag.
-pub fn header(
+/// The Cabrillo file's header lines as flags: kept by a log as it is started, or given to an
+/// export over the log's.
+#[derive(Debug, Args)]
+pub struct HeaderArgs {
+    /// Your name, for the Cabrillo file
+    #[arg(long, value_parser = input::text, value_name = "NAME")]
     name: Option<String>,
+    /// Your email address, for the Cabrillo file
+    #[arg(long, value_parser = input::text, value_name = "EMAIL")]
     email: Option<String>,
+    /// Your postal address, for the Cabrillo file (a line each, up to six, separated by \n)
+    #[arg(long, value_name = "ADDRESS")]
     address: Option<String>,
+    /// Your club, for the Cabrillo file
+    #[arg(long, value_parser = input::text, value_name = "CLUB")]
     club: Option<String>,
+    /// Where you are, as the contest's Cabrillo LOCATION asks (e.g. your ARRL section)
+    #[arg(long, value_parser = input::text, value_name = "LOCATION")]
     location: Option<String>,
-) -> BTreeMap<String, String> {
-    [
-        ("name", name),
-        ("email", email),
-        // A shell gives "\n" as two characters: they stand for a new line here.
-        ("address", address.map(|a| a.replace("\\n", "\n"))),
-        ("club", club),
-        ("location", location),
-    ]
-    .into_iter()
-    .filter_map(|(tag, value)| Some((tag.to_owned(), value?)))
-    .collect()
+}
+
+impl HeaderArgs {
+    /// The lines given, by tag.
+    pub fn lines(self) -> BTreeMap<String, String> {
+        [
+            ("name", self.name),
+            ("email", self.email),
+            // A shell gives "\n" as two characters: they stand for a new line here.
+            ("address", self.address.map(|a| a.replace("\\n", "\n"))),
+            ("club", self.club),
+            ("location", self.location),
+        ]
+        .into_iter()
+        .filter_map(|(tag, value)| Some((tag.to_owned(), value?)))
+        .collect()
+    }
 }
 
 /// Categories given as flags, checked here so a wrong one is refused before any request.
@@ -149,13 +153,7 @@ fn start(ctx: &Ctx, args: StartArgs) -> Result<(), CliError> {
         callsign: args.callsign.unwrap_or_default(),
         exchange: args.exchange,
         categories: categories(&args.category)?,
-        cabrillo: header(
-            args.name,
-            args.email,
-            args.address,
-            args.club,
-            args.location,
-        ),
+        cabrillo: args.header.lines(),
         start_time: args.start_time,
     };
     let client = ctx.client()?;

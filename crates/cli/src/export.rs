@@ -65,21 +65,9 @@ pub struct CabrilloArgs {
     /// MULTI-OP (repeat, or separate with commas)
     #[arg(long, value_name = "CATEGORY", value_delimiter = ',')]
     category: Vec<String>,
-    /// Your name, over the log's
-    #[arg(long, value_parser = input::text, value_name = "NAME")]
-    name: Option<String>,
-    /// Your email address, over the log's
-    #[arg(long, value_parser = input::text, value_name = "EMAIL")]
-    email: Option<String>,
-    /// Your postal address, over the log's (a line each, separated by \n)
-    #[arg(long, value_name = "ADDRESS")]
-    address: Option<String>,
-    /// Your club, over the log's
-    #[arg(long, value_parser = input::text, value_name = "CLUB")]
-    club: Option<String>,
-    /// Your location as the contest asks for it, over the log's
-    #[arg(long, value_parser = input::text, value_name = "LOCATION")]
-    location: Option<String>,
+    /// The header lines, over the log's
+    #[command(flatten)]
+    header: super::contest::HeaderArgs,
     /// A comment for the log checkers (SOAPBOX)
     #[arg(long, value_name = "TEXT")]
     soapbox: Option<String>,
@@ -196,13 +184,7 @@ fn cabrillo(ctx: &Ctx, args: CabrilloArgs) -> Result<(), CliError> {
             .into_iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect(),
-        header: super::contest::header(
-            args.name,
-            args.email,
-            args.address,
-            args.club,
-            args.location,
-        ),
+        header: args.header.lines(),
         soapbox: args.soapbox.map(|s| s.replace("\\n", "\n")),
     };
     let client = ctx.client()?;

@@ -526,18 +526,15 @@ impl McpServer {
                     soapbox: None,
                 };
                 let text = client.cabrillo(&a.contest_log_id, &request).await?;
-                let shown = client.contest(&a.contest_log_id).await?;
-                let call = shown
-                    .folder
-                    .callsign
-                    .as_deref()
-                    .unwrap_or("log")
-                    .replace('/', "_");
-                let contest = shown
-                    .folder
-                    .contest
-                    .as_ref()
-                    .map_or("CONTEST", |c| c.contest_id.as_str());
+                // Named as the service names it, from the file's own header lines: no second
+                // request, which would count the whole log again.
+                let tag = |name: &str| {
+                    text.lines()
+                        .find_map(|l| l.strip_prefix(name))
+                        .map(|v| v.trim().replace('/', "_"))
+                        .unwrap_or_default()
+                };
+                let (call, contest) = (tag("CALLSIGN:"), tag("CONTEST:"));
                 Ok(json!({
                     "fileName": format!("{call}-{contest}.log"),
                     "qsos": text.lines().filter(|l| l.starts_with("QSO:")).count(),
