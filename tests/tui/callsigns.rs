@@ -20,15 +20,21 @@ fn the_form_shows_the_entity_and_partial_matches_while_typing() {
     tui.wait_for("No contacts yet");
     tui.keys("k1ab");
     tui.wait_for("United States · NA · CQ 5 · ITU 8");
-    tui.wait_for("SCP K1ABC K1ABD");
+    tui.wait_for("SCP 1 K1ABC 2 K1ABD");
     // Logged here, a call comes before the list's.
     tui.keys("x\t14.074\tft8\r");
     tui.wait_for("logged K1ABX");
     tui.keys("1ab");
-    let screen = tui.wait_for("SCP K1ABX K1ABC K1ABD");
-    assert!(!screen.contains("SCP K1ABX K1ABX"), "{screen}");
+    let screen = tui.wait_for("SCP 1 K1ABX 2 K1ABC 3 K1ABD");
+    assert!(!screen.contains("K1ABX 2 K1ABX"), "{screen}");
+    // Alt-1 picks the log's own call, which the day's duplicate check then finds.
+    tui.keys("\x1b1");
+    tui.wait_for("duplicate: K1ABX 20m FT8 logged today");
+    // Alt-5 names a call the line does not have: the form stays as it was.
+    tui.keys("\x1b5");
+    tui.wait_for("the partial list has no call 5");
     // A portable call elsewhere: the entity of where the station is.
-    tui.keys("\x7f\x7f\x7fkh6/w1aw");
+    tui.keys("\x1bwkh6/w1aw");
     tui.wait_for("Hawaii · OC · CQ 31 · ITU 61");
     tui.quit();
     assert_eq!(tui.exit_code(), 0);

@@ -41,6 +41,19 @@ fn opened(
     (server, api, cli, tui, id)
 }
 
+/// The number before `call` on the form's partial (SCP) line, which Alt and it picks.
+fn picking_number(screen: &str, call: &str) -> char {
+    let line = screen
+        .lines()
+        .find(|l| l.contains("SCP "))
+        .unwrap_or_else(|| panic!("no SCP line: {screen}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == call).unwrap();
+    let number = words[at - 1];
+    assert!(number.len() == 1 && number != "0", "{line}");
+    number.chars().next().unwrap()
+}
+
 #[test]
 fn field_day_is_logged_call_exchange_enter() {
     let (_server, api, _cli, mut tui, id) = opened("ARRL-FD", "2A CT");
@@ -93,9 +106,16 @@ fn cq_ww_judges_zones_and_entities_and_serials_count_on() {
     tui.wait_until("the contact stored", |s| {
         s.contains("0 waiting") && s.contains("pts")
     });
-    // Again on 20 m is a dupe, whatever the mode; on 15 m both mults are new again.
-    tui.keys("DL1ABC");
+    // Again on 20 m is a dupe, whatever the mode: the partial list marks it as part of the
+    // call is typed, and the call picked from the list (Alt and its number) is judged as a
+    // typed one.
+    tui.keys("DL1AB");
+    let screen = tui.wait_for("DL1ABC dupe");
+    assert!(!screen.contains("DUPE DL1ABC"), "{screen}");
+    let number = picking_number(&screen, "DL1ABC");
+    tui.keys(&format!("\x1b{number}"));
     tui.wait_for("DUPE DL1ABC 20m");
+    // On 15 m both mults are new again.
     tui.keys("\t14\t21.025");
     tui.wait_for("new mult: zone 14 on 15m");
     tui.keys("\r");
@@ -241,3 +261,58 @@ fn two_stations_on_one_log_never_send_a_serial_twice() {
 }
 
 crate::both_backends!(two_stations_on_one_log_never_send_a_serial_twice);
+
+#[test]
+fn a_contest_log_is_started_from_the_logbook_and_joined_again() {
+    let (_server, api, cli) = setup("elevated");
+    let mut tui = Tui::start(&cli, &[], &[]);
+    tui.wait_for("QSOs 0/");
+    // With no log open the plain letter opens the dialog; it lists the contests it knows.
+    tui.keys("c");
+    let screen = tui.wait_for("Start or join a contest log");
+    assert!(screen.contains("ARRL-FD"), "{screen}");
+    // A contest svc does not know, and an exchange the contest does not read, are refused
+    // on their fields, saying what to fix; nothing is asked of the service.
+    tui.keys("fieldday\r");
+    tui.wait_for("\"fieldday\" is not a contest svc knows");
+    tui.keys("\x15arrl-fd");
+    tui.wait_for("ARRL Field Day (ARRL-FD) · each QSO takes class section");
+    tui.keys("\t\t2g ct\r");
+    tui.wait_for("Sends: the class \"2g\" is not a Field Day class");
+    tui.keys("\x152a ct\tlow single-op\r");
+    tui.wait_for("contest log W1AW ARRL-FD");
+    tui.wait_for("started; type a callsign to log into it");
+    // The log is open and its form a contest form: call, exchange, Enter.
+    tui.keys("k1abc");
+    tui.wait_for("sending 2A CT");
+    tui.keys("\t3a ema\t14.025\tcw\r");
+    tui.wait_for("logged K1ABC 20m CW");
+    tui.wait_until("the contact stored", |s| s.contains("0 waiting"));
+    let logs = api.get("/v1/contests");
+    let items = logs.body["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{}", logs.body);
+    let log = &items[0];
+    assert_eq!(log["contestId"], "ARRL-FD", "{log}");
+    assert_eq!(log["exchange"], "2A CT", "{log}");
+    assert_eq!(log["categories"]["power"], "LOW", "{log}");
+    assert_eq!(log["categories"]["operator"], "SINGLE-OP", "{log}");
+    let id = log["id"].as_str().unwrap();
+    let stored = api.all_contacts(id);
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0]["srxString"], "3A EMA", "{stored:?}");
+    // Started again this weekend, it is the same log, joined.
+    tui.close_form();
+    tui.keys("\x1bc");
+    tui.wait_for("Start or join a contest log");
+    tui.keys("arrl-fd\t\t2a ct\r");
+    tui.wait_for("joined; type a callsign to log into it");
+    assert_eq!(
+        api.get("/v1/contests").body["items"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    tui.keys("\x1bq");
+    assert_eq!(tui.exit_code(), 0);
+}

@@ -197,6 +197,16 @@ fn activation_form() {
 }
 
 #[test]
+fn contest_form() {
+    let mut app = loaded();
+    alt(&mut app, 'c');
+    typed(&mut app, "cq-ww-cw");
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
+    insta::assert_snapshot!(screen(&app));
+}
+
+#[test]
 fn delete_confirmation() {
     let mut app = month_open();
     press(&mut app, KeyCode::BackTab);

@@ -13,7 +13,7 @@ use svc_model::contest::SerialBlock;
 use svc_model::{Folder, Page};
 
 /// The body of `POST /v1/contests`.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewContestRequest {
     pub contest_id: String,

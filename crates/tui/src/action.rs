@@ -73,6 +73,8 @@ pub enum Effect {
     PollContacts {
         folder_id: String,
     },
+    /// A contest log started, or the one of this contest, call and weekend joined.
+    StartContest(Box<svc_client::contests::NewContestRequest>),
     /// A block of serial numbers of a contest log for this station.
     ReserveSerials {
         folder_id: String,
@@ -172,6 +174,7 @@ pub enum Action {
         folder_id: String,
         result: Result<Page<Contact>, ClientError>,
     },
+    ContestStarted(Result<svc_client::FolderCreated, ClientError>),
     SerialsReserved {
         folder_id: String,
         result: Result<svc_model::contest::SerialBlock, ClientError>,

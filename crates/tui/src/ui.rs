@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 
 use super::app::{App, Dialog, Pane};
 use super::components::activation::ActivationView;
+use super::components::contest_start::ContestView;
 use super::components::entry::{self, EntryView};
 use super::components::help::HelpView;
 use super::components::map::MapView;
@@ -63,44 +64,14 @@ pub fn draw(app: &App, frame: &mut Frame) {
     if let Some(position) = cursor(app, area) {
         frame.set_cursor_position(position);
     }
-    let entry_area = EntryView::area(areas.top, area);
+    if let Some(view) = entry_view(app, theme) {
+        let at = view.area(areas.top, area);
+        frame.render_widget(view, at);
+    }
     match &app.dialog {
-        None => {}
-        Some(Dialog::Entry) => {
-            if let Some(form) = &app.entry {
-                let valid = app.activations.meter(&form.folder_id);
-                frame.render_widget(
-                    EntryView {
-                        form,
-                        valid,
-                        refusal: None,
-                        editing: false,
-                        theme,
-                    },
-                    entry_area,
-                );
-            }
+        Some(Dialog::Contest(form)) => {
+            frame.render_widget(ContestView { form, theme }, ContestView::area(area));
         }
-        Some(Dialog::Fix(fix)) => frame.render_widget(
-            EntryView {
-                form: &fix.form,
-                valid: app.activations.meter(&fix.form.folder_id),
-                refusal: Some(&fix.refusal),
-                editing: false,
-                theme,
-            },
-            entry_area,
-        ),
-        Some(Dialog::Edit(edit)) => frame.render_widget(
-            EntryView {
-                form: &edit.form,
-                valid: None,
-                refusal: None,
-                editing: true,
-                theme,
-            },
-            entry_area,
-        ),
         Some(Dialog::Activation(form)) => {
             frame.render_widget(ActivationView { form, theme }, ActivationView::area(area));
         }
@@ -114,8 +85,41 @@ pub fn draw(app: &App, frame: &mut Frame) {
         Some(Dialog::Spot(form)) => {
             frame.render_widget(SpotFormView { form, theme }, SpotFormView::area(area));
         }
+        None | Some(Dialog::Entry | Dialog::Fix(_) | Dialog::Edit(_)) => {}
     }
     obey_nothing(frame.buffer_mut());
+}
+
+/// The entry form as the open dialog shows it: a contact being logged, a refused one being
+/// fixed, or a stored one being edited; none while another dialog or none is open.
+fn entry_view(app: &App, theme: Theme) -> Option<EntryView<'_>> {
+    Some(match &app.dialog {
+        Some(Dialog::Entry) => {
+            let form = app.entry.as_ref()?;
+            EntryView {
+                form,
+                valid: app.activations.meter(&form.folder_id),
+                refusal: None,
+                editing: false,
+                theme,
+            }
+        }
+        Some(Dialog::Fix(fix)) => EntryView {
+            form: &fix.form,
+            valid: app.activations.meter(&fix.form.folder_id),
+            refusal: Some(&fix.refusal),
+            editing: false,
+            theme,
+        },
+        Some(Dialog::Edit(edit)) => EntryView {
+            form: &edit.form,
+            valid: None,
+            refusal: None,
+            editing: true,
+            theme,
+        },
+        _ => return None,
+    })
 }
 
 /// The three panes, and in place of an empty Contacts why nothing can be logged yet.
@@ -160,11 +164,7 @@ fn draw_panes(app: &App, frame: &mut Frame, area: Rect, theme: Theme, focus: Opt
 fn draw_map(app: &App, frame: &mut Frame, area: Rect, theme: Theme) {
     let areas = layout(area, app.message_rows(area.width));
     let panes = areas.top.union(areas.contacts);
-    let form = matches!(
-        app.dialog,
-        Some(Dialog::Entry | Dialog::Fix(_) | Dialog::Edit(_))
-    )
-    .then(|| EntryView::area(areas.top, area));
+    let form = entry_view(app, theme).map(|view| view.area(areas.top, area));
     frame.render_widget(app.map_view(theme), MapView::area(panes, form));
 }
 
@@ -188,6 +188,7 @@ pub fn cursor(app: &App, area: Rect) -> Option<Position> {
         Some(Dialog::Fix(fix)) => Some(entry::cursor(&fix.form, areas.top, area)),
         Some(Dialog::Edit(edit)) => Some(entry::cursor(&edit.form, areas.top, area)),
         Some(Dialog::Activation(form)) => Some(form.cursor(area)),
+        Some(Dialog::Contest(form)) => Some(form.cursor(area)),
         Some(Dialog::Spot(form)) => Some(form.cursor(area)),
         Some(_) => None,
         None => {

@@ -140,129 +140,21 @@ impl App {
         self.judge_for_contest(same_folder);
     }
 
-    /// In a contest log the contest's own rule judges the call, over the whole log, in place
-    /// of the day's dupe check: a dupe, or the points and new multipliers it brings; and the
-    /// log's rate, score and next serial number are counted again when its contacts changed.
-    fn judge_for_contest(&mut self, same_folder: bool) {
-        let Some(form) = &mut self.entry else { return };
-        if form.contest.is_none() {
-            return;
-        }
-        form.duplicate = None;
-        let call = form.value(Field::Callsign).trim().to_owned();
-        let mode = form.value(Field::Mode).to_owned();
-        let typed = form.value(Field::Exchange).to_owned();
-        let band = form.band.as_ref().ok().copied();
-        let Some(contest) = &mut form.contest else {
-            return;
-        };
-        if !same_folder {
-            contest.judge("", None, "", "", None);
-            return;
-        }
-        let dxcc = self.callsigns.as_ref().map(|c| &c.dxcc);
-        let logged: Vec<&svc_model::Contact> = self.contacts.logged().collect();
-        contest.refresh(&logged, dxcc, self.now);
-        let worked = dxcc
-            .and_then(|d| d.resolve(&call))
-            .map(svc_model::contest::Whereabouts::from);
-        contest.judge(&call, band, &mode, &typed, worked);
-    }
-
-    /// With the form open on a contest log and the link up, the log's newest contacts are
-    /// read again every couple of seconds: other logbooks' QSOs reach this one's dupe check
-    /// and score without a key.
-    pub(super) fn poll_contest(&mut self) -> Vec<Effect> {
-        if !matches!(self.dialog, Some(Dialog::Entry)) || self.connection != Connection::Online {
-            return vec![];
-        }
-        let open = self.contacts.folder.as_ref().map(|f| f.id.clone());
+    /// Alt-1 … Alt-9: a call of the form's partial list put on its callsign, and judged as a
+    /// typed one (the day's or the contest's dupe check, who it is, the callbook).
+    pub(super) fn pick_partial(&mut self, i: usize) -> Vec<Effect> {
         let Some(form) = &mut self.entry else {
             return vec![];
         };
-        if open.as_deref() != Some(form.folder_id.as_str()) {
+        if form.pick_partial(i).is_none() {
+            self.say(
+                Tone::Warning,
+                format!("the partial list has no call {}", i + 1),
+            );
             return vec![];
         }
-        let folder_id = form.folder_id.clone();
-        let now = self.now;
-        if form.contest.as_mut().is_some_and(|c| c.poll_due(now)) {
-            vec![Effect::PollContacts { folder_id }]
-        } else {
-            vec![]
-        }
-    }
-
-    /// The answer to [`App::poll_contest`]: what other logbooks stored joins the list and the
-    /// form's judgement. A failed read says nothing: the next one comes in two seconds, and
-    /// the link's state shows in the status bar.
-    pub(super) fn contest_polled(
-        &mut self,
-        folder_id: &str,
-        result: Result<Page<svc_model::Contact>, svc_client::ClientError>,
-    ) -> Vec<Effect> {
-        if let Some(contest) = self.entry.as_mut().and_then(|f| f.contest.as_mut()) {
-            contest.polling = false;
-        }
-        if let Ok(page) = result
-            && self.contacts.take_new(folder_id, page.items) > 0
-        {
-            self.check_callsign();
-        }
-        vec![]
-    }
-
-    /// A block of serial numbers for this station when the form's contest log numbers its
-    /// contacts and few of its own are left.
-    pub(super) fn ask_serials(&mut self) -> Vec<Effect> {
-        let Some(form) = &mut self.entry else {
-            return vec![];
-        };
-        let folder_id = form.folder_id.clone();
-        match &mut form.contest {
-            Some(contest) if contest.wants_block() => {
-                contest.asking = true;
-                self.in_flight += 1;
-                vec![Effect::ReserveSerials {
-                    folder_id,
-                    count: crate::components::contest::BLOCK,
-                }]
-            }
-            _ => vec![],
-        }
-    }
-
-    /// The service's answer to [`App::ask_serials`]: the block joins the form's, or the form
-    /// numbers on from the log and says so (a station with the link down).
-    pub(super) fn serials_reserved(
-        &mut self,
-        folder_id: &str,
-        result: Result<svc_model::contest::SerialBlock, svc_client::ClientError>,
-    ) -> Vec<Effect> {
-        self.answered(&result);
-        let Some(contest) = self
-            .entry
-            .as_mut()
-            .filter(|f| f.folder_id == folder_id)
-            .and_then(|f| f.contest.as_mut())
-        else {
-            return vec![];
-        };
-        match result {
-            Ok(block) => contest.take_block(block),
-            Err(e) => {
-                contest.asking = false;
-                if contest.numbering_alone() {
-                    self.say(
-                        Tone::Warning,
-                        format!(
-                            "serial numbers: no block from the service ({}); this station numbers on from the log's highest, which another station may send too",
-                            describe(&e)
-                        ),
-                    );
-                }
-            }
-        }
-        vec![]
+        self.check_callsign();
+        self.ask_callbook(false)
     }
 
     /// The names of the POTA parks typed in the form, as far as they are known; the others

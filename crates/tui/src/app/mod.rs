@@ -5,6 +5,7 @@
 //! returning the work to start as [`Effect`]s. Nothing here touches the network, the disk or
 //! the clock, so every behaviour can be tested without a terminal.
 
+mod contest;
 mod entry;
 mod loads;
 mod map;
@@ -23,11 +24,13 @@ use super::callsigns::Callsigns;
 use super::components::activation::{ActivationForm, ActivationKey};
 use super::components::activations::ActivationsPane;
 use super::components::contacts::{ContactsPane, Mark};
+use super::components::contest_start::{ContestForm, ContestKey};
 use super::components::entry::{
     Done, EditForm, EntryForm, Field, FixForm, FormKey, edit_request, fault, form_key, send_key,
 };
 use super::components::folders::{FoldersPane, holds_contacts};
 use super::components::outbox::{JournalState, Outbox, contact_row, plural};
+use super::components::partials;
 use super::components::prompts::{Answer, Prompt};
 use super::components::rig::{RigPanel, no_rig};
 use super::components::spots::{SpotForm, SpotKey, SpotList, SpotsKey, worked_today};
@@ -82,6 +85,8 @@ pub enum Dialog {
     /// A stored contact opened to be edited on the service (a busted call fixed).
     Edit(Box<EditForm>),
     Activation(ActivationForm),
+    /// Starts or joins a contest log.
+    Contest(Box<ContestForm>),
     Prompt(Prompt),
     Help,
     /// The hunter's list of POTA spots.
@@ -539,6 +544,7 @@ impl App {
                     vec![]
                 }
             },
+            Dialog::Contest(form) => self.contest_form_key(form, key),
             Dialog::Entry => {
                 self.dialog = Some(Dialog::Entry);
                 let Some(form) = &mut self.entry else {
@@ -550,6 +556,9 @@ impl App {
                     form.clear_for_next();
                     self.say(Tone::Info, "the form is cleared for a new contact");
                     return vec![];
+                }
+                if let Some(i) = partials::picked(&key) {
+                    return self.pick_partial(i);
                 }
                 match form_key(form, key) {
                     FormKey::Close => {
@@ -706,7 +715,13 @@ impl App {
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         let typing = matches!(
             self.dialog,
-            Some(Dialog::Entry | Dialog::Fix(_) | Dialog::Edit(_) | Dialog::Activation(_))
+            Some(
+                Dialog::Entry
+                    | Dialog::Fix(_)
+                    | Dialog::Edit(_)
+                    | Dialog::Activation(_)
+                    | Dialog::Contest(_)
+            )
         );
         let quit_key = (ctrl && key.code == KeyCode::Char('c'))
             || (key.code == KeyCode::Char('q')
@@ -800,6 +815,15 @@ impl App {
                     .map(|m| m.callsign.clone())
                     .unwrap_or_default();
                 self.dialog = Some(Dialog::Activation(ActivationForm::new(&call)));
+                vec![]
+            }
+            'c' => {
+                let call = self
+                    .me
+                    .as_ref()
+                    .map(|m| m.callsign.clone())
+                    .unwrap_or_default();
+                self.dialog = Some(Dialog::Contest(Box::new(ContestForm::new(&call))));
                 vec![]
             }
             'm' => {
@@ -1094,6 +1118,7 @@ fn route(app: &mut App, action: Action) -> Vec<Effect> {
             app.contact_deleted(id, result);
             vec![]
         }
+        Action::ContestStarted(result) => app.contest_started(result),
         Action::SerialsReserved { folder_id, result } => app.serials_reserved(&folder_id, result),
         Action::ContactsPolled { folder_id, result } => app.contest_polled(&folder_id, result),
         Action::ActivationEnded { id, result } => {

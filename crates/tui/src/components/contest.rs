@@ -257,6 +257,23 @@ impl ContestLine {
         });
     }
 
+    /// Whether `call` on `band` and `mode` is a dupe by the contest's rule, for the partial
+    /// list's marks: only the dupe key is read, not an exchange.
+    pub fn is_dupe(&self, call: &str, band: Option<&str>, mode: &str) -> bool {
+        let (Some((tally, _)), Some(band)) = (&self.tally, band) else {
+            return false;
+        };
+        tally
+            .judge(&Scored {
+                callsign: call,
+                band,
+                mode,
+                received: &[],
+                worked: None,
+            })
+            .dupe
+    }
+
     /// The serial number the next contact sends, when the contest has one: the next of this
     /// station's blocks, else (no block had from the service) one past the log's highest.
     pub fn serial(&self) -> Option<u32> {
@@ -336,7 +353,7 @@ impl ContestLine {
     }
 
     /// The form's lines for the contest: the judgement of the call, then what is sent and
-    /// where the log stands.
+    /// where the log stands (its rates are the status bar's).
     pub fn lines(&self, rst_sent: &str, mode: &str, theme: Theme) -> Vec<Line<'static>> {
         let mut lines = Vec::new();
         if let Some(judged) = &self.judged {
@@ -345,14 +362,12 @@ impl ContestLine {
         }
         lines.push(Line::styled(
             format!(
-                "{} · sending {} · {} QSOs · {} mults · score {} · rate {}/h last 10 min, {}/h last hour",
+                "{} · sending {} · {} QSOs · {} mults · score {}",
                 self.contest.id,
                 self.sending(rst_sent, mode),
                 self.score.0,
                 self.score.1,
                 self.score.2,
-                self.rates.0,
-                self.rates.1,
             ),
             theme.dim(),
         ));

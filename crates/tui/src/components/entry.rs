@@ -20,7 +20,7 @@ use svc_model::{ContactInput, ContactPatch};
 // The model's declared fields, named apart from the form's own `Field`.
 use crate::components::activations::Meter;
 use crate::components::contest::ContestLine;
-use crate::components::needed;
+use crate::components::{needed, partials};
 use crate::widgets::{Focus, Theme, Tone, cursor_in, dialog_block, field};
 use svc_model::fields::{Field as Declared, Fields};
 use svc_model::needed::Wanted;
@@ -273,6 +273,18 @@ impl EntryForm {
         self.set(Field::Park, park);
         self.refresh_band();
         self.focus = Field::Callsign;
+    }
+
+    /// The `i`th call of the partial list put on the callsign as if typed, with the cursor
+    /// after it; the call, or `None` when the list has no such call.
+    pub fn pick_partial(&mut self, i: usize) -> Option<String> {
+        let call = self.partials.get(i)?.clone();
+        self.set(Field::Callsign, &call);
+        self.typed[Field::Callsign.index()] = true;
+        if self.focus == Field::Callsign {
+            self.replace_on_type = false;
+        }
+        Some(call)
     }
 
     pub fn next_field(&mut self) {
@@ -968,13 +980,111 @@ pub struct EntryView<'a> {
     pub theme: Theme,
 }
 
+/// The rows the form's fields take, with its border: the lines under them come after.
+const FIELD_ROWS: u16 = 7;
+
 impl EntryView<'_> {
-    /// The top band, grown to the form's nine rows where the screen is short.
-    pub fn area(top: Rect, screen: Rect) -> Rect {
+    /// The top band, grown where it is short to the form's fields and the lines under them
+    /// (nine rows at the least), as far as the screen goes: in a contest log the judgement,
+    /// what is sent, who the call is and the partial list all show on a 24-row terminal.
+    /// The last line, what the keys do, is not grown for: a practised operator no longer
+    /// needs it, and the contacts below stay in sight.
+    pub fn area(&self, top: Rect, screen: Rect) -> Rect {
+        let width = top.width.saturating_sub(2).max(1);
+        let mut lines = self.lines(width);
+        lines.pop();
+        let notes: u16 = lines
+            .iter()
+            .map(|l| {
+                u16::try_from(l.width())
+                    .unwrap_or(u16::MAX)
+                    .div_ceil(width)
+                    .max(1)
+            })
+            .sum();
+        let wanted = (FIELD_ROWS + notes).max(9);
         Rect {
-            height: top.height.max(9.min(screen.bottom().saturating_sub(top.y))),
+            height: top
+                .height
+                .max(wanted.min(screen.bottom().saturating_sub(top.y))),
             ..top
         }
+    }
+
+    /// The lines under the fields, for a form `width` wide inside its border: what is wrong
+    /// with the frequency, a duplicate, the contest's judgement and what is sent, who the
+    /// call is, the partial list, the parks, and what the keys do.
+    fn lines(&self, width: u16) -> Vec<Line<'static>> {
+        let form = self.form;
+        let mut lines = Vec::new();
+        if let Err(why) = &form.band
+            && !why.is_empty()
+        {
+            lines.push(Line::styled(
+                format!("⚠ frequency {}: {why}", form.value(Field::Frequency).trim()),
+                self.theme.tone(Tone::Warning),
+            ));
+        }
+        if let Some(dupe) = &form.duplicate {
+            lines.push(Line::styled(
+                format!("⚠ {dupe}"),
+                self.theme.tone(Tone::Warning),
+            ));
+        }
+        // The contest's judgement and standing are of the contact being logged: a fix or an
+        // edit of one logged before has neither.
+        if let Some(contest) = form
+            .contest
+            .as_ref()
+            .filter(|_| self.refusal.is_none() && !self.editing)
+        {
+            lines.extend(contest.lines(
+                form.value(Field::RstSent),
+                form.value(Field::Mode),
+                self.theme,
+            ));
+        }
+        // Who the call is and what it would bring the log, then the known calls holding it:
+        // read while typing, before the hint line, which a practised operator no longer needs.
+        lines.extend(needed::who_lines(
+            form.who.as_deref(),
+            form.callbook.as_deref(),
+            &form.wanted,
+            self.theme,
+        ));
+        let band = form.band.as_ref().ok().copied();
+        let dupe = |call: &str| {
+            form.contest
+                .as_ref()
+                .is_some_and(|c| c.is_dupe(call, band, form.value(Field::Mode)))
+        };
+        if let Some(line) = partials::line(&form.partials, dupe, width, self.theme) {
+            lines.push(line);
+        }
+        if let Some(parks) = &form.parks {
+            lines.push(Line::from(parks.clone()));
+        }
+        match self.refusal {
+            Some(why) => {
+                lines.push(Line::styled(
+                    format!("refused: {why}"),
+                    self.theme.tone(Tone::Error),
+                ));
+                lines.push(Line::styled(
+                    "Enter sends it again as fixed · Esc leaves it as it was",
+                    self.theme.dim(),
+                ));
+            }
+            None if self.editing => lines.push(Line::styled(
+                "Enter saves the change on the service · Esc leaves the contact as it was",
+                self.theme.dim(),
+            )),
+            None => lines.push(Line::styled(
+                "Tab next field · Shift-Tab back · Enter log · Esc close (the text is kept)",
+                self.theme.dim(),
+            )),
+        }
+        lines
     }
 }
 
@@ -1041,68 +1151,7 @@ impl Widget for EntryView<'_> {
             Rect::new(freq.right(), freq.y, 6, 1).intersection(inner),
             buf,
         );
-        let mut lines = Vec::new();
-        if let Err(why) = &form.band
-            && !why.is_empty()
-        {
-            lines.push(Line::styled(
-                format!("⚠ frequency {}: {why}", form.value(Field::Frequency).trim()),
-                self.theme.tone(Tone::Warning),
-            ));
-        }
-        if let Some(dupe) = &form.duplicate {
-            lines.push(Line::styled(
-                format!("⚠ {dupe}"),
-                self.theme.tone(Tone::Warning),
-            ));
-        }
-        // The contest's judgement and standing are of the contact being logged: a fix or an
-        // edit of one logged before has neither.
-        if let Some(contest) = form
-            .contest
-            .as_ref()
-            .filter(|_| self.refusal.is_none() && !self.editing)
-        {
-            lines.extend(contest.lines(
-                form.value(Field::RstSent),
-                form.value(Field::Mode),
-                self.theme,
-            ));
-        }
-        // Who the call is and what it would bring the log, then the known calls holding it:
-        // read while typing, before the hint line, which a practised operator no longer needs.
-        lines.extend(needed::who_lines(
-            form.who.as_deref(),
-            form.callbook.as_deref(),
-            &form.wanted,
-            self.theme,
-        ));
-        if let Some(line) = partials_line(&form.partials, inner.width, self.theme) {
-            lines.push(line);
-        }
-        if let Some(parks) = &form.parks {
-            lines.push(Line::from(parks.clone()));
-        }
-        match self.refusal {
-            Some(why) => {
-                lines.push(Line::styled(
-                    format!("refused: {why}"),
-                    self.theme.tone(Tone::Error),
-                ));
-                lines.push(Line::styled(
-                    "Enter sends it again as fixed · Esc leaves it as it was",
-                    self.theme.dim(),
-                ));
-            }
-            None if self.editing => lines.push(Line::styled(
-                "Enter saves the change on the service · Esc leaves the contact as it was",
-                self.theme.dim(),
-            )),
-            None => lines.push(Line::styled(
-                "Tab next field · Shift-Tab back · Enter log · Esc close (the text is kept)",
-                self.theme.dim(),
-            )),
-        }
+        let lines = self.lines(inner.width);
         let notes = Rect::new(
             inner.x,
             inner.y + 5,
@@ -1115,29 +1164,17 @@ impl Widget for EntryView<'_> {
     }
 }
 
-/// The partial matches on one line, as many as fit `width` whole, after a dim `SCP`.
-fn partials_line(partials: &[String], width: u16, theme: Theme) -> Option<Line<'static>> {
-    if partials.is_empty() {
-        return None;
-    }
-    let mut spans = vec![Span::styled("SCP", theme.dim())];
-    let mut used = 3;
-    for call in partials {
-        used += 1 + call.chars().count();
-        if used > usize::from(width) {
-            break;
-        }
-        spans.push(Span::raw(format!(" {call}")));
-    }
-    Some(Line::from(spans))
-}
-
 /// Where the terminal's cursor goes while the form is open on a screen of `area`, its top
 /// band `top`.
 pub fn cursor(form: &EntryForm, top: Rect, area: Rect) -> ratatui::layout::Position {
-    let inner = Block::new()
-        .borders(Borders::ALL)
-        .inner(EntryView::area(top, area));
+    // The fields are at the top of the form, however far down it reaches.
+    let rows = Rect {
+        height: top
+            .height
+            .max(FIELD_ROWS.min(area.bottom().saturating_sub(top.y))),
+        ..top
+    };
+    let inner = Block::new().borders(Borders::ALL).inner(rows);
     cursor_in(
         entry_field_area(inner, form.focus, form.contest.is_some()),
         form.input(form.focus),

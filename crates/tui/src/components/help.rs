@@ -29,7 +29,10 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "  Ctrl-U Ctrl-W",
         "clear the field / the word before the cursor",
     ),
-    ("  Alt-W", "wipe the contact; frequency and mode stay"),
+    (
+        "  Alt-W  Alt-1…9",
+        "wipe it (frequency, mode stay) / pick that SCP call",
+    ),
     (
         "  Enter  Esc",
         "log it, the form clears / close, its text kept",
@@ -39,7 +42,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "the commands below (no log open: the letter)",
     ),
     ("n", "the entry form, as it was left"),
-    ("a", "start an activation (a two-fer too), also offline"),
+    ("a  c", "start an activation (also offline) / a contest log"),
     ("e", "edit the contact, or end the activation (after y)"),
     ("d", "delete the contact, or discard a ↑ ✗ one (after y)"),
     ("m", "this month's log: m yours, p POTA, d DX, r Repeaters"),

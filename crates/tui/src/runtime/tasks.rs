@@ -253,6 +253,9 @@ pub async fn perform(
             let result = client.contacts(&folder_id, Some(50), None).await;
             send(Action::ContactsPolled { folder_id, result });
         }
+        Effect::StartContest(request) => {
+            send(Action::ContestStarted(client.start_contest(&request).await));
+        }
         Effect::ReserveSerials { folder_id, count } => {
             let result = client.reserve_serials(&folder_id, count).await;
             send(Action::SerialsReserved { folder_id, result });
