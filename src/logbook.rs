@@ -52,6 +52,9 @@ pub struct LogbookArgs {
     /// Who is at the keyboard, when not the station's own call: each contact typed here is logged with this OPERATOR (a club's call worked by a member, a multi-op contest station), which Cabrillo's OPERATORS lists
     #[arg(long, env = "SVC_OPERATOR", value_name = "CALL", value_parser = cli::input::callsign)]
     pub operator: Option<String>,
+    /// Which transmitter of a two-transmitter (multi-two) contest station this logbook logs for, 0 or 1: each contact typed here carries it, and the Cabrillo file's QSO lines end with it
+    #[arg(long, env = "SVC_TRANSMITTER", value_name = "0|1", value_parser = clap::value_parser!(u8).range(0..=1))]
+    pub transmitter: Option<u8>,
 }
 
 impl LogbookArgs {
@@ -72,6 +75,7 @@ impl LogbookArgs {
             qrz_xml_url: self.qrz_xml_url.or(before.qrz_xml_url),
             hamqth_url: self.hamqth_url.or(before.hamqth_url),
             operator: self.operator.or(before.operator),
+            transmitter: self.transmitter.or(before.transmitter),
         }
     }
 }
@@ -116,6 +120,7 @@ pub fn logbook_options(args: LogbookArgs, color: bool) -> Result<crate::tui::Opt
         pota,
         callbook,
         operator: args.operator,
+        transmitter: args.transmitter,
     })
 }
 

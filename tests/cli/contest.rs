@@ -479,6 +479,111 @@ fn serials_zones_and_what_is_missing() {
 }
 
 /// One ADIF field as the specification writes it: `<NAME:length>value`.
+/// A multi-two station: each QSO line ends with the transmitter that made it (0 or 1), as
+/// the logbooks of its two transmitters (`svc --transmitter`) or `svc contacts edit
+/// --transmitter` mark the contacts; a contact with none is named, not written without it.
+#[test]
+fn a_multi_two_log_names_each_qso_s_transmitter() {
+    let (_server, api, cli) = setup("elevated");
+    let started = cli.run(&[
+        "contest",
+        "start",
+        "CQ-WW-CW",
+        "--exchange",
+        "5",
+        "--category",
+        "MULTI-OP,HIGH",
+        "--json",
+    ]);
+    started.ok();
+    let log_id = started.json()["id"].as_str().unwrap().to_owned();
+    let zone = |t: Option<i64>, cqz: i64| {
+        let mut v = json!({"rstReceived": "599", "cqz": cqz, "operator": "K1ABC"});
+        if let Some(t) = t {
+            v["transmitter"] = json!(t);
+        }
+        v
+    };
+    log(
+        &api,
+        &log_id,
+        "DL1ABC",
+        14.025,
+        "CW",
+        "2026-11-28T00:01:00Z",
+        zone(Some(0), 14),
+    );
+    log(
+        &api,
+        &log_id,
+        "JA1XYZ",
+        21.026,
+        "CW",
+        "2026-11-28T00:02:00Z",
+        zone(Some(1), 25),
+    );
+    let lacking = log(
+        &api,
+        &log_id,
+        "VK2AAA",
+        21.030,
+        "CW",
+        "2026-11-28T00:03:00Z",
+        zone(None, 30),
+    );
+    // Two transmitters seen: the log is TWO, and the contact with none is named.
+    let refused = cli.run(&["export", "cabrillo", &log_id]);
+    let message = refused.fails(2, "export cabrillo", "validation_error");
+    assert!(
+        message.contains(&lacking) && message.contains("--transmitter 0"),
+        "{message}"
+    );
+    // The CLI marks it; a transmitter that is neither 0 nor 1 is refused and changes nothing.
+    let bad = cli.run(&["contacts", "edit", &lacking, "--transmitter", "2"]);
+    bad.fails(2, "contacts edit", "validation_error");
+    cli.run(&["contacts", "edit", &lacking, "--transmitter", "1"])
+        .ok();
+    let (read, text) = export(&cli, &log_id, &[]);
+    assert!(text.contains("CATEGORY-TRANSMITTER: TWO\r\n"), "{text}");
+    if let Some(read) = read {
+        assert_eq!(read["category_transmitter"], "TWO");
+        let t: Vec<&Value> = read["qsos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| &q["t"])
+            .collect();
+        assert_eq!(t, [&json!(0), &json!(1), &json!(1)], "{text}");
+        let q = &read["qsos"][0];
+        assert_eq!(
+            q["dx_exch"],
+            json!(["599", "14"]),
+            "the id is no part of the exchange"
+        );
+    }
+    // Said to be one transmitter, the lines carry none.
+    let (read, text) = export(&cli, &log_id, &["--category", "transmitter=ONE"]);
+    assert!(text.contains("CATEGORY-TRANSMITTER: ONE\r\n"), "{text}");
+    if let Some(read) = read {
+        assert!(
+            read["qsos"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|q| q["t"].is_null()),
+            "{text}"
+        );
+    }
+    // ADIF carries it as svc's own application field.
+    let adif = cli.run(&["export", "adif", "--folder", &log_id]);
+    adif.ok();
+    assert!(
+        adif.stdout.contains("<APP_SVC_TRANSMITTER:1>1"),
+        "{}",
+        adif.stdout
+    );
+}
+
 fn f(name: &str, value: &str) -> String {
     format!("<{name}:{}>{value}", value.len())
 }

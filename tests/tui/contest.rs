@@ -3,6 +3,8 @@
 //! typed, the serial number sent, the rate and score in the status bar, and what the service
 //! stores.
 
+use std::collections::BTreeMap;
+
 use serde_json::json;
 
 use super::terminal::Tui;
@@ -195,10 +197,11 @@ fn two_stations_on_one_log_never_send_a_serial_twice() {
         tui.wait_for("Log a contact");
         tui
     };
-    let mut a = open(&cli, &[]);
+    // A multi-two station: each logbook marks its contacts with its transmitter.
+    let mut a = open(&cli, &["--transmitter", "0"]);
     a.wait_for("sending 1 A 72 CT");
     // The second logbook is worked by a member of the club: its contacts name him.
-    let mut b = open(&other, &["--operator", "k1opr"]);
+    let mut b = open(&other, &["--operator", "k1opr", "--transmitter", "1"]);
     // The second station's block follows the first's.
     b.wait_for(&format!(
         "sending {} A 72 CT",
@@ -239,6 +242,20 @@ fn two_stations_on_one_log_never_send_a_serial_twice() {
         operators.contains(&("N6XX".to_owned(), Some("K1OPR".to_owned())))
             && operators.contains(&("K9ZO".to_owned(), None)),
         "{operators:?}"
+    );
+    let transmitters: BTreeMap<String, i64> = api
+        .all_contacts(&id)
+        .iter()
+        .map(|c| {
+            (
+                c["callsign"].as_str().unwrap().to_owned(),
+                c["transmitter"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        transmitters,
+        BTreeMap::from([("K9ZO".into(), 0), ("N6XX".into(), 1), ("W0AAA".into(), 0)])
     );
     let shown = api.get(&format!("/v1/contests/{id}"));
     assert_eq!(
@@ -315,4 +332,17 @@ fn a_contest_log_is_started_from_the_logbook_and_joined_again() {
     );
     tui.keys("\x1bq");
     assert_eq!(tui.exit_code(), 0);
+}
+
+#[test]
+fn a_transmitter_other_than_0_or_1_is_refused_before_the_screen_opens() {
+    let (_server, _api, cli) = setup("elevated");
+    let mut tui = Tui::start(&cli, &["--transmitter", "2"], &[]);
+    assert_eq!(tui.exit_code(), 2);
+    let screen = tui.contents();
+    assert!(screen.contains("--transmitter"), "{screen}");
+    assert!(
+        screen.contains("0..=1") || screen.contains("0 or 1"),
+        "{screen}"
+    );
 }

@@ -167,7 +167,7 @@ pub fn write(
         ),
         ("band", category_band(contacts)),
         ("mode", category_mode(contacts)),
-        ("transmitter", "ONE".to_owned()),
+        ("transmitter", category_transmitter(contacts)),
     ];
     for (kind, value) in derived {
         categories.entry(kind.to_owned()).or_insert(value);
@@ -178,10 +178,15 @@ pub fn write(
             "Cabrillo's CATEGORY-POWER is not known: give the power category, HIGH, LOW or QRP (svc export cabrillo --category power=LOW), or start the log with it",
         ));
     }
+    // A two-transmitter log says on each QSO line which transmitter made it (0 or 1).
+    let two = categories.get("transmitter").map(String::as_str) == Some("TWO");
+    if two {
+        transmitter_ids(contacts)?;
+    }
     let mut lines = Vec::with_capacity(contacts.len());
     let mut incomplete = Vec::new();
     for c in contacts.iter() {
-        match qso_line(contest, log, callsign, c) {
+        match qso_line(contest, log, callsign, c, two) {
             Some(line) => lines.push(line),
             None => incomplete.push(c),
         }
@@ -261,9 +266,47 @@ pub fn write(
     Ok(out)
 }
 
-/// One QSO line after `QSO: `, its columns aligned as the specification's examples are;
-/// `None` when the contact lacks part of an exchange.
-fn qso_line(contest: &Contest, log: &ContestLog, callsign: &str, c: &Contact) -> Option<String> {
+/// Refused, naming them, when contacts of a two-transmitter log lack their transmitter id.
+fn transmitter_ids(contacts: &[Contact]) -> Result<(), ApiError> {
+    let lacking: Vec<&Contact> = contacts
+        .iter()
+        .filter(|c| c.fields.get(Field::Transmitter).is_none())
+        .collect();
+    let Some(first) = lacking.first() else {
+        return Ok(());
+    };
+    let named: Vec<String> = lacking
+        .iter()
+        .take(NAMED)
+        .map(|c| format!("{} ({} {})", c.id, c.callsign, c.time_on))
+        .collect();
+    let more = lacking.len().saturating_sub(NAMED);
+    Err(ApiError::field(
+        "contacts",
+        format!(
+            "a CATEGORY-TRANSMITTER TWO log names the transmitter (0 or 1) of each QSO, and {} of its contacts have none: {}{}; log from each transmitter's logbook with svc --transmitter 0 or 1, or set it on them, e.g. svc contacts edit {} --transmitter 0",
+            lacking.len(),
+            named.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
+            first.id
+        ),
+    ))
+}
+
+/// One QSO line after `QSO: `, its columns aligned as the specification's examples are,
+/// ending with the transmitter id when `two` (a two-transmitter log); `None` when the
+/// contact lacks part of an exchange.
+fn qso_line(
+    contest: &Contest,
+    log: &ContestLog,
+    callsign: &str,
+    c: &Contact,
+    two: bool,
+) -> Option<String> {
     let mode = CabrilloMode::of(&c.mode);
     let sent: Vec<String> = match c.fields.get(Field::StxString) {
         Some(sent) if sent.split_whitespace().count() == contest.exchange.len() => {
@@ -292,7 +335,7 @@ fn qso_line(contest: &Contest, log: &ContestLog, callsign: &str, c: &Contact) ->
     if sent.len() != rcvd.len() {
         return None;
     }
-    Some(format!(
+    let mut line = format!(
         "{:>5} {} {} {:<13} {} {:<13} {}",
         cabrillo_frequency(c.frequency, &c.band),
         mode.as_str(),
@@ -301,7 +344,26 @@ fn qso_line(contest: &Contest, log: &ContestLog, callsign: &str, c: &Contact) ->
         sent.join(" "),
         c.callsign,
         rcvd.join(" ")
-    ))
+    );
+    if two {
+        line.push(' ');
+        line.push_str(c.fields.get(Field::Transmitter)?);
+    }
+    Some(line)
+}
+
+/// CATEGORY-TRANSMITTER as the contacts show it: TWO when they name two transmitters, else
+/// ONE.
+fn category_transmitter(contacts: &[Contact]) -> String {
+    let mut ids = contacts
+        .iter()
+        .filter_map(|c| c.fields.get(Field::Transmitter));
+    let first = ids.next();
+    if first.is_some_and(|first| ids.any(|id| id != first)) {
+        "TWO".to_owned()
+    } else {
+        "ONE".to_owned()
+    }
 }
 
 /// CATEGORY-BAND for a log of one band Cabrillo names (`20M`, `2M`, `432`), else ALL.

@@ -140,6 +140,7 @@ fields! {
     ArrlSect "arrlSect" "ARRL_SECT" "arrl-sect" Upper(20), false, "The worked station's ARRL or RAC section, e.g. CT";
     Check "check" "CHECK" "check" Upper(20), false, "The worked station's Sweepstakes check: the year first licensed, e.g. 72";
     Precedence "precedence" "PRECEDENCE" "precedence" Upper(20), false, "The worked station's Sweepstakes precedence, e.g. A";
+    Transmitter "transmitter" "APP_SVC_TRANSMITTER" "transmitter" Integer(0, 1), true, "Which transmitter of a two-transmitter (multi-two) contest station made the contact, 0 or 1: Cabrillo's transmitter id (in ADIF svc's own APP_SVC_TRANSMITTER, as ADIF has none)";
     QslSent "qslSent" "QSL_SENT" "qsl-sent" Choice(QSL_SENT), false, "Paper QSL sent: Y, N, R (requested), Q (queued) or I (ignore)";
     QslRcvd "qslRcvd" "QSL_RCVD" "qsl-rcvd" Choice(QSL_RCVD), false, "Paper QSL received: Y, N, R, I or V";
     QslSdate "qslSdate" "QSLSDATE" "qsl-sdate" Date, false, "When the paper QSL was sent";
@@ -766,8 +767,11 @@ mod tests {
         for (i, def) in FIELDS.iter().enumerate() {
             assert_eq!(def.field as usize, i, "{}", def.wire);
             // Wire names follow the ADIF name, but for the QSL dates, whose ADIF names
-            // (QSLSDATE) run two words together.
-            if !def.adif.contains("QSLSDATE") && !def.adif.contains("QSLRDATE") {
+            // (QSLSDATE) run two words together, and svc's own application fields, named
+            // on the wire without the APP_SVC_ that ADIF needs.
+            if let Some(own) = def.adif.strip_prefix("APP_SVC_") {
+                assert_eq!(def.wire, camel(own), "{}", def.adif);
+            } else if !def.adif.contains("QSLSDATE") && !def.adif.contains("QSLRDATE") {
                 assert_eq!(def.wire, camel(def.adif), "{}", def.adif);
             }
             assert!(

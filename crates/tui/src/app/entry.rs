@@ -230,16 +230,8 @@ impl App {
                 callsigns.dxcc.fill(&request.callsign, &mut request.fields);
             }
         }
-        // Who is at the keyboard, unless the contact names its operator already (a fix).
-        if let Some(operator) = &self.options.operator {
-            for request in requests
-                .iter_mut()
-                .filter(|r| r.fields.get(svc_model::Field::Operator).is_none())
-            {
-                request
-                    .fields
-                    .set(svc_model::Field::Operator, Some(operator.clone()));
-            }
+        for request in &mut requests {
+            self.options.stamp_station(request);
         }
         if let Some((folder_id, label)) = ended
             && form.ended_ok.as_deref() != Some(folder_id.as_str())

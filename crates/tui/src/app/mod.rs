@@ -120,6 +120,31 @@ pub struct Options {
     pub callbook: Option<Arc<Callbook>>,
     /// Who is at the keyboard (`--operator`): the OPERATOR of each contact typed here.
     pub operator: Option<String>,
+    /// Which transmitter of a multi-two station this logbook logs for (`--transmitter`):
+    /// each contact typed here carries it, for the Cabrillo file's QSO lines.
+    pub transmitter: Option<u8>,
+}
+
+impl Options {
+    /// Who is at the keyboard (`--operator`) and which transmitter this logbook logs for
+    /// (`--transmitter`), on a contact logged here, unless it names them already (a fix, or
+    /// WSJT-X's operator).
+    pub fn stamp_station(&self, request: &mut svc_model::ContactInput) {
+        let station = [
+            (svc_model::Field::Operator, self.operator.clone()),
+            (
+                svc_model::Field::Transmitter,
+                self.transmitter.map(|t| t.to_string()),
+            ),
+        ];
+        for (field, value) in station {
+            if let Some(value) = value
+                && request.fields.get(field).is_none()
+            {
+                request.fields.set(field, Some(value));
+            }
+        }
+    }
 }
 
 /// Whether a call is whole enough to look up: a callsign with a digit and a letter after it

@@ -71,10 +71,11 @@ impl App {
             );
             return vec![];
         }
-        // The entity goes with it, as with a typed contact.
+        // The entity, the operator and the transmitter go with it, as with a typed contact.
         if let Some(callsigns) = &self.callsigns {
             callsigns.dxcc.fill(&request.callsign, &mut request.fields);
         }
+        self.options.stamp_station(&mut request);
         let month = match self.contacts.folder.as_ref().filter(|f| holds_contacts(f)) {
             Some(folder) => {
                 request.folder_id = folder.id.clone();
