@@ -584,6 +584,84 @@ fn a_multi_two_log_names_each_qso_s_transmitter() {
     );
 }
 
+/// `svc contacts create --exchange`: the exchange as contesters type it, read by the log's
+/// contest into the contact's fields; what does not read, or a folder that is no contest log,
+/// is refused and nothing stored.
+#[test]
+fn contacts_create_takes_a_contest_exchange() {
+    let (_server, api, cli) = setup("elevated");
+    let started = cli.run(&["contest", "start", "CQ-WW-CW", "--exchange", "5", "--json"]);
+    started.ok();
+    let log_id = started.json()["id"].as_str().unwrap().to_owned();
+    let create = |folder: &str, call: &str, exchange: &str| {
+        cli.run(&[
+            "contacts",
+            "create",
+            "--folder",
+            folder,
+            "--callsign",
+            call,
+            "--frequency",
+            "14.025",
+            "--mode",
+            "CW",
+            "--exchange",
+            exchange,
+            "--json",
+        ])
+    };
+    // The report left out, as typed in the logbook: CQ WW's 599 stands in.
+    let made = create(&log_id, "DL1ABC", "14");
+    made.ok();
+    let id = made.json()["id"].as_str().unwrap().to_owned();
+    let stored = api.all_contacts(&log_id);
+    let c = stored.iter().find(|c| c["id"] == id.as_str()).unwrap();
+    assert_eq!(c["cqz"], 14, "{c}");
+    assert_eq!(c["rstReceived"], "599", "{c}");
+    assert_eq!(c["srxString"], "599 14", "{c}");
+    assert_eq!(c["contestId"], "CQ-WW-CW", "{c}");
+    assert_eq!(c["stxString"], "599 5", "{c}");
+    create(&log_id, "JA1XYZ", "579 25").ok();
+    // A zone CQ WW does not have: refused, saying what it takes; nothing stored.
+    let bad = create(&log_id, "VK2AAA", "99");
+    let error = bad.fails_json(2, "contacts create", "validation_error");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.starts_with("--exchange: the zone"), "{message}");
+    // Not a contest log: said so, nothing stored.
+    let month = crate::cli::monthly(&api);
+    let bad = create(&month, "K1ABC", "14");
+    let error = bad.fails_json(2, "contacts create", "validation_error");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("is a monthly folder, not a contest log"),
+        "{message}"
+    );
+    let bad = create("fld_aaaaaaaaaaaaaaaa", "K1ABC", "14");
+    let error = bad.fails_json(1, "contacts create", "not_found");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("no contest log of yours"), "{message}");
+    assert!(api.all_contacts(&month).is_empty());
+    assert_eq!(api.all_contacts(&log_id).len(), 2);
+    // The log is read for its contest, which the outbox cannot do.
+    let run = cli.run(&[
+        "contacts",
+        "create",
+        "--queue",
+        "--folder",
+        &log_id,
+        "--callsign",
+        "K1ABC",
+        "--frequency",
+        "14.025",
+        "--mode",
+        "CW",
+        "--exchange",
+        "5",
+    ]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("--queue"), "{run:?}");
+}
+
 fn f(name: &str, value: &str) -> String {
     format!("<{name}:{}>{value}", value.len())
 }

@@ -9,6 +9,7 @@ use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
 use svc_client::ClientError;
 use svc_model::fields::FIELDS;
+use svc_model::folder::FolderRole;
 use svc_model::seed;
 use svc_model::{Contact, Timestamp, text};
 use svc_model::{ContactInput, ContactPatch};
@@ -77,6 +78,9 @@ pub struct CreateArgs {
     time_on: Option<String>,
     #[command(flatten)]
     fields: OptionalFields,
+    /// In a contest log: the exchange received, as contesters type it (2A CT for Field Day, 14 or 579 14 for CQ WW, whose report may be left out, 12 B 69 IL for Sweepstakes), read by the log's contest into its fields (class, arrlSect, cqz, srx, …) and srxString; the log is read for its contest, so not with --queue
+    #[arg(long, value_name = "TEXT", value_parser = input::text, conflicts_with = "queue")]
+    exchange: Option<String>,
     /// Only put it in the outbox (no network when this key was used here before) and return
     /// at once with the entry id; svc outbox push sends it
     #[arg(long)]
@@ -221,6 +225,9 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
     }
     let client = ctx.client()?;
     let created = ctx.block_on(async {
+        if let Some(typed) = &args.exchange {
+            put_exchange(&client, typed, &mut request).await?;
+        }
         Ok(match &args.idempotency_key {
             Some(key) => client.create_contact_keyed(&request, key).await?,
             None => client.create_contact(&request).await?,
@@ -239,6 +246,33 @@ fn create(ctx: &Ctx, args: CreateArgs) -> Result<(), CliError> {
         _ if ctx.quiet => ctx.say(&format!("{}\n", created.id)),
         _ => ctx.say(&format!("created contact {}\n", created.id)),
     }
+}
+
+/// `--exchange`: the received exchange read by the contest of the log the contact goes to.
+async fn put_exchange(
+    client: &svc_client::Client,
+    typed: &str,
+    request: &mut ContactInput,
+) -> Result<(), CliError> {
+    let shown = match client.contest(&request.folder_id).await {
+        Ok(shown) => shown,
+        // No contest log of this account: another folder's, or none at all.
+        Err(ClientError::Server(e)) if e.status == 404 => {
+            return Err(CliError::not_found(format!(
+                "--exchange is for a contact of a contest log, and {} is no contest log of yours; drop --exchange, or log into the contest log (svc contest list)",
+                request.folder_id
+            )));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let Ok(FolderRole::Contest { contest, .. }) = shown.folder.role() else {
+        return Err(CliError::input(format!(
+            "--exchange: contest log {} is of a contest this svc does not know; update svc, or log the exchange's fields one by one",
+            request.folder_id
+        )));
+    };
+    svc_model::received::put_received(contest, typed, request)
+        .map_err(|e| CliError::input(format!("--exchange: {}", e.message)))
 }
 
 /// `contacts create --queue`: the contact is committed to the outbox, time and all, and

@@ -112,6 +112,7 @@ pub const EXAMPLES: &[(&str, &[&str])] = &[
             "svc contacts create --folder fld_6bd4d7ppqfy6hdvp --callsign K1ABC --frequency 14.074 --mode FT8",
             "svc contacts create --folder fld_6bd4d7ppqfy6hdvp --callsign N0CALL --frequency 7.185 --mode SSB --time-on 2026-11-22T14:05:00Z --rst-sent 59 --rst-received 57 --sig POTA --sig-info US-1234 --json",
             "svc contacts create --queue --folder fld_6bd4d7ppqfy6hdvp --callsign K1ABC --frequency 14.074 --mode FT8",
+            "svc contacts create --folder fld_2cq6ww4xk7m3abcd --callsign DL1ABC --frequency 14.025 --mode CW --exchange 14",
         ],
     ),
     (

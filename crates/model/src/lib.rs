@@ -25,6 +25,7 @@ pub mod once;
 pub mod packed;
 pub mod page;
 pub mod program;
+pub mod received;
 pub mod registry;
 pub mod report;
 pub mod scp;

@@ -8,6 +8,7 @@ mod exchange;
 mod lists;
 mod log;
 mod qso;
+mod received;
 mod score;
 
 use std::collections::BTreeMap;

@@ -516,3 +516,26 @@ fn a_log_is_one_a_contest_weekend_whichever_day_it_is_started() {
     }
     assert_ne!(identity(ss, "W1AW/4", at("2026-11-07T21:00:00Z")), saturday);
 }
+
+#[test]
+fn a_typed_exchange_may_leave_out_the_report() {
+    let ww = Contest::find("CQ-WW-CW").unwrap();
+    let read = |typed: &str, mode: &str| {
+        ww.read_typed(typed, mode).map(|r| {
+            r.into_iter()
+                .map(|(f, v)| format!("{f}={v}"))
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(read("14", "CW").unwrap(), ["RST_RCVD=599", "CQZ=14"]);
+    assert_eq!(read("579 14", "CW").unwrap(), ["RST_RCVD=579", "CQZ=14"]);
+    let ssb = Contest::find("CQ-WW-SSB").unwrap();
+    assert_eq!(
+        ssb.read_typed("5", "SSB").unwrap()[0],
+        ("RST_RCVD", "59".to_owned())
+    );
+    assert!(read("99", "CW").unwrap_err().message.contains("zone"));
+    // A contest with no report reads the words as they are.
+    let fd = Contest::find("ARRL-FD").unwrap();
+    assert_eq!(fd.read_typed("3a ema", "CW").unwrap().len(), 2);
+}

@@ -7,7 +7,7 @@ use ratatui::text::Line;
 
 use crate::widgets::{Theme, Tone};
 use svc_model::cabrillo::{received, whereabouts};
-use svc_model::contest::{Check, Contest, ContestLog, Scored, SerialBlock, Tally, default_report};
+use svc_model::contest::{Check, Contest, ContestLog, Scored, SerialBlock, Tally};
 use svc_model::dxcc::Dxcc;
 use svc_model::fields::Field;
 use svc_model::folder::FolderRole;
@@ -104,49 +104,17 @@ impl ContestLine {
         format!("e.g. {}", words.join(" "))
     }
 
-    /// The received exchange as typed, read into its ADIF fields. The report may be left
-    /// out, as contesters type it: the mode's 599 (59 on phone) stands in for it.
+    /// The received exchange as typed, read into its ADIF fields; the report may be left
+    /// out, as contesters type it ([`Contest::read_typed`]).
     pub fn read(&self, typed: &str, mode: &str) -> Result<Vec<(&'static str, String)>, String> {
-        // Left out when fewer words than the exchange needs came, or when the first is no
-        // report (`5 MA` in CQ WW RTTY); `14` alone in CQ WW is the zone, not a report of 14.
-        let words: Vec<&str> = typed.split_whitespace().collect();
-        let required = self.contest.exchange.iter().filter(|f| !f.optional).count();
-        let leaves_out_report = self.contest.exchange.first().is_some_and(|f| {
-            f.check.contains(&Check::Rst)
-                && (words.len() < required || words.first().is_none_or(|w| f.read(w).is_none()))
-        });
-        let typed = if leaves_out_report {
-            format!(
-                "{} {typed}",
-                default_report(svc_model::contest::CabrilloMode::of(mode))
-            )
-        } else {
-            typed.to_owned()
-        };
-        self.contest.read_exchange(&typed).map_err(|e| e.message)
+        self.contest.read_typed(typed, mode).map_err(|e| e.message)
     }
 
     /// Puts the contest's fields on a contact the form built: the received exchange into
-    /// its fields (the report as `rstReceived`, a name as `name`) and as `srxString`, the
-    /// serial number sent as `stx`, and the contest's `contestId`.
+    /// its fields, as `srxString` and the contest's `contestId`
+    /// ([`svc_model::received::put_received`]), and the serial number sent as `stx`.
     pub fn fill(&self, request: &mut ContactInput, typed: &str) -> Result<(), String> {
-        let read = self.read(typed, &request.mode)?;
-        for (adif, value) in &read {
-            match *adif {
-                "RST_RCVD" => request.rst_received = Some(value.clone()),
-                "NAME" => request.name = Some(value.clone()),
-                name => {
-                    if let Some(field) = Field::by_adif(name) {
-                        request.fields.set(field, Some(value.clone()));
-                    }
-                }
-            }
-        }
-        let words: Vec<&str> = read.iter().map(|(_, v)| v.as_str()).collect();
-        request.fields.set(Field::SrxString, Some(words.join(" ")));
-        request
-            .fields
-            .set(Field::ContestId, Some(self.contest.adif.clone()));
+        svc_model::received::put_received(self.contest, typed, request).map_err(|e| e.message)?;
         // A contact fixed after a refusal keeps the number it was sent with.
         if let Some(serial) = self.serial()
             && request.fields.get(Field::Stx).is_none()
