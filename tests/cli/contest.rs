@@ -662,6 +662,58 @@ fn contacts_create_takes_a_contest_exchange() {
     assert!(run.stderr.contains("--queue"), "{run:?}");
 }
 
+/// At a terminal, `svc export cabrillo` asks for the power category a log does not give
+/// (only the station can say it) and writes the file with the answer; a wrong answer is
+/// refused, saying what it takes, and writes nothing.
+#[test]
+fn export_cabrillo_asks_a_terminal_for_the_power_category() {
+    let (_server, api, cli) = setup("elevated");
+    let started = cli.run(&[
+        "contest",
+        "start",
+        "ARRL-FD",
+        "--exchange",
+        "2A CT",
+        "--json",
+    ]);
+    started.ok();
+    let log_id = started.json()["id"].as_str().unwrap().to_owned();
+    log(
+        &api,
+        &log_id,
+        "K1ABC",
+        14.025,
+        "CW",
+        "2026-06-27T18:01:00Z",
+        json!({"srxString": "3A EMA"}),
+    );
+    let path = cli.home.path().join("fd.log");
+    let args = [
+        "export",
+        "cabrillo",
+        log_id.as_str(),
+        "--out",
+        path.to_str().unwrap(),
+    ];
+    let mut term = crate::tui::terminal::Tui::start(&cli, &args, &[]);
+    term.wait_for("Power category (HIGH, LOW or QRP):");
+    term.keys("medium\r");
+    assert_eq!(term.exit_code(), 2);
+    assert!(
+        term.contents().contains("HIGH, LOW, QRP"),
+        "{}",
+        term.contents()
+    );
+    assert!(!path.exists());
+    let mut term = crate::tui::terminal::Tui::start(&cli, &args, &[]);
+    term.wait_for("Power category (HIGH, LOW or QRP):");
+    term.keys("low\r");
+    assert_eq!(term.exit_code(), 0, "{}", term.contents());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("CATEGORY-POWER: LOW\r\n"), "{text}");
+    check_rules(&text);
+}
+
 fn f(name: &str, value: &str) -> String {
     format!("<{name}:{}>{value}", value.len())
 }

@@ -12,7 +12,7 @@ mod render;
 mod rig;
 mod spots;
 mod state;
-mod terminal;
+pub(crate) mod terminal;
 mod wsjtx;
 
 use std::collections::VecDeque;

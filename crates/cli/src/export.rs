@@ -2,7 +2,7 @@
 //! or a file, in one request (`GET /v1/adif`) whose answer is copied as it comes, so that
 //! memory stays flat and the burst limit is spent once (docs/ADIF-AND-POTA.md, "ADIF").
 
-use std::io::{BufWriter, Write};
+use std::io::{BufRead, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -179,7 +179,7 @@ fn cabrillo(ctx: &Ctx, args: CabrilloArgs) -> Result<(), CliError> {
             "--json needs --out FILE: without it stdout carries the Cabrillo file itself",
         ));
     }
-    let request = CabrilloRequest {
+    let mut request = CabrilloRequest {
         categories: super::contest::categories(&args.category)?
             .into_iter()
             .map(|(k, v)| format!("{k}={v}"))
@@ -188,7 +188,22 @@ fn cabrillo(ctx: &Ctx, args: CabrilloArgs) -> Result<(), CliError> {
         soapbox: args.soapbox.map(|s| s.replace("\\n", "\n")),
     };
     let client = ctx.client()?;
-    let text = ctx.block_on(async { Ok(client.cabrillo(&args.id, &request).await?) })?;
+    let first = ctx.block_on(async { Ok(client.cabrillo(&args.id, &request).await) })?;
+    let text = match first {
+        // The one thing only the station can say: at a terminal it is asked for, and the
+        // file asked for again with it; a script gets the error, which says how to give it.
+        Err(svc_client::ClientError::Server(e))
+            if e.field() == Some("categories")
+                && e.message.contains("CATEGORY-POWER")
+                && ctx.format == super::Format::Text
+                && std::io::stdin().is_terminal()
+                && std::io::stderr().is_terminal() =>
+        {
+            request.categories.push(ask_power()?);
+            ctx.block_on(async { Ok(client.cabrillo(&args.id, &request).await?) })?
+        }
+        first => first?,
+    };
     let qsos = text.lines().filter(|l| l.starts_with("QSO:")).count();
     match &args.out {
         None => {
@@ -213,6 +228,27 @@ fn cabrillo(ctx: &Ctx, args: CabrilloArgs) -> Result<(), CliError> {
             }
         }
     }
+}
+
+/// CATEGORY-POWER, asked for on the terminal: `power=VALUE` as the model reads it.
+fn ask_power() -> Result<String, CliError> {
+    super::eprint_safe(
+        "svc: the log does not say its power category, which Cabrillo's CATEGORY-POWER needs.\nPower category (HIGH, LOW or QRP): ",
+    );
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| CliError::local(format!("cannot read the answer: {e}")))?;
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return Err(CliError::input(
+            "no power category was given: give --category power=LOW (HIGH, LOW or QRP)",
+        ));
+    }
+    let (_, value) = svc_model::contest::category(&format!("power={answer}"))
+        .map_err(|e| CliError::input(e.message))?;
+    Ok(format!("power={value}"))
 }
 
 /// A failed write to stdout: its reader went away (`svc export adif … | head`), which is not
