@@ -112,7 +112,10 @@ fn cq_ww_judges_zones_and_entities_and_serials_count_on() {
     // call is typed, and the call picked from the list (Alt and its number) is judged as a
     // typed one.
     tui.keys("DL1AB");
-    let screen = tui.wait_for("DL1ABC dupe");
+    // The whole of what was typed, and its partial list (not one of a shorter prefix).
+    let screen = tui.wait_until("DL1AB's partial list", |s| {
+        s.contains("Callsign  DL1AB ") && s.contains("DL1ABC dupe")
+    });
     assert!(!screen.contains("DUPE DL1ABC"), "{screen}");
     let number = picking_number(&screen, "DL1ABC");
     tui.keys(&format!("\x1b{number}"));

@@ -3,31 +3,29 @@
 //! state, its keys and its drawing. Pure: the time comes in as `now`.
 
 use chrono::{NaiveTime, Timelike};
-use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent};
-use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 use tui_input::Input;
 
 use svc_client::lookup::Lookup;
-use svc_model::activation::POTA_NEEDED;
+use svc_model::ContactInput;
 use svc_model::band::{mhz_text, read_frequency};
 use svc_model::callsign::normalize_callsign;
 use svc_model::contact::dupe_key;
-use svc_model::seed::{self, Seed};
-use svc_model::{ContactInput, ContactPatch};
-// The model's declared fields, named apart from the form's own `Field`.
-use crate::components::activations::Meter;
+
 use crate::components::contest::ContestLine;
-use crate::components::{needed, partials};
-use crate::widgets::{Focus, Theme, Tone, cursor_in, dialog_block, field};
+// The model's declared fields, named apart from the form's own `Field`.
 use svc_model::fields::{Field as Declared, Fields};
 use svc_model::needed::Wanted;
 use svc_model::program::normalize_reference;
 use svc_model::report::{Report, default_rst};
 use svc_model::text::{multi_line, single_line, token};
 use svc_model::{Contact, Folder, FolderType, Program, Timestamp};
+
+mod edit;
+mod view;
+
+pub use edit::{Done, EditForm, FixForm, edit_request, send_key};
+pub use view::{EntryView, cursor};
 
 /// The entry form's fields, in the order Tab walks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -779,98 +777,6 @@ pub fn time_on(text: &str, now: Timestamp) -> Result<Timestamp, String> {
     Ok(at)
 }
 
-/// A stored contact in the entry form, to be changed on the service.
-#[derive(Debug, Clone)]
-pub struct EditForm {
-    pub contact_id: String,
-    /// The grid the stored contact has: a grid blanked in the form clears it, and a contact
-    /// that had none is sent no change of it.
-    pub stored_grid: Option<String>,
-    pub form: EntryForm,
-}
-
-/// A refused journal entry in the entry form.
-#[derive(Debug, Clone)]
-pub struct FixForm {
-    pub entry_id: String,
-    /// Why the service refused it.
-    pub refusal: String,
-    pub form: EntryForm,
-}
-
-impl EditForm {
-    /// A stored contact in the form, on its folder when that is known.
-    pub fn of(contact: &Contact, folder: Option<&Folder>) -> EditForm {
-        let request = contact.input();
-        let mut form = EntryForm::from_request(&contact.folder_id, &contact.folder_id, &request);
-        if let Some(folder) = folder {
-            form.set_folder(folder);
-        }
-        // A contest contact's exchange as its fields hold it, when it has no SRX_STRING to
-        // show (one logged through the API): the form edits it as it was received.
-        if let Some(contest) = &form.contest
-            && form.value(Field::Exchange).trim().is_empty()
-        {
-            let words: Vec<String> = svc_model::cabrillo::received(contest.contest, contact)
-                .into_iter()
-                .map(|(_, v)| v)
-                .collect();
-            form.set(Field::Exchange, &words.join(" "));
-        }
-        EditForm {
-            contact_id: contact.id.clone(),
-            stored_grid: contact.fields.get(Declared::Gridsquare).map(str::to_owned),
-            form,
-        }
-    }
-}
-
-impl FixForm {
-    /// A refused entry's contact in the form, into `target` (the folder open now, when it
-    /// takes contacts: the usual fix for a contact refused by its folder is another folder).
-    pub fn of(
-        entry_id: String,
-        refusal: String,
-        request: &ContactInput,
-        target: Option<&Folder>,
-    ) -> FixForm {
-        let mut form = EntryForm::from_request(&request.folder_id, &request.folder_id, request);
-        if let Some(folder) = target {
-            form.set_folder(folder);
-        }
-        FixForm {
-            entry_id,
-            refusal,
-            form,
-        }
-    }
-}
-
-/// What a key did in the form of a fix or an edit.
-// One per key, moved and dropped at once: boxing the request buys nothing.
-#[allow(clippy::large_enum_variant)]
-pub enum Done {
-    /// Esc: the contact stays as it was.
-    Close,
-    Stay,
-    /// Enter on a form with a fault: which field and why.
-    Fault(String),
-    /// Enter on a form that checks out.
-    Send(ContactInput),
-}
-
-/// A key in the form of a fix or an edit, which sends one request when it checks out.
-pub fn send_key(form: &mut EntryForm, key: KeyEvent, now: Timestamp) -> Done {
-    match form_key(form, key) {
-        FormKey::Close => Done::Close,
-        FormKey::Submit => match form.request(now) {
-            Ok(request) => Done::Send(request),
-            Err((field, message)) => Done::Fault(fault(field, &message)),
-        },
-        FormKey::Edited(_) | FormKey::Stay => Done::Stay,
-    }
-}
-
 /// A form's fault as the message line says it: the field's label, then what to fix. The
 /// cursor stays where the operator is typing.
 pub fn fault(field: Field, message: &str) -> String {
@@ -885,29 +791,6 @@ pub enum FormKey {
     Stay,
     /// The text of this field changed.
     Edited(Field),
-}
-
-/// The seed's optional fields the form has a line for (the park line is `sigInfo`, with its
-/// program as `sig`).
-const FORM_SEED: [Seed; 6] = [
-    seed::RST_SENT,
-    seed::RST_RECEIVED,
-    seed::NAME,
-    seed::NOTES,
-    seed::SIG,
-    seed::SIG_INFO,
-];
-
-/// Every field of the form, as an edit: an empty optional field clears it on the service.
-/// Of the declared fields only the grid has a line in the form, so only the grid is named:
-/// the stored contact's others (power, QTH, QSL state, …) stay as they are.
-pub fn edit_request(request: ContactInput, stored_grid: Option<&str>) -> ContactPatch {
-    let grid = request.fields.get(Declared::Gridsquare).map(str::to_owned);
-    let mut patch = ContactPatch::replacing(request, &FORM_SEED);
-    if grid.is_some() || stored_grid.is_some() {
-        patch.fields.values.insert(Declared::Gridsquare, grid);
-    }
-    patch
 }
 
 pub fn form_key(form: &mut EntryForm, key: KeyEvent) -> FormKey {
@@ -933,258 +816,11 @@ pub fn form_key(form: &mut EntryForm, key: KeyEvent) -> FormKey {
     }
 }
 
-/// Where each entry field sits in the form's inner area: two columns of five, down the left
-/// then down the right, in Tab order, so that Tab moves the cursor as the eye reads the form.
-/// In a contest log (`contest`) the exchange sits beside the call, where Tab takes it next,
-/// and the name takes the park's place.
-fn entry_field_area(inner: Rect, field: Field, contest: bool) -> Rect {
-    let half = inner.width / 2;
-    let (column, row) = match field {
-        Field::Callsign => (0, 0),
-        Field::Exchange => (1, 0),
-        Field::Name if contest => (1, 3),
-        Field::Frequency => (0, 1),
-        Field::Mode => (0, 2),
-        Field::RstSent => (0, 3),
-        Field::RstReceived => (0, 4),
-        Field::Name => (1, 0),
-        Field::Grid => (1, 1),
-        Field::Notes => (1, 2),
-        Field::Park => (1, 3),
-        Field::Time => (1, 4),
-    };
-    let x = inner.x + column * half;
-    let width = if column == 0 {
-        half.saturating_sub(1)
-    } else {
-        inner.width - half
-    };
-    let mut rect = Rect::new(x, inner.y + row, width, 1.min(inner.height));
-    if field == Field::Frequency {
-        // Room for the band after the number.
-        rect.width = rect.width.saturating_sub(6);
-    }
-    rect.intersection(inner)
-}
-
-/// The entry form, drawn over the top band.
-pub struct EntryView<'a> {
-    pub form: &'a EntryForm,
-    /// The valid-contact count when the form logs into an activation: the activations pane
-    /// is under the form.
-    pub valid: Option<Meter>,
-    /// Why the service refused the contact, when the form fixes a refused one.
-    pub refusal: Option<&'a str>,
-    /// The form changes a stored contact on the service.
-    pub editing: bool,
-    pub theme: Theme,
-}
-
-/// The rows the form's fields take, with its border: the lines under them come after.
-const FIELD_ROWS: u16 = 7;
-
-impl EntryView<'_> {
-    /// The top band, grown where it is short to the form's fields and the lines under them
-    /// (nine rows at the least), as far as the screen goes: in a contest log the judgement,
-    /// what is sent, who the call is and the partial list all show on a 24-row terminal.
-    /// The last line, what the keys do, is not grown for: a practised operator no longer
-    /// needs it, and the contacts below stay in sight.
-    pub fn area(&self, top: Rect, screen: Rect) -> Rect {
-        let width = top.width.saturating_sub(2).max(1);
-        let mut lines = self.lines(width);
-        lines.pop();
-        let notes: u16 = lines
-            .iter()
-            .map(|l| {
-                u16::try_from(l.width())
-                    .unwrap_or(u16::MAX)
-                    .div_ceil(width)
-                    .max(1)
-            })
-            .sum();
-        let wanted = (FIELD_ROWS + notes).max(9);
-        Rect {
-            height: top
-                .height
-                .max(wanted.min(screen.bottom().saturating_sub(top.y))),
-            ..top
-        }
-    }
-
-    /// The lines under the fields, for a form `width` wide inside its border: what is wrong
-    /// with the frequency, a duplicate, the contest's judgement and what is sent, who the
-    /// call is, the partial list, the parks, and what the keys do.
-    fn lines(&self, width: u16) -> Vec<Line<'static>> {
-        let form = self.form;
-        let mut lines = Vec::new();
-        if let Err(why) = &form.band
-            && !why.is_empty()
-        {
-            lines.push(Line::styled(
-                format!("⚠ frequency {}: {why}", form.value(Field::Frequency).trim()),
-                self.theme.tone(Tone::Warning),
-            ));
-        }
-        if let Some(dupe) = &form.duplicate {
-            lines.push(Line::styled(
-                format!("⚠ {dupe}"),
-                self.theme.tone(Tone::Warning),
-            ));
-        }
-        // The contest's judgement and standing are of the contact being logged: a fix or an
-        // edit of one logged before has neither.
-        if let Some(contest) = form
-            .contest
-            .as_ref()
-            .filter(|_| self.refusal.is_none() && !self.editing)
-        {
-            lines.extend(contest.lines(
-                form.value(Field::RstSent),
-                form.value(Field::Mode),
-                self.theme,
-            ));
-        }
-        // Who the call is and what it would bring the log, then the known calls holding it:
-        // read while typing, before the hint line, which a practised operator no longer needs.
-        lines.extend(needed::who_lines(
-            form.who.as_deref(),
-            form.callbook.as_deref(),
-            &form.wanted,
-            self.theme,
-        ));
-        let band = form.band.as_ref().ok().copied();
-        let dupe = |call: &str| {
-            form.contest
-                .as_ref()
-                .is_some_and(|c| c.is_dupe(call, band, form.value(Field::Mode)))
-        };
-        if let Some(line) = partials::line(&form.partials, dupe, width, self.theme) {
-            lines.push(line);
-        }
-        if let Some(parks) = &form.parks {
-            lines.push(Line::from(parks.clone()));
-        }
-        match self.refusal {
-            Some(why) => {
-                lines.push(Line::styled(
-                    format!("refused: {why}"),
-                    self.theme.tone(Tone::Error),
-                ));
-                lines.push(Line::styled(
-                    "Enter sends it again as fixed · Esc leaves it as it was",
-                    self.theme.dim(),
-                ));
-            }
-            None if self.editing => lines.push(Line::styled(
-                "Enter saves the change on the service · Esc leaves the contact as it was",
-                self.theme.dim(),
-            )),
-            None => lines.push(Line::styled(
-                "Tab next field · Shift-Tab back · Enter log · Esc close (the text is kept)",
-                self.theme.dim(),
-            )),
-        }
-        lines
-    }
-}
-
-impl Widget for EntryView<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
-        let form = self.form;
-        Clear.render(area, buf);
-        let what = match (self.refusal, self.editing) {
-            (Some(_), _) => "Fix a refused contact",
-            (None, true) => "Edit a contact",
-            (None, false) => "Log a contact",
-        };
-        let title = match self.valid {
-            Some(m) if m.total > m.today => format!(
-                "{what} → {} · {}/{POTA_NEEDED} valid today, {} in all",
-                form.folder_name, m.today, m.total
-            ),
-            Some(m) => format!(
-                "{what} → {} · {}/{POTA_NEEDED} valid",
-                form.folder_name, m.today
-            ),
-            None => format!("{what} → {}", form.folder_name),
-        };
-        let block = dialog_block(title, self.theme);
-        let inner = block.inner(area);
-        block.render(area, buf);
-        let example = form
-            .contest
-            .as_ref()
-            .map_or_else(String::new, ContestLine::hint);
-        for f in Field::ALL.into_iter().filter(|f| form.shows(*f)) {
-            let hint = match (f, form.kind) {
-                (Field::Time, _) => "now",
-                (Field::Exchange, _) => example.as_str(),
-                (Field::Grid, _) => "e.g. FN31pr",
-                (Field::Park, LogKind::Activation) => "theirs: park to park, e.g. US-1234",
-                (Field::Park, LogKind::Hunting(Program::Pota)) => "e.g. US-1234, US-5678",
-                (Field::Park, LogKind::Hunting(_)) => "reference",
-                (Field::Park, LogKind::Custom | LogKind::Contest) => "(program logs only)",
-                _ => "",
-            };
-            field(
-                entry_field_area(inner, f, form.contest.is_some()),
-                buf,
-                f.label(),
-                form.input(f),
-                match (form.focus == f, form.replaces_on_type()) {
-                    (false, _) => Focus::No,
-                    (true, false) => Focus::Yes,
-                    (true, true) => Focus::Replacing,
-                },
-                self.theme,
-                hint,
-            );
-        }
-        let freq = entry_field_area(inner, Field::Frequency, form.contest.is_some());
-        // The band fits beside the number; why there is none goes on a line of its own, whole.
-        let band = match &form.band {
-            Ok(band) => Span::raw(format!(" {band}")),
-            Err(why) if why.is_empty() => Span::raw(""),
-            Err(_) => Span::styled(" ✗", self.theme.tone(Tone::Warning)),
-        };
-        Paragraph::new(Line::from(band)).render(
-            Rect::new(freq.right(), freq.y, 6, 1).intersection(inner),
-            buf,
-        );
-        let lines = self.lines(inner.width);
-        let notes = Rect::new(
-            inner.x,
-            inner.y + 5,
-            inner.width,
-            inner.height.saturating_sub(5),
-        );
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: true })
-            .render(notes.intersection(inner), buf);
-    }
-}
-
-/// Where the terminal's cursor goes while the form is open on a screen of `area`, its top
-/// band `top`.
-pub fn cursor(form: &EntryForm, top: Rect, area: Rect) -> ratatui::layout::Position {
-    // The fields are at the top of the form, however far down it reaches.
-    let rows = Rect {
-        height: top
-            .height
-            .max(FIELD_ROWS.min(area.bottom().saturating_sub(top.y))),
-        ..top
-    };
-    let inner = Block::new().borders(Borders::ALL).inner(rows);
-    cursor_in(
-        entry_field_area(inner, form.focus, form.contest.is_some()),
-        form.input(form.focus),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    use svc_model::ContactPatch;
 
     #[test]
     fn a_report_reached_with_tab_is_typed_over_and_checked_for_the_mode() {
