@@ -720,10 +720,29 @@ fn an_agent_starts_a_contest_log_and_gets_its_standing_and_cabrillo() {
             .await,
             "validation_error",
         );
+        // A contact with its exchange as typed, which the log's contest reads; one it does
+        // not read is refused and nothing is stored.
+        let (_, time_on) = crate::common::this_month();
+        let contact = |exchange: &str, key: &str| {
+            json!({ "folder_id": log["id"], "callsign": "W9XYZ", "frequency": 21.025,
+                    "mode": "CW", "time_on": time_on, "idempotency_key": key,
+                    "exchange": exchange })
+        };
+        let made = call(&session, "create_contact", contact("1d wi", "mcp-fd-1")).await;
+        ok_in_shape(&tools, "create_contact", &made);
+        fails(
+            &call(&session, "create_contact", contact("2g ct", "mcp-fd-2")).await,
+            "validation_error",
+        );
         session.cancel().await.unwrap();
         log
     });
     let id = log["id"].as_str().unwrap();
+    let stored = api.all_contacts(id);
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0]["class"], "1D", "{stored:?}");
+    assert_eq!(stored[0]["arrlSect"], "WI", "{stored:?}");
+    assert_eq!(stored[0]["srxString"], "1D WI", "{stored:?}");
     let (_, time_on) = crate::common::this_month();
     for (call_sign, mhz, mode) in [
         ("K1ABC", 14.025, "CW"),
@@ -748,10 +767,10 @@ fn an_agent_starts_a_contest_log_and_gets_its_standing_and_cabrillo() {
         )
         .await;
         let standing = ok_in_shape(&tools, "contest_standing", &standing);
-        assert_eq!(standing["qsos"], 2, "{standing}");
+        assert_eq!(standing["qsos"], 3, "{standing}");
         assert_eq!(standing["dupes"], 1);
-        assert_eq!(standing["score"], 3);
-        assert_eq!(standing["bands"], json!({ "20m": 2, "40m": 1 }));
+        assert_eq!(standing["score"], 5);
+        assert_eq!(standing["bands"], json!({ "15m": 1, "20m": 2, "40m": 1 }));
         let file = call(
             &session,
             "contest_cabrillo",
@@ -760,7 +779,7 @@ fn an_agent_starts_a_contest_log_and_gets_its_standing_and_cabrillo() {
         .await;
         let file = ok_in_shape(&tools, "contest_cabrillo", &file);
         assert_eq!(file["fileName"], "W1AW-ARRL-FD.log");
-        assert_eq!(file["qsos"], 3);
+        assert_eq!(file["qsos"], 4);
         let text = file["cabrillo"].as_str().unwrap();
         assert!(text.starts_with("START-OF-LOG: 3.0\r\n"), "{text}");
         assert!(

@@ -9,7 +9,6 @@ use super::output::{self, Cell, Format};
 use super::{CliError, Ctx, input};
 use svc_client::ClientError;
 use svc_model::fields::FIELDS;
-use svc_model::folder::FolderRole;
 use svc_model::seed;
 use svc_model::{Contact, Timestamp, text};
 use svc_model::{ContactInput, ContactPatch};
@@ -254,20 +253,9 @@ async fn put_exchange(
     typed: &str,
     request: &mut ContactInput,
 ) -> Result<(), CliError> {
-    let shown = match client.contest(&request.folder_id).await {
-        Ok(shown) => shown,
-        // No contest log of this account: another folder's, or none at all.
-        Err(ClientError::Server(e)) if e.status == 404 => {
-            return Err(CliError::not_found(format!(
-                "--exchange is for a contact of a contest log, and {} is no contest log of yours; drop --exchange, or log into the contest log (svc contest list)",
-                request.folder_id
-            )));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let Ok(FolderRole::Contest { contest, .. }) = shown.folder.role() else {
-        return Err(CliError::input(format!(
-            "--exchange: contest log {} is of a contest this svc does not know; update svc, or log the exchange's fields one by one",
+    let Some(contest) = client.contest_of(&request.folder_id).await? else {
+        return Err(CliError::not_found(format!(
+            "--exchange is for a contact of a contest log, and {} is no contest log of yours (or of a contest this svc does not know); drop --exchange, or log into the contest log (svc contest list)",
             request.folder_id
         )));
     };

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::{Client, ClientError, FULL_PAGE, encode, page_query, refusal};
 use crate::types::FolderCreated;
 use svc_model::cabrillo::Standing;
-use svc_model::contest::SerialBlock;
+use svc_model::contest::{Contest, SerialBlock};
+use svc_model::folder::FolderRole;
 use svc_model::{Folder, Page};
 
 /// The body of `POST /v1/contests`.
@@ -90,6 +91,20 @@ impl Client {
     pub async fn contest(&self, id: &str) -> Result<ContestShown, ClientError> {
         self.call(Method::GET, self.url(&["contests", id]), &[], None)
             .await
+    }
+
+    /// The contest of the log `id`, for reading an exchange typed for one of its contacts:
+    /// `None` when it is no contest log of this account's, or of a contest this build does
+    /// not know.
+    pub async fn contest_of(&self, id: &str) -> Result<Option<&'static Contest>, ClientError> {
+        match self.contest(id).await {
+            Ok(shown) => Ok(match shown.folder.role() {
+                Ok(FolderRole::Contest { contest, .. }) => Some(contest),
+                _ => None,
+            }),
+            Err(ClientError::Server(e)) if e.status == 404 => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// `POST /v1/contests/{id}/serials`: `count` serial numbers for this station alone.

@@ -274,6 +274,9 @@ pub(crate) struct CreateContact {
     pub(crate) mode: String,
     pub(crate) time_on: String,
     pub(crate) idempotency_key: String,
+    /// In a contest log, the exchange received as typed.
+    #[serde(default)]
+    pub(crate) exchange: Option<String>,
 }
 
 impl CreateContact {
@@ -285,6 +288,7 @@ impl CreateContact {
         }
         check_text("mode", &self.mode, 1, seed::MODE.max)?;
         check_time("time_on", &self.time_on)?;
+        check_optional("exchange", &self.exchange, 1, 100)?;
         check_key(&self.idempotency_key)
     }
 }

@@ -238,6 +238,16 @@ impl McpServer {
                         *slot = Some(value);
                     }
                 }
+                if let Some(typed) = &a.exchange {
+                    let Some(contest) = client.contest_of(&request.folder_id).await? else {
+                        return Err(CliError::not_found(format!(
+                            "exchange is for a contact of a contest log, and {} is no contest log of this account's; drop exchange, or log into the contest log (start_contest gives its id)",
+                            request.folder_id
+                        )));
+                    };
+                    svc_model::received::put_received(contest, typed, &mut request)
+                        .map_err(|e| CliError::input(format!("exchange: {}", e.message)))?;
+                }
                 let created = client
                     .create_contact_keyed(&request, &a.idempotency_key)
                     .await?;

@@ -504,7 +504,7 @@ pub fn describe(name: &str) -> Option<Tool> {
             name,
             "Log a contact",
             concat!(
-                "Logs one contact (QSO) in a monthly or activation folder (a category holds none); a monthly folder takes only contacts of its UTC month. ",
+                "Logs one contact (QSO) in a monthly, activation or contest log folder (a category holds none); a monthly folder takes only contacts of its UTC month. ",
                 "Safe to repeat with the same idempotency_key: the contact is stored once and the answer says replayed. ",
                 "A duplicate (in an activation folder, or with sig in a hunting folder: the same callsign, band, mode, sig, sig_info and UTC day as a contact already there) is stored all the same, and the answer's text names the first as duplicateOf. ",
                 "sig POTA needs sig_info with the worked park's reference: ",
@@ -544,6 +544,10 @@ pub fn describe(name: &str) -> Option<Tool> {
                         "my_sig_info": described(
                             text(1, seed::MY_SIG_INFO.max),
                             "Your own reference; in an activation folder it is the activation's park, and another is refused. Needs my_sig.",
+                        ),
+                        "exchange": described(
+                            text(1, 100),
+                            "In a contest log: the exchange received, as contesters type it, e.g. \"3A EMA\" for Field Day, \"14\" or \"579 14\" for CQ WW (the report, left out, is 599, or 59 on phone); the log's contest reads it into the contact's fields and srxString, and what it does not read is refused.",
                         ),
                     })),
                     &[
