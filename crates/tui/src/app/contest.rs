@@ -147,8 +147,9 @@ impl App {
             contest.polling = false;
         }
         if let Ok(page) = result
-            && self.contacts.take_new(folder_id, page.items) > 0
+            && self.contacts.take_new(folder_id, page) > 0
         {
+            self.refilter(Pane::Contacts);
             self.check_callsign();
         }
         vec![]

@@ -47,6 +47,10 @@ pub struct ContactsPane {
     pub cursor: Option<String>,
     /// Tells answers for an earlier opening of a folder from the current one.
     pub generation: u64,
+    /// The ids of the rows a read of the service showed (a page, a poll): one of them that a
+    /// later poll no longer shows was deleted there. A row this logbook stored since is not
+    /// among them, so a poll answered before its store cannot take it away.
+    confirmed: HashSet<String>,
     pub view: ListView,
 }
 
@@ -72,6 +76,7 @@ impl Default for ContactsPane {
             from_copy: false,
             cursor: None,
             generation: 0,
+            confirmed: HashSet::new(),
             view: ListView::default(),
         }
     }
@@ -98,6 +103,7 @@ impl ContactsPane {
         self.generation += 1;
         self.items.clear();
         self.marks.clear();
+        self.confirmed.clear();
         self.from_copy = false;
         self.cursor = None;
         self.view = ListView::default();
@@ -217,6 +223,8 @@ impl ContactsPane {
             let marks = &self.marks;
             self.items.retain(|c| marks.contains_key(&c.id));
         }
+        self.confirmed
+            .extend(page.items.iter().map(|c| c.id.clone()));
         // A contact logged here meanwhile may come again in a page. Only the page's ids are
         // looked for, so a page costs the same however many are loaded.
         let ids: HashSet<&str> = page.items.iter().map(|c| c.id.as_str()).collect();
@@ -330,22 +338,39 @@ impl ContactsPane {
         len
     }
 
-    /// A waiting row was stored: it keeps its place, as the service's contact now.
     /// Contacts of the open folder `folder_id` from a new read of its newest page (another
     /// logbook's on a shared contest log): those not shown yet join, in time order, but one
     /// that is a waiting row of this logbook's stored meanwhile (its sent answer renames the
-    /// row). How many joined.
-    pub fn take_new(&mut self, folder_id: &str, items: Vec<Contact>) -> usize {
+    /// row); and a row an earlier read showed that this one should and does not was deleted
+    /// there (by another logbook), and goes. The page covers every contact newer than its
+    /// oldest, and all of them when it is the last. How many rows joined or went.
+    pub fn take_new(&mut self, folder_id: &str, page: Page<Contact>) -> usize {
         if self.folder.as_ref().is_none_or(|f| f.id != folder_id) {
             return 0;
         }
+        let in_page: HashSet<&str> = page.items.iter().map(|c| c.id.as_str()).collect();
+        let whole = page.cursor.is_none();
+        let oldest = page.items.last().map(|c| c.time_on);
+        let before = self.items.len();
+        let (confirmed, marks) = (&self.confirmed, &self.marks);
+        self.items.retain(|c| {
+            let covered = whole || oldest.is_some_and(|o| c.time_on > o);
+            !(covered
+                && confirmed.contains(&c.id)
+                && !marks.contains_key(&c.id)
+                && !in_page.contains(c.id.as_str()))
+        });
+        let gone = before - self.items.len();
+        self.confirmed
+            .extend(page.items.iter().map(|c| c.id.clone()));
         let shown: HashSet<(&str, Timestamp)> = self
             .items
             .iter()
             .map(|c| (c.callsign.as_str(), c.time_on))
             .collect();
         let ids: HashSet<&str> = self.items.iter().map(|c| c.id.as_str()).collect();
-        let new: Vec<Contact> = items
+        let new: Vec<Contact> = page
+            .items
             .into_iter()
             .filter(|c| {
                 !ids.contains(c.id.as_str()) && !shown.contains(&(c.callsign.as_str(), c.time_on))
@@ -357,9 +382,10 @@ impl ContactsPane {
             // Newest first, as the pages come; a sort that keeps the order of equal times.
             self.items.sort_by_key(|c| std::cmp::Reverse(c.time_on));
         }
-        added
+        added + gone
     }
 
+    /// A waiting row was stored: it keeps its place, as the service's contact now.
     pub fn stored(&mut self, entry_id: &str, qso: String) {
         if self.marks.remove(entry_id).is_none() {
             return;
@@ -621,4 +647,75 @@ impl View<'_, ContactsPane> {
 
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FOLDER: &str = "fld_aaaaaaaaaaaaaaaa";
+
+    fn contact(id: &str, call: &str, minute: u32) -> Contact {
+        let at = format!("2026-11-28T12:{minute:02}:00Z");
+        serde_json::from_value(serde_json::json!({
+            "id": id, "folderId": FOLDER, "callsign": call, "frequency": 14.025,
+            "band": "20m", "mode": "CW", "timeOn": at, "createdAt": at,
+        }))
+        .unwrap()
+    }
+
+    fn page(items: Vec<Contact>, more: bool) -> Page<Contact> {
+        Page {
+            items,
+            cursor: more.then(|| "next".to_owned()),
+        }
+    }
+
+    fn calls(pane: &ContactsPane) -> Vec<&str> {
+        pane.items.iter().map(|c| c.callsign.as_str()).collect()
+    }
+
+    #[test]
+    fn a_poll_takes_away_what_another_logbook_deleted_and_nothing_else() {
+        let mut pane = ContactsPane::default();
+        let folder: Folder = serde_json::from_value(serde_json::json!({
+            "id": FOLDER, "name": "W1AW CQ-WW-CW", "type": "contest", "parentId": null,
+            "contactCount": 3, "createdAt": "2026-11-28T00:00:00Z",
+        }))
+        .unwrap();
+        let _ = pane.open(folder);
+        let (a, b, c) = (
+            contact("qso_a", "K1AAA", 30),
+            contact("qso_b", "K1BBB", 20),
+            contact("qso_c", "K1CCC", 10),
+        );
+        pane.page_loaded(true, page(vec![a.clone(), b.clone(), c.clone()], false));
+        // Stored here after that read: no read of the service has shown it yet.
+        pane.items.insert(0, contact("qso_d", "K1DDD", 40));
+        // A read of the newest page only (more follow) covers what is newer than its oldest:
+        // B, deleted by another logbook, goes; D, stored here since, stays.
+        let e = contact("qso_e", "K1EEE", 35);
+        let newest = vec![e.clone(), a.clone(), c.clone()];
+        assert_eq!(
+            pane.take_new(FOLDER, page(newest, true)),
+            2,
+            "E joined, B went"
+        );
+        assert_eq!(calls(&pane), ["K1DDD", "K1EEE", "K1AAA", "K1CCC"]);
+        // A page that reaches back less far leaves what is older than it: C stays.
+        assert_eq!(
+            pane.take_new(FOLDER, page(vec![e.clone(), a.clone()], true)),
+            0
+        );
+        assert_eq!(calls(&pane), ["K1DDD", "K1EEE", "K1AAA", "K1CCC"]);
+        // The whole log read: C is gone, and D, never shown by a read, stays.
+        assert_eq!(pane.take_new(FOLDER, page(vec![e, a], false)), 1);
+        assert_eq!(calls(&pane), ["K1DDD", "K1EEE", "K1AAA"]);
+        // Another folder's answer changes nothing.
+        assert_eq!(
+            pane.take_new("fld_bbbbbbbbbbbbbbbb", page(vec![], false)),
+            0
+        );
+        assert_eq!(pane.items.len(), 3);
+    }
 }
