@@ -353,12 +353,14 @@ impl ContactsPane {
         let oldest = page.items.last().map(|c| c.time_on);
         let before = self.items.len();
         let (confirmed, marks) = (&self.confirmed, &self.marks);
+        // Kept unless the page covers it, a read showed it before, it is no waiting row of
+        // this logbook's, and the page does not hold it.
         self.items.retain(|c| {
             let covered = whole || oldest.is_some_and(|o| c.time_on > o);
-            !(covered
-                && confirmed.contains(&c.id)
-                && !marks.contains_key(&c.id)
-                && !in_page.contains(c.id.as_str()))
+            !covered
+                || !confirmed.contains(&c.id)
+                || marks.contains_key(&c.id)
+                || in_page.contains(c.id.as_str())
         });
         let gone = before - self.items.len();
         self.confirmed
