@@ -50,7 +50,7 @@ def valid_key(value) -> bool:
 # gives its example: a log's exchange is read by its contest's fields, a rule between two
 # fields of POST /v1/contests that the schema leaves to docs/API.md.
 EXCHANGES = {
-    "ARRL-FD": "2A CT", "ARRL-FIELD-DAY": "2A CT", "WFD": "1O CT",
+    "ARRL-FD": "2A CT", "ARRL-FIELD-DAY": "2A CT", "FD": "2A CT", "WFD": "1O CT",
     "CQ-WW-CW": "5", "CQ-WW-SSB": "5", "CQ-WW-RTTY": "5 MA",
     "CQ-WPX-CW": "", "CQ-WPX-SSB": "", "ARRL-DX-CW": "100", "ARRL-DX-SSB": "100",
     "ARRL-SS-CW": "A 72 CT", "ARRL-SS-SSB": "A 72 CT", "NAQP-CW": "BOB MA",

@@ -158,10 +158,11 @@ fn export(cli: &Cli, folder: &str, flags: &[&str]) -> (Option<Value>, String) {
 
 fn field_day_goes_out_as_cabrillo() {
     let (_server, api, cli) = setup("basic");
+    // FD, as hams call it (the contest's alias).
     let started = cli.run(&[
         "contest",
         "start",
-        "arrl-fd",
+        "fd",
         "--exchange",
         "2a ct",
         "--category",
@@ -472,6 +473,7 @@ fn serials_zones_and_what_is_missing() {
         .map(|c| (c["id"].as_str().unwrap().to_owned(), c.clone()))
         .collect();
     assert_eq!(known["ARRL-FD"]["example"], "2A CT");
+    assert_eq!(known["ARRL-FD"]["aliases"], json!(["FD"]));
     assert_eq!(
         known["ARRL-SS-CW"]["sends"],
         json!(["precedence", "check", "section"])

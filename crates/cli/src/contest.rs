@@ -292,6 +292,8 @@ struct Known<'a> {
     id: &'a str,
     name: &'a str,
     adif: &'a str,
+    /// Other names `svc contest start` takes for it.
+    aliases: &'a [String],
     /// The received exchange's labels, in order.
     exchange: Vec<&'a str>,
     /// What `--exchange` takes: the sent exchange's labels, in order.
@@ -306,6 +308,7 @@ fn contests(ctx: &Ctx) -> Result<(), CliError> {
             id: &c.id,
             name: &c.name,
             adif: &c.adif,
+            aliases: &c.aliases,
             exchange: c.exchange.iter().map(|f| f.label.as_str()).collect(),
             sends: c.sent_fields().map(|f| f.label.as_str()).collect(),
             example: c

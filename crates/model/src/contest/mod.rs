@@ -151,6 +151,9 @@ pub struct Contest {
     pub name: String,
     /// ADIF's CONTEST_ID for its contacts.
     pub adif: String,
+    /// Other names it goes by, which `svc contest start` takes too (`FD`).
+    #[serde(default)]
+    pub aliases: Vec<String>,
     pub modes: Vec<CabrilloMode>,
     /// The bands it counts, as ADIF names them.
     pub bands: Vec<String>,
@@ -235,9 +238,11 @@ impl Contest {
     /// The shipped contest an id names (its own, or its ADIF CONTEST_ID), in any case.
     pub fn find(id: &str) -> Option<&'static Contest> {
         let id = id.trim();
-        Contest::shipped()
-            .iter()
-            .find(|c| c.id.eq_ignore_ascii_case(id) || c.adif.eq_ignore_ascii_case(id))
+        Contest::shipped().iter().find(|c| {
+            c.id.eq_ignore_ascii_case(id)
+                || c.adif.eq_ignore_ascii_case(id)
+                || c.aliases.iter().any(|a| a.eq_ignore_ascii_case(id))
+        })
     }
 
     /// A received exchange as typed (`2A CT`) read into its ADIF fields and values, in order;

@@ -26,16 +26,31 @@ fn every_shipped_contest_is_read() {
             "{name}"
         );
     }
-    let mut ids: Vec<&str> = Contest::shipped().iter().map(|c| c.id.as_str()).collect();
-    ids.sort();
-    ids.dedup();
-    assert_eq!(ids.len(), SHIPPED.len(), "ids are unique");
+    // Every name a contest goes by (id, ADIF CONTEST_ID, aliases) names it alone.
+    let mut names: Vec<String> = Contest::shipped()
+        .iter()
+        .flat_map(|c| {
+            let mut own = vec![c.id.to_ascii_uppercase()];
+            own.extend(
+                std::iter::once(&c.adif)
+                    .chain(&c.aliases)
+                    .map(|n| n.to_ascii_uppercase())
+                    .filter(|n| *n != c.id.to_ascii_uppercase()),
+            );
+            own
+        })
+        .collect();
+    let all = names.len();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), all, "each name names one contest");
 }
 
 #[test]
 fn a_contest_is_found_by_its_id_or_its_adif_contest_id() {
     assert_eq!(Contest::find("arrl-fd").unwrap().name, "ARRL Field Day");
     assert_eq!(Contest::find(" ARRL-FIELD-DAY ").unwrap().id, "ARRL-FD");
+    assert_eq!(Contest::find("fd").unwrap().id, "ARRL-FD");
     assert_eq!(Contest::find("cq-ww-cw").unwrap().dupes, Dupes::Band);
     assert!(Contest::find("CQ-WW").is_none());
 }
