@@ -494,7 +494,7 @@ fn a_multi_two_log_names_each_qso_s_transmitter() {
         "--exchange",
         "5",
         "--category",
-        "MULTI-OP,HIGH",
+        "HIGH",
         "--json",
     ]);
     started.ok();
@@ -549,6 +549,10 @@ fn a_multi_two_log_names_each_qso_s_transmitter() {
     assert!(text.contains("CATEGORY-TRANSMITTER: TWO\r\n"), "{text}");
     if let Some(read) = read {
         assert_eq!(read["category_transmitter"], "TWO");
+        assert_eq!(
+            read["category_operator"], "MULTI-OP",
+            "two transmitters are a multi-op station's, one operator logging or not"
+        );
         let t: Vec<&Value> = read["qsos"]
             .as_array()
             .unwrap()

@@ -155,10 +155,12 @@ pub fn write(
     let standing = standing(contest, callsign, own, contacts);
     let mut categories = log.categories.clone();
     categories.extend(extra.categories.clone());
+    // Two transmitters are a multi-operator station's (multi-two), whoever logged.
+    let transmitter = category_transmitter(contacts);
     let derived = [
         (
             "operator",
-            if standing.operators.len() > 1 {
+            if standing.operators.len() > 1 || transmitter == "TWO" {
                 "MULTI-OP"
             } else {
                 "SINGLE-OP"
@@ -167,7 +169,7 @@ pub fn write(
         ),
         ("band", category_band(contacts)),
         ("mode", category_mode(contacts)),
-        ("transmitter", category_transmitter(contacts)),
+        ("transmitter", transmitter),
     ];
     for (kind, value) in derived {
         categories.entry(kind.to_owned()).or_insert(value);
