@@ -328,13 +328,18 @@ impl ContestLine {
             let tone = if self.dupe { Tone::Warning } else { Tone::Info };
             lines.push(Line::styled(judged.clone(), theme.tone(tone)));
         }
+        // A contest without multipliers (Field Day) says none rather than 0.
+        let mults = if self.contest.multipliers.is_empty() {
+            String::new()
+        } else {
+            format!(" · {} mults", self.score.1)
+        };
         lines.push(Line::styled(
             format!(
-                "{} · sending {} · {} QSOs · {} mults · score {}",
+                "{} · sending {} · {} QSOs{mults} · score {}",
                 self.contest.id,
                 self.sending(rst_sent, mode),
                 self.score.0,
-                self.score.1,
                 self.score.2,
             ),
             theme.dim(),
