@@ -293,6 +293,7 @@ fn field_day_goes_out_as_cabrillo() {
         json!(["225 Main St", "Newington CT 06111"])
     );
     assert_eq!(read["soapbox"], json!(["Fun on the generator"]));
+    assert_eq!(read["location"], "CT", "the section the log sends");
     assert!(read["created_by"].as_str().unwrap().starts_with("svc "));
     // QSO by QSO against the log, in time order: every one, the dupe too.
     let mut stored = api.all_contacts(&fd);
@@ -366,8 +367,10 @@ fn serials_zones_and_what_is_missing() {
         "2026-11-07T21:05:00Z",
         json!({"stx": 2, "srxString": "140 U 88 SCV"}),
     );
-    let (read, _) = export(&cli, &ss, &[]);
+    // A section given for the file wins over the one the log sends.
+    let (read, _) = export(&cli, &ss, &["--location", "ENY"]);
     if let Some(read) = read {
+        assert_eq!(read["location"], "ENY");
         let q = read["qsos"].as_array().unwrap();
         assert_eq!(q[0]["de_exch"], json!(["1", "A", "72", "CT"]));
         assert_eq!(q[0]["dx_exch"], json!(["12", "B", "69", "IL"]));
@@ -429,6 +432,7 @@ fn serials_zones_and_what_is_missing() {
         assert_eq!(read["category_mode"], "CW");
         assert_eq!(read["category_power"], "QRP");
         assert_eq!(read["category_assisted"], "ASSISTED");
+        assert!(read["location"].is_null(), "CQ WW sends no section");
         let q = read["qsos"].as_array().unwrap();
         assert_eq!(q[0]["de_exch"], json!(["579", "5"]));
         assert_eq!(q[0]["dx_exch"], json!(["599", "14"]));

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::ApiError;
 use super::contact::Contact;
 use super::contest::{
-    CabrilloMode, Contest, ContestLog, Scored, Tally, Whereabouts, cabrillo_frequency,
+    CabrilloMode, Check, Contest, ContestLog, Scored, Tally, Whereabouts, cabrillo_frequency,
 };
 use super::dxcc::Continent;
 use super::fields::Field;
@@ -249,6 +249,13 @@ pub fn write(
     tag("OPERATORS", &standing.operators.join(" "));
     let mut header = log.cabrillo.clone();
     header.extend(extra.cabrillo.clone());
+    // LOCATION, where ARRL's robots look for a W or VE station's section (DX elsewhere): the
+    // section the log sends says it, unless the log or the request gives another.
+    if !header.contains_key("location")
+        && let Some(section) = sent_section(contest, log)
+    {
+        header.insert("location".to_owned(), section);
+    }
     for (name, _) in super::contest::HEADER {
         let Some(value) = header.get(*name) else {
             continue;
@@ -266,6 +273,19 @@ pub fn write(
     }
     tag("END-OF-LOG", "");
     Ok(out)
+}
+
+/// The section (or `DX`) in the exchange the log sends, when its contest sends one.
+fn sent_section(contest: &Contest, log: &ContestLog) -> Option<String> {
+    contest
+        .sent_fields()
+        .zip(log.exchange.split_whitespace())
+        .find(|(f, _)| {
+            f.check
+                .iter()
+                .any(|c| matches!(c, Check::Section | Check::SectionOrDx))
+        })
+        .map(|(_, word)| word.to_owned())
 }
 
 /// Refused, naming them, when contacts of a two-transmitter log lack their transmitter id.
