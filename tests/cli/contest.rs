@@ -17,7 +17,7 @@ import json, sys
 from cabrillo.parser import parse_log_file
 log = parse_log_file(sys.argv[1], check_categories=True)
 fields = ["callsign", "contest", "claimed_score", "operators", "name", "email", "address",
-          "club", "location", "soapbox", "created_by", "category_operator", "category_assisted",
+          "club", "location", "grid_locator", "soapbox", "created_by", "category_operator", "category_assisted",
           "category_band", "category_mode", "category_power", "category_station",
           "category_transmitter"]
 out = {f: getattr(log, f) for f in fields}
@@ -67,6 +67,7 @@ fn check_rules(text: &str) {
         "ADDRESS",
         "CLUB",
         "LOCATION",
+        "GRID-LOCATOR",
         "SOAPBOX",
         "CREATED-BY",
         "QSO",
@@ -433,6 +434,7 @@ fn serials_zones_and_what_is_missing() {
         assert_eq!(read["category_power"], "QRP");
         assert_eq!(read["category_assisted"], "ASSISTED");
         assert!(read["location"].is_null(), "CQ WW sends no section");
+        assert!(read["grid_locator"].is_null(), "no station profile here");
         let q = read["qsos"].as_array().unwrap();
         assert_eq!(q[0]["de_exch"], json!(["579", "5"]));
         assert_eq!(q[0]["dx_exch"], json!(["599", "14"]));
@@ -549,10 +551,15 @@ fn a_multi_two_log_names_each_qso_s_transmitter() {
     bad.fails(2, "contacts edit", "validation_error");
     cli.run(&["contacts", "edit", &lacking, "--transmitter", "1"])
         .ok();
+    // The station profile of the log's call gives GRID-LOCATOR.
+    cli.run(&["station", "set", "--grid", "FN31pr"]).ok();
     let (read, text) = export(&cli, &log_id, &[]);
     assert!(text.contains("CATEGORY-TRANSMITTER: TWO\r\n"), "{text}");
+    assert!(text.contains("GRID-LOCATOR: FN31pr\r\n"), "{text}");
     if let Some(read) = read {
         assert_eq!(read["category_transmitter"], "TWO");
+        // `cabrillo` reads header values in upper case; the file keeps the locator's own.
+        assert_eq!(read["grid_locator"], "FN31PR", "the station profile's");
         assert_eq!(
             read["category_operator"], "MULTI-OP",
             "two transmitters are a multi-op station's, one operator logging or not"

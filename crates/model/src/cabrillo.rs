@@ -137,6 +137,9 @@ pub struct Extra {
     pub soapbox: Vec<String>,
     /// CREATED-BY: the program and its version.
     pub created_by: String,
+    /// GRID-LOCATOR: the station's Maidenhead square (4 or 6 characters), as the station
+    /// profile of the log's call gives it.
+    pub grid_locator: Option<String>,
 }
 
 /// The log's Cabrillo file: `contacts` in any order (they are written by time), the log's
@@ -264,6 +267,9 @@ pub fn write(
             tag(&name.to_ascii_uppercase(), line);
         }
     }
+    if let Some(grid) = &extra.grid_locator {
+        tag("GRID-LOCATOR", grid);
+    }
     for line in &extra.soapbox {
         tag("SOAPBOX", line);
     }
@@ -273,6 +279,20 @@ pub fn write(
     }
     tag("END-OF-LOG", "");
     Ok(out)
+}
+
+/// A Maidenhead locator as Cabrillo's GRID-LOCATOR takes it: its square and subsquare
+/// (`FN31pr`), or its square alone (`FN31`); `None` for a locator of neither.
+pub fn grid_locator(locator: &str) -> Option<String> {
+    let locator = locator.trim();
+    let square = super::locator::square(locator)?;
+    let sub = locator
+        .get(4..6)
+        .filter(|s| s.bytes().all(|b| b.is_ascii_alphabetic()));
+    Some(match sub {
+        Some(sub) => format!("{square}{}", sub.to_ascii_lowercase()),
+        None => square,
+    })
 }
 
 /// The section (or `DX`) in the exchange the log sends, when its contest sends one.
@@ -429,4 +449,19 @@ fn category_mode(contacts: &[Contact]) -> String {
         _ => "MIXED",
     }
     .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_locator_is_a_square_or_a_subsquare() {
+        assert_eq!(grid_locator("FN31pr").as_deref(), Some("FN31pr"));
+        assert_eq!(grid_locator(" fn31PR ").as_deref(), Some("FN31pr"));
+        assert_eq!(grid_locator("FN31pr45").as_deref(), Some("FN31pr"));
+        assert_eq!(grid_locator("fn31").as_deref(), Some("FN31"));
+        assert_eq!(grid_locator("FN"), None);
+        assert_eq!(grid_locator("K1ABC"), None);
+    }
 }

@@ -274,6 +274,15 @@ pub async fn cabrillo(
     }
     let mut log = read_log(&state, &who.account_id, &folder_id).await?;
     let stored = log.folder.contest.clone().ok_or_else(ApiError::internal)?;
+    // The station profile of the log's call gives the station's grid square.
+    extra.grid_locator = state
+        .store
+        .stations(&who.account_id)
+        .await?
+        .into_iter()
+        .find(|p| p.callsign == log.callsign)
+        .and_then(|p| p.get(svc_model::Field::MyGridsquare).map(str::to_owned))
+        .and_then(|grid| svc_model::cabrillo::grid_locator(&grid));
     let text = cabrillo::write(
         log.contest,
         &stored,
