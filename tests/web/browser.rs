@@ -594,7 +594,8 @@ fn the_activations_page_in_a_real_browser() {
     click_and_wait(&tab, "form[action='/signin'] button[type='submit']");
     assert_eq!(path_of(&tab), "/activations");
 
-    let parks = "document.querySelector('table.activations tbody th').innerText";
+    // Empty while the page reloads (the row not there yet), and read again.
+    let parks = "(document.querySelector('table.activations tbody th') || {}).innerText || ''";
     let mut named = String::new();
     for _ in 0..100 {
         named = js_string(&tab, parks);

@@ -197,17 +197,11 @@ pub fn write(
         }
     }
     if let Some(first) = incomplete.first() {
-        let named: Vec<String> = incomplete
-            .iter()
-            .take(NAMED)
-            .map(|c| format!("{} ({} {})", c.id, c.callsign, c.time_on))
-            .collect();
-        let more = incomplete.len().saturating_sub(NAMED);
         let labels: Vec<&str> = contest.exchange.iter().map(|f| f.label.as_str()).collect();
         return Err(ApiError::field(
             "contacts",
             format!(
-                "{} of {} {} part of an exchange, which a contest robot refuses: {}{}; {}'s exchange is {} each way (the serial number sent is stx); edit them, e.g. {} first",
+                "{} of {} {} part of an exchange, which a contest robot refuses: {}; {}'s exchange is {} each way (the serial number sent is stx); edit them, e.g. {} first",
                 if incomplete.len() == 1 {
                     "1 contact".to_owned()
                 } else {
@@ -219,12 +213,7 @@ pub fn write(
                 } else {
                     "lack"
                 },
-                named.join(", "),
-                if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                },
+                named(&incomplete),
                 contest.name,
                 labels.join(", "),
                 first.id
@@ -308,6 +297,22 @@ fn sent_section(contest: &Contest, log: &ContestLog) -> Option<String> {
         .map(|(_, word)| word.to_owned())
 }
 
+/// The contacts a refusal names, the first [`NAMED`] of them: `qso_… (K1ABC 2026-06-27T…)`,
+/// then how many more.
+fn named(contacts: &[&Contact]) -> String {
+    let mut text = contacts
+        .iter()
+        .take(NAMED)
+        .map(|c| format!("{} ({} {})", c.id, c.callsign, c.time_on))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = contacts.len().saturating_sub(NAMED);
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
+}
+
 /// Refused, naming them, when contacts of a two-transmitter log lack their transmitter id.
 fn transmitter_ids(contacts: &[Contact]) -> Result<(), ApiError> {
     let lacking: Vec<&Contact> = contacts
@@ -317,23 +322,12 @@ fn transmitter_ids(contacts: &[Contact]) -> Result<(), ApiError> {
     let Some(first) = lacking.first() else {
         return Ok(());
     };
-    let named: Vec<String> = lacking
-        .iter()
-        .take(NAMED)
-        .map(|c| format!("{} ({} {})", c.id, c.callsign, c.time_on))
-        .collect();
-    let more = lacking.len().saturating_sub(NAMED);
     Err(ApiError::field(
         "contacts",
         format!(
-            "a CATEGORY-TRANSMITTER TWO log names the transmitter (0 or 1) of each QSO, and {} of its contacts have none: {}{}; log from each transmitter's logbook with svc --transmitter 0 or 1, or set it on them, e.g. svc contacts edit {} --transmitter 0",
+            "a CATEGORY-TRANSMITTER TWO log names the transmitter (0 or 1) of each QSO, and {} of its contacts have none: {}; log from each transmitter's logbook with svc --transmitter 0 or 1, or set it on them, e.g. svc contacts edit {} --transmitter 0",
             lacking.len(),
-            named.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            },
+            named(&lacking),
             first.id
         ),
     ))
