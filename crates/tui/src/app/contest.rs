@@ -136,8 +136,8 @@ impl App {
     }
 
     /// The answer to [`App::poll_contest`]: what other logbooks stored joins the list and the
-    /// form's judgement. A failed read says nothing: the next one comes in two seconds, and
-    /// the link's state shows in the status bar.
+    /// form's judgement, and what they deleted leaves them. A failed read says nothing: the
+    /// next one comes in two seconds, and the link's state shows in the status bar.
     pub(super) fn contest_polled(
         &mut self,
         folder_id: &str,
