@@ -125,14 +125,7 @@ impl Client {
         id: &str,
         end_time: Option<&str>,
     ) -> Result<Folder, ClientError> {
-        let body = serde_json::json!({ "endTime": end_time });
-        self.call(
-            Method::POST,
-            self.url(&["contests", id, "end"]),
-            &[],
-            Some(encode(&body)?),
-        )
-        .await
+        self.end_folder("contests", id, end_time).await
     }
 
     /// `GET /v1/contests/{id}/cabrillo`: the log's Cabrillo file.

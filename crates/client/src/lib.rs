@@ -780,10 +780,21 @@ impl Client {
         id: &str,
         end_time: Option<&str>,
     ) -> Result<Folder, ClientError> {
+        self.end_folder("activations", id, end_time).await
+    }
+
+    /// `POST /v1/{resource}/{id}/end`: an activation or a contest log ended, now or at
+    /// `end_time`.
+    async fn end_folder(
+        &self,
+        resource: &str,
+        id: &str,
+        end_time: Option<&str>,
+    ) -> Result<Folder, ClientError> {
         let body = serde_json::json!({ "endTime": end_time });
         self.call(
             Method::POST,
-            self.url(&["activations", id, "end"]),
+            self.url(&[resource, id, "end"]),
             &[],
             Some(encode(&body)?),
         )
